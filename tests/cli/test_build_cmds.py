@@ -1,0 +1,61 @@
+"""CLI error paths: one readable message, the right exit code, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "unitrag", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_validate_bundled_content_is_clean():
+    result = _run(REPO, "validate")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ok:")
+
+
+def test_validate_prints_every_problem_and_exits_1(tmp_path):
+    content = tmp_path / "content"
+    (content / "rules").mkdir(parents=True)
+    (content / "topics.yaml").write_text("topics: []\n", encoding="utf-8")
+    (content / "rules" / "a.md").write_text("---\nkind: rule\nid: a\n---\n\nbody\n", encoding="utf-8")
+    (content / "rules" / "b.md").write_text("---\nkind: nope\n---\n\nbody\n", encoding="utf-8")
+    result = _run(tmp_path, "validate")
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert "content/rules/a.md:2: title: required field is missing" in lines
+    assert "content/rules/b.md:2: kind: unknown kind 'nope' (expected one of story, scene, rule, document)" in lines
+    assert lines[-1].endswith("nothing was written")
+    assert "Traceback" not in result.stderr
+
+
+def test_unknown_flag_is_a_usage_error_not_a_traceback(tmp_path):
+    result = _run(tmp_path, "build", "--no-such-flag")
+    assert result.returncode == 2
+    assert "No such option" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_inspect_without_an_artifact_says_what_to_do(tmp_path):
+    result = _run(tmp_path, "inspect")
+    assert result.returncode == 1
+    assert result.stderr.strip() == "error: artifact dist/kb.duckdb not found: run `unitrag build` first (or pass --kb/--out)"
+
+
+def test_unknown_embedder_is_named(tmp_path):
+    result = _run(REPO, "build", "--dry-run", "--embedder", "bogus:model", "--out", str(tmp_path / "kb.duckdb"))
+    assert result.returncode == 1
+    assert "unknown embedder 'bogus:model'" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_bad_config_value_from_the_environment(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "unitrag", "build", "--dry-run"], cwd=REPO, capture_output=True, text=True,
+        env={"PATH": "/usr/bin:/bin", "UNITRAG_BATCH_SIZE": "many"}, timeout=120,
+    )
+    assert result.returncode == 1
+    assert "batch_size" in result.stderr and "positive whole number" in result.stderr

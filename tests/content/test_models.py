@@ -1,0 +1,231 @@
+"""The content models: triggers, strictness, defaults, citations, problems."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from unitrag.content.models import (
+    UNIT_ADAPTER,
+    UNIT_KINDS,
+    Citation,
+    Document,
+    GuardRule,
+    Rule,
+    Scene,
+    Story,
+    Taxonomy,
+    Trigger,
+)
+from unitrag.content.problems import Problem
+
+
+def trig(comparison: str, threshold, sex=None) -> Trigger:
+    return Trigger(marker="serum_b12", comparison=comparison, threshold=threshold, unit="pg/mL", sex=sex)
+
+
+# --- Trigger.matches -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "comparison, value, expected",
+    [
+        ("<", 199.9, True), ("<", 200, False), ("<", 200.1, False),
+        ("<=", 199.9, True), ("<=", 200, True), ("<=", 200.1, False),
+        (">", 199.9, False), (">", 200, False), (">", 200.1, True),
+        (">=", 199.9, False), (">=", 200, True), (">=", 200.1, True),
+    ],
+)
+def test_trigger_single_value_comparisons(comparison, value, expected):
+    assert trig(comparison, 200).matches(value) is expected
+
+
+@pytest.mark.parametrize("value, expected", [(9.99, False), (10, True), (15, True), (20, True), (20.01, False)])
+def test_trigger_between_is_inclusive(value, expected):
+    t = trig("between", [10, 20])
+    assert t.threshold == (10.0, 20.0)
+    assert t.matches(value) is expected
+
+
+def test_trigger_sex_filter():
+    t = trig("<", 12, sex="female")
+    assert t.matches(10, sex="female")
+    assert not t.matches(10, sex="male")
+    assert not t.matches(10)  # a sex-specific rule needs the sex to be known
+    assert not t.matches(13, sex="female")  # and the value still has to fire
+
+
+def test_trigger_without_sex_matches_any_sex():
+    t = trig(">", 5)
+    assert t.matches(6) and t.matches(6, sex="male") and t.matches(6, sex="female")
+
+
+# --- Trigger validation ----------------------------------------------------------------
+
+
+def _messages(exc: pytest.ExceptionInfo[ValidationError]) -> str:
+    return " | ".join(e["msg"] for e in exc.value.errors())
+
+
+def test_between_needs_a_pair():
+    with pytest.raises(ValidationError) as exc:
+        trig("between", 5)
+    assert "'between' needs threshold: [low, high]" in _messages(exc)
+
+
+@pytest.mark.parametrize("pair", [[5, 1], [3, 3]])
+def test_between_needs_low_below_high(pair):
+    with pytest.raises(ValidationError) as exc:
+        trig("between", pair)
+    assert "'between' needs low < high" in _messages(exc)
+
+
+@pytest.mark.parametrize("comparison", ["<", "<=", ">", ">="])
+def test_single_value_comparison_rejects_a_list(comparison):
+    with pytest.raises(ValidationError) as exc:
+        trig(comparison, [1, 5])
+    assert f"'{comparison}' needs a single number as threshold" in _messages(exc)
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("marker", "Serum-B12"), ("comparison", "=="), ("unit", ""), ("sex", "other")],
+)
+def test_trigger_field_constraints(field, value):
+    data = dict(marker="serum_b12", comparison="<", threshold=1, unit="u")
+    data[field] = value
+    with pytest.raises(ValidationError) as exc:
+        Trigger.model_validate(data)
+    assert exc.value.errors()[0]["loc"][0] == field
+
+
+def test_trigger_threshold_list_of_three_is_rejected():
+    with pytest.raises(ValidationError):
+        trig("between", [1, 2, 3])
+
+
+# --- units ------------------------------------------------------------------------------
+
+STORY = dict(kind="story", id="s", title="T", lang="en", topics=["t"], summary="S")
+SCENE = dict(kind="scene", id="sc", title="T", story="s", order=1, topics=["t"])
+RULE = dict(
+    kind="rule", id="r", title="T", lang="en", topics=["t"], severity="info",
+    trigger=dict(marker="m", comparison="<", threshold=1, unit="u"),
+)
+DOCUMENT = dict(kind="document", id="d", title="T", lang="zh", topics=["t"], source="src")
+
+
+@pytest.mark.parametrize("data, cls", [(STORY, Story), (SCENE, Scene), (RULE, Rule), (DOCUMENT, Document)])
+def test_unit_adapter_selects_model_by_kind(data, cls):
+    unit = UNIT_ADAPTER.validate_python(data)
+    assert type(unit) is cls
+    assert UNIT_KINDS[data["kind"]] is cls
+
+
+def test_unit_adapter_rejects_unknown_kind():
+    with pytest.raises(ValidationError) as exc:
+        UNIT_ADAPTER.validate_python({**STORY, "kind": "article"})
+    assert exc.value.errors()[0]["type"] == "union_tag_invalid"
+
+
+def test_unknown_field_is_an_error():
+    with pytest.raises(ValidationError) as exc:
+        Story.model_validate({**STORY, "titel": "typo"})
+    err = exc.value.errors()[0]
+    assert err["type"] == "extra_forbidden" and err["loc"] == ("titel",)
+
+
+def test_citation_ids_alias_and_default():
+    assert Story.model_validate(STORY).citation_ids == []
+    assert Story.model_validate({**STORY, "citationIds": ["a-b"]}).citation_ids == ["a-b"]
+    # populate_by_name: the python name is accepted too
+    assert Story.model_validate({**STORY, "citation_ids": ["c"]}).citation_ids == ["c"]
+
+
+@pytest.mark.parametrize("bad_id", ["Upper", "-lead", "has space", "under_score", ""])
+def test_slug_pattern(bad_id):
+    with pytest.raises(ValidationError):
+        Story.model_validate({**STORY, "id": bad_id})
+
+
+def test_topics_must_not_be_empty():
+    with pytest.raises(ValidationError) as exc:
+        Story.model_validate({**STORY, "topics": []})
+    assert exc.value.errors()[0]["loc"] == ("topics",)
+
+
+def test_defaults_for_access_and_lang():
+    assert Story.model_validate(STORY).access == "public"
+    assert Rule.model_validate(RULE).access == "public"
+    assert Document.model_validate(DOCUMENT).access == "public"
+    scene = Scene.model_validate(SCENE)
+    assert scene.lang is None and scene.access is None  # inherited from the story later
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("lang", "fr"), ("access", "private"), ("order", 0), ("order", "x")],
+)
+def test_scene_field_types(field, value):
+    with pytest.raises(ValidationError) as exc:
+        Scene.model_validate({**SCENE, field: value})
+    assert exc.value.errors()[0]["loc"] == (field,)
+
+
+@pytest.mark.parametrize("model, data, missing", [
+    (Story, STORY, "summary"), (Story, STORY, "lang"), (Rule, RULE, "severity"),
+    (Rule, RULE, "trigger"), (Document, DOCUMENT, "source"), (Scene, SCENE, "story"),
+])
+def test_required_fields(model, data, missing):
+    incomplete = {k: v for k, v in data.items() if k != missing}
+    with pytest.raises(ValidationError) as exc:
+        model.model_validate(incomplete)
+    assert [(e["type"], e["loc"]) for e in exc.value.errors()] == [("missing", (missing,))]
+
+
+def test_updated_is_parsed_as_a_date():
+    assert str(Story.model_validate({**STORY, "updated": "2024-05-01"}).updated) == "2024-05-01"
+
+
+# --- registries ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", ["http://x.org", "https://x.org/a", None])
+def test_citation_url_ok(url):
+    assert Citation(id="a", title="T", year=2020, url=url).url == url
+
+
+@pytest.mark.parametrize("url", ["ftp://x.org", "www.x.org", "x"])
+def test_citation_url_must_be_http(url):
+    with pytest.raises(ValidationError) as exc:
+        Citation(id="a", title="T", year=2020, url=url)
+    assert "url must start with http:// or https://" in exc.value.errors()[0]["msg"]
+
+
+@pytest.mark.parametrize("year", [1799, 2101])
+def test_citation_year_range(year):
+    with pytest.raises(ValidationError):
+        Citation(id="a", title="T", year=year)
+
+
+def test_taxonomy_group_needs_members():
+    with pytest.raises(ValidationError):
+        Taxonomy.model_validate({"topics": [], "groups": [{"id": "g", "names": {"en": "G", "zh": "G"}, "members": []}]})
+
+
+def test_guard_rule_type():
+    data = {"id": "g", "type": "red_flag", "patterns": {"en": ["x"]}, "response": {"en": "a", "zh": "b"}}
+    assert GuardRule.model_validate(data).patterns.zh == []
+    with pytest.raises(ValidationError):
+        GuardRule.model_validate({**data, "type": "warning"})
+
+
+# --- Problem ------------------------------------------------------------------------------
+
+
+def test_problem_format_and_order():
+    p = Problem("content/a.md", 3, "order", "bad")
+    assert str(p) == "content/a.md:3: order: bad"
+    assert p.to_dict() == {"path": "content/a.md", "line": 3, "field": "order", "message": "bad"}
+    ps = [Problem("b.md", 1, "x", "m"), Problem("a.md", 10, "x", "m"), Problem("a.md", 2, "x", "m")]
+    assert [(q.path, q.line) for q in sorted(ps)] == [("a.md", 2), ("a.md", 10), ("b.md", 1)]

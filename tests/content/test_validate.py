@@ -1,0 +1,261 @@
+"""validate_content: every problem of a content tree, each on its line, in one run."""
+
+from __future__ import annotations
+
+import pytest
+
+from unitrag.content.validate import cited_ids, validate_content
+
+
+def found(content) -> set[tuple[str, int, str]]:
+    return {(p.path, p.line, p.field) for p in content.problems}
+
+
+def test_valid_tree_has_no_problems(tree):
+    content = validate_content(tree.root)
+    assert content.problems == []
+    assert content.ok and content.complete
+    assert len(content.units) == 4
+
+
+def test_every_problem_is_reported_in_one_run(tree, samples):
+    S = tree.shown
+    # --- units ---------------------------------------------------------------------------
+    tree.write("stories/unknown-kind.md", "---\nid: x\nkind: article\n---\nbody\n")
+    tree.write(  # a missing field
+        "rules/missing.md",
+        "---\nkind: rule\nid: rule-missing\ntitle: T\nlang: en\ntopics: [folate]\n"
+        "trigger:\n  marker: a\n  comparison: '<'\n  threshold: 1\n  unit: u\n---\nbody\n",
+    )
+    tree.write(  # mistyped fields, a typo'd field name, and cross-file checks on the same invalid file
+        "scenes/story-one/02-bad.md",
+        "---\n"                     # 1
+        "kind: scene\n"             # 2
+        "id: scene-bad\n"           # 3
+        "title: T\n"                # 4
+        "story: ghost-story\n"      # 5  unknown story, still checked though the file is invalid
+        'order: "x"\n'              # 6
+        "lang: fr\n"                # 7
+        "topics: [folate]\n"        # 8
+        "titel: oops\n"             # 9
+        "---\nbody\n",
+    )
+    tree.write(
+        "scenes/nowhere/01-x.md",
+        "---\nkind: scene\nid: scene-x\ntitle: T\nstory: no-such-story\norder: 1\ntopics: [folate]\n---\nbody\n",
+    )
+    tree.write(  # order 1 is taken by 01-scene-one.md
+        "scenes/story-one/03-dup-order.md",
+        "---\nkind: scene\nid: scene-dup\ntitle: T\nstory: story-one\norder: 1\ntopics: [folate]\n---\nbody\n",
+    )
+    tree.write(
+        "documents/dup-id.md",
+        "---\n"                     # 1
+        "kind: document\n"          # 2
+        "id: story-one\n"           # 3  duplicate of stories/story-one.md:3
+        "title: T\n"                # 4
+        "lang: en\n"                # 5
+        "source: s\n"               # 6
+        "topics:\n"                 # 7
+        "  - folate\n"              # 8
+        "  - no-topic\n"            # 9
+        "citationIds:\n"            # 10
+        "  - cit-a\n"               # 11
+        "  - no-cit\n"              # 12
+        "---\n"                     # 13
+        'Text <Cite id="cit-a"/>\n'  # 14
+        "\n"                        # 15
+        'More <Cite id="cit-b"/>\n'  # 16  not declared
+        "And <Cite id='x'/>\n",     # 17  malformed
+    )
+    tree.write("documents/empty.md", "---\nkind: document\nid: doc-empty\ntitle: T\nlang: en\nsource: s\ntopics: [folate]\n---\n\n  \n")
+    tree.write("rules/empty.md", "---\n" + samples.RULE.split("---\n")[1].replace("rule-one", "rule-empty") + "---\n")
+    tree.write("scenes/story-one/04-empty.md", "---\nkind: scene\nid: scene-empty\ntitle: T\nstory: story-one\norder: 4\ntopics: [folate]\n---\n")
+    tree.write("stories/empty-story.md", "---\nkind: story\nid: story-empty\ntitle: T\nlang: en\nsummary: s\ntopics: [folate]\n---\n")
+    tree.write("stories/latin1.md", b"---\nkind: story\ntitle: caf\xe9\n---\n")
+    tree.write("stories/yamlerr.md", "---\nkind: story\nid: y\ntitle: a: b\n---\nx\n")
+    tree.write("notes.txt", "hello")
+    tree.write("stories/nofm.md", "just text\n")
+    tree.write("stories/unterminated.md", "---\nkind: story\nid: u\n")
+    trigger = "---\nkind: rule\nid: {id}\ntitle: T\nlang: en\ntopics: [folate]\nseverity: info\n" \
+              "trigger:\n  marker: a\n  comparison: {cmp}\n  threshold: {th}\n  unit: u\n---\nbody\n"
+    tree.write("rules/between.md", trigger.format(id="rule-b1", cmp="between", th="5"))
+    tree.write("rules/between2.md", trigger.format(id="rule-b2", cmp="between", th="[5, 1]"))
+    tree.write("rules/lt-list.md", trigger.format(id="rule-lt", cmp="'<'", th="[1, 5]"))
+    # --- registries ----------------------------------------------------------------------
+    tree.write(
+        "citations/b.yaml",
+        "- id: cit-c\n  title: C\n  year: 2000\n"            # 1-3
+        "- id: cit-a\n  title: dup\n  year: 2001\n"          # 4-6  duplicate of a.yaml:1
+        "- id: cit-d\n  title: D\n  year: 2001\n  url: ftp://x\n",  # 7-10
+    )
+    tree.write(
+        "topics.yaml",
+        samples.TOPICS.replace("members: [vitamin-b12, folate]", "members: [vitamin-b12, ghost]")  # line 10
+        + "  - id: folate\n    names: {en: F, zh: F}\n    members: [folate]\n",                       # line 11
+    )
+    tree.write(
+        "guard.yaml",
+        samples.GUARD + "- id: bad-re\n  type: out_of_scope\n  patterns:\n    en: ['ok', '(unclosed']\n  response: {en: a, zh: b}\n",
+    )
+
+    content = validate_content(tree.root)
+
+    expected = {
+        (S("stories/unknown-kind.md"), 3, "kind"): "unknown kind 'article'",
+        (S("rules/missing.md"), 2, "severity"): "required field is missing",
+        (S("scenes/story-one/02-bad.md"), 5, "story"): "story 'ghost-story' does not exist",
+        (S("scenes/story-one/02-bad.md"), 6, "order"): "valid integer",
+        (S("scenes/story-one/02-bad.md"), 7, "lang"): "(got 'fr')",
+        (S("scenes/story-one/02-bad.md"), 9, "titel"): "unknown field",
+        (S("scenes/nowhere/01-x.md"), 5, "story"): "story 'no-such-story' does not exist",
+        (S("scenes/story-one/03-dup-order.md"), 6, "order"): "order 1 is already used by content/scenes/story-one/01-scene-one.md",
+        (S("stories/story-one.md"), 3, "id"): "duplicate id 'story-one' (also in content/documents/dup-id.md:3)",
+        (S("documents/dup-id.md"), 9, "topics"): "unknown topic 'no-topic'",
+        (S("documents/dup-id.md"), 12, "citationIds"): "citation 'no-cit' is not in the registry",
+        (S("documents/dup-id.md"), 16, "body"): '<Cite id="cit-b"/> is not declared in citationIds',
+        (S("documents/dup-id.md"), 17, "body"): "malformed citation tag \"<Cite id='x'/>\"",
+        # "empty body" points where the body should start, or at the closing '---' on the last line
+        (S("documents/empty.md"), 9, "body"): "empty body",
+        (S("rules/empty.md"), 14, "body"): "empty body",
+        (S("scenes/story-one/04-empty.md"), 8, "body"): "empty body",
+        (S("stories/latin1.md"), 3, "file"): "not UTF-8 text (byte 0xe9)",
+        (S("stories/yamlerr.md"), 4, "frontmatter"): "YAML syntax error",
+        (S("notes.txt"), 1, "file"): "not a Markdown file",
+        (S("stories/nofm.md"), 1, "frontmatter"): "no YAML frontmatter",
+        (S("stories/unterminated.md"), 1, "frontmatter"): "not closed",
+        # trigger errors point at the threshold key (see test_trigger_errors_point_at_threshold)
+        (S("rules/between.md"), 11, "trigger.threshold"): "'between' needs threshold: [low, high]",
+        (S("rules/between2.md"), 11, "trigger.threshold"): "'between' needs low < high, got [5.0, 1.0]",
+        (S("rules/lt-list.md"), 11, "trigger.threshold"): "'<' needs a single number as threshold",
+        (S("citations/b.yaml"), 4, "id"): "duplicate citation id 'cit-a' (also at content/citations/a.yaml:1)",
+        (S("citations/b.yaml"), 10, "cit-d.url"): "url must start with http:// or https://",
+        (S("topics.yaml"), 10, "b-vitamins.members"): "unknown topic 'ghost'",
+        (S("topics.yaml"), 11, "id"): "duplicate topic id 'folate'",
+        (S("guard.yaml"), 12, "bad-re.patterns.en"): "bad regular expression",
+    }
+    assert found(content) == set(expected)
+    assert len(content.problems) == len(expected)  # nothing reported twice
+    for p in content.problems:
+        assert expected[(p.path, p.line, p.field)] in p.message, str(p)
+        assert str(p) == f"{p.path}:{p.line}: {p.field}: {p.message}"
+    assert content.problems == sorted(content.problems)
+    assert content.complete is False
+    # a story may have an empty body
+    assert not any(p.path == S("stories/empty-story.md") for p in content.problems)
+
+
+def test_problems_from_files_that_parse_but_fail_schema_still_cross_check(tree):
+    tree.write(
+        "scenes/x/01.md",
+        "---\nkind: scene\nid: s-x\ntitle: T\nstory: nope\norder: 0\ntopics: [nope-topic]\ncitationIds: [nope-cit]\n---\nbody\n",
+    )
+    content = validate_content(tree.root)
+    assert found(content) == {
+        ("content/scenes/x/01.md", 5, "story"),
+        ("content/scenes/x/01.md", 6, "order"),
+        ("content/scenes/x/01.md", 7, "topics"),
+        ("content/scenes/x/01.md", 8, "citationIds"),
+    }
+
+
+def test_scene_of_an_invalid_story_is_not_orphaned(tree, samples):
+    tree.write("stories/story-one.md", samples.STORY.replace("lang: en", "lang: fr"))
+    content = validate_content(tree.root)
+    assert found(content) == {("content/stories/story-one.md", 5, "lang")}
+
+
+def test_duplicate_scene_order_only_within_a_story(tree):
+    tree.write("stories/story-two.md", "---\nkind: story\nid: story-two\ntitle: T\nlang: en\nsummary: s\ntopics: [folate]\n---\n")
+    tree.write("scenes/story-two/01.md", "---\nkind: scene\nid: s2\ntitle: T\nstory: story-two\norder: 1\ntopics: [folate]\n---\nbody\n")
+    assert validate_content(tree.root).problems == []
+
+
+def test_group_ids_count_as_topics(tree):
+    # doc-one uses the group id b-vitamins; dropping the group makes it unknown
+    tree.write("topics.yaml", "topics:\n  - id: vitamin-b12\n    names: {en: B, zh: B}\n  - id: folate\n    names: {en: F, zh: F}\n")
+    content = validate_content(tree.root)
+    assert [(p.path, p.line, p.field) for p in content.problems] == [("content/documents/doc-one.md", 6, "topics")]
+    assert "unknown topic 'b-vitamins'" in content.problems[0].message
+
+
+def test_undeclared_cite_reported_once_per_id(tree):
+    tree.write(
+        "documents/doc-one.md",
+        "---\nkind: document\nid: doc-one\ntitle: T\nlang: en\ntopics: [folate]\nsource: s\n---\n"
+        'One <Cite id="cit-b"/>.\nTwo <Cite id="cit-b"/> and <Cite id="cit-a"/>.\n',
+    )
+    content = validate_content(tree.root)
+    assert [(p.line, p.message) for p in content.problems] == [
+        (9, '<Cite id="cit-b"/> is not declared in citationIds'),
+        (10, '<Cite id="cit-a"/> is not declared in citationIds'),
+    ]
+
+
+@pytest.mark.parametrize(
+    "tag",
+    ['<Cite id=cit-a/>', '<Cite id="cit-a">', '<cite id="cit-a"/>', '<Cite ref="cit-a"/>', "<Cite id='cit-a' />", "<Cite"],
+)
+def test_malformed_cite_tags(tree, tag):
+    tree.write(
+        "documents/doc-one.md",
+        "---\nkind: document\nid: doc-one\ntitle: T\nlang: en\ntopics: [folate]\nsource: s\ncitationIds: [cit-a]\n---\n"
+        f'Good <Cite id="cit-a"/>.\nBad {tag} here.\n',
+    )
+    content = validate_content(tree.root)
+    assert [(p.line, p.field) for p in content.problems] == [(11, "body")]
+    assert content.problems[0].message.startswith("malformed citation tag")
+
+
+@pytest.mark.parametrize("tag", ['<Cite id="cit-a"/>', '<Cite id="cit-a" />', '<Cite  id="cit-a"/>'])
+def test_well_formed_cite_tags(tree, tag):
+    tree.write(
+        "documents/doc-one.md",
+        "---\nkind: document\nid: doc-one\ntitle: T\nlang: en\ntopics: [folate]\nsource: s\ncitationIds: [cit-a]\n---\n"
+        f"Text {tag}.\n",
+    )
+    assert validate_content(tree.root).problems == []
+
+
+def test_cited_ids():
+    body = 'A <Cite id="x"/> b <Cite id="y" /> c <Cite id=\'z\'/> <Cite id="x"/>'
+    assert cited_ids(body) == ["x", "y", "x"]
+    assert cited_ids("no tags") == []
+
+
+def test_duplicate_ids_across_kinds_name_both_locations(tree, samples):
+    tree.write("rules/dup.md", samples.RULE)  # same id as rules/rule-one.md
+    content = validate_content(tree.root)
+    assert [str(p) for p in content.problems] == [
+        "content/rules/rule-one.md:3: id: duplicate id 'rule-one' (also in content/rules/dup.md:3)"
+    ]
+
+
+def test_unknown_citation_in_citation_ids_points_at_item(tree, samples):
+    tree.write("rules/rule-one.md", samples.RULE.replace("citationIds: [cit-a]", "citationIds:\n  - cit-a\n  - cit-zzz"))
+    content = validate_content(tree.root)
+    assert [(p.line, p.field) for p in content.problems] == [(15, "citationIds")]
+
+
+def test_trigger_errors_point_at_threshold(tree, samples):
+    tree.write("rules/rule-one.md", samples.RULE.replace('comparison: "<"', "comparison: between"))
+    content = validate_content(tree.root)
+    assert [(p.line, p.field) for p in content.problems] == [(11, "trigger.threshold")]
+
+
+def test_dangling_symlink_unit_is_reported(tree):
+    (tree.root / "stories" / "gone.md").symlink_to(tree.root / "stories" / "missing-target.md")
+    content = validate_content(tree.root)
+    assert [(p.path, p.field) for p in content.problems] == [("content/stories/gone.md", "file")]
+    assert content.complete is False
+
+
+@pytest.mark.parametrize("tail", ["---\n", "---\n\n  \n"])
+def test_empty_body_points_at_a_real_line(tree, tail):
+    text = "---\nkind: scene\nid: s-e\ntitle: T\nstory: story-one\norder: 2\ntopics: [folate]\n" + tail
+    tree.write("scenes/story-one/02-empty.md", text)
+    content = validate_content(tree.root)
+    [p] = content.problems
+    assert p.message.startswith("empty body")
+    # where the body should start: the line after the closing '---' (line 8) when the file has one
+    assert p.line == (8 if tail == "---\n" else 9)

@@ -1,0 +1,51 @@
+"""A built copy of the bundled sample content, made once per session with the real default embedder."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from unitrag.build.pipeline import BuildReport, build
+from unitrag.config import Config
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Workspace:
+    root: Path
+
+    @property
+    def config(self) -> Config:
+        return Config(
+            content_dir=self.root / "content", artifact=self.root / "dist" / "kb.duckdb",
+            prompts_dir=self.root / "prompts", cache_dir=self.root / "cache",
+        )
+
+    @property
+    def artifact(self) -> Path:
+        return self.config.artifact
+
+    def build(self, **kwargs: object) -> BuildReport:
+        return build(self.config, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def built_sample(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, BuildReport]:
+    root = tmp_path_factory.mktemp("sample")
+    shutil.copytree(REPO / "content", root / "content")
+    shutil.copytree(REPO / "prompts", root / "prompts")
+    ws = Workspace(root)
+    return ws, ws.build()
+
+
+@pytest.fixture
+def workspace(built_sample: tuple[Workspace, BuildReport], tmp_path: Path) -> Workspace:
+    """A private copy of the built sample: content, artifact and embedding cache."""
+    base, _ = built_sample
+    for name in ("content", "prompts", "dist", "cache"):
+        shutil.copytree(base.root / name, tmp_path / name)
+    return Workspace(tmp_path)

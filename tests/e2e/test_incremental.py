@@ -1,0 +1,154 @@
+"""End-to-end: the bundled content, the real default embedder, exact incremental counts."""
+
+from __future__ import annotations
+
+import duckdb
+import frontmatter
+import numpy as np
+import pytest
+
+from unitrag.artifact.reader import open_artifact, read_manifest, read_vectors
+from unitrag.build import pipeline
+from unitrag.config import DEFAULT_EMBEDDER
+from unitrag.errors import UserError
+
+pytestmark = pytest.mark.e2e
+
+
+def _one_chunk_unit(ws) -> tuple[str, str]:
+    """(unit id, path inside content/) of a unit that is exactly one chunk (a rule always is)."""
+    with duckdb.connect(str(ws.artifact), read_only=True) as con:
+        return con.execute(
+            "SELECT unit_id, source_path FROM chunks WHERE kind = 'rule' ORDER BY unit_id LIMIT 1"
+        ).fetchone()
+
+
+def _vector(ws, chunk_id: str) -> np.ndarray:
+    with open_artifact(ws.artifact) as con:
+        ids, matrix = read_vectors(con)
+    return matrix[ids.index(chunk_id)]
+
+
+def _row(ws, chunk_id: str, column: str):
+    with duckdb.connect(str(ws.artifact), read_only=True) as con:
+        return con.execute(f"SELECT {column} FROM chunks WHERE chunk_id = ?", [chunk_id]).fetchone()[0]
+
+
+def _edit_fields(path, **fields: object) -> None:
+    post = frontmatter.load(path)
+    post.metadata.update(fields)
+    path.write_text(frontmatter.dumps(post) + "\n", encoding="utf-8")
+
+
+def _edit_body(path, marker: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.rstrip("\n") + f"\n\n{marker}\n", encoding="utf-8")
+
+
+def test_first_build_embeds_every_chunk(built_sample):
+    ws, report = built_sample
+    assert report.written and report.embedded == report.chunks == len(report.plan.new)
+    assert report.units >= 8 + 40 + 20  # the sample promises 8 stories, 40 scenes, 20 rules
+    with open_artifact(ws.artifact) as con:
+        manifest = read_manifest(con)
+        ids, matrix = read_vectors(con)
+    assert manifest["embedder"] == {"id": DEFAULT_EMBEDDER, "dim": 384}
+    assert len(ids) == report.chunks and matrix.shape == (report.chunks, 384)
+    assert np.allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-4)
+
+
+def test_no_change_embeds_nothing_and_leaves_the_file_alone(workspace):
+    before = workspace.artifact.read_bytes()
+    report = workspace.build()
+    assert report.embedded == 0 and not report.written
+    assert report.plan.counts() == {"new": 0, "changed": 0, "metadata_only": 0, "deleted": 0, "unchanged": report.chunks}
+    assert workspace.artifact.read_bytes() == before
+
+
+def test_one_body_edit_embeds_only_that_chunk(workspace):
+    unit_id, rel = _one_chunk_unit(workspace)
+    old = _vector(workspace, unit_id)
+    _edit_body(workspace.config.content_dir / rel, "This sentence was added by the incremental test.")
+    report = workspace.build()
+    assert report.plan.changed == [unit_id]
+    assert report.plan.counts()["unchanged"] == report.chunks - 1
+    assert report.embedded == 1 and report.from_cache == 0
+    assert "added by the incremental test" in _row(workspace, unit_id, "text_for_prompt")
+    assert float(old @ _vector(workspace, unit_id)) < 0.9999
+
+
+def test_metadata_only_edit_embeds_nothing(workspace):
+    unit_id, rel = _one_chunk_unit(workspace)
+    old = _vector(workspace, unit_id)
+    flipped = "public" if _row(workspace, unit_id, "access") == "clinician" else "clinician"
+    _edit_fields(workspace.config.content_dir / rel, access=flipped)
+    report = workspace.build()
+    assert report.plan.metadata_only == [unit_id]
+    assert report.plan.changed == [] and report.plan.new == []
+    assert report.embedded == 0 and report.written
+    assert _row(workspace, unit_id, "access") == flipped
+    assert np.array_equal(old, _vector(workspace, unit_id))
+
+
+def test_delete_removes_the_units_chunks(workspace):
+    with duckdb.connect(str(workspace.artifact), read_only=True) as con:
+        unit_id, rel = con.execute("SELECT unit_id, source_path FROM units WHERE kind = 'scene' ORDER BY 1 LIMIT 1").fetchone()
+        pages = [r[0] for r in con.execute("SELECT chunk_id FROM chunks WHERE unit_id = ? ORDER BY 1", [unit_id]).fetchall()]
+    (workspace.config.content_dir / rel).unlink()
+    report = workspace.build()
+    assert report.plan.deleted == pages and report.embedded == 0
+    with duckdb.connect(str(workspace.artifact), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM chunks WHERE unit_id = ?", [unit_id]).fetchone() == (0,)
+        assert con.execute("SELECT count(*) FROM units WHERE unit_id = ?", [unit_id]).fetchone() == (0,)
+
+
+def test_embedder_change_forces_a_full_reembed_and_says_why(workspace):
+    other = "sentence-transformers:all-MiniLM-L6-v2"
+    config = workspace.config.with_overrides(embedder=other)
+    report = pipeline.build(config)
+    assert report.plan.counts()["changed"] == report.chunks and report.embedded == report.chunks
+    assert DEFAULT_EMBEDDER in report.plan.full_reembed_reason and other in report.plan.full_reembed_reason
+    with open_artifact(workspace.artifact) as con:
+        assert read_manifest(con)["embedder"]["id"] == other
+    # switching back costs nothing: every vector of the default embedder is in the cache
+    back = workspace.build()
+    assert back.plan.counts()["changed"] == back.chunks and back.embedded == 0 and back.from_cache == back.chunks
+
+
+def test_revert_is_served_from_the_cache(workspace):
+    unit_id, rel = _one_chunk_unit(workspace)
+    path = workspace.config.content_dir / rel
+    original = path.read_text(encoding="utf-8")
+    _edit_body(path, "A temporary sentence.")
+    assert workspace.build().embedded == 1
+    path.write_text(original, encoding="utf-8")
+    report = workspace.build()
+    assert report.plan.changed == [unit_id] and report.embedded == 0 and report.from_cache == 1
+
+
+def test_reconcile_applies_metadata_without_any_model(workspace, monkeypatch):
+    unit_id, rel = _one_chunk_unit(workspace)
+    _edit_body(workspace.config.content_dir / rel, "Pending until a real build.")
+    with duckdb.connect(str(workspace.artifact), read_only=True) as con:
+        rule_id, rule_rel, severity = con.execute(
+            "SELECT unit_id, source_path, severity FROM units WHERE kind = 'rule' ORDER BY 1 LIMIT 1 OFFSET 1"
+        ).fetchone()
+        old_text = con.execute("SELECT text_for_prompt FROM chunks WHERE chunk_id = ?", [unit_id]).fetchone()[0]
+        old_extra = con.execute("SELECT extra FROM chunks WHERE chunk_id = ?", [rule_id]).fetchone()[0]
+    _edit_fields(workspace.config.content_dir / rule_rel, severity="urgent" if severity != "urgent" else "info")
+
+    def no_model(spec: str):
+        raise AssertionError("reconcile must not load a model")
+
+    monkeypatch.setattr(pipeline, "load_embedder", no_model)
+    report = workspace.build(reconcile=True)
+    assert report.pending == [unit_id] and report.embedded == 0
+    assert rule_id in report.plan.metadata_only
+    assert _row(workspace, unit_id, "text_for_prompt") == old_text  # the pending chunk keeps its old row
+    assert _row(workspace, rule_id, "extra") != old_extra
+
+
+def test_reconcile_without_an_artifact_is_a_clear_error(workspace):
+    workspace.artifact.unlink()
+    with pytest.raises(UserError, match="--reconcile needs an artifact"):
+        workspace.build(reconcile=True)

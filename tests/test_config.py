@@ -1,0 +1,144 @@
+"""Configuration precedence: unitrag.toml < UNITRAG_* environment < CLI overrides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from unitrag.config import DEFAULT_EMBEDDER, Config, load_config
+from unitrag.errors import ContentInvalid, UserError
+
+
+@pytest.fixture
+def cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty working folder, so the repository's own unitrag.toml is not read."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def toml(folder: Path, text: str, name: str = "unitrag.toml") -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_defaults_without_file_or_env(cwd):
+    config = load_config(env={})
+    assert config == Config()
+    assert config.embedder == DEFAULT_EMBEDDER
+    assert config.content_dir == Path("content") and config.batch_size == 16
+
+
+def test_file_overrides_defaults(cwd):
+    toml(cwd, '[unitrag]\nembedder = "st:some-model"\nbatch_size = 4\ncontent_dir = "kb"\n')
+    config = load_config(env={})
+    assert config.embedder == "st:some-model"
+    assert config.batch_size == 4
+    assert config.content_dir == Path("kb") and isinstance(config.content_dir, Path)
+    assert config.artifact == Config().artifact  # untouched keys keep their defaults
+
+
+def test_top_level_keys_without_section(cwd):
+    toml(cwd, "chunk_tokens = 100\n")
+    assert load_config(env={}).chunk_tokens == 100
+
+
+def test_precedence_file_env_cli(cwd):
+    toml(cwd, '[unitrag]\nbatch_size = 4\nembedder = "file"\nartifact = "file.duckdb"\nchunk_tokens = 100\n')
+    env = {"UNITRAG_BATCH_SIZE": "8", "UNITRAG_EMBEDDER": "env", "UNITRAG_ARTIFACT": "env.duckdb"}
+    config = load_config(env=env, batch_size=32, embedder=None)
+    assert config.batch_size == 32  # CLI beats env and file
+    assert config.embedder == "env"  # a None CLI flag does not override
+    assert config.artifact == Path("env.duckdb")  # env beats file
+    assert config.chunk_tokens == 100  # file beats default
+
+
+def test_env_values_are_coerced(cwd):
+    config = load_config(env={"UNITRAG_CHUNK_TOKENS": "256", "UNITRAG_CACHE_DIR": "/tmp/c"})
+    assert config.chunk_tokens == 256
+    assert config.cache_dir == Path("/tmp/c")
+
+
+def test_unrelated_env_vars_are_ignored(cwd):
+    config = load_config(env={"UNITRAG_NOT_A_KEY": "x", "OTHER_BATCH_SIZE": "3", "BATCH_SIZE": "3"})
+    assert config == Config()
+
+
+def test_explicit_path(cwd):
+    path = toml(cwd, "[unitrag]\nbatch_size = 2\n", name="other.toml")
+    assert load_config(path, env={}).batch_size == 2
+
+
+def test_explicit_path_missing(cwd):
+    with pytest.raises(UserError, match="not found"):
+        load_config(cwd / "nope.toml", env={})
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-3", "1.5", ""])
+def test_bad_int_in_env(cwd, value):
+    with pytest.raises(UserError, match="batch_size"):
+        load_config(env={"UNITRAG_BATCH_SIZE": value})
+
+
+def test_bad_int_in_file(cwd):
+    toml(cwd, '[unitrag]\nchunk_tokens = "many"\n')
+    with pytest.raises(UserError, match="chunk_tokens.*positive whole number"):
+        load_config(env={})
+
+
+def test_bad_int_on_cli(cwd):
+    with pytest.raises(UserError, match="batch_size"):
+        load_config(env={}, batch_size=0)
+
+
+def test_unknown_key_in_toml(cwd):
+    toml(cwd, "[unitrag]\nbatch_sise = 4\n")
+    with pytest.raises(UserError, match="unknown config key 'batch_sise'"):
+        load_config(env={})
+
+
+def test_unknown_cli_override(cwd):
+    with pytest.raises(UserError, match="unknown config key 'colour'"):
+        load_config(env={}, colour="red")
+
+
+@pytest.mark.parametrize("text", ["[unitrag\nbatch_size = 4\n", "batch_size = = 4\n", 'embedder = "unterminated\n'])
+def test_invalid_toml(cwd, text):
+    toml(cwd, text)
+    with pytest.raises(UserError, match="not valid TOML"):
+        load_config(env={})
+
+
+def test_toml_not_utf8(cwd):
+    (cwd / "unitrag.toml").write_bytes(b'embedder = "caf\xe9"\n')
+    with pytest.raises(UserError, match="not valid TOML"):
+        load_config(env={})
+
+
+def test_with_overrides_returns_a_copy():
+    base = Config()
+    changed = base.with_overrides(batch_size="7", embedder=None)
+    assert changed.batch_size == 7 and base.batch_size == 16
+    assert changed.embedder == base.embedder
+
+
+def test_user_errors():
+    err = ContentInvalid(["a", "b"])
+    assert isinstance(err, UserError)
+    assert err.problems == ["a", "b"]
+    assert str(err) == "2 problem(s) in the content; nothing was written"
+
+
+@pytest.mark.parametrize("value", ["16.7", "true"])
+def test_non_integer_toml_number_is_rejected(cwd, value):
+    toml(cwd, f"[unitrag]\nbatch_size = {value}\n")
+    with pytest.raises(UserError):
+        load_config(env={})
+
+
+def test_bad_path_value_message(cwd):
+    toml(cwd, "[unitrag]\ncontent_dir = 5\n")
+    with pytest.raises(UserError) as exc:
+        load_config(env={})
+    assert "whole number" not in str(exc.value)

@@ -1,0 +1,5 @@
+"""``python -m unitrag`` is the ``unitrag`` command."""
+
+from .cli import main
+
+main()

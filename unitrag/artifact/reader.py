@@ -1,0 +1,86 @@
+"""Reading an artifact: its manifest, its chunk hashes (for planning) and its vectors."""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import duckdb
+import numpy as np
+
+from ..errors import UserError
+from .schema import SCHEMA_VERSION
+
+
+@dataclass(frozen=True)
+class ChunkState:
+    content_hash: str
+    meta_hash: str
+
+
+@dataclass
+class PreviousState:
+    """What a build plans against: the last good artifact's hashes and embedder."""
+
+    path: Path
+    embedder_id: str
+    dim: int
+    chunks: dict[str, ChunkState] = field(default_factory=dict)
+    table_hashes: dict[str, str] = field(default_factory=dict)
+
+
+@contextmanager
+def open_artifact(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection, or a UserError that says what is wrong with the file."""
+    if not path.exists():
+        raise UserError(f"artifact {path} not found: run `unitrag build` first (or pass --kb/--out)")
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        raise UserError(f"artifact {path} cannot be opened as a DuckDB file: {exc}") from None
+    try:
+        version = con.execute("SELECT max(version) FROM schema_migrations").fetchone()
+        if version is None or version[0] is None:
+            raise UserError(f"{path} is not a unitrag artifact (no schema_migrations)")
+        if int(version[0]) > SCHEMA_VERSION:
+            raise UserError(
+                f"{path} has artifact schema {version[0]}, newer than this unitrag knows ({SCHEMA_VERSION}); upgrade unitrag"
+            )
+        yield con
+    except duckdb.CatalogException:
+        raise UserError(f"{path} is not a unitrag artifact (missing tables)") from None
+    finally:
+        con.close()
+
+
+def read_manifest(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    return {key: json.loads(value) for key, value in con.execute("SELECT key, value FROM manifest").fetchall()}
+
+
+def read_previous(path: Path) -> PreviousState | None:
+    """The state to plan against, or None when there is no artifact yet."""
+    if not path.exists():
+        return None
+    with open_artifact(path) as con:
+        manifest = read_manifest(con)
+        rows = con.execute("SELECT chunk_id, content_hash, meta_hash FROM chunks").fetchall()
+    return PreviousState(
+        path=path,
+        embedder_id=manifest["embedder"]["id"],
+        dim=int(manifest["embedder"]["dim"]),
+        chunks={cid: ChunkState(ch, mh) for cid, ch, mh in rows},
+        table_hashes=manifest.get("table_hashes", {}),
+    )
+
+
+def read_vectors(con: duckdb.DuckDBPyConnection, where: str = "", params: list[Any] | None = None) -> tuple[list[str], np.ndarray]:
+    """Chunk ids and one contiguous float32 matrix, straight from Arrow (no Python lists)."""
+    table = con.execute(f"SELECT chunk_id, embedding FROM chunks {where} ORDER BY chunk_id", params or []).to_arrow_table()
+    ids = table.column("chunk_id").to_pylist()
+    column = table.column("embedding").combine_chunks()
+    dim = column.type.list_size
+    flat = column.values.to_numpy(zero_copy_only=False)
+    return ids, np.ascontiguousarray(flat.reshape(len(ids), dim), dtype=np.float32)

@@ -1,0 +1,60 @@
+"""The artifact's tables, as numbered, additive migrations.
+
+Migration N only ever adds (tables, columns, rows); a reader of schema version N
+can read any artifact of version >= N it knows the tables of. ``SCHEMA_VERSION``
+is the number of migrations.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+MIGRATIONS: list[tuple[str, list[str]]] = [
+    (
+        "initial: manifest, units, chunks, citations, topics, guard rules, prompts",
+        [
+            "CREATE TABLE manifest (key VARCHAR PRIMARY KEY, value JSON NOT NULL)",
+            """CREATE TABLE units (
+                unit_id VARCHAR PRIMARY KEY, kind VARCHAR NOT NULL, title VARCHAR NOT NULL,
+                lang VARCHAR NOT NULL, access VARCHAR NOT NULL, story_id VARCHAR, "order" INTEGER,
+                summary VARCHAR, topics VARCHAR[] NOT NULL, citation_ids VARCHAR[] NOT NULL,
+                trigger JSON, severity VARCHAR, source VARCHAR, source_path VARCHAR NOT NULL)""",
+            """CREATE TABLE chunks (
+                chunk_id VARCHAR PRIMARY KEY, unit_id VARCHAR NOT NULL, kind VARCHAR NOT NULL,
+                story_id VARCHAR, scene_id VARCHAR, page INTEGER, title VARCHAR NOT NULL,
+                lang VARCHAR NOT NULL, access VARCHAR NOT NULL, topics VARCHAR[] NOT NULL,
+                citation_ids VARCHAR[] NOT NULL, text_for_embedding VARCHAR NOT NULL,
+                text_for_prompt VARCHAR NOT NULL, extra JSON, source_path VARCHAR NOT NULL,
+                content_hash VARCHAR NOT NULL, meta_hash VARCHAR NOT NULL,
+                embedding FLOAT[{dim}] NOT NULL)""",
+            """CREATE TABLE citations (
+                id VARCHAR PRIMARY KEY, title VARCHAR NOT NULL, authors VARCHAR[] NOT NULL,
+                year INTEGER NOT NULL, venue VARCHAR, url VARCHAR, doi VARCHAR, pmid VARCHAR)""",
+            """CREATE TABLE topics (
+                id VARCHAR PRIMARY KEY, is_group BOOLEAN NOT NULL, name_en VARCHAR NOT NULL,
+                name_zh VARCHAR NOT NULL, synonyms_en VARCHAR[] NOT NULL, synonyms_zh VARCHAR[] NOT NULL,
+                members VARCHAR[] NOT NULL)""",
+            """CREATE TABLE guard_rules (
+                id VARCHAR PRIMARY KEY, type VARCHAR NOT NULL, patterns_en VARCHAR[] NOT NULL,
+                patterns_zh VARCHAR[] NOT NULL, response_en VARCHAR NOT NULL, response_zh VARCHAR NOT NULL)""",
+            "CREATE TABLE prompts (name VARCHAR PRIMARY KEY, template VARCHAR NOT NULL)",
+        ],
+    ),
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(con: duckdb.DuckDBPyConnection, dim: int) -> None:
+    """Bring a new or older artifact up to ``SCHEMA_VERSION``, recording each step."""
+    con.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description VARCHAR, applied_at TIMESTAMP)"
+    )
+    row = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
+    current = int(row[0]) if row else 0
+    for version, (description, statements) in enumerate(MIGRATIONS, start=1):
+        if version <= current:
+            continue
+        for statement in statements:
+            con.execute(statement.format(dim=dim))
+        con.execute("INSERT INTO schema_migrations VALUES (?, ?, now())", [version, description])

@@ -1,0 +1,132 @@
+"""Writing an artifact atomically: a new file beside the old, verified, then renamed over it.
+
+Whatever happens before the rename (an exception, Ctrl-C, SIGKILL, a full disk),
+the previous artifact is untouched byte for byte; after it, the new one is
+complete. Leftover temporary files of dead processes are swept on the next write.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import uuid
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from ..errors import UserError
+from .schema import migrate
+
+#: Test hook: set to "before-rename" to SIGKILL the process at the worst moment.
+FAULT_ENV = "UNITRAG_FAULT_INJECT"
+
+
+def write_artifact(
+    path: Path, *, dim: int, manifest: dict[str, Any], tables: dict[str, list[dict[str, Any]]],
+    chunk_rows: list[dict[str, Any]], embeddings: np.ndarray,
+) -> None:
+    """Replace ``path`` with an artifact holding exactly these rows, or leave it as it was."""
+    if embeddings.shape != (len(chunk_rows), dim):
+        raise ValueError(f"embeddings shape {embeddings.shape} does not match {len(chunk_rows)} chunks × {dim}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sweep_stale_temporaries(path)
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    try:
+        _write(tmp, dim, manifest, tables, chunk_rows, embeddings)
+        _verify(tmp, {**{name: len(rows) for name, rows in tables.items()}, "chunks": len(chunk_rows)})
+        if os.environ.get(FAULT_ENV) == "before-rename":
+            os.kill(os.getpid(), signal.SIGKILL)
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except BaseException:
+        _remove(tmp)
+        raise
+
+
+def _write(
+    tmp: Path, dim: int, manifest: dict[str, Any], tables: dict[str, list[dict[str, Any]]],
+    chunk_rows: list[dict[str, Any]], embeddings: np.ndarray,
+) -> None:
+    con = duckdb.connect(str(tmp))
+    try:
+        migrate(con, dim)
+        con.execute("BEGIN")
+        con.executemany(
+            "INSERT INTO manifest VALUES (?, ?)", [[k, json.dumps(v, ensure_ascii=False)] for k, v in manifest.items()]
+        )
+        for name, rows in tables.items():
+            _insert(con, name, rows)
+        vectors = pa.FixedSizeListArray.from_arrays(pa.array(np.ascontiguousarray(embeddings, dtype=np.float32).ravel()), dim)
+        chunk_table = pa.Table.from_pylist(chunk_rows).append_column("embedding", vectors) if chunk_rows else None
+        if chunk_table is not None:
+            con.register("chunk_rows", chunk_table)
+            con.execute("INSERT INTO chunks BY NAME SELECT * FROM chunk_rows")
+            con.unregister("chunk_rows")
+        con.execute("COMMIT")
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+
+
+def _insert(con: duckdb.DuckDBPyConnection, name: str, rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        return
+    con.register("incoming", pa.Table.from_pylist(rows))
+    con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM incoming")
+    con.unregister("incoming")
+
+
+def _verify(tmp: Path, expected: dict[str, int]) -> None:
+    """Reopen the new file and check every table holds what was written."""
+    con = duckdb.connect(str(tmp), read_only=True)
+    try:
+        for table, count in expected.items():
+            row = con.execute(f"SELECT count(*) FROM {table}").fetchone()
+            found = int(row[0]) if row else -1
+            if found != count:
+                raise UserError(f"artifact verification failed: {table} has {found} rows, expected {count}; nothing was replaced")
+        if con.execute("SELECT count(*) FROM manifest WHERE key = 'embedder'").fetchone() != (1,):
+            raise UserError("artifact verification failed: manifest has no embedder; nothing was replaced")
+    finally:
+        con.close()
+
+
+def sweep_stale_temporaries(path: Path) -> None:
+    """Remove temporaries left by builds that died (their pid no longer runs)."""
+    for tmp in path.parent.glob(f"{path.name}.tmp-*"):
+        pid_text = tmp.name.split(".tmp-", 1)[1].split("-", 1)[0]
+        if pid_text.isdigit() and not _alive(int(pid_text)):
+            _remove(tmp)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove(tmp: Path) -> None:
+    for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+        try:
+            leftover.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

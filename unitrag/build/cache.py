@@ -1,0 +1,66 @@
+"""The embedding cache: (embedder id, content_hash) → vector, kept across builds.
+
+The previous artifact already carries the vectors of unchanged chunks; the cache
+is what makes a revert, a switch back to an earlier embedder, or a rebuild after
+an interrupted run cost nothing. Vectors are written batch by batch, so Ctrl-C
+during a long embedding loses at most one batch of work.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+
+class EmbeddingCache:
+    def __init__(self, directory: Path | None) -> None:
+        self._con: duckdb.DuckDBPyConnection | None = None
+        if directory is None:
+            return
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            self._con = duckdb.connect(str(directory / "embeddings.duckdb"))
+            self._con.execute(
+                "CREATE TABLE IF NOT EXISTS vectors (embedder VARCHAR, content_hash VARCHAR, embedding FLOAT[], "
+                "PRIMARY KEY (embedder, content_hash))"
+            )
+        except (OSError, duckdb.Error) as exc:  # locked by another build, read-only disk...
+            print(f"warning: embedding cache disabled ({exc})", file=sys.stderr)
+            self._con = None
+
+    def get_many(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
+        if self._con is None or not hashes:
+            return {}
+        self._con.register("wanted", pa.table({"content_hash": hashes}))
+        table = self._con.execute(
+            "SELECT v.content_hash, v.embedding FROM vectors v JOIN wanted w USING (content_hash) WHERE v.embedder = ?",
+            [embedder],
+        ).to_arrow_table()
+        self._con.unregister("wanted")
+        if table.num_rows == 0:
+            return {}
+        column = table.column("embedding").combine_chunks()
+        flat = column.values.to_numpy(zero_copy_only=False).astype(np.float32)
+        matrix = flat.reshape(table.num_rows, -1)
+        return dict(zip(table.column("content_hash").to_pylist(), matrix))
+
+    def put_many(self, embedder: str, hashes: list[str], vectors: np.ndarray) -> None:
+        if self._con is None or not hashes:
+            return
+        rows = pa.table({
+            "embedder": [embedder] * len(hashes),
+            "content_hash": hashes,
+            "embedding": pa.array(list(np.asarray(vectors, dtype=np.float32)), type=pa.list_(pa.float32())),
+        })
+        self._con.register("incoming", rows)
+        self._con.execute("INSERT OR REPLACE INTO vectors SELECT * FROM incoming")
+        self._con.unregister("incoming")
+
+    def close(self) -> None:
+        if self._con is not None:
+            self._con.close()
+            self._con = None

@@ -1,0 +1,205 @@
+"""The build: load → validate → chunk → hash → plan → embed what changed → write atomically."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import __version__
+from ..artifact.reader import PreviousState, open_artifact, read_previous, read_vectors
+from ..artifact.schema import SCHEMA_VERSION
+from ..artifact.writer import write_artifact
+from ..config import Config
+from ..content.validate import validate_content
+from ..errors import ContentInvalid, UserError
+from ..providers.embedders import Embedder, load_embedder, parse_spec
+from .cache import EmbeddingCache
+from .chunking import CHUNKER_VERSION, chunk_content
+from .hashing import digest
+from .plan import HashedChunk, Plan, hash_chunks, make_plan
+from .tables import chunk_rows, registry_rows, unit_rows
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class BuildReport:
+    plan: Plan
+    artifact: Path
+    embedder: str
+    dry_run: bool = False
+    reconcile: bool = False
+    written: bool = False
+    embedded: int = 0  # chunks sent to the model in this run
+    from_cache: int = 0  # chunks whose vectors came from the embedding cache
+    pending: list[str] = field(default_factory=list)  # --reconcile: content changes not applied
+    chunks: int = 0
+    units: int = 0
+    timings_s: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "plan": self.plan.to_dict(), "embedded": self.embedded, "from_cache": self.from_cache,
+            "artifact": str(self.artifact), "embedder": self.embedder, "dry_run": self.dry_run,
+            "reconcile": self.reconcile, "written": self.written, "pending": self.pending,
+            "chunks": self.chunks, "units": self.units,
+            "timings_s": {k: round(v, 4) for k, v in self.timings_s.items()},
+        }
+
+
+def build(
+    config: Config, *, dry_run: bool = False, reconcile: bool = False, full: bool = False,
+    embedder: Embedder | None = None, progress: Progress | None = None,
+) -> BuildReport:
+    """Compile ``config.content_dir`` into ``config.artifact``; see the module docstring.
+
+    ``dry_run`` plans without writing or loading a model; ``reconcile`` applies
+    metadata-only changes and deletes (and cached vectors) without a model;
+    ``full`` ignores the previous artifact and the cache and embeds everything.
+    """
+    if dry_run and reconcile:
+        raise UserError("--dry-run and --reconcile cannot be combined: --dry-run already shows what --reconcile would apply")
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+    embedder_id = embedder.id if embedder is not None else _canonical_id(config.embedder)
+    content = validate_content(config.content_dir)
+    if content.problems:
+        raise ContentInvalid(content.problems)
+    hashed = hash_chunks(chunk_content(content, config.chunk_tokens))
+    tables = {"units": unit_rows(content), **registry_rows(content, config.prompts_dir)}
+    table_hashes = {name: digest(rows) for name, rows in tables.items()}
+    previous = None if full else read_previous(config.artifact)
+    plan = make_plan(hashed, previous, embedder_id, table_hashes, complete=content.complete)
+    timings["plan"] = time.perf_counter() - clock
+    report = BuildReport(plan=plan, artifact=config.artifact, embedder=embedder_id, dry_run=dry_run,
+                         reconcile=reconcile, chunks=len(hashed), units=len(content.units), timings_s=timings)
+    if dry_run or (previous is not None and plan.is_noop):
+        return report
+    if reconcile and (previous is None or plan.full_reembed_reason):
+        raise UserError("--reconcile needs an artifact built with the same embedder; run `unitrag build` first")
+
+    clock = time.perf_counter()
+    cache = EmbeddingCache(None if full else config.cache_dir)
+    try:
+        vectors = _carry_over(previous, plan)
+        wanted = set(plan.to_embed)
+        to_embed = [h for h in hashed if h.chunk.chunk_id in wanted]
+        cached = cache.get_many(embedder_id, [h.content_hash for h in to_embed])
+        missing: list[HashedChunk] = []
+        for h in to_embed:
+            if h.content_hash in cached:
+                vectors[h.chunk.chunk_id] = cached[h.content_hash]
+                report.from_cache += 1
+            else:
+                missing.append(h)
+        if reconcile:
+            report.pending = [h.chunk.chunk_id for h in missing]
+        elif missing:
+            embedder = embedder or load_embedder(config.embedder)
+            _embed(embedder, missing, vectors, cache, config.batch_size, progress)
+            report.embedded = len(missing)
+    finally:
+        cache.close()
+    timings["embed"] = time.perf_counter() - clock
+
+    clock = time.perf_counter()
+    kept = [h for h in hashed if h.chunk.chunk_id in vectors]
+    rows = chunk_rows(kept)
+    if report.pending:  # reconcile: a changed chunk keeps its old row until it is embedded
+        rows += _old_rows(previous, [cid for cid in report.pending if cid in plan.changed], vectors)
+    dim = _dimension(previous, vectors, embedder)
+    matrix = np.stack([vectors[r["chunk_id"]] for r in rows]) if rows else np.zeros((0, dim), np.float32)
+    manifest = _manifest(config, embedder_id, dim, tables, table_hashes, rows)
+    write_artifact(config.artifact, dim=dim, manifest=manifest, tables=tables, chunk_rows=rows, embeddings=matrix)
+    report.written = True
+    timings["write"] = time.perf_counter() - clock
+    return report
+
+
+def _canonical_id(spec: str) -> str:
+    provider, model = parse_spec(spec)
+    return f"{provider}:{model}" if model else load_embedder(spec).id
+
+
+def _carry_over(previous: PreviousState | None, plan: Plan) -> dict[str, np.ndarray]:
+    """Vectors of unchanged and metadata-only chunks, straight from the last artifact."""
+    keep = plan.unchanged + plan.metadata_only
+    if previous is None or not keep:
+        return {}
+    with open_artifact(previous.path) as con:
+        ids, matrix = read_vectors(con)
+    wanted = set(keep)
+    return {cid: matrix[i] for i, cid in enumerate(ids) if cid in wanted}
+
+
+def _embed(
+    embedder: Embedder, missing: list[HashedChunk], vectors: dict[str, np.ndarray], cache: EmbeddingCache,
+    batch_size: int, progress: Progress | None,
+) -> None:
+    total = len(missing)
+    for start in range(0, total, batch_size):
+        batch = missing[start:start + batch_size]
+        out = embedder.embed_passages([h.chunk.text_for_embedding for h in batch])
+        for h, vector in zip(batch, out):
+            vectors[h.chunk.chunk_id] = vector
+        cache.put_many(embedder.id, [h.content_hash for h in batch], out)
+        if progress is not None:
+            progress(min(start + batch_size, total), total)
+
+
+def _old_rows(previous: PreviousState | None, chunk_ids: list[str], vectors: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    if previous is None or not chunk_ids:
+        return []
+    with open_artifact(previous.path) as con:
+        cursor = con.execute(
+            "SELECT * EXCLUDE (embedding) FROM chunks WHERE list_contains(?, chunk_id) ORDER BY chunk_id", [chunk_ids]
+        )
+        names = [d[0] for d in cursor.description]
+        rows = [dict(zip(names, row)) for row in cursor.fetchall()]
+        ids, matrix = read_vectors(con, "WHERE list_contains(?, chunk_id)", [chunk_ids])
+    vectors.update({cid: matrix[i] for i, cid in enumerate(ids)})
+    return rows
+
+
+def _dimension(previous: PreviousState | None, vectors: dict[str, np.ndarray], embedder: Embedder | None) -> int:
+    if vectors:
+        return int(next(iter(vectors.values())).shape[0])
+    if embedder is not None:
+        return embedder.dim
+    if previous is not None:
+        return previous.dim
+    raise UserError("the content has no chunks to build")
+
+
+def _manifest(
+    config: Config, embedder_id: str, dim: int, tables: dict[str, list[dict[str, Any]]],
+    table_hashes: dict[str, str], rows: list[dict[str, Any]],
+) -> dict[str, Any]:
+    by_kind: dict[str, int] = {}
+    for row in rows:
+        by_kind[row["kind"]] = by_kind.get(row["kind"], 0) + 1
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "unitrag_version": __version__,
+        "embedder": {"id": embedder_id, "dim": dim},
+        "chunker": {"version": CHUNKER_VERSION, "chunk_tokens": config.chunk_tokens},
+        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "git_commit": _git_commit(config.content_dir),
+        "counts": {"chunks": len(rows), "chunks_by_kind": by_kind, **{k: len(v) for k, v in tables.items()}},
+        "table_hashes": table_hashes,
+    }
+
+
+def _git_commit(directory: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(directory), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None

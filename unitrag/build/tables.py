@@ -1,0 +1,85 @@
+"""Rows for the artifact's tables, from the validated content and the prompts folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..content.loader import ContentSet
+from ..content.models import Document, Rule, Scene, Story
+from .hashing import canonical_json
+from .plan import HashedChunk
+
+PROMPT_SUFFIXES = {".j2", ".jinja", ".jinja2"}
+
+
+def unit_rows(content: ContentSet) -> list[dict[str, Any]]:
+    stories = {lu.id: lu.unit for lu in content.units if isinstance(lu.unit, Story)}
+    rows = []
+    for lu in sorted(content.units, key=lambda u: u.id):
+        u = lu.unit
+        story = stories.get(u.story) if isinstance(u, Scene) else None
+        rows.append({
+            "unit_id": u.id, "kind": u.kind, "title": u.title,
+            "lang": u.lang or (story.lang if story else "en"),
+            "access": u.access or (story.access if story else "public"),
+            "story_id": u.story if isinstance(u, Scene) else (u.id if isinstance(u, Story) else None),
+            "order": u.order if isinstance(u, Scene) else None,
+            "summary": u.summary if isinstance(u, Story) else None,
+            "topics": list(u.topics), "citation_ids": list(u.citation_ids),
+            "trigger": u.trigger.model_dump_json() if isinstance(u, Rule) else None,
+            "severity": u.severity if isinstance(u, Rule) else None,
+            "source": u.source if isinstance(u, Document) else None,
+            "source_path": lu.rel_path,
+        })
+    return rows
+
+
+def chunk_rows(chunks: list[HashedChunk]) -> list[dict[str, Any]]:
+    return [
+        {
+            "chunk_id": h.chunk.chunk_id, "unit_id": h.chunk.unit_id, "kind": h.chunk.kind,
+            "story_id": h.chunk.story_id, "scene_id": h.chunk.scene_id, "page": h.chunk.page,
+            "title": h.chunk.title, "lang": h.chunk.lang, "access": h.chunk.access,
+            "topics": list(h.chunk.topics), "citation_ids": list(h.chunk.citation_ids),
+            "text_for_embedding": h.chunk.text_for_embedding, "text_for_prompt": h.chunk.text_for_prompt,
+            "extra": canonical_json(h.chunk.extra), "source_path": h.chunk.source_path,
+            "content_hash": h.content_hash, "meta_hash": h.meta_hash,
+        }
+        for h in chunks
+    ]
+
+
+def registry_rows(content: ContentSet, prompts_dir: Path) -> dict[str, list[dict[str, Any]]]:
+    """citations, topics, guard_rules and prompts, ready to insert."""
+    tax = content.taxonomy
+    topics = [
+        {"id": t.id, "is_group": is_group, "name_en": t.names.en, "name_zh": t.names.zh,
+         "synonyms_en": list(t.synonyms.en), "synonyms_zh": list(t.synonyms.zh),
+         "members": list(getattr(t, "members", []))}
+        for is_group, entries in ((False, tax.topics), (True, tax.groups)) for t in entries
+    ]
+    return {
+        "citations": [
+            {**c.model_dump(exclude={"authors"}), "authors": list(c.authors)}
+            for c in sorted(content.citations.values(), key=lambda c: c.id)
+        ],
+        "topics": topics,
+        "guard_rules": [
+            {"id": g.id, "type": g.type, "patterns_en": list(g.patterns.en), "patterns_zh": list(g.patterns.zh),
+             "response_en": g.response.en, "response_zh": g.response.zh}
+            for g in content.guard_rules
+        ],
+        "prompts": read_prompts(prompts_dir),
+    }
+
+
+def read_prompts(prompts_dir: Path) -> list[dict[str, Any]]:
+    """Every Jinja template in the prompts folder, copied into the artifact by name."""
+    if not prompts_dir.is_dir():
+        return []
+    return [
+        {"name": p.stem, "template": p.read_text(encoding="utf-8")}
+        for p in sorted(prompts_dir.iterdir())
+        if p.suffix in PROMPT_SUFFIXES
+    ]

@@ -1,0 +1,132 @@
+"""Author-side commands: validate, build, schema, inspect."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..artifact.reader import open_artifact, read_manifest
+from ..build.pipeline import build
+from ..config import load_config
+from ..content.json_schema import write_schemas
+from ..content.validate import validate_content
+from ..errors import ContentInvalid
+from .output import err, out, print_json, print_report, report_markdown
+
+ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Config file (default: ./unitrag.toml).")]
+ContentOpt = Annotated[Optional[Path], typer.Option("--content", help="Content folder [config: content_dir].")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("validate")(validate)
+    app.command("build")(build_cmd)
+    app.command("schema")(schema)
+    app.command("inspect")(inspect)
+
+
+def validate(content: ContentOpt = None, config: ConfigOpt = None, json: JsonOpt = False) -> None:
+    """Check every unit and registry file; print each problem as path:line: field: message."""
+    cfg = load_config(config, content_dir=content)
+    result = validate_content(cfg.content_dir)
+    if json:
+        print_json({"ok": result.ok, "units": len(result.units), "problems": [p.to_dict() for p in result.problems]})
+        if not result.ok:
+            raise typer.Exit(1)
+        return
+    if result.problems:
+        raise ContentInvalid(result.problems)
+    out.print(
+        f"ok: {len(result.units)} units, {len(result.citations)} citations, "
+        f"{len(result.taxonomy.topics)} topics, {len(result.guard_rules)} guard rules in {cfg.content_dir}"
+    )
+
+
+def build_cmd(
+    content: ContentOpt = None,
+    out_path: Annotated[Optional[Path], typer.Option("--out", help="Artifact path [config: artifact].")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the plan; write nothing, load no model.")] = False,
+    reconcile: Annotated[bool, typer.Option("--reconcile", help="Apply metadata-only changes and deletes without a model.")] = False,
+    full: Annotated[bool, typer.Option("--full", help="Ignore the previous artifact and the cache; embed everything.")] = False,
+    embedder: Annotated[Optional[str], typer.Option("--embedder", help="provider:model [config: embedder].")] = None,
+    batch_size: Annotated[Optional[int], typer.Option("--batch-size", help="[config: batch_size]")] = None,
+    chunk_tokens: Annotated[Optional[int], typer.Option("--chunk-tokens", help="[config: chunk_tokens]")] = None,
+    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", help="[config: cache_dir]")] = None,
+    prompts: Annotated[Optional[Path], typer.Option("--prompts", help="Prompt templates folder [config: prompts_dir].")] = None,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print the plan as Markdown (CI job summary).")] = False,
+    config: ConfigOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Compile the content into the artifact, embedding only what changed."""
+    cfg = load_config(
+        config, content_dir=content, artifact=out_path, embedder=embedder, batch_size=batch_size,
+        chunk_tokens=chunk_tokens, cache_dir=cache_dir, prompts_dir=prompts,
+    )
+    with _progress_bar(enabled=not json) as progress:
+        report = build(cfg, dry_run=dry_run, reconcile=reconcile, full=full, progress=progress)
+    if json:
+        print_json(report.to_dict())
+    elif markdown:
+        print(report_markdown(report), end="")
+    else:
+        print_report(report)
+
+
+def schema(
+    directory: Annotated[Path, typer.Option("--dir", help="Where to write the JSON Schemas.")] = Path("schema"),
+) -> None:
+    """Write JSON Schemas for units, citations, topics and guard rules (for editors)."""
+    for path in write_schemas(directory):
+        out.print(f"wrote {path}")
+
+
+def inspect(
+    kb: Annotated[Optional[Path], typer.Argument(help="Artifact path [config: artifact].")] = None,
+    config: ConfigOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Show what an artifact holds: manifest, counts by kind and language."""
+    cfg = load_config(config, artifact=kb)
+    with open_artifact(cfg.artifact) as con:
+        manifest = read_manifest(con)
+        by = con.execute("SELECT kind, lang, access, count(*) FROM chunks GROUP BY ALL ORDER BY ALL").fetchall()
+    info = {
+        "artifact": str(cfg.artifact), "size_bytes": cfg.artifact.stat().st_size, "manifest": manifest,
+        "chunks_by": [{"kind": k, "lang": lg, "access": a, "chunks": n} for k, lg, a, n in by],
+    }
+    if json:
+        print_json(info)
+        return
+    out.print(f"[bold]{cfg.artifact}[/] ({info['size_bytes'] / 1e6:.1f} MB), schema v{manifest['schema_version']}")
+    out.print(f"embedder {manifest['embedder']['id']} ({manifest['embedder']['dim']} dims), "
+              f"chunker v{manifest['chunker']['version']}, built {manifest['built_at']}, commit {manifest.get('git_commit')}")
+    out.print("counts: " + ", ".join(f"{k} {v}" for k, v in manifest["counts"].items() if not isinstance(v, dict)))
+    for row in info["chunks_by"]:
+        out.print(f"  {row['kind']:<9} {row['lang']:<3} {row['access']:<10} {row['chunks']}")
+
+
+class _progress_bar:
+    """A rich progress bar on stderr for the embedding step, shown only when there is work."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._bar = None
+        self._task = None
+
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        return self.update if self.enabled else None
+
+    def update(self, done: int, total: int) -> None:
+        from rich.progress import Progress
+
+        if self._bar is None:
+            self._bar = Progress(console=err, transient=False)
+            self._bar.start()
+            self._task = self._bar.add_task("embedding", total=total)
+        self._bar.update(self._task, completed=done)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()

@@ -1,0 +1,76 @@
+"""Printing for the CLI: JSON for machines, rich tables for people, Markdown for CI summaries."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ..build.pipeline import BuildReport
+from ..content.problems import Problem
+
+out = Console()
+err = Console(stderr=True)
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def print_problems(problems: list[Problem]) -> None:
+    for p in problems:
+        print(str(p), file=sys.stderr)
+    files = len({p.path for p in problems})
+    print(f"{len(problems)} problem(s) in {files} file(s); nothing was written", file=sys.stderr)
+
+
+def _lines(report: BuildReport, limit: int = 20) -> list[tuple[str, int, str]]:
+    plan = report.plan
+    rows = []
+    for action in ("new", "changed", "metadata_only", "deleted", "unchanged"):
+        ids: list[str] = getattr(plan, action)
+        shown = "" if action == "unchanged" else ", ".join(ids[:limit]) + (f" … (+{len(ids) - limit})" if len(ids) > limit else "")
+        rows.append((action.replace("_", "-"), len(ids), shown))
+    return rows
+
+
+def print_report(report: BuildReport) -> None:
+    plan = report.plan
+    title = "Build plan (dry run: nothing written)" if report.dry_run else "Build plan"
+    table = Table(title=title, title_justify="left")
+    table.add_column("action")
+    table.add_column("chunks", justify="right")
+    table.add_column("ids")
+    for action, count, ids in _lines(report):
+        table.add_row(action, str(count), ids)
+    out.print(table)
+    if plan.full_reembed_reason:
+        out.print(f"[bold yellow]FULL RE-EMBED:[/] {plan.full_reembed_reason}")
+    if plan.tables_changed:
+        out.print(f"tables changed: {', '.join(plan.tables_changed)}")
+    if not plan.sweep_deletes:
+        out.print("[yellow]deletes not swept: part of the content tree could not be read[/]")
+    if report.dry_run:
+        out.print(f"would embed {len(plan.to_embed)} chunk(s) with {report.embedder}")
+        return
+    if not report.written:
+        out.print(f"up to date: {report.artifact} ({report.chunks} chunks, {report.units} units)")
+        return
+    out.print(
+        f"embedded {report.embedded} chunk(s), {report.from_cache} from cache, with {report.embedder} "
+        f"→ {report.artifact} ({report.chunks} chunks, {report.units} units)"
+    )
+    if report.pending:
+        out.print(f"[yellow]pending (content changed, needs embedding):[/] {', '.join(report.pending)}")
+
+
+def report_markdown(report: BuildReport) -> str:
+    """The plan as a Markdown table, for a CI job summary."""
+    lines = [f"### unitrag build plan ({report.embedder})", "", "| action | chunks | ids |", "| --- | ---: | --- |"]
+    lines += [f"| {a} | {n} | {ids} |" for a, n, ids in _lines(report)]
+    if report.plan.full_reembed_reason:
+        lines += ["", f"**Full re-embed:** {report.plan.full_reembed_reason}"]
+    return "\n".join(lines) + "\n"

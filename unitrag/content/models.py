@@ -1,0 +1,180 @@
+"""The content model: what an author may write, as pydantic v2 models.
+
+The frontmatter of every unit is validated against one of the unit models,
+selected by ``kind``. These models are also the source of the JSON Schemas in
+``schema/`` that editors use, so field descriptions here are user-facing.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator
+
+Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="lowercase slug: a-z, 0-9 and '-'")]
+Lang = Literal["zh", "en"]
+Access = Literal["public", "clinician"]
+
+
+class _Strict(BaseModel):
+    """Unknown keys are errors: a typo in a field name must not pass silently."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class UnitBase(_Strict):
+    id: Slug = Field(description="Stable identity, unique across all units.")
+    title: str = Field(min_length=1, description="Shown to users and put in the prompt.")
+    topics: list[Slug] = Field(min_length=1, description="Topic ids from topics.yaml.")
+    citation_ids: list[Slug] = Field(
+        default_factory=list, alias="citationIds", description="Every id cited in the body; ids from the registry."
+    )
+    updated: date | None = Field(default=None, description="Optional date of the last review (YYYY-MM-DD).")
+
+
+class Story(UnitBase):
+    """An article; its chunk is its title and summary."""
+
+    kind: Literal["story"]
+    summary: str = Field(min_length=1, description="One to three sentences; embedded with the title.")
+    lang: Lang
+    access: Access = "public"
+
+
+class Scene(UnitBase):
+    """One section of a story; one chunk, or several pages."""
+
+    kind: Literal["scene"]
+    story: Slug = Field(description="Id of the story this scene belongs to.")
+    order: int = Field(ge=1, description="Position within the story, unique per story.")
+    lang: Lang | None = Field(default=None, description="Defaults to the story's language.")
+    access: Access | None = Field(default=None, description="Defaults to the story's access level.")
+
+
+Comparison = Literal["<", "<=", ">", ">=", "between"]
+
+
+class Trigger(_Strict):
+    """A machine-checkable condition on one measured value of a user's report."""
+
+    marker: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")] = Field(description="snake_case measurement name.")
+    comparison: Comparison
+    threshold: float | tuple[float, float] = Field(description="A number, or [low, high] for 'between'.")
+    unit: str = Field(min_length=1)
+    sex: Literal["female", "male"] | None = None
+
+    @field_validator("threshold")
+    @classmethod
+    def _threshold_matches_comparison(
+        cls, threshold: float | tuple[float, float], info: ValidationInfo
+    ) -> float | tuple[float, float]:
+        comparison = info.data.get("comparison")
+        if comparison == "between":
+            if not isinstance(threshold, tuple):
+                raise ValueError("'between' needs threshold: [low, high]")
+            low, high = threshold
+            if low >= high:
+                raise ValueError(f"'between' needs low < high, got [{low}, {high}]")
+        elif comparison is not None and isinstance(threshold, tuple):
+            raise ValueError(f"'{comparison}' needs a single number as threshold")
+        return threshold
+
+    def matches(self, value: float, sex: str | None = None) -> bool:
+        """True when a measured value fires this trigger (a sex-specific rule needs that sex)."""
+        if self.sex is not None and sex != self.sex:
+            return False
+        if isinstance(self.threshold, tuple):
+            return self.threshold[0] <= value <= self.threshold[1]
+        t = self.threshold
+        return {"<": value < t, "<=": value <= t, ">": value > t, ">=": value >= t}[self.comparison]
+
+
+class Rule(UnitBase):
+    """A rule a user's report can trigger, and what it means."""
+
+    kind: Literal["rule"]
+    trigger: Trigger
+    severity: Literal["info", "warning", "urgent"]
+    lang: Lang
+    access: Access = "public"
+
+
+class Document(UnitBase):
+    """Free-form Markdown, chunked by its heading structure."""
+
+    kind: Literal["document"]
+    source: str = Field(min_length=1, description="Where the text comes from.")
+    lang: Lang
+    access: Access = "public"
+
+
+Unit = Annotated[Union[Story, Scene, Rule, Document], Field(discriminator="kind")]
+UNIT_ADAPTER: TypeAdapter[Story | Scene | Rule | Document] = TypeAdapter(Unit)
+UNIT_KINDS: dict[str, type[UnitBase]] = {"story": Story, "scene": Scene, "rule": Rule, "document": Document}
+
+
+class Citation(_Strict):
+    """One entry of the citation registry; never an invented identifier."""
+
+    id: Slug
+    title: str = Field(min_length=1)
+    authors: list[str] = Field(default_factory=list)
+    year: int = Field(ge=1800, le=2100)
+    venue: str | None = None
+    url: str | None = None
+    doi: str | None = None
+    pmid: str | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, v: str | None) -> str | None:
+        if v is not None and not v.startswith(("http://", "https://")):
+            raise ValueError("url must start with http:// or https://")
+        return v
+
+
+class LocalizedNames(_Strict):
+    en: str = Field(min_length=1)
+    zh: str = Field(min_length=1)
+
+
+class LocalizedSynonyms(_Strict):
+    en: list[str] = Field(default_factory=list)
+    zh: list[str] = Field(default_factory=list)
+
+
+class Topic(_Strict):
+    id: Slug
+    names: LocalizedNames
+    synonyms: LocalizedSynonyms = Field(default_factory=LocalizedSynonyms)
+
+
+class TopicGroup(Topic):
+    """A named set of topics ("B vitamins"); a question about it is broadened to its members."""
+
+    members: list[Slug] = Field(min_length=1)
+
+
+class Taxonomy(_Strict):
+    topics: list[Topic]
+    groups: list[TopicGroup] = Field(default_factory=list)
+
+
+class GuardPatterns(_Strict):
+    en: list[str] = Field(default_factory=list)
+    zh: list[str] = Field(default_factory=list)
+
+
+class GuardResponse(_Strict):
+    en: str = Field(min_length=1)
+    zh: str = Field(min_length=1)
+
+
+class GuardRule(_Strict):
+    """A red flag (fixed safe answer) or an out-of-scope pattern (refusal)."""
+
+    id: Slug
+    type: Literal["red_flag", "out_of_scope"]
+    patterns: GuardPatterns
+    response: GuardResponse

@@ -1,0 +1,119 @@
+"""The YAML registries beside the units: citations, the topic taxonomy, guard rules."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from .errors import problems_from_validation
+from .files import display_path, read_text
+from .models import Citation, GuardRule, Taxonomy
+from .problems import Problem
+from .source_map import SourceMap, yaml_error_line
+
+REGISTRY_FILES = ("citations", "topics", "guard")
+M = TypeVar("M", bound=BaseModel)
+
+
+def _read_yaml(path: Path, problems: list[Problem]) -> tuple[Any, SourceMap, str] | None:
+    text = read_text(path, problems)
+    if text is None:
+        return None
+    shown = display_path(path)
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        problems.append(Problem(shown, yaml_error_line(exc), "yaml", f"YAML syntax error: {reason}"))
+        return None
+    return data, SourceMap(text), shown
+
+
+def _validate_items(model: type[M], items: Any, lines: SourceMap, shown: str, problems: list[Problem]) -> list[tuple[int, M]]:
+    """Valid entries with their index in the file (for line numbers); problems for the rest."""
+    if not isinstance(items, list):
+        problems.append(Problem(shown, 1, "yaml", "expected a list of entries"))
+        return []
+    valid: list[tuple[int, M]] = []
+    for i, item in enumerate(items):
+        try:
+            valid.append((i, model.model_validate(item)))
+        except ValidationError as exc:
+            item_id = item.get("id") if isinstance(item, dict) else None
+            for p in problems_from_validation(exc, shown, lines, prefix=(i,)):
+                problems.append(Problem(p.path, p.line, f"{item_id or f'[{i}]'}.{p.field}", p.message))
+    return valid
+
+
+def load_citations(paths: list[Path], problems: list[Problem]) -> dict[str, Citation]:
+    """Merge every citations/*.yaml; an id defined twice is an error at both places."""
+    registry: dict[str, Citation] = {}
+    where: dict[str, str] = {}
+    for path in paths:
+        loaded = _read_yaml(path, problems)
+        if loaded is None:
+            continue
+        data, lines, shown = loaded
+        for i, citation in _validate_items(Citation, data or [], lines, shown, problems):
+            line = lines.line((i, "id"))
+            if citation.id in registry:
+                problems.append(Problem(shown, line, "id", f"duplicate citation id {citation.id!r} (also at {where[citation.id]})"))
+                continue
+            registry[citation.id] = citation
+            where[citation.id] = f"{shown}:{line}"
+    return registry
+
+
+def load_taxonomy(paths: list[Path], root: Path, problems: list[Problem]) -> Taxonomy:
+    """topics.yaml, with group members and duplicates checked against the topics."""
+    if not paths:
+        problems.append(Problem(display_path(root / "topics.yaml"), 1, "topics", "topics.yaml is missing"))
+        return Taxonomy(topics=[])
+    loaded = _read_yaml(paths[0], problems)
+    if loaded is None:
+        return Taxonomy(topics=[])
+    data, lines, shown = loaded
+    try:
+        taxonomy = Taxonomy.model_validate(data or {})
+    except ValidationError as exc:
+        problems.extend(problems_from_validation(exc, shown, lines))
+        return Taxonomy(topics=[])
+    seen: set[str] = set()
+    for section, entries in (("topics", taxonomy.topics), ("groups", taxonomy.groups)):
+        for i, entry in enumerate(entries):
+            if entry.id in seen:
+                problems.append(Problem(shown, lines.line((section, i, "id")), "id", f"duplicate topic id {entry.id!r}"))
+            seen.add(entry.id)
+    topic_ids = {t.id for t in taxonomy.topics}
+    for i, group in enumerate(taxonomy.groups):
+        for j, member in enumerate(group.members):
+            if member not in topic_ids:
+                problems.append(
+                    Problem(shown, lines.line(("groups", i, "members", j)), f"{group.id}.members", f"unknown topic {member!r}")
+                )
+    return taxonomy
+
+
+def load_guard_rules(paths: list[Path], problems: list[Problem]) -> list[GuardRule]:
+    """guard.yaml; every pattern must compile, since a broken red flag is a silent safety hole."""
+    rules: list[GuardRule] = []
+    for path in paths:
+        loaded = _read_yaml(path, problems)
+        if loaded is None:
+            continue
+        data, lines, shown = loaded
+        for i, rule in _validate_items(GuardRule, data or [], lines, shown, problems):
+            for lang in ("en", "zh"):
+                for j, pattern in enumerate(getattr(rule.patterns, lang)):
+                    try:
+                        re.compile(pattern, re.IGNORECASE)
+                    except re.error as exc:
+                        problems.append(
+                            Problem(shown, lines.line((i, "patterns", lang, j)), f"{rule.id}.patterns.{lang}", f"bad regular expression: {exc}")
+                        )
+            rules.append(rule)
+    return rules

@@ -1,0 +1,1 @@
+"""Providers: embedders (and later rerankers and LLMs) behind small interfaces, chosen by name."""
