@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -91,3 +92,9 @@ def test_missing_or_reformatted_schema_is_stale(tmp_path, edit):
 
 def test_empty_directory_is_all_stale(tmp_path):
     assert len(stale_schemas(tmp_path)) == len(NAMES)
+
+
+def test_committed_schemas_match_the_models():
+    """schema/ is what editors validate frontmatter with: it must never lag the models."""
+    repo_schema = Path(__file__).resolve().parents[2] / "schema"
+    assert stale_schemas(repo_schema) == [], "run `unitrag schema` and commit schema/"
