@@ -106,13 +106,17 @@ def test_embedder_change_forces_a_full_reembed_and_says_why(workspace):
     other = "sentence-transformers:all-MiniLM-L6-v2"
     config = workspace.config.with_overrides(embedder=other)
     report = pipeline.build(config)
-    assert report.plan.counts()["changed"] == report.chunks and report.embedded == report.chunks
+    counts = report.plan.counts()
+    # MiniLM reads 256 tokens, so its chunks are smaller: every chunk is new or changed, none kept
+    assert counts["unchanged"] == counts["metadata_only"] == 0
+    assert counts["new"] + counts["changed"] == report.chunks == report.embedded
     assert DEFAULT_EMBEDDER in report.plan.full_reembed_reason and other in report.plan.full_reembed_reason
     with open_artifact(workspace.artifact) as con:
         assert read_manifest(con)["embedder"]["id"] == other
     # switching back costs nothing: every vector of the default embedder is in the cache
     back = workspace.build()
-    assert back.plan.counts()["changed"] == back.chunks and back.embedded == 0 and back.from_cache == back.chunks
+    assert back.plan.full_reembed_reason is not None
+    assert back.embedded == 0 and back.from_cache == back.chunks
 
 
 def test_revert_is_served_from_the_cache(workspace):

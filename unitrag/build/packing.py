@@ -43,8 +43,10 @@ def pack_blocks(blocks: list[Block], budget: int, count: Counter, overlap: bool 
 
 def _pieces(blocks: list[Block], budget: int, count: Counter) -> list[_Piece]:
     pieces: list[_Piece] = []
-    for block in blocks:
-        if count(block.text) <= budget or not block.splittable:
+    for i, block in enumerate(blocks):
+        # a paragraph is cut when it cannot share a chunk with the heading that leads it
+        lead = count(blocks[i - 1].text) if i and blocks[i - 1].kind == "heading" else 0
+        if count(block.text) + lead <= budget or not block.splittable:
             pieces.append(_Piece(block.text, block.kind, "\n\n"))
             continue
         for i, sentence in enumerate(split_sentences(block.text)):
@@ -62,8 +64,10 @@ def _greedy(pieces: list[_Piece], sizes: list[int], budget: int, count: Counter,
             used += size
             continue
         start: list[_Piece] = []
-        if chunks and chunks[-1][-1].kind == "heading" and len(chunks[-1]) > 1:
-            start.append(chunks[-1].pop())  # a heading travels with what follows it
+        if chunks and chunks[-1][-1].kind == "heading":
+            start.append(chunks[-1].pop())  # a heading travels with what follows it, even over budget
+            if not chunks[-1]:
+                chunks.pop()
         elif chunks and overlap and piece.prose:
             carry = _last_sentence(chunks[-1])
             if carry is not None and count(carry.text) + size <= budget:

@@ -19,7 +19,7 @@ from ..artifact.writer import write_artifact
 from ..config import Config
 from ..content.validate import validate_content
 from ..errors import ContentInvalid, UserError
-from ..providers.embedders import Embedder, load_embedder, parse_spec
+from ..providers.embedders import Embedder, embedder_class, embedder_id, load_embedder
 from .cache import EmbeddingCache
 from .chunking import CHUNKER_VERSION, chunk_content
 from .hashing import digest
@@ -68,17 +68,20 @@ def build(
         raise UserError("--dry-run and --reconcile cannot be combined: --dry-run already shows what --reconcile would apply")
     timings: dict[str, float] = {}
     clock = time.perf_counter()
-    embedder_id = embedder.id if embedder is not None else _canonical_id(config.embedder)
+    model_id = embedder.id if embedder is not None else embedder_id(config.embedder)
+    # chunks must fit the model's input; known from the class, so --dry-run needs no model
+    max_tokens = embedder.max_tokens if embedder is not None else embedder_class(config.embedder).max_tokens
+    budget = min(config.chunk_tokens, max_tokens)
     content = validate_content(config.content_dir)
     if content.problems:
         raise ContentInvalid(content.problems)
-    hashed = hash_chunks(chunk_content(content, config.chunk_tokens))
+    hashed = hash_chunks(chunk_content(content, budget))
     tables = {"units": unit_rows(content), **registry_rows(content, config.prompts_dir)}
     table_hashes = {name: digest(rows) for name, rows in tables.items()}
     previous = None if full else read_previous(config.artifact)
-    plan = make_plan(hashed, previous, embedder_id, table_hashes, complete=content.complete)
+    plan = make_plan(hashed, previous, model_id, table_hashes, complete=content.complete)
     timings["plan"] = time.perf_counter() - clock
-    report = BuildReport(plan=plan, artifact=config.artifact, embedder=embedder_id, dry_run=dry_run,
+    report = BuildReport(plan=plan, artifact=config.artifact, embedder=model_id, dry_run=dry_run,
                          reconcile=reconcile, chunks=len(hashed), units=len(content.units), timings_s=timings)
     if dry_run or (previous is not None and plan.is_noop):
         return report
@@ -91,7 +94,7 @@ def build(
         vectors = _carry_over(previous, plan)
         wanted = set(plan.to_embed)
         to_embed = [h for h in hashed if h.chunk.chunk_id in wanted]
-        cached = cache.get_many(embedder_id, [h.content_hash for h in to_embed])
+        cached = cache.get_many(model_id, [h.content_hash for h in to_embed])
         missing: list[HashedChunk] = []
         for h in to_embed:
             if h.content_hash in cached:
@@ -116,16 +119,11 @@ def build(
         rows += _old_rows(previous, [cid for cid in report.pending if cid in plan.changed], vectors)
     dim = _dimension(previous, vectors, embedder)
     matrix = np.stack([vectors[r["chunk_id"]] for r in rows]) if rows else np.zeros((0, dim), np.float32)
-    manifest = _manifest(config, embedder_id, dim, tables, table_hashes, rows)
+    manifest = _manifest(config, model_id, budget, dim, tables, table_hashes, rows)
     write_artifact(config.artifact, dim=dim, manifest=manifest, tables=tables, chunk_rows=rows, embeddings=matrix)
     report.written = True
     timings["write"] = time.perf_counter() - clock
     return report
-
-
-def _canonical_id(spec: str) -> str:
-    provider, model = parse_spec(spec)
-    return f"{provider}:{model}" if model else load_embedder(spec).id
 
 
 def _carry_over(previous: PreviousState | None, plan: Plan) -> dict[str, np.ndarray]:
@@ -179,7 +177,7 @@ def _dimension(previous: PreviousState | None, vectors: dict[str, np.ndarray], e
 
 
 def _manifest(
-    config: Config, embedder_id: str, dim: int, tables: dict[str, list[dict[str, Any]]],
+    config: Config, model_id: str, budget: int, dim: int, tables: dict[str, list[dict[str, Any]]],
     table_hashes: dict[str, str], rows: list[dict[str, Any]],
 ) -> dict[str, Any]:
     by_kind: dict[str, int] = {}
@@ -188,8 +186,8 @@ def _manifest(
     return {
         "schema_version": SCHEMA_VERSION,
         "unitrag_version": __version__,
-        "embedder": {"id": embedder_id, "dim": dim},
-        "chunker": {"version": CHUNKER_VERSION, "chunk_tokens": config.chunk_tokens},
+        "embedder": {"id": model_id, "dim": dim},
+        "chunker": {"version": CHUNKER_VERSION, "chunk_tokens": budget},
         "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "git_commit": _git_commit(config.content_dir),
         "counts": {"chunks": len(rows), "chunks_by_kind": by_kind, **{k: len(v) for k, v in tables.items()}},

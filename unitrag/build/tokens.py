@@ -26,7 +26,8 @@ DIGITS_PER_TOKEN = 3
 
 def estimate_tokens(text: str) -> int:
     """Slightly pessimistic token count for ``text`` (never zero for non-empty text)."""
-    total = 0.0
+    total = 0
+    cjk = 0
     for piece in _PIECES.findall(text):
         first = piece[0]
         if first.isdigit():
@@ -34,7 +35,7 @@ def estimate_tokens(text: str) -> int:
         elif first.isalpha() and not _CJK.match(first):
             total += math.ceil(len(piece) / LETTERS_PER_TOKEN)
         elif _CJK.match(first):
-            total += CJK_CHAR
+            cjk += 1
         else:
             total += 1
-    return math.ceil(total)
+    return total + math.ceil(round(cjk * CJK_CHAR, 6))

@@ -36,9 +36,9 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return provider, model
 
 
-def load_embedder(spec: str) -> Embedder:
-    """An embedder instance for a config string such as ``sentence-transformers:all-MiniLM-L6-v2``."""
-    provider, model = parse_spec(spec)
+def embedder_class(spec: str) -> type[Embedder]:
+    """The provider class for a spec, without loading any model (safe for ``--dry-run``)."""
+    provider, _ = parse_spec(spec)
     target = _PROVIDERS[provider]
     if isinstance(target, str):
         module_name, _, class_name = target.partition(":")
@@ -47,7 +47,20 @@ def load_embedder(spec: str) -> Embedder:
         except ImportError as exc:
             raise UserError(f"embedder {spec!r} needs a package that is not installed ({exc.name}); see the README's install extras") from None
         target = getattr(module, class_name)
-    return target(model) if model else target()  # type: ignore[call-arg]
+    return target
 
 
-__all__ = ["Embedder", "available_providers", "load_embedder", "normalise", "parse_spec", "register_embedder"]
+def embedder_id(spec: str) -> str:
+    """What the manifest records for a spec: ``provider:model``, the provider's default model filled in."""
+    provider, model = parse_spec(spec)
+    return f"{provider}:{model}" if model else load_embedder(spec).id
+
+
+def load_embedder(spec: str) -> Embedder:
+    """An embedder instance for a config string such as ``sentence-transformers:all-MiniLM-L6-v2``."""
+    _, model = parse_spec(spec)
+    cls = embedder_class(spec)
+    return cls(model) if model else cls()  # type: ignore[call-arg]
+
+
+__all__ = ["Embedder", "available_providers", "embedder_class", "embedder_id", "load_embedder", "normalise", "parse_spec", "register_embedder"]
