@@ -1,4 +1,4 @@
-# The two commands: `make demo` (set up + build the bundled content) and `make test`.
+# The two commands: `make demo` (set up, build the bundled content, ask two sample questions) and `make test`.
 VENV ?= .venv
 PY := $(VENV)/bin/python
 UNITRAG := $(VENV)/bin/unitrag
@@ -20,6 +20,8 @@ demo: setup
 	$(UNITRAG) validate
 	$(UNITRAG) build
 	$(UNITRAG) inspect
+	$(UNITRAG) ask "How much salt should adults eat per day?"
+	$(UNITRAG) ask "孕妇每天需要多少碘？"
 
 test: setup
 	$(PY) -m pytest -q

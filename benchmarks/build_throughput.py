@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scifact_corpus import REPO, Timer, machine, write_content  # noqa: E402
+from scifact_corpus import Timer, artifact_texts, bench_config, chunk_budget, machine, write_content  # noqa: E402
 
 from unitrag.build.chunking import chunk_content  # noqa: E402
 from unitrag.build.pipeline import build  # noqa: E402
@@ -55,22 +55,20 @@ def main() -> None:
         work = args.workdir or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         records = write_content(work / "content", limit=args.limit or None, data=args.data)
-        config = Config(
-            content_dir=work / "content", artifact=work / "dist" / "kb.duckdb", prompts_dir=REPO / "prompts",
-            cache_dir=work / "cache", embedder=args.embedder, batch_size=args.batch_size, chunk_tokens=args.chunk_tokens,
-        )
+        config = bench_config(work, embedder=args.embedder, batch_size=args.batch_size, chunk_tokens=args.chunk_tokens)
+        embedder = load_embedder(args.embedder)
+        with Timer() as load:
+            embedder.embed_passages(["warm-up"])  # load the model (which may set max_tokens) and warm it up
         content = validate_content(config.content_dir)
         if content.problems:
             raise SystemExit(f"generated content is invalid: {content.problems[:3]}")
-        texts = [c.text_for_embedding for c in chunk_content(content, config.chunk_tokens)]
+        budget = chunk_budget(config, embedder)
+        texts = [c.text_for_embedding for c in chunk_content(content, budget)]
         print(f"machine: {machine()}")
-        print(f"corpus: {len(records)} SciFact docs -> {len(texts)} chunks "
-              f"(chunk_tokens={config.chunk_tokens}, batch_size={config.batch_size}), embedder {args.embedder}")
-
-        embedder = load_embedder(args.embedder)
-        with Timer() as load:
-            embedder.embed_passages(texts[:1])  # load the model and warm it up
-        print(f"model load + warm-up: {load.s:.1f}s (in neither timing)")
+        print(f"corpus: {len(records)} SciFact docs -> {len(texts)} chunks (chunk budget {budget} = "
+              f"min(chunk_tokens {config.chunk_tokens}, model max_tokens); batch_size={config.batch_size}), "
+              f"embedder {args.embedder}")
+        print(f"model load + warm-up: {load.s:.1f}s (in neither timing)", flush=True)
 
         def raw() -> float:
             with Timer() as t:
@@ -82,6 +80,7 @@ def main() -> None:
             with Timer() as t:
                 report = build(config, full=True, embedder=embedder)
             assert report.embedded == len(texts), (report.embedded, len(texts))
+            assert sorted(artifact_texts(config.artifact)) == sorted(texts), "the build embedded other texts"
             return t.s, report.timings_s
 
         raws: list[float] = []

@@ -37,7 +37,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scifact_corpus import CITATION, REPO, Timer, machine, render_unit, unit_id, unit_path, write_content  # noqa: E402
+from scifact_corpus import (  # noqa: E402
+    CITATION, Timer, artifact_texts, bench_config, chunk_budget, machine, render_unit, unit_id, unit_path, write_content,
+)
 
 from unitrag.build.chunking import chunk_content  # noqa: E402
 from unitrag.build.pipeline import build  # noqa: E402
@@ -66,6 +68,10 @@ class CountingEmbedder(Embedder):
     @property
     def dim(self) -> int:
         return self.inner.dim
+
+    @property
+    def max_tokens(self) -> int:  # type: ignore[override]  # the build caps its chunk budget by this
+        return int(self.inner.max_tokens)
 
     def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
         self.count += len(texts)
@@ -140,16 +146,15 @@ def main() -> None:
         records = write_content(content_dir, limit=args.limit or None, data=args.data)
         record = records[args.edit]
         edited_path = unit_path(content_dir, record["_id"])
-        config = Config(
-            content_dir=content_dir, artifact=work / "dist" / "kb.duckdb", prompts_dir=REPO / "prompts",
-            cache_dir=work / "cache", embedder=args.embedder, batch_size=args.batch_size, chunk_tokens=args.chunk_tokens,
-        )
+        config = bench_config(work, embedder=args.embedder, batch_size=args.batch_size, chunk_tokens=args.chunk_tokens)
         embedder = CountingEmbedder(load_embedder(args.embedder))
         with Timer() as load:
-            embedder.embed_passages(["warm-up"])
+            embedder.embed_passages(["warm-up"])  # loads the model, which may set its max_tokens
+        budget = chunk_budget(config, embedder)
         print(f"machine: {machine()}")
-        print(f"embedder {args.embedder} (load + warm-up {load.s:.1f}s, in no timing); "
-              f"batch_size={config.batch_size}, chunk_tokens={config.chunk_tokens}")
+        print(f"embedder {args.embedder} (load + warm-up {load.s:.1f}s, in no timing); batch_size={config.batch_size}, "
+              f"chunk budget {budget} = min(chunk_tokens {config.chunk_tokens}, model max_tokens {embedder.max_tokens})",
+              flush=True)
 
         lc = None if args.no_langchain else langchain_parts(embedder, config.batch_size)
         if lc is not None:
@@ -170,24 +175,30 @@ def main() -> None:
             with Timer() as t:
                 report = build(config, embedder=embedder)
             assert embedder.count == report.embedded, (embedder.count, report.embedded)
+            if case == "full":
+                assert sorted(artifact_texts(config.artifact)) == sorted(
+                    c.text_for_embedding for c in chunk_content(validate_content(content_dir), budget)
+                ), "LangChain would get other chunk texts than the build embedded"
             plan = report.plan.counts()
             row["unitrag"] = {
                 "s": t.s, "embedded": report.embedded, "from_cache": report.from_cache, "chunks": report.chunks,
                 "plan": {k: v for k, v in plan.items() if v and k != "unchanged"}, "written": report.written,
+                "tables_changed": list(report.plan.tables_changed),
                 "phases": {k: round(v, 3) for k, v in report.timings_s.items()},
             }
 
             if lc is not None:
                 embedder.count = 0
                 with Timer() as prep:
-                    docs = langchain_docs(content_dir, config.chunk_tokens)
+                    docs = langchain_docs(content_dir, budget)
                 with Timer() as t:
                     result = index(docs, record_manager, store, cleanup="incremental", source_id_key="source",
                                    key_encoder="sha256")
                 row["langchain"] = {"s": t.s, "prep_s": prep.s, "embedded": embedder.count, "result": dict(result)}
             results[case] = row
             u = row["unitrag"]
-            line = f"{case:10}: unitrag {u['s']:7.2f}s embedded {u['embedded']:5} plan {u['plan'] or 'no-op'}"
+            line = (f"{case:10}: unitrag {u['s']:7.2f}s embedded {u['embedded']:5} plan {u['plan'] or 'no-op'}"
+                    f" tables {u['tables_changed'] if case != 'full' else 'all'}")
             if lc is not None:
                 g = row["langchain"]
                 line += f" | langchain index() {g['s']:7.2f}s (+{g['prep_s']:.2f}s load/chunk) embedded {g['embedded']:5}"

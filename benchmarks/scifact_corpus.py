@@ -36,8 +36,12 @@ import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
+
+if TYPE_CHECKING:
+    from unitrag.config import Config
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "beir" / "scifact" / "corpus.jsonl"
@@ -123,6 +127,40 @@ def write_content(dest: Path, *, limit: int | None = None, data: Path | None = N
 
 
 # --- shared by the benchmark scripts ------------------------------------------------------------
+
+
+def bench_config(work: Path, **settings: object) -> "Config":
+    """A Config that reads and writes only under ``work`` (plus the repo's prompts/).
+
+    Every path is explicit, so nothing in the current directory (a ``calibration.json``,
+    an old cache) leaks into the build being measured.
+    """
+    from dataclasses import fields
+
+    from unitrag.config import Config
+
+    names = {f.name for f in fields(Config)}
+    paths = {
+        "content_dir": work / "content", "artifact": work / "dist" / "kb.duckdb", "prompts_dir": REPO / "prompts",
+        "cache_dir": work / "cache", "calibration_file": work / "calibration.json",  # absent: no calibration table
+    }
+    return Config(**{k: v for k, v in {**paths, **settings}.items() if k in names})  # type: ignore[arg-type]
+
+
+def chunk_budget(config: "Config", embedder: object) -> int:
+    """The chunk budget the build uses: ``chunk_tokens``, capped by the model's input limit."""
+    return min(config.chunk_tokens, int(getattr(embedder, "max_tokens", config.chunk_tokens)))
+
+
+def artifact_texts(artifact: Path) -> list[str]:
+    """The embedded texts stored in an artifact, in chunk_id order (to check the benchmark's copy)."""
+    import duckdb
+
+    con = duckdb.connect(str(artifact), read_only=True)
+    try:
+        return [row[0] for row in con.execute("SELECT text_for_embedding FROM chunks ORDER BY chunk_id").fetchall()]
+    finally:
+        con.close()
 
 
 def machine() -> str:

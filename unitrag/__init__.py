@@ -1,3 +1,19 @@
-"""unitrag: typed Markdown knowledge units → one DuckDB artifact → cited, checked answers."""
+"""unitrag: typed Markdown knowledge units → one DuckDB artifact → cited, checked answers.
+
+``from unitrag import KnowledgeBase, UserContext, check_citations`` — imported lazily,
+so ``import unitrag`` (and the build CLI) stays light.
+"""
+
+from typing import Any
 
 __version__ = "0.1.0"
+
+__all__ = ["KnowledgeBase", "UserContext", "__version__", "check_citations"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("KnowledgeBase", "UserContext", "check_citations"):
+        from . import rag
+
+        return getattr(rag, name)
+    raise AttributeError(f"module 'unitrag' has no attribute {name!r}")

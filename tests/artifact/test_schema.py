@@ -9,7 +9,9 @@ import pytest
 
 from unitrag.artifact.schema import MIGRATIONS, SCHEMA_VERSION, migrate
 
-TABLES = {"manifest", "units", "chunks", "citations", "topics", "guard_rules", "prompts", "schema_migrations"}
+TABLES = {
+    "manifest", "units", "chunks", "citations", "topics", "guard_rules", "prompts", "calibration", "schema_migrations",
+}
 
 
 def tables(con: duckdb.DuckDBPyConnection) -> set[str]:

@@ -9,7 +9,7 @@ import pytest
 
 from unitrag.content.json_schema import json_schemas, render, stale_schemas, write_schemas
 
-NAMES = ["unit", "story", "scene", "rule", "document", "citations", "topics", "guard"]
+NAMES = ["unit", "story", "scene", "rule", "document", "citations", "topics", "guard", "questions"]
 
 
 def test_every_schema_is_generated():

@@ -23,6 +23,7 @@ class Workspace:
         return Config(
             content_dir=self.root / "content", artifact=self.root / "dist" / "kb.duckdb",
             prompts_dir=self.root / "prompts", cache_dir=self.root / "cache",
+            calibration_file=self.root / "calibration.json",
         )
 
     @property
@@ -38,6 +39,8 @@ def built_sample(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, B
     root = tmp_path_factory.mktemp("sample")
     shutil.copytree(REPO / "content", root / "content")
     shutil.copytree(REPO / "prompts", root / "prompts")
+    if (REPO / "calibration.json").exists():
+        shutil.copy(REPO / "calibration.json", root / "calibration.json")
     ws = Workspace(root)
     return ws, ws.build()
 
@@ -48,4 +51,6 @@ def workspace(built_sample: tuple[Workspace, BuildReport], tmp_path: Path) -> Wo
     base, _ = built_sample
     for name in ("content", "prompts", "dist", "cache"):
         shutil.copytree(base.root / name, tmp_path / name)
+    if (base.root / "calibration.json").exists():
+        shutil.copy(base.root / "calibration.json", tmp_path / "calibration.json")
     return Workspace(tmp_path)

@@ -91,8 +91,11 @@ def test_metadata_only_edit_embeds_nothing(workspace):
 
 
 def test_delete_removes_the_units_chunks(workspace):
+    labelled = (workspace.config.content_dir / "questions.yaml").read_text(encoding="utf-8")
     with duckdb.connect(str(workspace.artifact), read_only=True) as con:
-        unit_id, rel = con.execute("SELECT unit_id, source_path FROM units WHERE kind = 'scene' ORDER BY 1 LIMIT 1").fetchone()
+        scenes = con.execute("SELECT unit_id, source_path FROM units WHERE kind = 'scene' ORDER BY 1").fetchall()
+        # a unit that questions.yaml expects cannot be deleted alone (validation: unknown expected unit)
+        unit_id, rel = next((u, r) for u, r in scenes if u not in labelled)
         pages = [r[0] for r in con.execute("SELECT chunk_id FROM chunks WHERE unit_id = ? ORDER BY 1", [unit_id]).fetchall()]
     (workspace.config.content_dir / rel).unlink()
     report = workspace.build()

@@ -40,6 +40,22 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             "CREATE TABLE prompts (name VARCHAR PRIMARY KEY, template VARCHAR NOT NULL)",
         ],
     ),
+    (
+        "sparse_terms: each chunk's BM25 terms, tokenised at build time (space-separated)",
+        [
+            # NULL in rows carried over from a version-1 artifact: the runtime then tokenises them itself.
+            "ALTER TABLE chunks ADD COLUMN sparse_terms VARCHAR",
+        ],
+    ),
+    (
+        "calibration: answerability gates fitted per query pipeline (copied from calibration.json)",
+        [
+            """CREATE TABLE calibration (
+                pipeline_id VARCHAR PRIMARY KEY, feature VARCHAR NOT NULL, a DOUBLE NOT NULL, b DOUBLE NOT NULL,
+                threshold DOUBLE, by_lang JSON, n_answerable INTEGER, n_unanswerable INTEGER,
+                fitted_at VARCHAR, metrics JSON)""",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

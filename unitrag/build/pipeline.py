@@ -76,7 +76,7 @@ def build(
     if content.problems:
         raise ContentInvalid(content.problems)
     hashed = hash_chunks(chunk_content(content, budget))
-    tables = {"units": unit_rows(content), **registry_rows(content, config.prompts_dir)}
+    tables = {"units": unit_rows(content), **registry_rows(content, config.prompts_dir, config.calibration_file)}
     table_hashes = {name: digest(rows) for name, rows in tables.items()}
     previous = None if full else read_previous(config.artifact)
     plan = make_plan(hashed, previous, model_id, table_hashes, complete=content.complete)

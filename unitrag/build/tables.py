@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from ..content.loader import ContentSet
+from ..errors import UserError
 from ..content.models import Document, Rule, Scene, Story
+from ..content.tokenize import indexed_text, sparse_terms
 from .hashing import canonical_json
 from .plan import HashedChunk
 
@@ -36,6 +39,11 @@ def unit_rows(content: ContentSet) -> list[dict[str, Any]]:
 
 
 def chunk_rows(chunks: list[HashedChunk]) -> list[dict[str, Any]]:
+    """One ``chunks`` row per chunk (the embedding is added by the writer).
+
+    ``sparse_terms`` are the chunk's BM25 terms, so that opening a large knowledge base
+    does not tokenise every chunk again (about a minute per 100k English chunks).
+    """
     return [
         {
             "chunk_id": h.chunk.chunk_id, "unit_id": h.chunk.unit_id, "kind": h.chunk.kind,
@@ -45,13 +53,16 @@ def chunk_rows(chunks: list[HashedChunk]) -> list[dict[str, Any]]:
             "text_for_embedding": h.chunk.text_for_embedding, "text_for_prompt": h.chunk.text_for_prompt,
             "extra": canonical_json(h.chunk.extra), "source_path": h.chunk.source_path,
             "content_hash": h.content_hash, "meta_hash": h.meta_hash,
+            "sparse_terms": sparse_terms(indexed_text(h.chunk.title, h.chunk.text_for_prompt)),
         }
         for h in chunks
     ]
 
 
-def registry_rows(content: ContentSet, prompts_dir: Path) -> dict[str, list[dict[str, Any]]]:
-    """citations, topics, guard_rules and prompts, ready to insert."""
+def registry_rows(
+    content: ContentSet, prompts_dir: Path, calibration_file: Path | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """citations, topics, guard_rules, prompts and calibration, ready to insert."""
     tax = content.taxonomy
     topics = [
         {"id": t.id, "is_group": is_group, "name_en": t.names.en, "name_zh": t.names.zh,
@@ -71,6 +82,7 @@ def registry_rows(content: ContentSet, prompts_dir: Path) -> dict[str, list[dict
             for g in content.guard_rules
         ],
         "prompts": read_prompts(prompts_dir),
+        "calibration": read_calibration(calibration_file),
     }
 
 
@@ -83,3 +95,29 @@ def read_prompts(prompts_dir: Path) -> list[dict[str, Any]]:
         for p in sorted(prompts_dir.iterdir())
         if p.suffix in PROMPT_SUFFIXES
     ]
+
+
+CALIBRATION_COLUMNS = ("pipeline_id", "feature", "a", "b", "threshold", "by_lang", "n_answerable", "n_unanswerable", "fitted_at", "metrics")
+
+
+def read_calibration(path: Path | None) -> list[dict[str, Any]]:
+    """The fitted answerability gates of calibration.json (``unitrag calibrate --write``); none when it is absent."""
+    if path is None or not path.is_file():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        gates = data["gates"] if isinstance(data, dict) else data
+        rows = []
+        for gate in sorted(gates, key=lambda g: g["pipeline_id"]):
+            if not isinstance(gate["pipeline_id"], str) or not isinstance(gate["feature"], str):
+                raise TypeError("pipeline_id and feature must be strings")
+            row = {key: gate.get(key) for key in CALIBRATION_COLUMNS}
+            row["a"], row["b"] = float(gate["a"]), float(gate["b"])
+            for key in ("by_lang", "metrics"):
+                row[key] = None if row[key] is None else json.dumps(row[key], ensure_ascii=False, sort_keys=True)
+            rows.append(row)
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"{path}: not a calibration file written by `unitrag calibrate --write` ({type(exc).__name__}: {exc})") from None
+    if len({r["pipeline_id"] for r in rows}) != len(rows):
+        raise UserError(f"{path}: a pipeline id appears twice; keep one gate per pipeline")
+    return rows

@@ -7,7 +7,7 @@ import sys
 import typer
 
 from ..errors import ContentInvalid, UserError
-from . import build_cmds
+from . import build_cmds, eval_cmds, query_cmds
 from .output import print_problems
 
 app = typer.Typer(
@@ -15,6 +15,8 @@ app = typer.Typer(
     help="Typed Markdown knowledge units → one DuckDB artifact → cited, checked answers.",
 )
 build_cmds.register(app)
+query_cmds.register(app)
+eval_cmds.register(app)
 
 
 def main() -> None:

@@ -8,11 +8,12 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from .models import UNIT_ADAPTER, Citation, Document, GuardRule, Rule, Scene, Story, Taxonomy
+from .models import UNIT_ADAPTER, Citation, Document, GuardRule, LabelledQuestion, Rule, Scene, Story, Taxonomy
 
 _MODELS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "unit": UNIT_ADAPTER, "story": Story, "scene": Scene, "rule": Rule, "document": Document,
     "citations": TypeAdapter(list[Citation]), "topics": Taxonomy, "guard": TypeAdapter(list[GuardRule]),
+    "questions": TypeAdapter(list[LabelledQuestion]),
 }
 
 

@@ -19,7 +19,7 @@ from .errors import problems_from_validation
 from .models import UNIT_KINDS, Citation, Document, GuardRule, Rule, Scene, Story, Taxonomy
 from .files import display_path, read_text
 from .problems import Problem
-from .registry import REGISTRY_FILES, load_citations, load_guard_rules, load_taxonomy
+from .registry import REGISTRY_FILES, LoadedQuestion, load_citations, load_guard_rules, load_questions, load_taxonomy
 from .source_map import SourceMap, yaml_error_line
 
 AnyUnit = Story | Scene | Rule | Document
@@ -63,6 +63,8 @@ class ContentSet:
     citations: dict[str, Citation] = field(default_factory=dict)
     taxonomy: Taxonomy = field(default_factory=lambda: Taxonomy(topics=[]))
     guard_rules: list[GuardRule] = field(default_factory=list)
+    #: The labelled questions of questions.yaml (calibration and evaluation; not built into the artifact).
+    questions: list[LoadedQuestion] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     complete: bool = True  # False when a file could not be read: deletes must not be swept
 
@@ -149,12 +151,13 @@ def load_content(root: Path) -> ContentSet:
             content.problems.append(
                 Problem(
                     display_path(path), 1, "file",
-                    "not a Markdown file: units are .md files; registry files are citations/*.yaml, topics.yaml, guard.yaml",
+                    "not a Markdown file: units are .md files; registry files are citations/*.yaml, topics.yaml, guard.yaml, questions.yaml",
                 )
             )
     content.citations = load_citations(registry["citations"], content.problems)
     content.taxonomy = load_taxonomy(registry["topics"], root, content.problems)
     content.guard_rules = load_guard_rules(registry["guard"], content.problems)
+    content.questions = load_questions(registry["questions"], content.problems)
     return content
 
 
@@ -163,6 +166,6 @@ def _registry_kind(rel: Path) -> str | None:
         return None
     if len(rel.parts) == 2 and rel.parts[0] == "citations":
         return "citations"
-    if len(rel.parts) == 1 and rel.stem in {"topics", "guard"}:
+    if len(rel.parts) == 1 and rel.stem in {"topics", "guard", "questions"}:
         return rel.stem
     return None

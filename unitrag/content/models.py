@@ -178,3 +178,26 @@ class GuardRule(_Strict):
     type: Literal["red_flag", "out_of_scope"]
     patterns: GuardPatterns
     response: GuardResponse
+
+
+class LabelledQuestion(_Strict):
+    """One question of questions.yaml: can the knowledge base answer it, and from which units."""
+
+    id: Slug
+    question: str = Field(min_length=1)
+    lang: Lang
+    answerable: bool
+    expected_units: list[Slug] = Field(
+        default_factory=list, validate_default=True,
+        description="Ids of units that answer the question (any one is enough); empty when it is unanswerable.",
+    )
+
+    @field_validator("expected_units")
+    @classmethod
+    def _units_match_label(cls, units: list[str], info: ValidationInfo) -> list[str]:
+        answerable = info.data.get("answerable")
+        if answerable is True and not units:
+            raise ValueError("an answerable question lists the units that answer it")
+        if answerable is False and units:
+            raise ValueError("an unanswerable question has no expected units (or set answerable: true)")
+        return units

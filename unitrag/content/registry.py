@@ -1,8 +1,9 @@
-"""The YAML registries beside the units: citations, the topic taxonomy, guard rules."""
+"""The YAML registries beside the units: citations, the topic taxonomy, guard rules, labelled questions."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -11,11 +12,11 @@ from pydantic import BaseModel, ValidationError
 
 from .errors import problems_from_validation
 from .files import display_path, read_text
-from .models import Citation, GuardRule, Taxonomy
+from .models import Citation, GuardRule, LabelledQuestion, Taxonomy
 from .problems import Problem
 from .source_map import SourceMap, yaml_error_line
 
-REGISTRY_FILES = ("citations", "topics", "guard")
+REGISTRY_FILES = ("citations", "topics", "guard", "questions")
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -117,3 +118,36 @@ def load_guard_rules(paths: list[Path], problems: list[Problem]) -> list[GuardRu
                         )
             rules.append(rule)
     return rules
+
+
+@dataclass(frozen=True)
+class LoadedQuestion:
+    """A labelled question with where it was written (for line numbers in cross-checks)."""
+
+    question: LabelledQuestion
+    path: str
+    lines: SourceMap
+    index: int
+
+    def line_of(self, *key: Any) -> int:
+        return self.lines.line((self.index, *key))
+
+
+def load_questions(paths: list[Path], problems: list[Problem]) -> list[LoadedQuestion]:
+    """questions.yaml, the labelled set the answerability gate is calibrated on; an id defined twice is an error."""
+    questions: list[LoadedQuestion] = []
+    where: dict[str, str] = {}
+    for path in paths:
+        loaded = _read_yaml(path, problems)
+        if loaded is None:
+            continue
+        data, lines, shown = loaded
+        for i, question in _validate_items(LabelledQuestion, data or [], lines, shown, problems):
+            entry = LoadedQuestion(question, shown, lines, i)
+            line = entry.line_of("id")
+            if question.id in where:
+                problems.append(Problem(shown, line, "id", f"duplicate question id {question.id!r} (also at {where[question.id]})"))
+                continue
+            where[question.id] = f"{shown}:{line}"
+            questions.append(entry)
+    return questions

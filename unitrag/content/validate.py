@@ -56,6 +56,10 @@ def validate_content(root: Path) -> ContentSet:
                 if (story, order) in scene_orders:
                     problems.append(Problem(lu.path, lu.line_of("order"), "order", f"order {order} is already used by {scene_orders[(story, order)].path}"))
                 scene_orders[(story, order)] = lu
+    for lq in content.questions:
+        for i, unit_id in enumerate(lq.question.expected_units):
+            if unit_id not in first_seen:
+                problems.append(Problem(lq.path, lq.line_of("expected_units", i), f"{lq.question.id}.expected_units", f"unit {unit_id!r} does not exist"))
     problems.sort()
     return content
 

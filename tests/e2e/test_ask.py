@@ -1,0 +1,134 @@
+"""End-to-end questions against the built sample with the real default embedder."""
+
+from __future__ import annotations
+
+import concurrent.futures
+
+import duckdb
+import pytest
+
+from unitrag.config import Config
+from unitrag.rag import KnowledgeBase, UserContext, check_citations
+
+pytestmark = pytest.mark.e2e
+
+STORY_QUESTIONS = {
+    "en-vitamin-b12": "Who is at risk of vitamin B12 deficiency and how is it tested?",
+    "en-vitamin-d-bones": "How much vitamin D do adults need for bone health?",
+    "en-salt-blood-pressure": "How does eating less salt lower blood pressure?",
+    "en-omega-3-heart": "Do fish oil supplements with EPA and DHA prevent heart attacks?",
+    "zh-iron-anemia": "缺铁性贫血的诊断标准是什么？",
+    "zh-iodine-thyroid": "孕妇每天需要多少碘？",
+    "zh-blood-glucose": "空腹血糖多少可以诊断糖尿病？",
+    "zh-folate-pregnancy": "备孕期间每天应该补充多少叶酸？",
+}
+
+
+@pytest.fixture(scope="module")
+def kb(built_sample) -> KnowledgeBase:
+    ws, _ = built_sample
+    return KnowledgeBase.open(ws.artifact, config=Config(llm="none"))
+
+
+@pytest.mark.parametrize("story, question", sorted(STORY_QUESTIONS.items()))
+def test_a_question_per_story_retrieves_that_storys_scenes(kb, story, question):
+    result = kb.search(question)
+    stories = [s.story_id for s in result.sources[:3]]
+    assert story in stories, [(s.chunk_id, s.score) for s in result.sources]
+
+
+@pytest.mark.parametrize("question, lang, rule_prefix", [
+    ("I have crushing chest pain and I can't breathe", "en", "red-flag"),
+    ("我胸口剧痛，喘不上气", "zh", "red-flag"),
+    ("I've been having thoughts of killing myself", "en", "red-flag"),
+])
+def test_red_flags_get_the_fixed_response_without_retrieval(kb, question, lang, rule_prefix):
+    answer = kb.ask(question)
+    assert answer.guard is not None and answer.guard.type == "red_flag"
+    assert answer.guard.rule.startswith(rule_prefix)
+    assert answer.sources == [] and answer.lang == lang
+    assert "search" not in answer.timings_ms and "embed" not in answer.timings_ms
+
+
+def test_out_of_scope_is_refused(kb):
+    answer = kb.ask("Which stocks should I buy this year?")
+    assert answer.guard is not None and answer.guard.type == "out_of_scope" and answer.sources == []
+
+
+def test_restricted_units_never_reach_a_public_caller(kb, built_sample):
+    ws, _ = built_sample
+    with duckdb.connect(str(ws.artifact), read_only=True) as con:
+        title, unit_id = con.execute(
+            "SELECT title, unit_id FROM chunks WHERE access = 'clinician' ORDER BY chunk_id LIMIT 1"
+        ).fetchone()
+    public = kb.ask(title)
+    assert all(s.access == "public" for s in public.sources)
+    assert unit_id not in {s.unit_id for s in public.sources}
+    clinician = kb.search(title, user=UserContext(roles=("clinician",)))
+    assert unit_id in {s.unit_id for s in clinician.sources}
+
+
+def test_current_topic_promotes_that_topics_chunk(kb):
+    question = "孕妇每天需要补充多少？"
+    topic = "iodine"
+    candidates = kb.search(question, k=20).sources
+    plain_rank = next(i for i, s in enumerate(candidates) if topic in s.topics)
+    assert plain_rank > 0, "pick a question where the topic is a candidate but not already first"
+    boosted = kb.search(question, k=20, user=UserContext(current_topic=topic)).sources
+    boosted_rank = next(i for i, s in enumerate(boosted) if topic in s.topics)
+    assert boosted_rank < plain_rank
+    assert boosted[boosted_rank].scores["boost"] == pytest.approx(1.6)
+
+
+def test_extractive_answer_cites_only_its_sources(kb):
+    answer = kb.ask("How much sodium should adults eat per day?")
+    assert not answer.not_found and answer.extractive
+    whitelist = {cid for s in answer.sources for cid in s.citation_ids}
+    report = check_citations(answer.answer, whitelist)
+    assert report.valid_ids and not report.invalid_ids
+    assert {c.id for c in answer.citations} <= whitelist
+
+
+def test_eight_threads_ask_at_once(kb):
+    questions = list(STORY_QUESTIONS.values())
+    expected = {q: [s.chunk_id for s in kb.search(q).sources] for q in questions}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda q: (q, kb.search(q)), questions * 2))
+    for question, result in results:
+        assert [s.chunk_id for s in result.sources] == expected[question]
+
+
+def _llm(mock_response):
+    from unitrag.providers.llm.litellm import LiteLLMChat
+
+    return LiteLLMChat("openai/gpt-4o-mini", api_key="sk-test", num_retries=0, mock_response=mock_response)
+
+
+def test_generation_through_litellm_keeps_valid_citations(built_sample):
+    ws, _ = built_sample
+    question = "How much sodium should adults eat per day?"
+    probe = KnowledgeBase.open(ws.artifact, config=Config(llm="none")).search(question)
+    valid = probe.sources[0].citation_ids[0]
+    kb = KnowledgeBase.open(ws.artifact, llm=_llm(f"Adults should keep sodium under 2 g a day. <Cite id=\"{valid}\"/>"))
+    answer = kb.ask(question)
+    assert not answer.extractive and answer.llm_error is None
+    assert answer.faithfulness.valid_ids == [valid] and answer.faithfulness.invalid_ids == []
+    assert [c.id for c in answer.citations] == [valid] and answer.citations[0].title
+
+
+def test_a_fabricated_citation_is_caught_and_falls_back_to_extractive(built_sample):
+    ws, _ = built_sample
+    kb = KnowledgeBase.open(ws.artifact, llm=_llm('Salt is fine in any amount. <Cite id="made-up-2099"/>'))
+    answer = kb.ask("How much sodium should adults eat per day?")
+    assert answer.extractive  # the retry with a corrective message still cited the made-up id
+    assert "made-up-2099" not in answer.answer
+    assert "made-up-2099" not in {c.id for c in answer.citations}
+    assert answer.faithfulness.invalid_ids == []
+
+
+def test_an_llm_outage_gives_an_extractive_answer_not_an_exception(built_sample):
+    ws, _ = built_sample
+    kb = KnowledgeBase.open(ws.artifact, llm=_llm(Exception("simulated outage")))
+    answer = kb.ask("缺铁性贫血的诊断标准是什么？")
+    assert answer.extractive and answer.llm_error and answer.lang == "zh"
+    assert answer.answer.startswith("根据知识库资料")

@@ -1,0 +1,153 @@
+"""The answerability gate on the built sample, with the real embedder and the committed calibration.json."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from unitrag.content.registry import load_questions
+from unitrag.rag.calibrate import Calibration, run_calibration
+from unitrag.rag.gate import AnswerabilityGate, pipeline_id
+from unitrag.rag.knowledge_base import KnowledgeBase
+from unitrag.rag.prompt import render_text
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+
+OFF_TOPIC = {
+    "en": "Who won the last football World Cup?",
+    "zh": "明天上海会下雨吗？",
+}
+ANSWERABLE = [
+    "How much sodium should an adult eat per day at most?",
+    "Which foods are natural sources of vitamin B12?",
+    "空腹血糖多少可以诊断为糖尿病？",
+    "备孕时什么时候开始补叶酸，每天吃多少？",
+]
+
+
+@pytest.fixture(scope="module")
+def kb(built_sample) -> KnowledgeBase:
+    ws, _ = built_sample
+    return KnowledgeBase.open(ws.artifact, config=ws.config)
+
+
+@pytest.fixture(scope="module")
+def calibration(kb: KnowledgeBase, built_sample) -> Calibration:
+    ws, _ = built_sample
+    problems: list = []
+    questions = load_questions([ws.root / "content" / "questions.yaml"], problems)
+    assert problems == []
+    return run_calibration(kb, questions)
+
+
+def test_the_artifact_carries_the_committed_gate_of_the_default_pipeline(kb: KnowledgeBase):
+    current = pipeline_id(kb.store.manifest, kb.config)
+    assert kb.retriever.gate is not None, (
+        f"calibration.json has no gate for the default pipeline {current!r}: "
+        "run `unitrag calibrate --write calibration.json` on a fresh build"
+    )
+    committed = json.loads((REPO / "calibration.json").read_text(encoding="utf-8"))["gates"]
+    assert kb.retriever.gate == AnswerabilityGate.from_dict(next(g for g in committed if g["pipeline_id"] == current))
+
+
+@pytest.mark.parametrize("lang", sorted(OFF_TOPIC))
+def test_an_off_topic_question_does_not_pass_the_gate(kb: KnowledgeBase, lang: str):
+    result = kb.search(OFF_TOPIC[lang])
+    assert result.sources  # retrieval always finds something; the gate is what says "not found"
+    assert kb.retriever.gate.probability(result.sources) < 0.5
+    assert not kb.retriever.answerable(result.sources)
+
+
+@pytest.mark.parametrize("question", ANSWERABLE)
+def test_answerable_questions_pass_the_gate(kb: KnowledgeBase, question: str):
+    assert kb.retriever.answerable(kb.search(question).sources)
+
+
+@pytest.mark.parametrize("lang", sorted(OFF_TOPIC))
+def test_ask_says_not_found_in_the_question_language_without_an_llm(kb: KnowledgeBase, lang: str, monkeypatch):
+    import unitrag.rag.generate as generate
+
+    def no_llm(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the gate must answer before any LLM call")
+
+    monkeypatch.setattr(kb, "_get_llm", no_llm)
+    monkeypatch.setattr(generate, "generate_answer", no_llm)
+    answer = kb.ask(OFF_TOPIC[lang])
+    assert answer.not_found and answer.guard is None
+    assert answer.lang == lang
+    assert answer.answer == render_text("not_found", kb.store.prompts, lang=lang).strip()
+    assert answer.citations == [] and "generate" not in answer.timings_ms
+
+
+def test_the_committed_gate_still_separates_the_labelled_questions(kb: KnowledgeBase, calibration: Calibration):
+    """Fails when content, retrieval or defaults moved the scores: recalibrate (see the message)."""
+    gate = kb.retriever.gate
+    assert gate is not None
+    correct = [gate.answerable(kb.search(s.question).sources) == s.answerable for s in calibration.samples]
+    assert np.mean(correct) >= 0.85, "run `unitrag calibrate --write calibration.json` and rebuild"
+
+
+def test_a_fresh_calibration_separates_the_labelled_questions(calibration: Calibration):
+    m = calibration.gate.metrics
+    assert calibration.gate.n_answerable >= 40 and calibration.gate.n_unanswerable >= 30
+    assert calibration.guarded == []  # the labelled set never trips the guard
+    assert m["loo_auc"] >= 0.9 and m["loo_accuracy"] >= 0.85
+    assert m["expected_unit_found"] >= 0.85
+    best = max(c["loo_auc"] for c in calibration.candidates)
+    assert m["loo_auc"] == best  # the chosen feature is the one that measured best
+
+
+def test_no_calibration_for_the_pipeline_means_no_gate(built_sample, workspace):
+    ws, _ = built_sample
+    other = replace(ws.config, sparse=not ws.config.sparse)
+    committed = {g["pipeline_id"] for g in json.loads((REPO / "calibration.json").read_text(encoding="utf-8"))["gates"]}
+    if pipeline_id(KnowledgeBase.open(ws.artifact, config=ws.config).store.manifest, other) not in committed:
+        assert KnowledgeBase.open(ws.artifact, config=other).retriever.gate is None
+    (workspace.root / "calibration.json").unlink()
+    report = workspace.build()
+    assert report.written and report.embedded == 0 and report.plan.tables_changed == ["calibration"]
+    assert KnowledgeBase.open(workspace.artifact, config=workspace.config).retriever.gate is None
+
+
+def test_calibrate_command_writes_a_gate_the_next_build_copies(workspace):
+    text = (workspace.root / "content" / "questions.yaml").read_text(encoding="utf-8")
+    entries = text.split("\n- id: ")
+    keep = [e for e in entries[1:] if e.split("\n")[0] in {
+        "en-sodium-limit", "zh-iodine-daily", "en-b12-vegan", "en-no-football", "zh-no-weather", "en-no-capital"}]
+    (workspace.root / "few.yaml").write_text("".join("- id: " + e.rstrip() + "\n" for e in keep), encoding="utf-8")
+    (workspace.root / "calibration.json").write_text(json.dumps({"gates": [{
+        "pipeline_id": "other|reranker=none|sparse=on", "feature": "dense", "a": 1.0, "b": 0.0}]}), encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "unitrag", "calibrate", "--questions", "few.yaml", "--write", "calibration.json", "--json"],
+        cwd=workspace.root, capture_output=True, text=True, timeout=600,
+        env={"PATH": "/usr/bin:/bin", "UNITRAG_CACHE_DIR": str(workspace.config.cache_dir)},
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["gate"]["n_answerable"] == 3 and report["gate"]["n_unanswerable"] == 3
+    assert {s["id"] for s in report["samples"]} == {"en-sodium-limit", "zh-iodine-daily", "en-b12-vegan", "en-no-football",
+                                                     "zh-no-weather", "en-no-capital"}
+    written = json.loads((workspace.root / "calibration.json").read_text(encoding="utf-8"))["gates"]
+    assert [g["pipeline_id"] for g in written] == sorted(["other|reranker=none|sparse=on", report["gate"]["pipeline_id"]])
+    assert workspace.build().plan.tables_changed == ["calibration"]
+    kb = KnowledgeBase.open(workspace.artifact, config=workspace.config)
+    assert kb.retriever.gate == AnswerabilityGate.from_dict(report["gate"])
+
+
+def test_calibrate_command_reports_bad_questions_as_problems(workspace):
+    (workspace.root / "bad.yaml").write_text(
+        "- id: q\n  question: x\n  lang: en\n  answerable: true\n  expected_units: []\n", encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "unitrag", "calibrate", "--questions", "bad.yaml"],
+        cwd=workspace.root, capture_output=True, text=True, timeout=600, env={"PATH": "/usr/bin:/bin"},
+    )
+    assert result.returncode == 1
+    assert "bad.yaml:5: q.expected_units: an answerable question lists the units that answer it" in result.stderr

@@ -1,0 +1,107 @@
+"""The reranker registry, ``none`` and ``fusion`` (no model, no torch)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+import pytest
+
+from unitrag.errors import UserError
+from unitrag.providers.rerankers import Reranker, available_providers, load_reranker, parse_spec, passage, register_reranker
+from unitrag.providers.rerankers.fusion import DEFAULT_WEIGHTS, FusionReranker, parse_weights
+from unitrag.providers.rerankers.none import NoReranker
+
+
+@dataclass
+class FakeSource:
+    title: str
+    text: str
+    scores: dict[str, float] = field(default_factory=dict)
+    score: float = 0.0
+
+
+def test_registry_knows_every_provider_and_refuses_unknown_ones() -> None:
+    assert {"none", "fusion", "cross-encoder", "flag", "litellm"} <= set(available_providers())
+    assert parse_spec("cross-encoder:/m/x") == ("cross-encoder", "/m/x")
+    assert parse_spec("litellm:cohere/rerank-v3.5") == ("litellm", "cohere/rerank-v3.5")
+    with pytest.raises(UserError, match="unknown reranker"):
+        load_reranker("colbert:foo")
+
+
+def test_loading_none_or_fusion_never_imports_torch() -> None:
+    code = (
+        "import sys; from unitrag.providers.rerankers import load_reranker; "
+        "load_reranker('none'); load_reranker('fusion').score('q', ['a']); "
+        "print('torch' in sys.modules, 'sentence_transformers' in sys.modules, 'litellm' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["False", "False", "False"]
+
+
+def test_register_reranker_adds_a_provider() -> None:
+    class Constant(Reranker):
+        provider = "constant-test"
+
+        def score(self, question: str, sources: list) -> list[float]:  # type: ignore[override]
+            return [1.0] * len(sources)
+
+    register_reranker("constant-test", Constant)
+    reranker = load_reranker("constant-test:v1")
+    assert reranker.id == "constant-test:v1" and reranker.score("q", ["a", "b"]) == [1.0, 1.0]
+
+
+def test_passage_is_title_and_text_without_cite_tags() -> None:
+    assert passage("plain") == "plain"
+    assert passage(FakeSource("Iron", 'Ferritin <Cite id="x"/> low')) == "Iron\nFerritin  low"
+    assert passage(FakeSource("Iron", "Iron deficiency")) == "Iron deficiency"  # title already leads the text
+    assert passage({"title": "T", "text": "body"}) == "T\nbody"
+
+
+def test_none_keeps_the_first_stage_order_and_scores() -> None:
+    reranker = load_reranker("none")
+    assert isinstance(reranker, NoReranker) and reranker.id == "none"
+    sources = [FakeSource("a", "", score=0.9), FakeSource("b", "", score=0.4)]
+    assert reranker.score("q", sources) == [0.9, 0.4]
+    assert reranker.score("q", ["x", "y", "z"]) == [3.0, 2.0, 1.0]
+    assert reranker.score("q", []) == []
+
+
+def test_fusion_defaults_and_spec_overrides() -> None:
+    assert load_reranker("fusion").weights == DEFAULT_WEIGHTS
+    assert parse_weights("sparse=0.1, title=1")["title"] == 1.0
+    assert load_reranker("fusion:dense=2").id == "fusion:dense=2"
+    for bad in ("speed=1", "dense", "dense=fast"):
+        with pytest.raises(UserError):
+            FusionReranker(bad)
+
+
+def test_fusion_features_are_scaled_and_missing_arm_scores_filled_with_the_lowest() -> None:
+    sources = [
+        FakeSource("Vitamin D deficiency", "bones", {"dense": 0.8, "sparse": 10.0}),
+        FakeSource("Iron", "anemia", {"dense": 0.6}),  # not returned by BM25
+        FakeSource("Folate", "pregnancy", {"sparse": 20.0}),  # not returned by dense search
+    ]
+    features = FusionReranker("coverage=1").features("What causes vitamin D deficiency?", sources)
+    assert features["dense"] == pytest.approx([1.0, 0.0, 0.0])
+    assert features["sparse"] == pytest.approx([0.0, 0.0, 1.0])
+    # question terms: caus, vitamin, d, defici; the first title has 3 of the 4
+    assert features["title"] == pytest.approx([0.75, 0.0, 0.0])
+    assert features["coverage"] == pytest.approx([0.75, 0.0, 0.0])
+
+
+def test_fusion_score_is_the_weighted_sum_and_reorders_by_title_match() -> None:
+    a = FakeSource("Unrelated title", "vitamin d", {"dense": 0.80, "sparse": 5.0})
+    b = FakeSource("Vitamin D deficiency in adults", "text", {"dense": 0.79, "sparse": 5.0})
+    question = "vitamin D deficiency"
+    assert FusionReranker("title=0").score(question, [a, b])[0] > FusionReranker("title=0").score(question, [a, b])[1]
+    scores = FusionReranker("dense=1,sparse=0,title=2,coverage=0").score(question, [a, b])
+    assert scores == pytest.approx([1.0, 2.0])  # a: dense 1 + title 0; b: dense 0 + title 2 × 3/3
+    assert FusionReranker().score(question, []) == []
+
+
+def test_fusion_works_for_chinese_questions() -> None:
+    sources = [FakeSource("孕期补充叶酸", "每天400微克", {"dense": 0.5}), FakeSource("维生素D与骨骼", "骨质疏松", {"dense": 0.5})]
+    scores = FusionReranker("title=1").score("维生素D缺乏怎么办", sources)
+    assert scores[1] > scores[0]

@@ -1,0 +1,179 @@
+"""Broadening with the real content/topics.yaml and prompts/broaden.j2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from unitrag.rag.broaden import Broadener
+
+ROOT = Path(__file__).resolve().parents[2]
+BROADEN_TEMPLATE = (ROOT / "prompts" / "broaden.j2").read_text(encoding="utf-8")
+
+
+def load_rows(path: Path = ROOT / "content" / "topics.yaml") -> list[dict[str, Any]]:
+    """topics.yaml in the shape of the artifact's topics table."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [
+        {
+            "id": t["id"], "is_group": is_group, "name_en": t["names"]["en"], "name_zh": t["names"]["zh"],
+            "synonyms_en": list(t.get("synonyms", {}).get("en", [])), "synonyms_zh": list(t.get("synonyms", {}).get("zh", [])),
+            "members": list(t.get("members", [])),
+        }
+        for is_group, key in ((False, "topics"), (True, "groups"))
+        for t in data.get(key, [])
+    ]
+
+
+ROWS = load_rows()
+GROUP_MEMBERS = {r["id"]: r["members"] for r in ROWS if r["is_group"]}
+B_VITAMINS = ["vitamin-b12", "folate", "vitamin-b6"]
+MINERALS = ["calcium", "iron", "iodine", "sodium", "potassium"]
+
+
+@pytest.fixture(scope="module")
+def broadener() -> Broadener:
+    return Broadener.from_rows(ROWS)
+
+
+def test_taxonomy_groups_are_the_ones_tested():
+    assert GROUP_MEMBERS["b-vitamins"] == B_VITAMINS and GROUP_MEMBERS["minerals"] == MINERALS
+
+
+def test_chinese_group_question_becomes_one_query_per_member(broadener):
+    b = broadener.expand("维生素B族都有什么用", "zh")
+    assert b is not None
+    assert (b.group, b.members, b.via) == ("b-vitamins", B_VITAMINS, "template")
+    assert b.queries == ["维生素B12都有什么用", "叶酸都有什么用", "维生素B6都有什么用"]
+
+
+def test_english_group_question_uses_english_names(broadener):
+    b = broadener.expand("What do the B vitamins do?", "en")
+    assert b is not None and b.members == B_VITAMINS
+    assert b.queries == ["What do the vitamin B12 do?", "What do the folate do?", "What do the vitamin B6 do?"]
+
+
+def test_mineral_question(broadener):
+    b = broadener.expand("哪些矿物质最容易缺乏", "zh")
+    assert b is not None and (b.group, b.members) == ("minerals", MINERALS)
+    assert b.queries == [f"哪些{n}最容易缺乏" for n in ["钙", "铁", "碘", "钠", "钾"]]
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "group", "first_query"),
+    [
+        ("B族维生素对神经有什么好处", "zh", "b-vitamins", "维生素B12对神经有什么好处"),  # a synonym
+        ("B-complex有什么用", "zh", "b-vitamins", "维生素B12有什么用"),  # English synonym, Chinese question
+        ("Is a vitamin B complex worth taking?", "en", "b-vitamins", "Is a vitamin B12 worth taking?"),
+        ("Which B vitamin helps with energy?", "en", "b-vitamins", "Which vitamin B12 helps with energy?"),  # singular
+        ("Which minerals do vegans lack?", "en", "minerals", "Which calcium do vegans lack?"),
+        ("Minerals: which are most often lacking?", "en", "minerals", "Calcium: which are most often lacking?"),
+        ("无机盐有哪些作用", "zh", "minerals", "钙有哪些作用"),  # 盐 inside the group's own name is no member
+        ("三高人群应该怎么吃", "zh", "cardiometabolic", "血压人群应该怎么吃"),
+        ("what  foods improve HEART HEALTH", "en", "cardiometabolic", "what foods improve blood pressure"),
+    ],
+)
+def test_group_synonyms_and_variants(broadener, question, lang, group, first_query):
+    b = broadener.expand(question, lang)
+    assert b is not None and b.group == group
+    assert b.members == GROUP_MEMBERS[group] and len(b.queries) == len(b.members)
+    assert b.queries[0] == first_query
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "is vitamin B12 one of the B vitamins?",
+        "维生素B族里叶酸最重要吗",
+        "Are minerals and iron the same thing?",
+        "矿物质里钙和铁哪个更容易缺",
+        "Is folic acid one of the B-complex vitamins?",  # a member's synonym
+        "does salt raise blood pressure",
+        "维生素B12缺乏有什么症状",
+        "what does vitamin B do",  # not a taxonomy form
+        "",
+    ],
+)
+def test_specific_member_or_no_group_is_not_broadened(broadener, question):
+    assert broadener.expand(question, "en") is None
+
+
+def test_first_mentioned_group_wins(broadener):
+    b = broadener.expand("Do minerals matter more than B vitamins?", "en")
+    assert b is not None and b.group == "minerals"
+
+
+def _rows_minimal() -> list[dict[str, Any]]:
+    def topic(tid: str, en: str, zh: str, syn_en=(), members=()) -> dict[str, Any]:
+        return {"id": tid, "is_group": bool(members), "name_en": en, "name_zh": zh, "synonyms_en": list(syn_en),
+                "synonyms_zh": [], "members": list(members)}
+
+    return [topic("potassium", "Potassium", "钾", ["K"]), topic("zinc", "Zinc", "锌"),
+            topic("minerals", "Minerals", "矿物质", members=["potassium", "zinc"])]
+
+
+def test_one_letter_synonyms_do_not_count_as_a_member_mention():
+    b = Broadener.from_rows(_rows_minimal()).expand("Which minerals work with vitamin K?", "en")
+    assert b is not None and b.queries == ["Which potassium work with vitamin K?", "Which zinc work with vitamin K?"]
+
+
+# --- with an LLM ------------------------------------------------------------------------------
+
+
+class FakeLLM:
+    def __init__(self, reply: str | Exception) -> None:
+        self.reply = reply
+        self.prompts: list[str] = []
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if isinstance(self.reply, Exception):
+            raise self.reply
+        return self.reply
+
+
+def test_llm_prompt_is_the_rendered_template_in_the_question_language(broadener):
+    llm = FakeLLM("")
+    broadener.expand_with_llm("维生素B族都有什么用", "zh", llm, BROADEN_TEMPLATE)
+    assert llm.prompts == ["把下面这个关于“维生素B族”的问题拆成每个成员各一个子问题，每行一个：维生素B12、叶酸、维生素B6。\n问题：维生素B族都有什么用\n"]
+    llm = FakeLLM("")
+    broadener.expand_with_llm("what do the B vitamins do", "en", llm, BROADEN_TEMPLATE)
+    assert 'about "B vitamins"' in llm.prompts[0] and "Vitamin B12, Folate, Vitamin B6." in llm.prompts[0]
+    assert "Question: what do the B vitamins do" in llm.prompts[0]
+
+
+def test_llm_lines_are_matched_to_members_whatever_their_order_and_markup(broadener):
+    reply = "Here are the sub-questions:\n\n1. What does folate do in the body?\n- What does vitamin B6 do?\n  • “What does vitamin B12 do?”\n"
+    b = broadener.expand_with_llm("what do the B vitamins do", "en", FakeLLM(reply), BROADEN_TEMPLATE)
+    assert b is not None and b.via == "llm" and b.members == B_VITAMINS
+    assert b.queries == ["What does vitamin B12 do?", "What does folate do in the body?", "What does vitamin B6 do?"]
+
+
+def test_llm_lines_without_member_names_are_taken_in_order_when_the_count_fits(broadener):
+    reply = "（1）钴胺素的作用是什么\n（2）B9有什么用\n（3）吡哆醇有什么用\n"  # synonyms still name members
+    b = broadener.expand_with_llm("维生素B族都有什么用", "zh", FakeLLM(reply), BROADEN_TEMPLATE)
+    assert b is not None and b.via == "llm"
+    assert b.queries == ["钴胺素的作用是什么", "B9有什么用", "吡哆醇有什么用"]
+    reply = "第一个问题\n第二个问题\n第三个问题"
+    b = broadener.expand_with_llm("维生素B族都有什么用", "zh", FakeLLM(reply), BROADEN_TEMPLATE)
+    assert b is not None and b.queries == ["第一个问题", "第二个问题", "第三个问题"]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [TimeoutError("no answer"), RuntimeError("no key"), "", "\n  \n", "only one line, naming nothing",
+     "What does vitamin B12 do?\nWhat does folate do?"],  # a member missing and the count does not fit
+)
+def test_llm_failure_or_unusable_reply_falls_back_to_the_template(broadener, reply):
+    b = broadener.expand_with_llm("维生素B族都有什么用", "zh", FakeLLM(reply), BROADEN_TEMPLATE)
+    assert b == broadener.expand("维生素B族都有什么用", "zh")
+    assert b is not None and b.via == "template"
+
+
+def test_llm_is_not_called_for_a_question_that_is_not_broad(broadener):
+    llm = FakeLLM("anything")
+    assert broadener.expand_with_llm("is vitamin B12 one of the B vitamins?", "en", llm, BROADEN_TEMPLATE) is None
+    assert llm.prompts == []

@@ -1,0 +1,137 @@
+"""The faithfulness check on generated answers: valid, invalid, missing and loosely written citations."""
+
+from __future__ import annotations
+
+import pytest
+
+import unitrag
+from unitrag.rag.citations import (
+    LONG_ANSWER_CJK_CHARS,
+    LONG_ANSWER_WORDS,
+    check_citations,
+    cited_ids,
+    is_long,
+    strip_citations,
+)
+from unitrag.rag.types import FaithfulnessReport
+
+WHITELIST = ["nih-b12", "who-iodine", "dga-2020"]
+
+
+def test_public_export():
+    assert unitrag.check_citations is check_citations
+    assert "check_citations" in unitrag.__all__ and unitrag.__version__
+
+
+def test_all_valid_en():
+    answer = 'Vegans need a B12 source <Cite id="nih-b12"/>. Iodised salt covers iodine <Cite id="who-iodine"/>.'
+    assert check_citations(answer, WHITELIST) == FaithfulnessReport(
+        valid_ids=["nih-b12", "who-iodine"], invalid_ids=[], score=1.0, uncited_long_answer=False
+    )
+
+
+def test_all_invalid_zh():
+    answer = '孕妇每天需要230微克碘<Cite id="made-up-2021"/>。严重缺乏会导致甲状腺肿<Cite id="other-paper"/>。'
+    report = check_citations(answer, WHITELIST)
+    assert report.valid_ids == [] and report.invalid_ids == ["made-up-2021", "other-paper"]
+    assert report.score == 0.0 and not report.uncited_long_answer
+
+
+def test_mixed_score_counts_tags_and_ids_are_unique_in_order():
+    answer = (
+        'A <Cite id="dga-2020"/> B <Cite id="fake-1"/> C <Cite id="nih-b12"/> '
+        'D <Cite id="dga-2020"/> E <Cite id="fake-2"/> F <Cite id="dga-2020"/> G <Cite id="fake-1"/>'
+    )
+    report = check_citations(answer, WHITELIST)
+    assert report.valid_ids == ["dga-2020", "nih-b12"]
+    assert report.invalid_ids == ["fake-1", "fake-2"]
+    assert report.score == pytest.approx(4 / 7)  # tags, not ids: unique ids would give 2 / 4
+
+
+def test_duplicates_of_one_valid_id():
+    answer = '维生素B12主要来自动物性食物<Cite id="nih-b12"/>，素食者需要补充<Cite id="nih-b12"/>。'
+    report = check_citations(answer, WHITELIST)
+    assert (report.valid_ids, report.invalid_ids, report.score) == (["nih-b12"], [], 1.0)
+
+
+@pytest.mark.parametrize(
+    "tag",
+    [
+        '<Cite id="nih-b12"/>', "<Cite id='nih-b12' />", '<cite id="nih-b12"/>', '<CITE ID="nih-b12"/>',
+        '<Cite  id = "nih-b12"  / >', '< Cite id="nih-b12">', '<Cite id="nih-b12"></Cite>', '<Cite id=" nih-b12 "/>',
+        '<Cite\nid="nih-b12"/>',
+    ],
+)
+def test_tag_variants_are_recognised(tag):
+    answer = f"Vegans need a reliable B12 source{tag}, and a fake one <Cite id='nope'/>."
+    report = check_citations(answer, WHITELIST)
+    assert (report.valid_ids, report.invalid_ids, report.score) == (["nih-b12"], ["nope"], 0.5)
+    assert cited_ids(answer) == ["nih-b12", "nope"]
+
+
+def test_mismatched_quotes_and_other_tags_are_not_citations():
+    answer = """See <Cite id="nih-b12'/> and <Citation id="who-iodine"/> and <Cite ref="dga-2020"/>."""
+    assert cited_ids(answer) == []
+
+
+def test_empty_id_is_invalid():
+    report = check_citations('Salt matters <Cite id=""/>.', WHITELIST)
+    assert report.invalid_ids == [""] and report.score == 0.0
+
+
+def _words(n: int) -> str:
+    return " ".join(["word"] * n)
+
+
+def test_no_citation_short_answer_en_and_zh():
+    for answer in ["I could not find that in the sources.", "资料中没有找到相关信息。", ""]:
+        assert check_citations(answer, WHITELIST) == FaithfulnessReport([], [], 1.0, False)
+
+
+def test_no_citation_long_answer_en_and_zh():
+    en = "Vitamin D helps the body absorb calcium. " * 9  # 63 words
+    zh = "维生素D帮助身体吸收钙质，对骨骼健康很重要。" * 7  # 133 CJK characters
+    for answer in (en, zh):
+        report = check_citations(answer, WHITELIST)
+        assert report == FaithfulnessReport([], [], 0.0, True)
+
+
+def test_a_long_answer_with_citations_is_not_flagged():
+    answer = "Vitamin D helps the body absorb calcium. " * 12 + '<Cite id="fake"/>'
+    report = check_citations(answer, WHITELIST)
+    assert not report.uncited_long_answer and report.score == 0.0 and report.invalid_ids == ["fake"]
+
+
+def test_long_threshold_boundaries():
+    assert LONG_ANSWER_WORDS == 60 and LONG_ANSWER_CJK_CHARS == 120
+    assert not is_long(_words(LONG_ANSWER_WORDS)) and is_long(_words(LONG_ANSWER_WORDS + 1))
+    assert not is_long("钙" * LONG_ANSWER_CJK_CHARS) and is_long("钙" * (LONG_ANSWER_CJK_CHARS + 1))
+    # mixed: half the words and half the characters are exactly at the limit, one more is over
+    assert not is_long(_words(30) + "钙" * 60) and is_long(_words(31) + "钙" * 60)
+    # punctuation, digits inside CJK text and the tags themselves do not make an answer long
+    assert not is_long("，。！" * 200 + '<Cite id="a-very-long-citation-identifier-that-is-not-text"/>' * 70)
+
+
+def test_cited_ids_unique_in_order():
+    answer = '<Cite id="b"/> x <Cite id="a"/> y <cite id=\'b\'/>'
+    assert cited_ids(answer) == ["b", "a"]
+    assert cited_ids("no tags here") == []
+
+
+def test_strip_given_ids_keeps_the_others():
+    answer = 'Iron is in meat <Cite id="fake"/>, and B12 too <Cite id="nih-b12"/>.\n铁<Cite id=\'fake\' />很重要。'
+    assert strip_citations(answer, ["fake"]) == 'Iron is in meat, and B12 too <Cite id="nih-b12"/>.\n铁很重要。'
+
+
+def test_strip_all_tags():
+    answer = 'Iron is in meat <Cite id="a"/><Cite id="b"/>. B12 <cite id="c"></cite> too.'
+    assert strip_citations(answer) == "Iron is in meat. B12 too."
+    assert strip_citations(answer, []) == answer
+
+
+def test_strip_invalid_after_check_leaves_only_valid_citations():
+    answer = 'A <Cite id="nih-b12"/> B <Cite id="fake"/>.'
+    report = check_citations(answer, WHITELIST)
+    shown = strip_citations(answer, report.invalid_ids)
+    assert shown == 'A <Cite id="nih-b12"/> B.'
+    assert check_citations(shown, WHITELIST).score == 1.0

@@ -1,0 +1,113 @@
+"""Prompt rendering with the project's own templates (prompts/*.j2), as the artifact stores them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from unitrag.rag.prompt import PromptError, TemplateMissing, build_messages, render_text
+from unitrag.rag.types import Source
+
+PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
+
+
+@pytest.fixture(scope="module")
+def templates() -> dict[str, str]:
+    found = {path.stem: path.read_text(encoding="utf-8") for path in PROMPTS.glob("*.j2")}
+    assert {"system", "user", "not_found", "refusal", "broaden"} <= set(found)
+    return found
+
+
+def source(n: int, title: str, text: str, ids: list[str], lang: str = "en") -> Source:
+    return Source(f"c{n}", f"u{n}", "article", title, text, ["iodine"], ids, "public", lang)
+
+
+ZH_SOURCES = [
+    source(1, "孕期碘需求", '孕妇每天需要 230 微克碘。<Cite id="who2020"/>', ["who2020"], "zh"),
+    source(2, "加碘盐", "加碘盐是主要来源。", ["cn2022", "who2020"], "zh"),
+]
+EN_SOURCES = [
+    source(1, "Iodine in pregnancy", 'Pregnant women need 220 µg a day.<Cite id="iom2001"/>', ["iom2001"]),
+    source(2, "Iodised salt", "Iodised salt is the main source.", ["who2014"]),
+]
+
+
+def test_chinese_prompt_puts_sources_before_the_question_and_rules_after(templates: dict[str, str]) -> None:
+    question = "孕妇每天需要多少碘？"
+    system, user = build_messages(question, "zh", ZH_SOURCES, templates)
+    assert (system["role"], user["role"]) == ("system", "user")
+    assert "用中文回答" in system["content"]
+    text = user["content"]
+    q = text.index(question)
+    assert text.index("[1] 孕期碘需求") < text.index("孕妇每天需要 230 微克碘") < text.index("[2] 加碘盐") < text.index("加碘盐是主要来源") < q
+    assert text.index("可引用 id：who2020") < q
+    assert "可引用 id：cn2022, who2020" in text
+    rules = text[q + len(question):]
+    assert "资料中没有找到答案" in rules and '<Cite id="..."/>' in rules and "可引用 id" in rules
+
+
+def test_english_prompt_puts_sources_before_the_question_and_rules_after(templates: dict[str, str]) -> None:
+    question = "How much iodine does a pregnant woman need?"
+    system, user = build_messages(question, "en", EN_SOURCES, templates)
+    assert "Answer in English" in system["content"]
+    text = user["content"]
+    q = text.index(question)
+    assert text.index("[1] Iodine in pregnancy") < text.index("need 220 µg") < text.index("[2] Iodised salt") < q
+    assert "allowed citation ids: iom2001" in text and "allowed citation ids: who2014" in text
+    rules = text[q + len(question):]
+    assert "not found in the knowledge base" in rules and '<Cite id="..."/>' in rules and "allowed" in rules
+    assert "资料" not in text
+
+
+def test_a_regional_chinese_tag_renders_chinese(templates: dict[str, str]) -> None:
+    assert "问题：" in build_messages("碘", "zh-CN", ZH_SOURCES, templates)[1]["content"]
+
+
+def test_a_source_without_citation_ids_says_so(templates: dict[str, str]) -> None:
+    user = build_messages("q?", "en", [source(1, "Untitled", "Some text.", [])], templates)[1]["content"]
+    assert "allowed citation ids: (none)" in user
+
+
+def test_the_question_is_data_not_template_code(templates: dict[str, str]) -> None:
+    user = build_messages("what is {{ 7 * 7 }}?", "en", EN_SOURCES, templates)[1]["content"]
+    assert "what is {{ 7 * 7 }}?" in user and "49" not in user
+
+
+def test_not_found_and_refusal_render_in_the_questions_language(templates: dict[str, str]) -> None:
+    assert render_text("not_found", templates, lang="zh") == "抱歉，知识库中没有找到能回答这个问题的资料。"
+    assert render_text("not_found", templates, lang="en").startswith("Sorry, the knowledge base has nothing")
+    assert "超出" in render_text("refusal", templates, lang="zh")
+    assert "outside the scope" in render_text("refusal", templates, lang="en")
+
+
+def test_a_missing_template_is_named(templates: dict[str, str]) -> None:
+    without_user = {k: v for k, v in templates.items() if k != "user"}
+    with pytest.raises(TemplateMissing, match="'user'") as caught:
+        build_messages("q?", "en", EN_SOURCES, without_user)
+    assert caught.value.name == "user"
+    with pytest.raises(TemplateMissing, match="'not_found'.*prompts"):
+        render_text("not_found", {}, lang="en")
+
+
+def test_an_undefined_variable_is_an_error_not_an_empty_string() -> None:
+    with pytest.raises(PromptError, match="'user'.*questoin"):
+        build_messages("q?", "en", EN_SOURCES, {"system": "ok", "user": "{{ questoin }}"})
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+        "{{ sources[0].__class__ }}",
+        "{{ cycler.__init__.__globals__ }}",
+    ],
+)
+def test_templates_cannot_reach_python_internals(template: str) -> None:
+    with pytest.raises(PromptError, match="'user'"):
+        build_messages("q?", "en", EN_SOURCES, {"system": "ok", "user": template})
+
+
+def test_a_syntax_error_names_the_template() -> None:
+    with pytest.raises(PromptError, match="'system'.*syntax error"):
+        build_messages("q?", "en", EN_SOURCES, {"system": "{% if %}", "user": "ok"})

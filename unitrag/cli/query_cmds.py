@@ -1,0 +1,93 @@
+"""App-side commands: search and ask over an artifact."""
+
+from __future__ import annotations
+
+import json as jsonlib
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..config import Config, load_config
+from ..errors import UserError
+from ..rag.types import UserContext
+from .output import out, print_json
+
+KbOpt = Annotated[Optional[str], typer.Option("--kb", help="Artifact path [config: artifact].")]
+ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Config file (default: ./unitrag.toml).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("search")(search)
+    app.command("ask")(ask)
+
+
+def _open(kb: str | None, config: Path | None, **overrides: object):  # type: ignore[no-untyped-def]
+    from ..rag.knowledge_base import KnowledgeBase
+
+    cfg: Config = load_config(config, **overrides)
+    return KnowledgeBase.open(kb or cfg.artifact, config=cfg)
+
+
+def search(
+    question: Annotated[str, typer.Argument(help="The question.")],
+    kb: KbOpt = None,
+    k: Annotated[Optional[int], typer.Option("--k", help="How many sources [config: final_k].")] = None,
+    sparse: Annotated[Optional[bool], typer.Option("--sparse/--no-sparse", help="BM25 arm fused by RRF [config: sparse].")] = None,
+    clinician: Annotated[bool, typer.Option("--clinician", help="Search as a clinician (restricted units included).")] = False,
+    config: ConfigOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Ranked sources for a question, with every stage's score (no guard, no LLM)."""
+    knowledge_base = _open(kb, config, final_k=k, sparse=sparse)
+    result = knowledge_base.search(question, user=UserContext(roles=("clinician",) if clinician else ()))
+    if json:
+        print_json(result.to_dict())
+        return
+    for n, source in enumerate(result.sources, start=1):
+        scores = " ".join(f"{name}={value:.3f}" for name, value in source.scores.items())
+        out.print(f"{n}. [bold]{source.title}[/] ({source.chunk_id}, {source.kind}) {scores}")
+
+
+def ask(
+    question: Annotated[str, typer.Argument(help="The question.")],
+    kb: KbOpt = None,
+    user_context: Annotated[Optional[Path], typer.Option("--user-context", help="JSON file with UserContext fields.")] = None,
+    lang: Annotated[Optional[str], typer.Option("--lang", help="Answer language: zh or en (default: the question's).")] = None,
+    llm: Annotated[Optional[str], typer.Option("--llm", help="litellm:<model> or none [config: llm].")] = None,
+    config: ConfigOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Answer a question from the artifact, with checked citations."""
+    if lang is not None and lang not in ("zh", "en"):
+        raise UserError(f"--lang must be zh or en, got {lang!r}")
+    user = _user_context(user_context)
+    answer = _open(kb, config, llm=llm).ask(question, user=user, lang=lang)
+    if json:
+        print_json(answer.to_dict())
+        return
+    out.print(answer.answer)
+    if answer.citations:
+        out.print("")
+        for c in answer.citations:
+            out.print(f"[{c.id}] {c.title} ({c.year}){' ' + c.url if c.url else ''}")
+    if answer.extractive and answer.llm_error:
+        out.print(f"\n[dim](extractive answer: {answer.llm_error})[/]")
+
+
+def _user_context(path: Path | None) -> UserContext:
+    if path is None:
+        return UserContext()
+    try:
+        data = jsonlib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"--user-context file {path} not found") from None
+    except (OSError, UnicodeDecodeError, jsonlib.JSONDecodeError) as exc:
+        raise UserError(f"--user-context {path}: not a readable JSON file ({exc})") from None
+    if not isinstance(data, dict):
+        raise UserError(f"--user-context {path}: expected a JSON object with UserContext fields")
+    try:
+        return UserContext.from_dict(data)
+    except ValueError as exc:
+        raise UserError(f"--user-context {path}: {exc}") from None

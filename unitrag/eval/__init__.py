@@ -1,0 +1,1 @@
+"""Evaluation: retrieval metrics (and, later, the BEIR runner behind ``unitrag eval``)."""

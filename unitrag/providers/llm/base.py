@@ -1,0 +1,54 @@
+"""The LLM interface: one abstract method, and one exception for every way a call can fail.
+
+Callers never need to know litellm's (or any provider's) exception zoo: a provider
+turns every failure into :class:`LLMUnavailable`, and the RAG pipeline answers it
+with an extractive answer instead of an error.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from typing import ClassVar, Literal
+
+#: Why a call failed, coarse enough to count in metrics and to test against.
+FailureKind = Literal["no_key", "timeout", "rate_limit", "server", "connection", "refused", "empty", "error"]
+
+
+class LLMUnavailable(Exception):
+    """The LLM gave no usable answer (no key, timeout, 429 after retries, 5xx, unreachable, empty output).
+
+    ``reason`` is one line a person can act on; ``kind`` classifies it.
+    """
+
+    def __init__(self, reason: str, *, kind: FailureKind = "error") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.kind: FailureKind = kind
+
+
+class LLM(ABC):
+    """A chat model: OpenAI-style messages in, text (or text pieces) out.
+
+    ``id`` (``provider:model``) is what answers and logs record, so a result can
+    be traced to the model that wrote it.
+    """
+
+    provider: ClassVar[str]
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+
+    @property
+    def id(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+    @abstractmethod
+    def complete(self, messages: list[dict[str, str]], *, stream: bool = False) -> str | Iterator[str]:
+        """The answer to ``messages``; with ``stream``, an iterator of its pieces.
+
+        Raises :class:`LLMUnavailable` on any failure, also from inside the iterator.
+        """
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.id}>"

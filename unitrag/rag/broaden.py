@@ -1,0 +1,197 @@
+"""Broadening: a question about a topic group as a whole becomes one sub-query per member.
+
+"What do the B vitamins do?" has no single best passage: the knowledge sits in the
+units about B12, folate and B6, and one embedding of the whole question lands near
+whichever is most generic. Asking once per member (from the taxonomy) and merging
+the results gives every member a fair chance. A question that names a member
+("is vitamin B12 one of the B vitamins?") is about that member and is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from jinja2 import Environment, StrictUndefined
+
+from .lang import normalize_question
+
+#: A line longer than this in an LLM's reply is prose, not a sub-query.
+MAX_QUERY_CHARS = 300
+
+_LEADING_MARK = re.compile(r"^(?:[-*•·]+|\(?\d+[.)、:]|[(（]\d+[)）]|[一二三四五六七八九十]+[、.])\s*")
+_QUOTES = "\"'“”‘’「」"
+_ALNUM = "A-Za-z0-9"
+
+
+@dataclass(frozen=True)
+class Broadening:
+    """The group a question is about, its members and one sub-query per member (same order)."""
+
+    group: str
+    members: list[str]
+    queries: list[str]
+    via: Literal["template", "llm"] = "template"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class _Topic:
+    id: str
+    names: Mapping[str, str]
+    mention: re.Pattern[str] | None  # any name or synonym, of either language
+
+
+def _form_pattern(form: str) -> str | None:
+    """A name as a regex: spaces and hyphens interchangeable, an English plural 's' optional, whole words."""
+    form = normalize_question(form)
+    if len(form) < 2 and form.isascii():
+        return None  # "K", "C": as a word in a question it is almost never the nutrient
+    parts = [r"[\s\-]*" if ch in " -" else re.escape(ch) for ch in form]
+    if form.isascii() and form[-1] in "sS" and len(form) > 3:
+        parts[-1] += "?"
+    pattern = "".join(parts)
+    if re.match(f"[{_ALNUM}]", form[0]):
+        pattern = f"(?<![{_ALNUM}])" + pattern
+    if re.match(f"[{_ALNUM}]", form[-1]):
+        pattern += f"(?![{_ALNUM}])"
+    return pattern
+
+
+def _mention_regex(forms: Iterable[str]) -> re.Pattern[str] | None:
+    patterns = {p for p in map(_form_pattern, forms) if p}
+    if not patterns:
+        return None
+    # longest first, so "vitamin B complex" wins over a shorter form inside it
+    return re.compile("|".join(sorted(patterns, key=lambda p: (-len(p), p))), re.IGNORECASE)
+
+
+def _topic(row: Mapping[str, Any]) -> _Topic:
+    forms = [row["name_en"], row["name_zh"], *(row.get("synonyms_en") or ()), *(row.get("synonyms_zh") or ())]
+    return _Topic(id=row["id"], names={"en": row["name_en"], "zh": row["name_zh"]}, mention=_mention_regex(forms))
+
+
+def _localized(topic: _Topic, lang: str) -> str:
+    return topic.names.get(lang) or topic.names["en"]
+
+
+def _in_sentence(name: str, at_start: bool, lang: str) -> str:
+    """"Vitamin B12" reads "vitamin B12" mid-sentence; acronyms and Chinese stay as they are."""
+    if lang == "zh" or len(name) < 2 or not (name[0].isupper() and name[1].islower()):
+        return name
+    return name if at_start else name[0].lower() + name[1:]
+
+
+class Broadener:
+    """The taxonomy's groups and member names, compiled once from rows of the ``topics`` table."""
+
+    def __init__(self, topics: Iterable[_Topic], groups: Mapping[str, list[str]]) -> None:
+        self.topics: dict[str, _Topic] = {t.id: t for t in topics}
+        self.groups: dict[str, list[str]] = {g: [m for m in ms if m in self.topics] for g, ms in groups.items()}
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Mapping[str, Any]]) -> "Broadener":
+        rows = list(rows)
+        return cls(
+            topics=[_topic(r) for r in rows],
+            groups={r["id"]: list(r.get("members") or ()) for r in rows if r["is_group"]},
+        )
+
+    def find_group(self, question: str) -> tuple[str, re.Match[str]] | None:
+        """The group mentioned first (the longest mention on a tie), with that mention."""
+        found: list[tuple[int, int, str, re.Match[str]]] = []
+        for group_id, members in self.groups.items():
+            mention = self.topics[group_id].mention
+            match = mention.search(question) if mention and members else None
+            if match:
+                found.append((match.start(), -len(match.group()), group_id, match))
+        if not found:
+            return None
+        _, _, group_id, match = min(found, key=lambda f: f[:3])
+        return group_id, match
+
+    def names_member(self, question: str, group_id: str) -> bool:
+        """True when the question names one of the group's members (outside the group's own mention)."""
+        group_mention = self.topics[group_id].mention
+        rest = group_mention.sub(" ", question) if group_mention else question
+        return any(
+            (mention := self.topics[m].mention) is not None and mention.search(rest) for m in self.groups[group_id]
+        )
+
+    def expand(self, question: str, lang: str) -> Broadening | None:
+        """One sub-query per member, written by putting the member's name where the group was; None if not broad."""
+        text = normalize_question(question)
+        found = self.find_group(text)
+        if found is None or self.names_member(text, found[0]):
+            return None
+        group_id = found[0]
+        members = self.groups[group_id]
+        mention = self.topics[group_id].mention
+        assert mention is not None
+        queries = [
+            mention.sub(lambda m, t=self.topics[member]: _in_sentence(_localized(t, lang), m.start() == 0, lang), text)
+            for member in members
+        ]
+        return Broadening(group=group_id, members=list(members), queries=queries)
+
+    def expand_with_llm(
+        self, question: str, lang: str, complete: Callable[[str], str], template: str
+    ) -> Broadening | None:
+        """Let an LLM write the sub-queries (better phrasing); the template substitution when it fails.
+
+        ``template`` is the artifact's ``broaden`` prompt (variables: question, group,
+        members, lang). Its reply is read one sub-query per non-empty line; it is used
+        when every member gets a line naming it, or when there is exactly one line per
+        member. A raising callable or an unusable reply falls back to ``expand``.
+        """
+        base = self.expand(question, lang)
+        if base is None:
+            return None
+        prompt = Environment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True).from_string(
+            template
+        ).render(
+            question=question,
+            group=_localized(self.topics[base.group], lang),
+            members=[_localized(self.topics[m], lang) for m in base.members],
+            lang=lang,
+        )
+        try:
+            reply = complete(prompt)
+        except Exception:  # any provider failure: the template answer is always available
+            return base
+        queries = self._assign(_reply_lines(reply if isinstance(reply, str) else ""), base.members)
+        if queries is None:
+            return base
+        return Broadening(group=base.group, members=base.members, queries=queries, via="llm")
+
+    def _assign(self, lines: list[str], members: list[str]) -> list[str] | None:
+        """One line per member: the first line naming it, else by position when the counts agree."""
+        if not lines:
+            return None
+        chosen: list[str] = []
+        unused = list(lines)
+        for member in members:
+            mention = self.topics[member].mention
+            line = next((ln for ln in unused if mention is not None and mention.search(normalize_question(ln))), None)
+            if line is None:
+                break
+            chosen.append(line)
+            unused.remove(line)
+        else:
+            return chosen
+        return list(lines) if len(lines) == len(members) else None
+
+
+def _reply_lines(reply: str) -> list[str]:
+    """Non-empty lines without list markers or quotes; headings ("Sub-questions:") and prose dropped."""
+    lines: list[str] = []
+    for raw in reply.splitlines():
+        line = _LEADING_MARK.sub("", raw.strip()).strip().strip(_QUOTES).strip()
+        if not line or line.endswith((":", "：")) or len(line) > MAX_QUERY_CHARS or line in lines:
+            continue
+        lines.append(line)
+    return lines

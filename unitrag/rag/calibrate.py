@@ -1,0 +1,179 @@
+"""Fitting the answerability gate on labelled questions (content/questions.yaml).
+
+Each question goes through ``kb.search`` exactly as ``ask`` would send it (the
+guard first: a question the guard answers never reaches the gate and is left out).
+Every candidate feature of the final sources is measured, pooled and with one
+Platt pair per language; the variant whose leave-one-out probabilities rank the
+questions best (AUC) becomes the gate. Leave-one-out numbers are reported beside
+the in-sample ones, since a gate fitted and scored on the same few dozen questions
+flatters itself.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..content.models import LabelledQuestion
+from ..content.registry import LoadedQuestion
+from .gate import FEATURES, AnswerabilityGate, feature_value, pipeline_id, sigmoid
+
+MIN_PER_CLASS = 5  # a language gets its own Platt pair only with this many questions of each label
+
+
+@dataclass
+class Sample:
+    """One labelled question after search: its candidate features and what the gate made of it."""
+
+    id: str
+    question: str
+    lang: str
+    answerable: bool
+    group: str  # the top source's language: the key of the gate's per-language pair
+    values: dict[str, float | None]
+    top_units: list[str]
+    hit: bool | None = None  # answerable questions: an expected unit is among the sources
+    p: float = math.nan  # p(answerable) from the fitted gate
+    p_loo: float = math.nan  # ... from the gate fitted without this question
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["p"], data["p_loo"] = round(self.p, 4), round(self.p_loo, 4)
+        data["values"] = {k: (None if v is None else round(v, 6)) for k, v in self.values.items()}
+        return data
+
+
+@dataclass
+class Calibration:
+    gate: AnswerabilityGate
+    samples: list[Sample]
+    candidates: list[dict[str, Any]]
+    guarded: list[str] = field(default_factory=list)  # ids the guard answers before retrieval
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "gate": self.gate.to_dict(), "thresholds": self.gate.thresholds, "candidates": self.candidates,
+            "guarded": self.guarded, "samples": [s.to_dict() for s in self.samples],
+        }
+
+
+def measure(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuestion]) -> tuple[list[Sample], list[str]]:
+    """Search every question as ``ask`` would; the samples, and the ids the guard stops first."""
+    from .lang import detect_lang
+
+    samples, guarded = [], []
+    for item in questions:
+        q = item.question if isinstance(item, LoadedQuestion) else item
+        if kb.guard.check(q.question, detect_lang(q.question)) is not None:
+            guarded.append(q.id)
+            continue
+        sources = kb.search(q.question).sources
+        if not sources:
+            continue
+        found = {s.unit_id for s in sources} | {s.story_id for s in sources if s.story_id}
+        samples.append(Sample(
+            id=q.id, question=q.question, lang=q.lang, answerable=q.answerable, group=sources[0].lang,
+            values={name: feature_value(name, sources) for name in FEATURES}, top_units=[s.unit_id for s in sources],
+            hit=bool(found.intersection(q.expected_units)) if q.answerable else None,
+        ))
+    return samples, guarded
+
+
+def auc(scores: Sequence[float], labels: Sequence[bool]) -> float:
+    """Probability that an answerable question outscores an unanswerable one (ties count half)."""
+    x, y = np.asarray(scores, float), np.asarray(labels, bool)
+    pos, neg = x[y], x[~y]
+    if not len(pos) or not len(neg):
+        return math.nan
+    greater = (pos[:, None] > neg[None, :]).sum()
+    ties = (pos[:, None] == neg[None, :]).sum()
+    return float((greater + 0.5 * ties) / (len(pos) * len(neg)))
+
+
+def _probabilities(gate: AnswerabilityGate, x: np.ndarray, groups: Sequence[str]) -> np.ndarray:
+    return np.array([float(sigmoid(gate.params(g)[0] * v + gate.params(g)[1])) for v, g in zip(x, groups)])
+
+
+def loo_probabilities(x: np.ndarray, y: np.ndarray, groups: Sequence[str] | None) -> np.ndarray:
+    """p(answerable) of each example from a gate fitted on all the others."""
+    out = np.empty(len(x))
+    g = list(groups) if groups is not None else [""] * len(x)
+    for i in range(len(x)):
+        keep = np.arange(len(x)) != i
+        gate = AnswerabilityGate.fit(
+            x[keep], y[keep], langs=[g[j] for j in np.flatnonzero(keep)] if groups is not None else None,
+            min_per_class=MIN_PER_CLASS,
+        )
+        out[i] = _probabilities(gate, x[i:i + 1], [g[i]])[0]
+    return out
+
+
+def _rates(p: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    """Accuracy, and precision / recall of the "not found" decision (p < 0.5)."""
+    not_found = p < 0.5
+    caught = int((not_found & ~y).sum())
+    return {
+        "accuracy": float(((p >= 0.5) == y).mean()),
+        "not_found_precision": caught / int(not_found.sum()) if not_found.any() else math.nan,
+        "not_found_recall": caught / int((~y).sum()) if (~y).any() else math.nan,
+    }
+
+
+def run_calibration(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuestion]) -> Calibration:
+    """Measure every candidate, fit the best as the gate of ``kb``'s pipeline, score it on the set."""
+    samples, guarded = measure(kb, questions)
+    y_all = np.array([s.answerable for s in samples], bool)
+    if min(int(y_all.sum()), int((~y_all).sum())) < 2:  # leave-one-out must keep one of each
+        raise ValueError("calibration needs at least 2 answerable and 2 unanswerable questions that reach the gate")
+    candidates: list[dict[str, Any]] = []
+    best: tuple[float, str, bool] | None = None
+    for feature in FEATURES:
+        if any(s.values[feature] is None for s in samples):
+            continue  # this pipeline does not produce it (e.g. no reranker)
+        x = np.array([s.values[feature] for s in samples], float)
+        if x.std() == 0.0:
+            continue
+        raw = auc(x, y_all)
+        by_lang_raw = {
+            lang: round(auc(x[m], y_all[m]), 4)
+            for lang in sorted({s.lang for s in samples}) for m in [np.array([s.lang == lang for s in samples])]
+        }
+        for per_lang in (False, True):
+            groups = [s.group for s in samples] if per_lang else None
+            loo = auc(loo_probabilities(x, y_all, groups), y_all)
+            candidates.append({"feature": feature, "per_lang": per_lang, "auc": round(raw, 4),
+                               "auc_by_lang": by_lang_raw, "loo_auc": round(loo, 4)})
+            if raw > 0.5 and (best is None or loo > best[0]):
+                best = (loo, feature, per_lang)
+    if best is None:
+        raise ValueError("no candidate feature separates answerable from unanswerable questions")
+    _, feature, per_lang = best
+    x = np.array([s.values[feature] for s in samples], float)
+    groups = [s.group for s in samples]
+    p_loo = loo_probabilities(x, y_all, groups if per_lang else None)
+    draft = AnswerabilityGate.fit(x, y_all, feature=feature, langs=groups if per_lang else None, min_per_class=MIN_PER_CLASS)
+    p = _probabilities(draft, x, groups)
+    for s, pi, qi in zip(samples, p, p_loo):
+        s.p, s.p_loo = float(pi), float(qi)
+    hits = [s.hit for s in samples if s.hit is not None]
+    metrics = {
+        "auc": round(auc(x, y_all), 4), "auc_of_p": round(auc(p, y_all), 4), "loo_auc": round(auc(p_loo, y_all), 4),
+        **{k: round(v, 4) for k, v in _rates(p, y_all).items()},
+        **{f"loo_{k}": round(v, 4) for k, v in _rates(p_loo, y_all).items()},
+        "expected_unit_found": round(sum(hits) / len(hits), 4) if hits else None,
+        "questions": len(samples), "guarded": len(guarded),
+    }
+    gate = AnswerabilityGate.fit(
+        x, y_all, pipeline_id=pipeline_id(kb.store.manifest, kb.config), feature=feature,
+        langs=groups if per_lang else None, min_per_class=MIN_PER_CLASS, metrics=metrics,
+    )
+    return Calibration(gate, samples, candidates, guarded)
+
+
+def calibrate(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuestion]) -> AnswerabilityGate:
+    """The gate for ``kb``'s pipeline, fitted on ``questions``; its ``metrics`` say how well it does."""
+    return run_calibration(kb, questions).gate

@@ -1,0 +1,262 @@
+"""The answerability gate: are the ranked sources good enough to answer from, or is this "not found"?
+
+A retrieval score is not a probability, and its scale belongs to the pipeline that
+produced it: multilingual-e5 cosines sit between about 0.75 and 0.95, a
+cross-encoder's logits anywhere, RRF scores near 1/60. So the gate is fitted
+(``unitrag calibrate``) on labelled answerable and unanswerable questions with
+Platt scaling, p = sigmoid(a·x + b) on one score ``x`` of the ranked sources, and
+stored with the id of the pipeline whose scores it was fitted on
+(:func:`pipeline_id`). Below p = 0.5 the question gets a "not found" answer in its
+language and no LLM call; an artifact without a gate for its pipeline gets no gate.
+
+Optional per-language parameters (``by_lang``, keyed by the top source's language)
+exist because the embedder's cosines differ by language: multilingual-e5 scores an
+off-topic Chinese question against Chinese passages higher than an off-topic
+English one against English passages. A language without its own pair uses the
+pooled ``a``, ``b``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..config import Config
+from ..errors import UserError
+from .types import Source
+
+
+def pipeline_id(manifest: Mapping[str, Any], config: Config) -> str:
+    """What a gate's scores depend on: the artifact's embedder, the reranker, the sparse arm."""
+    return f"{manifest['embedder']['id']}|reranker={config.reranker}|sparse={'on' if config.sparse else 'off'}"
+
+
+# -- features: one number from the ranked (final) sources ---------------------------------
+
+
+def _stage_scores(sources: Sequence[Source], stage: str) -> list[float]:
+    return [s.scores[stage] for s in sources if stage in s.scores]
+
+
+def _top_dense(sources: Sequence[Source]) -> float | None:
+    if "dense" in sources[0].scores:
+        return sources[0].scores["dense"]
+    return _max(sources, "dense")  # the top source came from the sparse arm only
+
+
+def _max(sources: Sequence[Source], stage: str) -> float | None:
+    values = _stage_scores(sources, stage)
+    return max(values) if values else None
+
+
+def _dense_margin(sources: Sequence[Source]) -> float | None:
+    values = sorted(_stage_scores(sources, "dense"), reverse=True)
+    return values[0] - values[-1] if len(values) >= 2 else None
+
+
+#: Candidate features; ``unitrag calibrate`` measures each and keeps the best (by AUC).
+FEATURES: dict[str, Callable[[Sequence[Source]], float | None]] = {
+    "max_dense": lambda s: _max(s, "dense"),  # the best dense cosine among the final sources (boost-proof)
+    "dense": _top_dense,  # the dense cosine of the top final source
+    "rerank": lambda s: _max(s, "rerank"),  # the best cross-encoder score (a reranker is configured)
+    "final": lambda s: s[0].score,  # the top final score (after fusion, rerank and boosts)
+    "dense_margin": _dense_margin,  # top-1 minus top-5 dense cosine among the final sources
+    "sparse": lambda s: _max(s, "sparse") or 0.0,  # the best BM25 score (0 when no source matched a term)
+}
+
+
+def feature_value(feature: str, sources: Sequence[Source]) -> float | None:
+    """The gate's input for these sources; None when the sources do not carry that score."""
+    if feature not in FEATURES:
+        raise UserError(f"unknown gate feature {feature!r} (known: {', '.join(FEATURES)})")
+    if not sources:
+        return None
+    value = FEATURES[feature](sources)
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+# -- Platt scaling ------------------------------------------------------------------------
+
+
+def sigmoid(z: Any) -> Any:
+    return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(z, dtype=np.float64)))
+
+
+def fit_platt(features: Sequence[float], labels: Sequence[bool], iterations: int = 100) -> tuple[float, float]:
+    """(a, b) of p = sigmoid(a·x + b), by Newton's method on the cross-entropy.
+
+    Platt's targets ((n+ + 1)/(n+ + 2) and 1/(n- + 2) instead of 1 and 0) keep the
+    slope finite when the two classes are perfectly separated, as they often are on a
+    small labelled set. The feature is standardised for the iterations only.
+    """
+    x = np.asarray(features, dtype=np.float64)
+    y = np.asarray(labels, dtype=bool)
+    if x.ndim != 1 or x.shape != y.shape:
+        raise ValueError("features and labels must be two sequences of the same length")
+    n_pos = int(y.sum())
+    n_neg = int(y.size - n_pos)
+    if n_pos == 0 or n_neg == 0:
+        raise ValueError("Platt scaling needs both answerable and unanswerable examples")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("features must be finite numbers")
+    mu, sd = float(x.mean()), float(x.std())
+    if sd == 0.0:
+        raise ValueError("the feature has the same value for every example: it cannot separate anything")
+    X = np.column_stack([(x - mu) / sd, np.ones_like(x)])
+    t = np.where(y, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+    ridge = 1e-9 * np.eye(2)
+
+    def loss(w: np.ndarray) -> float:
+        z = X @ w  # log(1 + e^z) - t·z, computed without overflow
+        return float(np.sum(np.logaddexp(0.0, z) - t * z))
+
+    w = np.zeros(2)
+    current = loss(w)
+    for _ in range(iterations):
+        p = sigmoid(X @ w)
+        grad = X.T @ (p - t)
+        hess = X.T @ (X * (p * (1.0 - p))[:, None]) + ridge
+        step = np.linalg.solve(hess, grad)
+        scale = 1.0
+        while scale > 1e-6 and loss(w - scale * step) > current:
+            scale /= 2.0  # backtracking keeps every step downhill
+        w = w - scale * step
+        previous, current = current, loss(w)
+        if abs(previous - current) < 1e-12 * max(1.0, abs(current)) or np.abs(scale * step).max() < 1e-12:
+            break
+    a = w[0] / sd
+    return float(a), float(w[1] - a * mu)
+
+
+# -- the gate -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnswerabilityGate:
+    """p(answerable) = sigmoid(a·x + b) on ``feature`` of the ranked sources; answerable when p ≥ 0.5."""
+
+    pipeline_id: str
+    a: float
+    b: float
+    feature: str = "max_dense"
+    by_lang: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    n_answerable: int = 0
+    n_unanswerable: int = 0
+    fitted_at: str | None = None
+    metrics: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.feature not in FEATURES:
+            raise UserError(f"unknown gate feature {self.feature!r} (known: {', '.join(FEATURES)})")
+
+    def params(self, lang: str | None = None) -> tuple[float, float]:
+        return tuple(self.by_lang.get(lang, (self.a, self.b))) if lang else (self.a, self.b)  # type: ignore[return-value]
+
+    def probability(self, sources: Sequence[Source], lang: str | None = None) -> float:
+        """p(answerable); ``lang`` picks the per-language pair (default: the top source's language).
+
+        No sources: 0. Sources without the gate's score (a stage that did not run): 1,
+        the gate abstains and the prompt's own "say not found" rule stays the safety net.
+        """
+        if not sources:
+            return 0.0
+        x = feature_value(self.feature, sources)
+        if x is None:
+            return 1.0
+        a, b = self.params(lang or sources[0].lang)
+        return float(sigmoid(a * x + b))
+
+    def answerable(self, sources: Sequence[Source], lang: str | None = None) -> bool:
+        return self.probability(sources, lang) >= 0.5
+
+    @property
+    def threshold(self) -> float | None:
+        """The raw feature value where p = 0.5 (pooled parameters); None for a flat gate."""
+        return _threshold(self.a, self.b)
+
+    @property
+    def thresholds(self) -> dict[str, float | None]:
+        """The p = 0.5 point per language with its own parameters, and ``"*"`` for the pooled pair."""
+        return {"*": self.threshold, **{lang: _threshold(a, b) for lang, (a, b) in sorted(self.by_lang.items())}}
+
+    @classmethod
+    def fit(
+        cls, features: Sequence[float], labels: Sequence[bool], *, pipeline_id: str = "", feature: str = "max_dense",
+        langs: Sequence[str] | None = None, min_per_class: int = 5, metrics: Mapping[str, Any] | None = None,
+    ) -> "AnswerabilityGate":
+        """Platt-fit the pooled pair, and one pair per language in ``langs`` with ``min_per_class`` of each label."""
+        a, b = fit_platt(features, labels)
+        by_lang: dict[str, tuple[float, float]] = {}
+        if langs is not None:
+            x, y, g = np.asarray(features, float), np.asarray(labels, bool), np.asarray(langs, dtype=object)
+            for lang in sorted(set(g.tolist())):
+                m = g == lang
+                if min(int(y[m].sum()), int((~y[m]).sum())) >= min_per_class:
+                    by_lang[lang] = fit_platt(x[m], y[m])
+        labels_arr = np.asarray(labels, bool)
+        return cls(
+            pipeline_id=pipeline_id, a=a, b=b, feature=feature, by_lang=by_lang,
+            n_answerable=int(labels_arr.sum()), n_unanswerable=int((~labels_arr).sum()),
+            fitted_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), metrics=dict(metrics or {}),
+        )
+
+    # -- storage: calibration.json entries and rows of the artifact's calibration table ----
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pipeline_id": self.pipeline_id, "feature": self.feature, "a": self.a, "b": self.b,
+            "threshold": self.threshold,
+            "by_lang": {lang: {"a": a, "b": b, "threshold": _threshold(a, b)} for lang, (a, b) in sorted(self.by_lang.items())},
+            "n_answerable": self.n_answerable, "n_unanswerable": self.n_unanswerable, "fitted_at": self.fitted_at,
+            "metrics": dict(self.metrics),
+        }
+
+    @classmethod
+    def from_dict(cls, row: Mapping[str, Any]) -> "AnswerabilityGate":
+        """From a calibration.json entry or a calibration table row (whose JSON columns are strings)."""
+        by_lang, metrics = (json.loads(v) if isinstance(v, str) else (v or {}) for v in (row.get("by_lang"), row.get("metrics")))
+        return cls(
+            pipeline_id=row["pipeline_id"], a=float(row["a"]), b=float(row["b"]), feature=row["feature"],
+            by_lang={lang: (float(p["a"]), float(p["b"])) for lang, p in by_lang.items()},
+            n_answerable=int(row.get("n_answerable") or 0), n_unanswerable=int(row.get("n_unanswerable") or 0),
+            fitted_at=row.get("fitted_at"), metrics=metrics,
+        )
+
+
+def _threshold(a: float, b: float) -> float | None:
+    return -b / a if a != 0 else None
+
+
+def gate_for(rows: Sequence[Mapping[str, Any]], pipeline: str) -> AnswerabilityGate | None:
+    """The gate fitted for this pipeline, or None (no calibration for it: every question passes)."""
+    for row in rows:
+        if row["pipeline_id"] == pipeline:
+            return AnswerabilityGate.from_dict(row)
+    return None
+
+
+def write_calibration(path: Path, gate: AnswerabilityGate) -> None:
+    """Add ``gate`` to calibration.json, replacing the gate of the same pipeline and keeping the others."""
+    gates: list[dict[str, Any]] = []
+    if path.exists():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            gates = list(data["gates"] if isinstance(data, dict) else data)
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+            raise UserError(f"{path}: not a calibration file ({exc}); move it away to start a new one") from None
+    gates = [g for g in gates if g.get("pipeline_id") != gate.pipeline_id] + [gate.to_dict()]
+    document = {
+        "about": "Answerability gates fitted by `unitrag calibrate` on content/questions.yaml, one per query "
+                 "pipeline (embedder|reranker|sparse). `unitrag build` copies them into the artifact.",
+        "gates": sorted(gates, key=lambda g: g["pipeline_id"]),
+    }
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)

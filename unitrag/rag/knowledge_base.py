@@ -1,0 +1,175 @@
+"""The runtime an app holds: open the artifact once, then search and ask from many threads.
+
+ask: guard → broaden → embed query → dense (+ sparse, RRF) → rerank → answerability
+gate → post-process → prompt → generate → citation check. Every stage is its own
+module; this one only wires them and times them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import Config
+from ..errors import UserError
+from ..providers.embedders import Embedder
+from .postprocess import Boosts, postprocess
+from .query_embedding import QueryEncoder
+from .retrieval import Retriever
+from .store import ChunkStore
+from .timing import rounded, timed
+from .types import FaithfulnessReport, GuardOutcome, ResolvedCitation, Source, UserContext
+
+
+@dataclass
+class SearchResult:
+    question: str
+    lang: str
+    sources: list[Source]
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    broadened: list[str] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question, "lang": self.lang, "broadened": self.broadened,
+            "sources": [s.to_dict() for s in self.sources], "timings_ms": rounded(self.timings_ms),
+        }
+
+
+@dataclass
+class Answer:
+    question: str
+    lang: str
+    answer: str
+    not_found: bool
+    guard: GuardOutcome | None
+    sources: list[Source]
+    citations: list[ResolvedCitation]
+    faithfulness: FaithfulnessReport | None
+    extractive: bool = False
+    llm_error: str | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    broadened: list[str] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question, "lang": self.lang, "answer": self.answer, "not_found": self.not_found,
+            "guard": self.guard.to_dict() if self.guard else None,
+            "sources": [s.to_dict() for s in self.sources],
+            "citations": [c.to_dict() for c in self.citations],
+            "faithfulness": self.faithfulness.to_dict() if self.faithfulness else None,
+            "extractive": self.extractive, "llm_error": self.llm_error, "broadened": self.broadened,
+            "timings_ms": rounded(self.timings_ms),
+        }
+
+
+class KnowledgeBase:
+    """Load once at start-up (vectors into memory); thread-safe afterwards."""
+
+    def __init__(self, store: ChunkStore, encoder: QueryEncoder, config: Config, llm: Any = None) -> None:
+        from .broaden import Broadener
+        from .gate import gate_for, pipeline_id
+        from .guard import Guard
+
+        self.store = store
+        self.config = config
+        self.encoder = encoder
+        self.guard = Guard.from_rows(store.guard_rules)
+        self.broadener = Broadener.from_rows(store.topics)
+        self.retriever = Retriever.build(store, encoder, config)
+        self.retriever.gate = gate_for(store.calibration, pipeline_id(store.manifest, config))  # None: not calibrated
+        self.boosts = Boosts(config.boost_rule, config.boost_recent, config.boost_topic)
+        self._llm: Any = llm
+
+    @classmethod
+    def open(
+        cls, path: str | Path, *, config: Config | None = None, embedder: Embedder | None = None, llm: Any = None
+    ) -> "KnowledgeBase":
+        """Open an artifact; ``embedder`` overrides the manifest's only if it is the same model.
+
+        ``llm`` (a ``unitrag.providers.llm.LLM``) overrides ``config.llm``.
+        """
+        config = config or Config()
+        if str(path).startswith(("postgres://", "postgresql://")):
+            raise UserError("PostgreSQL knowledge bases are not supported yet: build a DuckDB artifact with `unitrag build`")
+        store = ChunkStore.load(Path(path))
+        return cls(store, QueryEncoder.for_manifest(store.manifest, embedder), config, llm)
+
+    # -- search -------------------------------------------------------------------------
+
+    def search(
+        self, question: str, *, k: int | None = None, user: UserContext | None = None, lang: str | None = None,
+        kinds: list[str] | None = None, topics: list[str] | None = None, sparse: bool | None = None,
+    ) -> SearchResult:
+        """Ranked sources for a question, every stage's score attached; no guard, no LLM."""
+        from .lang import detect_lang
+
+        user = user or UserContext()
+        timings: dict[str, float] = {}
+        q_lang = detect_lang(question)
+        with timed(timings, "broaden"):
+            broadening = self.broadener.expand(question, q_lang)
+        queries = [question] + (list(broadening.queries) if broadening else [])
+        mask = self.store.mask(clinician=user.is_clinician, lang=lang, kinds=kinds, topics=topics)
+        ranked = self.retriever.retrieve(queries, mask, timings, sparse=self.config.sparse if sparse is None else sparse)
+        with timed(timings, "postprocess"):
+            final = postprocess(ranked, user, k or self.config.final_k, self.boosts, self.config.max_pages)
+        return SearchResult(question, q_lang, final, timings, list(broadening.queries) if broadening else None)
+
+    # -- ask ----------------------------------------------------------------------------
+
+    def ask(self, question: str, *, user: UserContext | None = None, lang: str | None = None) -> Answer:
+        """An answer with sources, resolved citations and the faithfulness report; never raises for an LLM failure."""
+        from .citations import check_citations
+        from .generate import generate_answer
+        from .lang import detect_lang
+        from .prompt import render_text
+
+        started = time.perf_counter()
+        user = user or UserContext()
+        answer_lang = lang or detect_lang(question)
+        timings: dict[str, float] = {}
+        with timed(timings, "guard"):
+            outcome = self.guard.check(question, answer_lang)
+        if outcome is not None:
+            timings["total"] = (time.perf_counter() - started) * 1000
+            return Answer(question, answer_lang, outcome.response, False, outcome, [], [], None, timings_ms=timings)
+        result = self.search(question, user=user)
+        timings.update(result.timings_ms)
+        if not result.sources or not self.retriever.answerable(result.sources):
+            timings["total"] = (time.perf_counter() - started) * 1000
+            text = render_text("not_found", self.store.prompts, lang=answer_lang).strip()
+            return Answer(question, answer_lang, text, True, None, result.sources, [], None,
+                          timings_ms=timings, broadened=result.broadened)
+        whitelist = {cid for s in result.sources for cid in s.citation_ids}
+        with timed(timings, "generate"):
+            generation = generate_answer(
+                question, answer_lang, result.sources, self.store.prompts, self._get_llm(), whitelist, check_citations
+            )
+        cited = [cid for cid in dict.fromkeys(generation.report.valid_ids)]
+        timings["total"] = (time.perf_counter() - started) * 1000
+        return Answer(
+            question, answer_lang, generation.text, False, None, result.sources, self._resolve(cited),
+            generation.report, extractive=generation.extractive, llm_error=generation.error,
+            timings_ms=timings, broadened=result.broadened,
+        )
+
+    def _get_llm(self) -> Any:
+        if self._llm is None and self.config.llm != "none":
+            from ..providers.llm import load_llm
+
+            self._llm = load_llm(self.config.llm)
+        return self._llm
+
+    def _resolve(self, ids: list[str]) -> list[ResolvedCitation]:
+        resolved = []
+        for cid in ids:
+            row = self.store.citations.get(cid)
+            if row is not None:
+                resolved.append(ResolvedCitation(
+                    id=cid, title=row["title"], authors=list(row["authors"]), year=row["year"],
+                    venue=row.get("venue"), url=row.get("url"), doi=row.get("doi"),
+                ))
+        return resolved

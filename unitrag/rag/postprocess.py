@@ -1,0 +1,69 @@
+"""After ranking: roll-up, page limits and user-context boosts, then the final top-k.
+
+* A story summary ranked below one of its own scenes says less than the scene: it is
+  dropped (roll-up).
+* At most ``max_pages`` pages of one scene, so one long scene cannot fill the prompt.
+* Boosts from what the app knows about the user: a rule their report triggered,
+  a scene they read recently, the topic they are looking at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .types import Source, UserContext
+
+
+@dataclass(frozen=True)
+class Boosts:
+    triggered_rule: float = 1.5
+    recent_scene: float = 1.2
+    current_topic: float = 1.6
+
+
+def roll_up(ranked: list[Source]) -> list[Source]:
+    """Drop a story chunk when one of its scenes ranks above it."""
+    seen_stories: set[str] = set()
+    kept = []
+    for source in ranked:
+        if source.kind == "scene" and source.story_id:
+            seen_stories.add(source.story_id)
+        if source.kind == "story" and source.unit_id in seen_stories:
+            continue
+        kept.append(source)
+    return kept
+
+
+def limit_pages(ranked: list[Source], max_pages: int = 2) -> list[Source]:
+    """Keep the best ``max_pages`` pages of each scene."""
+    per_scene: dict[str, int] = {}
+    kept = []
+    for source in ranked:
+        if source.scene_id:
+            per_scene[source.scene_id] = per_scene.get(source.scene_id, 0) + 1
+            if per_scene[source.scene_id] > max_pages:
+                continue
+        kept.append(source)
+    return kept
+
+
+def boost(sources: list[Source], user: UserContext, boosts: Boosts = Boosts()) -> list[Source]:
+    """Multiply each source's score by every boost that applies to it; re-sort."""
+    for source in sources:
+        factor = 1.0
+        if source.kind == "rule" and source.unit_id in user.triggered_rules:
+            factor *= boosts.triggered_rule
+        if source.scene_id and source.scene_id in user.recent_scenes:
+            factor *= boosts.recent_scene
+        if user.current_topic and user.current_topic in source.topics:
+            factor *= boosts.current_topic
+        if factor != 1.0:
+            source.scores["boost"] = factor
+        source.score = source.score * factor if source.score >= 0 else source.score / factor
+        source.scores["final"] = source.score
+    return sorted(sources, key=lambda s: s.score, reverse=True)
+
+
+def postprocess(ranked: list[Source], user: UserContext, k: int = 5, boosts: Boosts = Boosts(), max_pages: int = 2) -> list[Source]:
+    """Roll-up → page limit → boosts → top ``k``; ``ranked`` is best first."""
+    return boost(limit_pages(roll_up(ranked), max_pages), user, boosts)[:k]

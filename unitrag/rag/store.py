@@ -1,0 +1,120 @@
+"""The artifact in memory: one contiguous float32 matrix and columnar chunk metadata.
+
+Loaded once at ``KnowledgeBase.open``; read-only afterwards, so any number of
+threads can search it at once without locks.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..artifact.reader import open_artifact, read_manifest, read_vectors
+from .types import Source
+
+_MISSING = object()
+_COLUMNS = (
+    "chunk_id, unit_id, kind, title, text_for_prompt, topics, citation_ids, access, lang, story_id, scene_id, page"
+)
+
+
+@dataclass
+class ChunkStore:
+    manifest: dict[str, Any]
+    ids: list[str]
+    vectors: np.ndarray  # (n, dim) float32, C-contiguous, unit rows
+    columns: dict[str, list[Any]]
+    access: np.ndarray  # (n,) object: "public" | "clinician"
+    lang: np.ndarray
+    kind: np.ndarray
+    index: dict[str, int]
+    citations: dict[str, dict[str, Any]]
+    topics: list[dict[str, Any]]
+    guard_rules: list[dict[str, Any]]
+    prompts: dict[str, str]
+    units: dict[str, dict[str, Any]]
+    _masks: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False)
+    calibration: list[dict[str, Any]] = field(default_factory=list)  # answerability gates (rag.gate), per pipeline
+
+    @classmethod
+    def load(cls, path: Path) -> "ChunkStore":
+        with open_artifact(path) as con:
+            manifest = read_manifest(con)
+            ids, vectors = read_vectors(con)
+            present = {row[0] for row in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'chunks'").fetchall()}
+            extra = ", sparse_terms" if "sparse_terms" in present else ""  # artifact schema >= 2
+            table = con.execute(f"SELECT {_COLUMNS}{extra} FROM chunks ORDER BY chunk_id").to_arrow_table()
+            citations = _rows(con, "SELECT * FROM citations")
+            topics = _rows(con, "SELECT * FROM topics ORDER BY id")
+            guard_rules = _rows(con, "SELECT * FROM guard_rules ORDER BY id")
+            prompts = dict(con.execute("SELECT name, template FROM prompts").fetchall())
+            units = _rows(con, 'SELECT unit_id, kind, title, story_id, "order", trigger, severity FROM units')
+            calibration = _rows(con, "SELECT * FROM calibration") if _has_table(con, "calibration") else []
+        columns = {name: table.column(name).to_pylist() for name in table.column_names}
+        assert columns["chunk_id"] == ids, "chunk order of metadata and vectors must agree"
+        return cls(
+            manifest=manifest, ids=ids, vectors=vectors, columns=columns,
+            access=np.array(columns["access"], dtype=object), lang=np.array(columns["lang"], dtype=object),
+            kind=np.array(columns["kind"], dtype=object), index={cid: i for i, cid in enumerate(ids)},
+            citations={c["id"]: c for c in citations}, topics=topics, guard_rules=guard_rules, prompts=prompts,
+            units={u["unit_id"]: {**u, "trigger": json.loads(u["trigger"]) if u["trigger"] else None} for u in units},
+            calibration=calibration,
+        )
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def mask(
+        self, *, clinician: bool, lang: str | None = None, kinds: list[str] | None = None, topics: list[str] | None = None
+    ) -> np.ndarray | None:
+        """Rows a caller may see and asked for; None when every row qualifies (the fast path).
+
+        Masks are cached by their arguments: the common ones (public / clinician) cost
+        nothing after the first query.
+        """
+        key = (clinician, lang, tuple(kinds or ()), tuple(topics or ()))
+        cached = self._masks.get(key, _MISSING)
+        if cached is _MISSING:
+            cached = self._masks[key] = self._make_mask(clinician, lang, kinds, topics)
+        return cached  # type: ignore[return-value]
+
+    def _make_mask(
+        self, clinician: bool, lang: str | None, kinds: list[str] | None, topics: list[str] | None
+    ) -> np.ndarray | None:
+        keep = None if clinician else (self.access == "public")
+        if lang is not None:
+            keep = _and(keep, self.lang == lang)
+        if kinds:
+            keep = _and(keep, np.isin(self.kind, kinds))
+        if topics:
+            wanted = set(topics)
+            keep = _and(keep, np.array([bool(wanted.intersection(t)) for t in self.columns["topics"]]))
+        return keep
+
+    def source(self, i: int, **scores: float) -> Source:
+        c = self.columns
+        return Source(
+            chunk_id=c["chunk_id"][i], unit_id=c["unit_id"][i], kind=c["kind"][i], title=c["title"][i],
+            text=c["text_for_prompt"][i], topics=list(c["topics"][i]), citation_ids=list(c["citation_ids"][i]),
+            access=c["access"][i], lang=c["lang"][i], story_id=c["story_id"][i], scene_id=c["scene_id"][i],
+            page=c["page"][i], scores=dict(scores), score=next(iter(scores.values()), 0.0),
+        )
+
+
+def _and(a: np.ndarray | None, b: np.ndarray) -> np.ndarray:
+    return b if a is None else (a & b)
+
+
+def _has_table(con: Any, name: str) -> bool:
+    """Tables added by later migrations are absent from older artifacts."""
+    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()[0])
+
+
+def _rows(con: Any, sql: str) -> list[dict[str, Any]]:
+    cursor = con.execute(sql)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]

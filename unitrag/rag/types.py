@@ -1,0 +1,98 @@
+"""The runtime's vocabulary: who asks, what moves through the pipeline, what comes back."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Lang = Literal["zh", "en"]
+
+
+@dataclass(frozen=True)
+class UserContext:
+    """What the app knows about the caller; every field optional (a public, anonymous caller)."""
+
+    triggered_rules: tuple[str, ...] = ()
+    recent_scenes: tuple[str, ...] = ()
+    current_topic: str | None = None
+    roles: tuple[str, ...] = ()
+
+    @property
+    def is_clinician(self) -> bool:
+        return "clinician" in self.roles
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "UserContext":
+        known = {"triggered_rules", "recent_scenes", "current_topic", "roles"}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown user-context field(s): {', '.join(sorted(unknown))} (known: {', '.join(sorted(known))})")
+        return cls(
+            triggered_rules=tuple(data.get("triggered_rules") or ()),
+            recent_scenes=tuple(data.get("recent_scenes") or ()),
+            current_topic=data.get("current_topic"),
+            roles=tuple(data.get("roles") or ()),
+        )
+
+
+@dataclass
+class Source:
+    """One chunk on its way through the pipeline, with the score each stage gave it."""
+
+    chunk_id: str
+    unit_id: str
+    kind: str
+    title: str
+    text: str  # the prompt text (with inline <Cite/> tags)
+    topics: list[str]
+    citation_ids: list[str]
+    access: str
+    lang: str
+    story_id: str | None = None
+    scene_id: str | None = None
+    page: int | None = None
+    scores: dict[str, float] = field(default_factory=dict)
+    score: float = 0.0  # the current ranking score (the last stage's)
+
+    def to_dict(self, with_text: bool = False) -> dict[str, Any]:
+        data = asdict(self)
+        if not with_text:
+            data.pop("text")
+        data["scores"] = {k: round(v, 6) for k, v in self.scores.items()}
+        data["score"] = round(self.score, 6)
+        return data
+
+
+@dataclass(frozen=True)
+class GuardOutcome:
+    type: Literal["red_flag", "out_of_scope"]
+    rule: str
+    response: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"type": self.type, "rule": self.rule}
+
+
+@dataclass(frozen=True)
+class FaithfulnessReport:
+    valid_ids: list[str]
+    invalid_ids: list[str]
+    score: float  # valid / total citations; 1.0 when nothing was cited
+    uncited_long_answer: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ResolvedCitation:
+    id: str
+    title: str
+    authors: list[str]
+    year: int
+    venue: str | None = None
+    url: str | None = None
+    doi: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
