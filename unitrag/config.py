@@ -31,8 +31,9 @@ class Config:
     chunk_tokens: int = 500  # estimated tokens (~12–17% above real): stays under the default embedder's 512-token window
     # query time
     llm: str = "none"  # e.g. litellm:deepseek/deepseek-chat; "none" answers extractively
-    # Defaults measured on SciFact (docs/benchmarks.md, "Retrieval quality"): BM25 fused by RRF adds
-    # +0.050 nDCG@10 on train over dense alone; the `fusion` second stage adds +0.025 more (test: +0.070, +0.010).
+    # Defaults measured on SciFact (docs/benchmarks.md, "Retrieval quality (SciFact)"): BM25 fused by RRF
+    # adds +0.050 nDCG@10 on train over dense alone (test +0.070); the `fusion` second stage adds
+    # +0.025 more on train (test +0.012). No packaged cross-encoder exists to compare here.
     reranker: str = "fusion"  # none | fusion | cross-encoder:<name-or-path> | flag:<name-or-path> | litellm:<provider/model>
     sparse: bool = True
     dense_k: int = 20

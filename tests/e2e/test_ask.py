@@ -91,11 +91,11 @@ def test_extractive_answer_cites_only_its_sources(kb):
 
 def test_eight_threads_ask_at_once(kb):
     questions = list(STORY_QUESTIONS.values())
-    expected = {q: [s.chunk_id for s in kb.search(q).sources] for q in questions}
+    expected = {q: (kb.ask(q).answer, [s.chunk_id for s in kb.ask(q).sources]) for q in questions}
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
-        results = list(pool.map(lambda q: (q, kb.search(q)), questions * 2))
-    for question, result in results:
-        assert [s.chunk_id for s in result.sources] == expected[question]
+        results = list(pool.map(lambda q: (q, kb.ask(q)), questions * 2))
+    for question, answer in results:
+        assert (answer.answer, [s.chunk_id for s in answer.sources]) == expected[question]
 
 
 def _llm(mock_response):

@@ -64,3 +64,39 @@ def test_inspect_reports_the_manifest(workspace):
     kinds = {row["kind"] for row in info["chunks_by"]}
     assert kinds == {"story", "scene", "rule", "document"}
     assert any(row["access"] == "clinician" for row in info["chunks_by"])
+
+
+def test_ask_json_has_the_documented_fields(workspace, tmp_path):
+    context = tmp_path / "user.json"
+    context.write_text(json.dumps({"current_topic": "sodium", "roles": []}), encoding="utf-8")
+    result = _run(workspace, "ask", "How much salt should adults eat per day?", "--json", "--user-context", str(context))
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert {"answer", "not_found", "guard", "sources", "citations", "faithfulness", "timings_ms"} <= set(answer)
+    assert answer["guard"] is None and answer["not_found"] is False
+    source = answer["sources"][0]
+    assert {"chunk_id", "unit_id", "kind", "title", "topics", "access", "scores"} <= set(source)
+    assert {"dense", "final"} <= set(source["scores"])
+    assert set(answer["faithfulness"]) == {"valid_ids", "invalid_ids", "score", "uncited_long_answer"}
+
+
+def test_ask_json_reports_the_guard(workspace):
+    result = _run(workspace, "ask", "我胸口剧痛，喘不上气", "--json")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["guard"] == {"type": "red_flag", "rule": "red-flag-chest-pain"} and answer["sources"] == []
+
+
+def test_bad_user_context_file_is_one_readable_line(workspace, tmp_path):
+    bad = tmp_path / "user.json"
+    bad.write_text('{"current_topik": "iron"}', encoding="utf-8")
+    result = _run(workspace, "ask", "iron?", "--user-context", str(bad))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "unknown user-context field(s): current_topik" in result.stderr
+
+
+def test_search_json_lists_sources_with_scores(workspace):
+    result = _run(workspace, "search", "碘缺乏", "--json", "--k", "3")
+    assert result.returncode == 0, result.stderr
+    sources = json.loads(result.stdout)["sources"]
+    assert len(sources) == 3 and all("rerank" in s["scores"] for s in sources)

@@ -7,20 +7,34 @@ from typing import Any
 import yaml
 
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: several times faster
+
+
 class SourceMap:
-    """Maps a path of keys/indexes inside a YAML document to its 1-based line."""
+    """Maps a path of keys/indexes inside a YAML document to its 1-based line.
+
+    The YAML is composed only when a line is first asked for: valid content (the
+    common case) never pays for line numbers it does not report.
+    """
 
     def __init__(self, text: str, first_line: int = 1) -> None:
-        self._lines: dict[tuple[Any, ...], int] = {}
+        self._text = text
+        self._lines: dict[tuple[Any, ...], int] | None = None
         self._first = first_line
-        try:
-            node = yaml.compose(text, Loader=yaml.SafeLoader)
-        except yaml.YAMLError:
-            node = None
-        if node is not None:
-            self._walk(node, ())
+
+    def _compose(self) -> dict[tuple[Any, ...], int]:
+        if self._lines is None:
+            self._lines = {}
+            try:
+                node = yaml.compose(self._text, Loader=_LOADER)
+            except yaml.YAMLError:
+                node = None
+            if node is not None:
+                self._walk(node, ())
+        return self._lines
 
     def _walk(self, node: yaml.Node, path: tuple[Any, ...]) -> None:
+        assert self._lines is not None
         self._lines[path] = node.start_mark.line + self._first
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
@@ -33,8 +47,9 @@ class SourceMap:
 
     def line(self, path: tuple[Any, ...] = ()) -> int:
         """The line of the deepest known prefix of ``path`` (the document start if none)."""
+        lines = self._compose()
         for end in range(len(path), -1, -1):
-            found = self._lines.get(tuple(path[:end]))
+            found = lines.get(tuple(path[:end]))
             if found is not None:
                 return found
         return self._first

