@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import UserError
+from ..litellm_support import error_reason, import_litellm
 from .base import Embedder, normalise
 
 API_BASE_ENV = "UNITRAG_EMBEDDER_API_BASE"
@@ -36,22 +37,6 @@ INPUT_TYPES: dict[str, tuple[str, str]] = {
 }
 
 
-def _litellm() -> Any:
-    """litellm, imported without its network fetch of the model price list and without its debug banners."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    try:
-        import litellm
-    except ImportError:
-        raise UserError("embedder litellm:<model> needs the litellm package; install it with `pip install unitrag[api]`") from None
-    litellm.suppress_debug_info = True
-    return litellm
-
-
-def _reason(exc: BaseException) -> str:
-    """The provider's message, minus litellm's ``litellm.XError: XError: OpenAIException -`` wrapping."""
-    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    text = re.sub(r"^(litellm\.\w+:\s*)?(\w+Error:\s*)?(\w+Exception\s*-\s*)?", "", text)
-    return text.strip() or type(exc).__name__
 
 
 class LiteLLMEmbedder(Embedder):
@@ -97,7 +82,7 @@ class LiteLLMEmbedder(Embedder):
     def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        litellm = _litellm()
+        litellm = import_litellm("embedder litellm:<model>")
         extra: dict[str, Any] = {}
         input_types = INPUT_TYPES.get(self._provider_of(litellm) or "")
         if input_types:
@@ -126,7 +111,7 @@ class LiteLLMEmbedder(Embedder):
         return vectors
 
     def _user_error(self, litellm: Any, exc: Exception) -> UserError:
-        reason = _reason(exc)
+        reason = error_reason(exc)
         lowered = reason.lower()
         where = self.api_base or "the provider's default endpoint"
         provider = self._provider_of(litellm)

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from ...errors import UserError
+from ..litellm_support import error_reason, import_litellm
 from .base import LLM, FailureKind, LLMUnavailable
 
 API_BASE_ENV = "UNITRAG_LLM_API_BASE"
@@ -43,22 +44,6 @@ _CONNECTION = re.compile(r"connection|connect|refused|name or service not known|
 _NO_KEY = re.compile(r"missing credentials|api[_ ]?key|no auth|unauthori[sz]ed|credentials", re.I)
 
 
-def _litellm() -> Any:
-    """litellm, imported without its network fetch of the model price list and without its banners."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
-
-    litellm.suppress_debug_info = True
-    return litellm
-
-
-def _reason(exc: BaseException) -> str:
-    """The provider's message, minus litellm's ``litellm.XError: XError: OpenAIException -`` wrapping."""
-    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    text = text.split(" Original exception:")[0]
-    for _ in range(3):  # litellm nests its wrappers: "litellm.APIError: APIError: OpenAIException - litellm.MockException: ..."
-        text = re.sub(r"^(litellm\.\w+:\s*)?(\w+Error:\s*)?(\w+Exception\s*-\s*)?(litellm\.MockException:\s*)?", "", text.strip())
-    return text.strip()[:300] or type(exc).__name__
 
 
 def _is_usable(text: Any) -> bool:
@@ -137,7 +122,7 @@ class LiteLLMChat(LLM):
         mock = self._next_mock()
         if mock is not None:
             kwargs["mock_response"] = mock
-        return _litellm().completion(**kwargs)
+        return import_litellm("llm litellm:<model>").completion(**kwargs)
 
     def _ask(self, messages: list[dict[str, str]]) -> str:
         response = self._request(messages, stream=False)
@@ -183,7 +168,7 @@ class LiteLLMChat(LLM):
         if self.api_key or self._mock is not None or self._mocks is not None:
             return
         try:
-            missing = _litellm().validate_environment(model=self.model, api_base=self.api_base).get("missing_keys") or []
+            missing = import_litellm("llm litellm:<model>").validate_environment(model=self.model, api_base=self.api_base).get("missing_keys") or []
         except Exception:  # an unknown provider: the request itself will say so
             return
         keys = [name for name in missing if re.search(r"KEY|TOKEN|SECRET", name)]
@@ -217,7 +202,7 @@ class LiteLLMChat(LLM):
         """(kind, worth retrying, one-line reason) for any exception litellm or the stream raised."""
         import openai
 
-        reason = _reason(exc)
+        reason = error_reason(exc)
         where = self.api_base or "the provider's endpoint"
         status = getattr(exc, "status_code", None)
         if isinstance(exc, (openai.APITimeoutError, TimeoutError)) or status == 408:

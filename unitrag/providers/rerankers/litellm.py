@@ -19,27 +19,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...errors import UserError
+from ..litellm_support import error_reason, import_litellm
 from .base import Reranker, passage
 
 API_BASE_ENV = "UNITRAG_RERANKER_API_BASE"
 API_KEY_ENV = "UNITRAG_RERANKER_API_KEY"
 
 
-def _litellm() -> Any:
-    """litellm without its network fetch of the price list and without its debug banners."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    try:
-        import litellm
-    except ImportError:
-        raise UserError("reranker litellm:<model> needs the litellm package; install it with `pip install unitrag[api]`") from None
-    litellm.suppress_debug_info = True
-    return litellm
-
-
-def _reason(exc: BaseException) -> str:
-    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    text = re.sub(r"^(litellm\.\w+:\s*)?(\w+Error:\s*)?(\w+Exception\s*-\s*)?", "", text)
-    return text.strip() or type(exc).__name__
 
 
 def _field(item: Any, name: str) -> Any:
@@ -65,7 +51,7 @@ class LiteLLMReranker(Reranker):
     def score(self, question: str, sources: Sequence[Any]) -> list[float]:
         if not sources:
             return []
-        litellm = _litellm()
+        litellm = import_litellm("reranker litellm:<model>")
         documents = [passage(s) for s in sources]
         try:
             response = litellm.rerank(
@@ -82,13 +68,13 @@ class LiteLLMReranker(Reranker):
         return scores
 
     def _user_error(self, exc: Exception) -> UserError:
-        reason = _reason(exc)
+        reason = error_reason(exc)
         lowered = reason.lower()
         where = self.api_base or "the provider's default endpoint"
         if "llm provider not provided" in lowered or "unsupported provider" in lowered:
             return UserError(f"reranker litellm:{self.model}: litellm has no rerank API for this provider; write provider/model, e.g. litellm:cohere/rerank-v3.5")
         status = getattr(exc, "status_code", None)
-        if status in (401, 403) or isinstance(exc, getattr(_litellm(), "AuthenticationError", ())) or re.search(
+        if status in (401, 403) or isinstance(exc, getattr(import_litellm("reranker litellm:<model>"), "AuthenticationError", ())) or re.search(
             r"api[_ ]?(key|token)|credentials|unauthori[sz]ed|\b401\b", lowered
         ):
             return UserError(f"reranker litellm:{self.model}: no valid API key ({reason}); set {API_KEY_ENV} or the provider's key variable")
