@@ -50,6 +50,10 @@ sys.path.insert(0, str(REPO))
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "beir" / "scifact"
 BENCH_DIR = REPO / ".unitrag" / "bench"
 
+from unitrag.rag.types import SearchFilter  # noqa: E402
+
+ALL = SearchFilter(clinician=True)  # every SciFact document is public; no filter
+
 #: Published SciFact test nDCG@10 (BEIR paper / model cards / SBERT docs), for orientation.
 PUBLISHED = {
     "BM25 (Elasticsearch, BEIR paper)": 0.665,
@@ -285,12 +289,12 @@ def rank(retriever, variant: Variant, question: str, reranker) -> list[str]:  # 
     if variant.sparse is None:
         rows, _ = retriever._sparse().search(question, retriever.config.dense_k, None)
         return [retriever.store.ids[r] for r in rows]
-    candidates = retriever.retrieve([question], None, {}, sparse=variant.sparse)
+    candidates = retriever.candidates([question], ALL, {}, sparse=variant.sparse)
     if reranker is not None:
         k = retriever.config.rerank_k
         saved, retriever.reranker = retriever.reranker, reranker
         try:
-            candidates = retriever._rerank(question, candidates) + candidates[k:]  # the runtime keeps only the head
+            candidates = retriever.rerank(question, candidates, {}) + candidates[k:]  # the runtime keeps only the head
         finally:
             retriever.reranker = saved
     return [s.chunk_id for s in candidates]
@@ -397,7 +401,7 @@ def tune(args: argparse.Namespace, data: SciFact) -> dict[str, object]:
     probe = FusionReranker("coverage=1")  # every feature computed
     cached = {}
     for q in qids:
-        candidates = retriever.retrieve([data.queries[q]], None, {}, sparse=True)
+        candidates = retriever.candidates([data.queries[q]], ALL, {}, sparse=True)
         head = candidates[:k]
         cached[q] = ([s.chunk_id for s in head], probe.features(data.queries[q], head), [s.chunk_id for s in candidates[k:]])
     baseline = np.array([ndcg_at_k(cached[q][0] + cached[q][2], qrels[q], 10) for q in qids])

@@ -20,7 +20,7 @@ from .query_embedding import QueryEncoder
 from .retrieval import Retriever
 from .store import ChunkStore
 from .timing import rounded, timed
-from .types import FaithfulnessReport, GuardOutcome, ResolvedCitation, Source, UserContext
+from .types import FaithfulnessReport, GuardOutcome, ResolvedCitation, SearchFilter, Source, UserContext
 
 
 @dataclass
@@ -112,8 +112,8 @@ class KnowledgeBase:
         with timed(timings, "broaden"):
             broadening = self.broadener.expand(question, q_lang)
         queries = [question] + (list(broadening.queries) if broadening else [])
-        mask = self.store.mask(clinician=user.is_clinician, lang=lang, kinds=kinds, topics=topics)
-        ranked = self.retriever.retrieve(queries, mask, timings, sparse=self.config.sparse if sparse is None else sparse)
+        where = SearchFilter(clinician=user.is_clinician, lang=lang, kinds=tuple(kinds or ()), topics=tuple(topics or ()))
+        ranked = self.retriever.retrieve(queries, where, timings, sparse=self.config.sparse if sparse is None else sparse)
         with timed(timings, "postprocess"):
             final = postprocess(ranked, user, k or self.config.final_k, self.boosts, self.config.max_pages)
         return SearchResult(question, q_lang, final, timings, list(broadening.queries) if broadening else None)

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from ..artifact.reader import open_artifact, read_manifest, read_vectors
-from .types import Source
+from .dense import top_k
+from .types import SearchFilter, Source
 
 _MISSING = object()
 _COLUMNS = (
@@ -67,6 +68,13 @@ class ChunkStore:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def dense_search(self, vector: np.ndarray, k: int, where: SearchFilter) -> tuple[np.ndarray, np.ndarray]:
+        """Row indexes and cosine scores of the ``k`` best rows ``where`` allows: exact, in memory."""
+        return top_k(self.vectors, vector, k, self.filter_mask(where))
+
+    def filter_mask(self, where: SearchFilter) -> np.ndarray | None:
+        return self.mask(clinician=where.clinician, lang=where.lang, kinds=list(where.kinds), topics=list(where.topics))
 
     def mask(
         self, *, clinician: bool, lang: str | None = None, kinds: list[str] | None = None, topics: list[str] | None = None

@@ -35,6 +35,16 @@ class UserContext:
         )
 
 
+@dataclass(frozen=True)
+class SearchFilter:
+    """Which chunks a search may return: pushed down to every store (NumPy mask or SQL WHERE)."""
+
+    clinician: bool = False  # False: public chunks only
+    lang: str | None = None
+    kinds: tuple[str, ...] = ()
+    topics: tuple[str, ...] = ()  # any of them
+
+
 @dataclass
 class Source:
     """One chunk on its way through the pipeline, with the score each stage gave it."""
