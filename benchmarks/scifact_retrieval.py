@@ -301,7 +301,7 @@ def rank(retriever, variant: Variant, question: str, reranker) -> list[str]:  # 
 
 
 def evaluate_variant(retriever, data: SciFact, variant: Variant, splits: list[str], reranker=None, limit: int | None = None) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
-    from unitrag.eval.metrics import evaluate, ndcg_at_k
+    from unitrag.eval.metrics import score_rankings
 
     out = {}
     for split in splits:
@@ -311,8 +311,10 @@ def evaluate_variant(retriever, data: SciFact, variant: Variant, splits: list[st
         started = time.perf_counter()
         runs = {q: rank(retriever, variant, data.queries[q], reranker) for q in qrels}
         elapsed = (time.perf_counter() - started) * 1000 / len(qrels)
-        per_query = [ndcg_at_k(runs[q], qrels[q], 10) for q in qrels]
-        out[split] = {**evaluate(runs, qrels), "ms/query": elapsed, "per_query_ndcg@10": per_query}
+        scores = score_rankings(runs, qrels)
+        per_query = [scores.per_query[q]["ndcg@10"] if q in scores.per_query else 0.0 for q in qrels]
+        out[split] = {**{m: scores.means[m] for m in ("ndcg@10", "recall@100", "mrr@10")}, "ms/query": elapsed,
+                      "per_query_ndcg@10": per_query}
     return out
 
 
@@ -390,7 +392,6 @@ def tune(args: argparse.Namespace, data: SciFact) -> dict[str, object]:
     """
     import itertools
 
-    from unitrag.eval.metrics import ndcg_at_k
     from unitrag.providers.rerankers.fusion import FusionReranker
 
     retriever = make_retriever(args.embedder, data, depth=args.depth, rerank_k=args.rerank_k)
@@ -404,15 +405,17 @@ def tune(args: argparse.Namespace, data: SciFact) -> dict[str, object]:
         candidates = retriever.candidates([data.queries[q]], ALL, {}, sparse=True)
         head = candidates[:k]
         cached[q] = ([s.chunk_id for s in head], probe.features(data.queries[q], head), [s.chunk_id for s in candidates[k:]])
-    baseline = np.array([ndcg_at_k(cached[q][0] + cached[q][2], qrels[q], 10) for q in qids])
+    baseline = per_query_ndcg({q: cached[q][0] + cached[q][2] for q in qids}, qrels, qids)
     combos = [dict(zip(FUSION_GRID, values)) for values in itertools.product(*FUSION_GRID.values())]
     per_query = np.zeros((len(combos), len(qids)))
     for c, weights in enumerate(combos):
-        for j, q in enumerate(qids):
+        runs = {}
+        for q in qids:
             ids, features, tail = cached[q]
             scores = [sum(weights[f] * features[f][i] for f in weights) for i in range(len(ids))]
             order = sorted(range(len(ids)), key=lambda i: -scores[i])  # stable, as the runtime's sort
-            per_query[c, j] = ndcg_at_k([ids[i] for i in order] + tail, qrels[q], 10)
+            runs[q] = [ids[i] for i in order] + tail
+        per_query[c] = per_query_ndcg(runs, qrels, qids)
     means = per_query.mean(axis=1)
     ranked = np.argsort(-means, kind="stable")
     print(f"{split}: dense+bm25 (RRF) nDCG@10 {baseline.mean():.4f}")
@@ -433,6 +436,13 @@ def tune(args: argparse.Namespace, data: SciFact) -> dict[str, object]:
         "best": [{"ndcg@10": float(means[c]), "weights": combos[c]} for c in ranked[:20]],
         "cv5": {"fusion": float(held_out.mean()), "rrf": float(baseline.mean()), "delta": [mean, low, high]},
     }
+
+
+def per_query_ndcg(runs: dict[str, list[str]], qrels: dict[str, dict[str, int]], qids: list[str]) -> np.ndarray:
+    from unitrag.eval.metrics import score_rankings
+
+    scores = score_rankings(runs, qrels)
+    return np.array([scores.per_query[q]["ndcg@10"] if q in scores.per_query else 0.0 for q in qids])
 
 
 def startup(args: argparse.Namespace, data: SciFact) -> dict[str, object]:

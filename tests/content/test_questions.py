@@ -1,4 +1,4 @@
-"""questions.yaml: the labelled set the answerability gate is calibrated on, loaded and cross-checked."""
+"""eval/questions.yaml: the labelled set eval and calibration run on, loaded and cross-checked."""
 
 from __future__ import annotations
 
@@ -14,17 +14,15 @@ QUESTIONS = """\
 - id: q-one
   question: "How much B12 do I need?"
   lang: en
-  answerable: true
   expected_units: [scene-one, story-one]
 - id: q-two
   question: "明天会下雨吗？"
   lang: zh
-  answerable: false
-  expected_units: []
+  unanswerable: true
 - id: q-three
-  question: "What is folate?"
+  question: "I have chest pain"
   lang: en
-  answerable: false
+  guard: red_flag
 """
 
 
@@ -33,16 +31,22 @@ def found(content) -> list[tuple[str, int, str, str]]:
 
 
 def test_questions_are_loaded_with_the_content(tree):
-    tree.write("questions.yaml", QUESTIONS)
+    tree.write("eval/questions.yaml", QUESTIONS)
     content = validate_content(tree.root)
     assert content.problems == []
     loaded = [lq.question for lq in content.questions]
     assert [q.id for q in loaded] == ["q-one", "q-two", "q-three"]
     assert loaded[0] == LabelledQuestion(
-        id="q-one", question="How much B12 do I need?", lang="en", answerable=True, expected_units=["scene-one", "story-one"]
+        id="q-one", question="How much B12 do I need?", lang="en", expected_units=["scene-one", "story-one"]
     )
-    assert loaded[2].expected_units == []  # may be left out when unanswerable
-    assert content.questions[1].line_of("id") == 6
+    assert [(q.answerable, q.unanswerable, q.guard) for q in loaded] == [
+        (True, False, None), (False, True, None), (False, False, "red_flag")]
+    assert content.questions[1].line_of("id") == 5
+
+
+def test_a_root_questions_yaml_still_loads(tree):
+    tree.write("questions.yaml", QUESTIONS)
+    assert [lq.question.id for lq in validate_content(tree.root).questions] == ["q-one", "q-two", "q-three"]
 
 
 def test_a_content_tree_without_questions_is_fine(tree):
@@ -51,62 +55,79 @@ def test_a_content_tree_without_questions_is_fine(tree):
 
 
 def test_unknown_expected_unit_is_a_problem_on_its_line(tree):
-    tree.write("questions.yaml", QUESTIONS.replace("[scene-one, story-one]", "[scene-one, no-such-unit]"))
+    tree.write("eval/questions.yaml", QUESTIONS.replace("[scene-one, story-one]", "[scene-one, no-such-unit]"))
     content = validate_content(tree.root)
     assert found(content) == [
-        (tree.shown("questions.yaml"), 5, "q-one.expected_units", "unit 'no-such-unit' does not exist"),
+        (tree.shown("eval/questions.yaml"), 4, "q-one.expected_units", "unit 'no-such-unit' does not exist"),
     ]
 
 
 def test_unknown_expected_unit_in_a_block_list_points_at_the_item(tree):
     text = QUESTIONS.replace("expected_units: [scene-one, story-one]", "expected_units:\n    - scene-one\n    - ghost")
-    tree.write("questions.yaml", text)
+    tree.write("eval/questions.yaml", text)
     assert found(validate_content(tree.root)) == [
-        (tree.shown("questions.yaml"), 7, "q-one.expected_units", "unit 'ghost' does not exist"),
+        (tree.shown("eval/questions.yaml"), 6, "q-one.expected_units", "unit 'ghost' does not exist"),
     ]
 
 
 def test_a_unit_that_fails_its_schema_still_counts_as_existing(tree):
-    tree.write("questions.yaml", QUESTIONS)
+    tree.write("eval/questions.yaml", QUESTIONS)
     tree.write("rules/rule-one.md", (tree.root / "rules/rule-one.md").read_text().replace("severity: warning", "severity: loud"))
-    tree.write("questions.yaml", QUESTIONS.replace("[scene-one, story-one]", "[rule-one]"))
+    tree.write("eval/questions.yaml", QUESTIONS.replace("[scene-one, story-one]", "[rule-one]"))
     fields = [p.field for p in validate_content(tree.root).problems]
     assert fields == ["severity"]  # the rule's own problem, not an unknown unit on top
 
 
 def test_duplicate_question_id_is_a_problem_at_the_second(tree):
-    tree.write("questions.yaml", QUESTIONS + QUESTIONS.split("- id: q-two")[0].replace("q-one", "q-two"))
+    tree.write("eval/questions.yaml", QUESTIONS + QUESTIONS.split("- id: q-two")[0].replace("q-one", "q-two"))
     content = validate_content(tree.root)
     assert found(content) == [
-        (tree.shown("questions.yaml"), 15, "id", "duplicate question id 'q-two' (also at content/questions.yaml:6)"),
+        (tree.shown("eval/questions.yaml"), 13, "id", "duplicate question id 'q-two' (also at content/eval/questions.yaml:5)"),
     ]
     assert [lq.question.id for lq in content.questions] == ["q-one", "q-two", "q-three"]
 
 
-def test_label_and_expected_units_must_agree(tree):
-    text = QUESTIONS.replace("expected_units: [scene-one, story-one]", "expected_units: []").replace(
-        "expected_units: []\n- id: q-three", "expected_units: [scene-one]\n- id: q-three"
-    )
-    tree.write("questions.yaml", text)
-    problems = found(validate_content(tree.root))
-    assert problems == [
-        (tree.shown("questions.yaml"), 5, "q-one.expected_units", "an answerable question lists the units that answer it"),
-        (tree.shown("questions.yaml"), 10, "q-two.expected_units",
-         "an unanswerable question has no expected units (or set answerable: true)"),
+def test_exactly_one_label_per_question(tree):
+    text = QUESTIONS.replace("  unanswerable: true\n", "").replace("  guard: red_flag\n", "  guard: red_flag\n  unanswerable: true\n")
+    tree.write("eval/questions.yaml", text)
+    assert found(validate_content(tree.root)) == [
+        (tree.shown("eval/questions.yaml"), 5, "q-two", "give exactly one of expected_units, unanswerable: true, guard (found none of them)"),
+        (tree.shown("eval/questions.yaml"), 8, "q-three",
+         "give exactly one of expected_units, unanswerable: true, guard (found unanswerable: true and guard)"),
     ]
 
 
 def test_schema_problems_point_at_their_lines(tree):
-    text = QUESTIONS.replace("lang: zh", "lang: fr").replace("answerable: false\n  expected_units: []", "answerable: maybe")
-    text += "- id: q-four\n  question: ''\n  lang: en\n  answerable: true\n  expected_units: [scene-one]\n  note: x\n"
-    tree.write("questions.yaml", text)
+    text = QUESTIONS.replace("lang: zh", "lang: fr").replace("unanswerable: true", "unanswerable: maybe")
+    text += "- id: q-four\n  question: ''\n  lang: en\n  expected_units: [scene-one]\n  guard: stop\n  note: x\n"
+    tree.write("eval/questions.yaml", text)
     got = {(line, field) for _, line, field, _ in found(validate_content(tree.root))}
-    assert got == {(8, "q-two.lang"), (9, "q-two.answerable"), (15, "q-four.question"), (19, "q-four.note")}
+    assert got == {(7, "q-two.lang"), (8, "q-two.unanswerable"), (14, "q-four.question"), (17, "q-four.guard"), (18, "q-four.note")}
+
+
+def test_a_clinician_only_unit_needs_a_clinician_asking(tree):
+    tree.write("rules/rule-one.md", (tree.root / "rules/rule-one.md").read_text().replace("lang: en", "lang: en\naccess: clinician", 1))
+    tree.write("eval/questions.yaml", QUESTIONS.replace("[scene-one, story-one]", "[rule-one]"))
+    assert found(validate_content(tree.root)) == [(
+        tree.shown("eval/questions.yaml"), 4, "q-one.expected_units",
+        "unit 'rule-one' is clinician-only: add `user: {roles: [clinician]}` to this question")]
+    tree.write("eval/questions.yaml", QUESTIONS.replace("[scene-one, story-one]", "[rule-one]\n  user: {roles: [clinician]}"))
+    assert found(validate_content(tree.root)) == []
+
+
+def test_user_context_ids_are_checked(tree):
+    user = "  user:\n    current_topic: iron\n    triggered_rules: [rule-one, scene-one]\n    recent_scenes: [scene-one]\n"
+    tree.write("eval/questions.yaml", QUESTIONS.replace("  expected_units: [scene-one, story-one]\n",
+                                                        "  expected_units: [scene-one, story-one]\n" + user))
+    assert found(validate_content(tree.root)) == [
+        (tree.shown("eval/questions.yaml"), 6, "q-one.user.current_topic", "unknown topic 'iron' (not in topics.yaml)"),
+        (tree.shown("eval/questions.yaml"), 7, "q-one.user.triggered_rules", "'scene-one' is not a rule id"),
+    ]
 
 
 def test_questions_must_be_a_list(tree):
-    tree.write("questions.yaml", "q-one: {question: x}\n")
-    assert found(validate_content(tree.root)) == [(tree.shown("questions.yaml"), 1, "yaml", "expected a list of entries")]
+    tree.write("eval/questions.yaml", "q-one: {question: x}\n")
+    assert found(validate_content(tree.root)) == [(tree.shown("eval/questions.yaml"), 1, "yaml", "expected a list of entries")]
 
 
 # -- the sample content's own labelled set -----------------------------------------------------------
@@ -117,12 +138,17 @@ def test_the_sample_question_set_is_valid_balanced_and_covers_the_content(monkey
     content = validate_content(Path("content"))
     assert content.problems == []
     questions = [lq.question for lq in content.questions]
-    counts = Counter((q.lang, q.answerable) for q in questions)
-    assert counts[("en", True)] + counts[("zh", True)] >= 40
-    assert counts[("en", False)] + counts[("zh", False)] >= 30
-    for answerable in (True, False):  # about half in each language
-        en, zh = counts[("en", answerable)], counts[("zh", answerable)]
-        assert abs(en - zh) <= 0.1 * (en + zh), (answerable, en, zh)
+    label = {q.id: "answerable" if q.answerable else "unanswerable" if q.unanswerable else "guard" for q in questions}
+    counts = Counter((q.lang, label[q.id]) for q in questions)
+    assert len(questions) >= 120
+    assert counts[("en", "answerable")] + counts[("zh", "answerable")] >= 60
+    assert counts[("en", "unanswerable")] + counts[("zh", "unanswerable")] >= 25
+    assert counts[("en", "guard")] + counts[("zh", "guard")] >= 15
+    for kind in ("answerable", "unanswerable", "guard"):  # about half in each language
+        en, zh = counts[("en", kind)], counts[("zh", kind)]
+        assert abs(en - zh) <= 0.2 * (en + zh), (kind, en, zh)
+    assert {q.guard for q in questions} == {None, "red_flag", "out_of_scope"}
+    assert any(q.user and q.user.roles for q in questions) and any(q.user and q.user.current_topic for q in questions)
     units = {lu.id: lu.unit for lu in content.units}
     expected = {u for q in questions for u in q.expected_units}
     stories = {u.story if u.kind == "scene" else u.id for uid in expected for u in [units[uid]] if u.kind in ("scene", "story")}

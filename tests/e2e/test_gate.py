@@ -43,7 +43,7 @@ def kb(built_sample) -> KnowledgeBase:
 def calibration(kb: KnowledgeBase, built_sample) -> Calibration:
     ws, _ = built_sample
     problems: list = []
-    questions = load_questions([ws.root / "content" / "questions.yaml"], problems)
+    questions = load_questions([ws.root / "content" / "eval" / "questions.yaml"], problems)
     assert problems == []
     return run_calibration(kb, questions)
 
@@ -98,7 +98,8 @@ def test_the_committed_gate_still_separates_the_labelled_questions(kb: Knowledge
 def test_a_fresh_calibration_separates_the_labelled_questions(calibration: Calibration):
     m = calibration.gate.metrics
     assert calibration.gate.n_answerable >= 40 and calibration.gate.n_unanswerable >= 30
-    assert calibration.guarded == []  # the labelled set never trips the guard
+    labelled = load_questions([REPO / "content" / "eval" / "questions.yaml"], [])
+    assert set(calibration.guarded) == {lq.question.id for lq in labelled if lq.question.guard}  # guard cases only
     assert m["loo_auc"] >= 0.9 and m["loo_accuracy"] >= 0.85
     assert m["expected_unit_found"] >= 0.85
     best = max(c["loo_auc"] for c in calibration.candidates)
@@ -118,7 +119,7 @@ def test_no_calibration_for_the_pipeline_means_no_gate(built_sample, workspace):
 
 
 def test_calibrate_command_writes_a_gate_the_next_build_copies(workspace):
-    text = (workspace.root / "content" / "questions.yaml").read_text(encoding="utf-8")
+    text = (workspace.root / "content" / "eval" / "questions.yaml").read_text(encoding="utf-8")
     entries = text.split("\n- id: ")
     keep = [e for e in entries[1:] if e.split("\n")[0] in {
         "en-sodium-limit", "zh-iodine-daily", "en-b12-vegan", "en-no-football", "zh-no-weather", "en-no-capital"}]
@@ -144,10 +145,10 @@ def test_calibrate_command_writes_a_gate_the_next_build_copies(workspace):
 
 def test_calibrate_command_reports_bad_questions_as_problems(workspace):
     (workspace.root / "bad.yaml").write_text(
-        "- id: q\n  question: x\n  lang: en\n  answerable: true\n  expected_units: []\n", encoding="utf-8")
+        "- id: q\n  question: x\n  lang: en\n  expected_units: []\n", encoding="utf-8")
     result = subprocess.run(
         [sys.executable, "-m", "unitrag", "calibrate", "--questions", "bad.yaml"],
         cwd=workspace.root, capture_output=True, text=True, timeout=600, env={"PATH": "/usr/bin:/bin"},
     )
     assert result.returncode == 1
-    assert "bad.yaml:5: q.expected_units: an answerable question lists the units that answer it" in result.stderr
+    assert "bad.yaml:1: q: give exactly one of expected_units, unanswerable: true, guard (found none of them)" in result.stderr

@@ -193,14 +193,14 @@ class StubKB:
     def guard(self) -> SimpleNamespace:
         return SimpleNamespace(check=lambda q, lang: "stop" if "emergency" in q else None)
 
-    def search(self, question: str) -> SimpleNamespace:
+    def search(self, question: str, user: object = None) -> SimpleNamespace:
         lang, dense, sparse = self.scores[question]
         return SimpleNamespace(sources=[src(f"unit-{question}", lang, dense=dense, sparse=sparse), src("other", lang, dense=0.5)])
 
 
 def labelled(n: int, lang: str, answerable: bool) -> list[LabelledQuestion]:
     ids = [f"{lang}-{'yes' if answerable else 'no'}-{i}" for i in range(n)]
-    return [LabelledQuestion(id=q, question=q, lang=lang, answerable=answerable, expected_units=[f"unit-{q}"] if answerable else [])
+    return [LabelledQuestion(id=q, question=q, lang=lang, expected_units=[f"unit-{q}"] if answerable else [], unanswerable=not answerable)
             for q in ids]
 
 
@@ -212,7 +212,7 @@ def test_calibration_prefers_the_separating_feature_and_fits_a_pair_per_language
         base = {"en": 0.80, "zh": 0.86}[q.lang]  # zh cosines run higher: one shared threshold cannot serve both
         dense = base + (0.06 if q.answerable else 0.0) + rng.uniform(-0.025, 0.025)
         scores[q.question] = (q.lang, dense, rng.uniform(0, 10))  # BM25 is noise here
-    guarded = LabelledQuestion(id="stopped", question="an emergency", lang="en", answerable=False)
+    guarded = LabelledQuestion(id="stopped", question="an emergency", lang="en", unanswerable=True)
     kb = StubKB(scores)
     result = run_calibration(kb, [*questions, guarded])
     gate = result.gate

@@ -7,7 +7,7 @@ import sys
 import typer
 
 from ..errors import ContentInvalid, UserError
-from . import build_cmds, eval_cmds, query_cmds
+from . import build_cmds, eval_cmds, publish_cmds, query_cmds
 from .output import print_problems
 
 app = typer.Typer(
@@ -17,6 +17,7 @@ app = typer.Typer(
 build_cmds.register(app)
 query_cmds.register(app)
 eval_cmds.register(app)
+publish_cmds.register(app)
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ from ..config import load_config
 from ..content.json_schema import write_schemas
 from ..content.validate import validate_content
 from ..errors import ContentInvalid
-from .output import err, out, print_json, print_report, report_markdown
+from .output import ProgressBars, err, out, print_json, print_report, report_markdown
 
 ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Config file (default: ./unitrag.toml).")]
 ContentOpt = Annotated[Optional[Path], typer.Option("--content", help="Content folder [config: content_dir].")]
@@ -64,8 +64,8 @@ def build_cmd(
         config, content_dir=content, artifact=out_path, embedder=embedder, batch_size=batch_size,
         chunk_tokens=chunk_tokens, cache_dir=cache_dir, prompts_dir=prompts,
     )
-    with _progress_bar(enabled=not json) as progress:
-        report = build(cfg, dry_run=dry_run, reconcile=reconcile, full=full, progress=progress)
+    with ProgressBars(enabled=not json) as bars:
+        report = build(cfg, dry_run=dry_run, reconcile=reconcile, full=full, progress=bars.task("embedding"))
     if json:
         print_json(report.to_dict())
     elif markdown:
@@ -105,28 +105,3 @@ def inspect(
     out.print("counts: " + ", ".join(f"{k} {v}" for k, v in manifest["counts"].items() if not isinstance(v, dict)))
     for row in info["chunks_by"]:
         out.print(f"  {row['kind']:<9} {row['lang']:<3} {row['access']:<10} {row['chunks']}")
-
-
-class _progress_bar:
-    """A rich progress bar on stderr for the embedding step, shown only when there is work."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self._bar = None
-        self._task = None
-
-    def __enter__(self):  # type: ignore[no-untyped-def]
-        return self.update if self.enabled else None
-
-    def update(self, done: int, total: int) -> None:
-        from rich.progress import Progress
-
-        if self._bar is None:
-            self._bar = Progress(console=err, transient=False)
-            self._bar.start()
-            self._task = self._bar.add_task("embedding", total=total)
-        self._bar.update(self._task, completed=done)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()

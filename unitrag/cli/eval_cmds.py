@@ -1,21 +1,23 @@
-"""Measurement commands: calibrate the answerability gate on labelled questions."""
+"""Measurement commands: eval (BEIR data sets and labelled questions) and calibrate (the answerability gate)."""
 
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.table import Table
 
-from ..config import load_config
+from ..config import Config, load_config
 from ..content.problems import Problem
-from ..content.registry import load_questions
+from ..content.registry import LoadedQuestion, load_questions
 from ..errors import ContentInvalid, UserError
-from .output import out, print_json
+from .output import ProgressBars, err, out, print_json
 
 if TYPE_CHECKING:
+    from ..eval.report import EvalReport
     from ..rag.calibrate import Calibration
 
 ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Config file (default: ./unitrag.toml).")]
@@ -23,13 +25,126 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
 def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_cmd)
     app.command("calibrate")(calibrate_cmd)
+
+
+def eval_cmd(
+    beir: Annotated[Optional[Path], typer.Option("--beir", help="A data set in BEIR layout (corpus.jsonl, queries.jsonl, qrels/).")] = None,
+    questions: Annotated[Optional[Path], typer.Option("--questions", help="Labelled questions, e.g. content/eval/questions.yaml.")] = None,
+    split: Annotated[str, typer.Option("--split", help="--beir: the qrels split to score.")] = "test",
+    variants: Annotated[Optional[str], typer.Option(
+        "--variants", help="Comma-separated: bm25, dense, hybrid, rerank, sparse, full [default: all].")] = None,
+    kb: Annotated[Optional[str], typer.Option("--kb", help="--questions: the artifact [config: artifact].")] = None,
+    embedder: Annotated[Optional[str], typer.Option("--embedder", help="--beir: embed the corpus with [config: embedder].")] = None,
+    reranker: Annotated[Optional[str], typer.Option("--reranker", help="[config: reranker]")] = None,
+    llm: Annotated[Optional[str], typer.Option("--llm", help="--questions: generate answers and check their citations [config: llm].")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="--beir: only the first N queries.")] = None,
+    cache: Annotated[Path, typer.Option("--cache", help="--beir: where built corpora are kept.")] = Path(".unitrag/eval"),
+    plot: Annotated[Optional[Path], typer.Option("--plot", help="Write a PNG comparing the variants.")] = None,
+    min_ndcg: Annotated[Optional[float], typer.Option("--min-ndcg", help="Exit 1 when nDCG@10 of full is below.")] = None,
+    min_notfound_f1: Annotated[Optional[float], typer.Option("--min-notfound-f1", help="Exit 1 when not-found F1 is below.")] = None,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table (CI job summaries).")] = False,
+    config: ConfigOpt = None,
+    json: JsonOpt = False,
+) -> None:
+    """Score every pipeline variant on a BEIR data set or on labelled questions; gate on thresholds."""
+    from ..eval.report import gate_failures
+
+    if (beir is None) == (questions is None):
+        raise UserError("give exactly one of --beir DIR or --questions FILE")
+    if beir is not None and min_notfound_f1 is not None:
+        raise UserError("--min-notfound-f1 needs --questions: a BEIR data set has no unanswerable questions")
+    cfg = load_config(config, embedder=embedder, reranker=reranker, llm=llm)
+    with ProgressBars(enabled=not (json or markdown)) as bars:
+        report = _eval_beir(beir, split, variants, cfg, cache, limit, bars) if beir is not None else \
+            _eval_questions(questions, variants, cfg, kb, bars)  # type: ignore[arg-type]
+    if plot is not None:
+        from ..eval.plot import plot_report
+
+        plot_report(report, plot)
+    if json:
+        print_json(report.to_dict())
+    elif markdown:
+        sys.stdout.write(report.markdown())
+    else:
+        _print_eval(report, plot)
+    failures = gate_failures(report, min_ndcg, min_notfound_f1)
+    for failure in failures:
+        err.print(f"[red]gate failed:[/] {failure}")
+    if failures:
+        raise typer.Exit(1)
+
+
+def _eval_beir(root: Path, split: str, spec: str | None, cfg: Config, cache: Path, limit: int | None,
+               bars: ProgressBars) -> "EvalReport":
+    from ..eval.beir import load_beir
+    from ..eval.beir_build import beir_artifact
+    from ..eval.beir_eval import evaluate_beir
+    from ..eval.variants import parse_variants
+    from ..rag.knowledge_base import KnowledgeBase
+
+    chosen = parse_variants(spec, cfg.reranker != "none")
+    dataset = load_beir(root, split)
+    built = beir_artifact(dataset, cfg, cache, progress=bars.task(f"embedding {dataset.name}"))
+    knowledge_base = KnowledgeBase.open(built.path, config=cfg)
+    return evaluate_beir(knowledge_base, dataset, built.doc_ids, chosen, bars.update if bars.enabled else None, limit)
+
+
+def _eval_questions(path: Path, spec: str | None, cfg: Config, kb: str | None, bars: ProgressBars) -> "EvalReport":
+    from ..eval.questions import evaluate_questions
+    from ..eval.variants import parse_variants
+    from ..rag.knowledge_base import KnowledgeBase
+
+    chosen = parse_variants(spec, cfg.reranker != "none")
+    labelled = _load_questions(path)
+    knowledge_base = KnowledgeBase.open(kb or cfg.artifact, config=cfg)
+    if knowledge_base.retriever.gate is None:
+        err.print("[yellow]warning:[/] no answerability gate is calibrated for this pipeline, so nothing is \"not found\": "
+                  "run `unitrag calibrate --write calibration.json` and rebuild")
+    return evaluate_questions(knowledge_base, [lq.question for lq in labelled], chosen,
+                              bars.update if bars.enabled else None, dataset=str(path))
+
+
+def _load_questions(path: Path) -> list[LoadedQuestion]:
+    if not path.is_file():
+        raise UserError(f"labelled questions {path} not found (pass --questions)")
+    problems: list[Problem] = []
+    labelled = load_questions([path], problems)
+    if problems:
+        raise ContentInvalid(problems)
+    if not labelled:
+        raise UserError(f"{path}: no questions")
+    return labelled
+
+
+def _print_eval(report: "EvalReport", plot: Path | None) -> None:
+    from ..eval.metrics import MEASURES
+    from ..eval.report import summary_lines
+
+    title = f"{report.dataset}: {report.primary.queries} scored, {report.pipeline['embedder']}, reranker {report.pipeline['reranker']}"
+    table = Table(title=title, title_justify="left")
+    for column in ("variant", *MEASURES, "q/s"):
+        table.add_column(column, justify="left" if column == "variant" else "right", min_width=len(column), no_wrap=True)
+    best = {m: max(v.metrics[m] for v in report.variants.values()) for m in MEASURES}
+    for v in report.variants.values():
+        cells = [f"[bold green]{v.metrics[m]:.3f}[/]" if v.metrics[m] == best[m] else f"{v.metrics[m]:.3f}" for m in MEASURES]
+        table.add_row(v.name, *cells, f"{v.qps:.0f}")
+    out.print(table, width=max(out.width, 100))
+    if report.pipeline.get("query_embedding_qps"):
+        out.print(f"q/s: ranking only; queries were embedded once up front at {report.pipeline['query_embedding_qps']:.0f} q/s")
+    for line in summary_lines(report):
+        out.print(line)
+    for leak in report.extra.get("restricted_leaks", [])[:10]:
+        out.print(f"  [red]leak[/] {leak['question']} ({leak['where']}): {leak['chunk_id']} is {leak['access']}")
+    if plot is not None:
+        out.print(f"wrote {plot}")
 
 
 def calibrate_cmd(
     kb: Annotated[Optional[str], typer.Option("--kb", help="Artifact path [config: artifact].")] = None,
     questions: Annotated[
-        Optional[Path], typer.Option("--questions", help="Labelled questions [default: <content_dir>/questions.yaml].")
+        Optional[Path], typer.Option("--questions", help="Labelled questions [default: <content_dir>/eval/questions.yaml].")
     ] = None,
     write: Annotated[
         Optional[Path], typer.Option("--write", help="Add the gate to this calibration file (e.g. calibration.json).")
@@ -45,13 +160,8 @@ def calibrate_cmd(
     from ..rag.knowledge_base import KnowledgeBase
 
     cfg = load_config(config, reranker=reranker, sparse=sparse)
-    path = questions or cfg.content_dir / "questions.yaml"
-    if not path.is_file():
-        raise UserError(f"labelled questions {path} not found (pass --questions)")
-    problems: list[Problem] = []
-    labelled = load_questions([path], problems)
-    if problems:
-        raise ContentInvalid(problems)
+    path = questions or cfg.content_dir / "eval" / "questions.yaml"
+    labelled = _load_questions(path)
     knowledge_base = KnowledgeBase.open(kb or cfg.artifact, config=cfg)
     try:
         result = run_calibration(knowledge_base, labelled)

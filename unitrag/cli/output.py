@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
@@ -13,7 +14,41 @@ from ..build.pipeline import BuildReport
 from ..content.problems import Problem
 
 out = Console()
+if not out.is_terminal:  # a pipe or a CI log: wide enough for the eval table
+    out = Console(width=120)
 err = Console(stderr=True)
+
+
+class ProgressBars:
+    """Rich progress bars on stderr, one per named task, shown only once there is work."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._bar: Any = None
+        self._tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> "ProgressBars":
+        return self
+
+    def task(self, name: str) -> Callable[[int, int], None] | None:
+        """A ``(done, total)`` callback for one task (None when disabled: nothing is drawn)."""
+        return (lambda done, total: self.update(name, done, total)) if self.enabled else None
+
+    def update(self, name: str, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self._bar is None:
+            from rich.progress import Progress
+
+            self._bar = Progress(console=err, transient=False)
+            self._bar.start()
+        if name not in self._tasks:
+            self._tasks[name] = self._bar.add_task(name, total=total)
+        self._bar.update(self._tasks[name], completed=done, total=total)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
 
 
 def print_json(data: Any) -> None:

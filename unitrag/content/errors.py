@@ -16,15 +16,15 @@ _FRIENDLY = {
 
 
 def problems_from_validation(
-    exc: ValidationError, path: str, lines: SourceMap, prefix: tuple[Any, ...] = ()
+    exc: ValidationError, path: str, lines: SourceMap, prefix: tuple[Any, ...] = (), whole: str = "frontmatter"
 ) -> list[Problem]:
-    """One problem per pydantic error, each on the line of the offending key."""
+    """One problem per pydantic error, each on the line of the offending key (``whole``: a model-level error)."""
     found: list[Problem] = []
     for err in exc.errors():
         loc = tuple(err["loc"])
         # pydantic appends the union member name ("float", "tuple[float, float]") to the loc
         loc = tuple(p for p in loc if not (isinstance(p, str) and ("[" in p or p in {"float", "int", "str"})))
-        field = ".".join(str(p) for p in loc) or "frontmatter"
+        field = ".".join(str(p) for p in loc) or whole
         message = _FRIENDLY.get(err["type"], err["msg"])
         if err["type"] not in _FRIENDLY and not err["type"].startswith("value_error"):
             message = f"{message} (got {err.get('input')!r})"

@@ -63,7 +63,7 @@ class ContentSet:
     citations: dict[str, Citation] = field(default_factory=dict)
     taxonomy: Taxonomy = field(default_factory=lambda: Taxonomy(topics=[]))
     guard_rules: list[GuardRule] = field(default_factory=list)
-    #: The labelled questions of questions.yaml (calibration and evaluation; not built into the artifact).
+    #: The labelled questions of eval/*.yaml (evaluation and calibration; not built into the artifact).
     questions: list[LoadedQuestion] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     complete: bool = True  # False when a file could not be read: deletes must not be swept
@@ -151,7 +151,7 @@ def load_content(root: Path) -> ContentSet:
             content.problems.append(
                 Problem(
                     display_path(path), 1, "file",
-                    "not a Markdown file: units are .md files; registry files are citations/*.yaml, topics.yaml, guard.yaml, questions.yaml",
+                    "not a Markdown file: units are .md files; registry files are citations/*.yaml, topics.yaml, guard.yaml, eval/*.yaml",
                 )
             )
     content.citations = load_citations(registry["citations"], content.problems)
@@ -168,4 +168,6 @@ def _registry_kind(rel: Path) -> str | None:
         return "citations"
     if len(rel.parts) == 1 and rel.stem in {"topics", "guard", "questions"}:
         return rel.stem
+    if len(rel.parts) == 2 and rel.parts[0] == "eval":  # eval/questions.yaml and any other labelled set
+        return "questions"
     return None

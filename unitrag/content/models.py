@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator, model_validator
 
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="lowercase slug: a-z, 0-9 and '-'")]
 Lang = Literal["zh", "en"]
@@ -180,24 +180,42 @@ class GuardRule(_Strict):
     response: GuardResponse
 
 
+class QuestionUser(_Strict):
+    """Who asks: the user context the app would pass (see ``unitrag.rag.types.UserContext``)."""
+
+    roles: list[Literal["clinician"]] = Field(default_factory=list, description="clinician: may see clinician-only units.")
+    current_topic: Slug | None = Field(default=None, description="The topic the user is looking at (boosted).")
+    triggered_rules: list[Slug] = Field(default_factory=list, description="Rules the user's report triggered (boosted).")
+    recent_scenes: list[Slug] = Field(default_factory=list, description="Scenes the user read recently (boosted).")
+
+
 class LabelledQuestion(_Strict):
-    """One question of questions.yaml: can the knowledge base answer it, and from which units."""
+    """One labelled question (eval/questions.yaml): which units answer it, or that none does, or that a guard stops it.
+
+    Exactly one of ``expected_units``, ``unanswerable: true`` and ``guard``.
+    """
 
     id: Slug
     question: str = Field(min_length=1)
     lang: Lang
-    answerable: bool
     expected_units: list[Slug] = Field(
-        default_factory=list, validate_default=True,
-        description="Ids of units that answer the question (any one is enough); empty when it is unanswerable.",
+        default_factory=list,
+        description="Ids of units that answer the question (any one is enough; all of them count for recall).",
     )
+    unanswerable: bool = Field(default=False, description="No unit answers it: the right answer is \"not found\".")
+    guard: Literal["red_flag", "out_of_scope"] | None = Field(
+        default=None, description="The guard outcome expected before any retrieval (guard.yaml).")
+    user: QuestionUser | None = Field(default=None, description="The user context to ask with (default: anonymous).")
 
-    @field_validator("expected_units")
-    @classmethod
-    def _units_match_label(cls, units: list[str], info: ValidationInfo) -> list[str]:
-        answerable = info.data.get("answerable")
-        if answerable is True and not units:
-            raise ValueError("an answerable question lists the units that answer it")
-        if answerable is False and units:
-            raise ValueError("an unanswerable question has no expected units (or set answerable: true)")
-        return units
+    @model_validator(mode="after")
+    def _one_label(self) -> "LabelledQuestion":
+        labels = [name for name, set_ in (("expected_units", bool(self.expected_units)),
+                                          ("unanswerable: true", self.unanswerable), ("guard", self.guard is not None)) if set_]
+        if len(labels) != 1:
+            found = " and ".join(labels) if labels else "none of them"
+            raise ValueError(f"give exactly one of expected_units, unanswerable: true, guard (found {found})")
+        return self
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.expected_units)

@@ -45,8 +45,9 @@ def _validate_items(model: type[M], items: Any, lines: SourceMap, shown: str, pr
             valid.append((i, model.model_validate(item)))
         except ValidationError as exc:
             item_id = item.get("id") if isinstance(item, dict) else None
-            for p in problems_from_validation(exc, shown, lines, prefix=(i,)):
-                problems.append(Problem(p.path, p.line, f"{item_id or f'[{i}]'}.{p.field}", p.message))
+            name = str(item_id or f"[{i}]")
+            for p in problems_from_validation(exc, shown, lines, prefix=(i,), whole=""):
+                problems.append(Problem(p.path, p.line, f"{name}.{p.field}" if p.field else name, p.message))
     return valid
 
 

@@ -56,12 +56,32 @@ def validate_content(root: Path) -> ContentSet:
                 if (story, order) in scene_orders:
                     problems.append(Problem(lu.path, lu.line_of("order"), "order", f"order {order} is already used by {scene_orders[(story, order)].path}"))
                 scene_orders[(story, order)] = lu
-    for lq in content.questions:
-        for i, unit_id in enumerate(lq.question.expected_units):
-            if unit_id not in first_seen:
-                problems.append(Problem(lq.path, lq.line_of("expected_units", i), f"{lq.question.id}.expected_units", f"unit {unit_id!r} does not exist"))
+    _check_questions(content, first_seen, topic_ids, problems)
     problems.sort()
     return content
+
+
+def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_ids: set[str], problems: list[Problem]) -> None:
+    """Every id a labelled question names exists, has the right kind, and is visible to the one asking."""
+    for lq in content.questions:
+        q = lq.question
+        clinician = q.user is not None and "clinician" in q.user.roles
+        for i, unit_id in enumerate(q.expected_units):
+            where = (lq.path, lq.line_of("expected_units", i), f"{q.id}.expected_units")
+            if unit_id not in units:
+                problems.append(Problem(*where, f"unit {unit_id!r} does not exist"))
+            elif units[unit_id].meta.get("access", "public") != "public" and not clinician:
+                problems.append(Problem(*where, f"unit {unit_id!r} is clinician-only: add `user: {{roles: [clinician]}}` to this question"))
+        if q.user is None:
+            continue
+        if q.user.current_topic is not None and q.user.current_topic not in topic_ids:
+            problems.append(Problem(lq.path, lq.line_of("user", "current_topic"), f"{q.id}.user.current_topic",
+                                    f"unknown topic {q.user.current_topic!r} (not in topics.yaml)"))
+        for field_name, kind in (("triggered_rules", "rule"), ("recent_scenes", "scene")):
+            for i, unit_id in enumerate(getattr(q.user, field_name)):
+                if units.get(unit_id) is None or units[unit_id].meta.get("kind") != kind:
+                    problems.append(Problem(lq.path, lq.line_of("user", field_name, i), f"{q.id}.user.{field_name}",
+                                            f"{unit_id!r} is not a {kind} id"))
 
 
 def _strings(value: Any) -> list[tuple[int, str]]:

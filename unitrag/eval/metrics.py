@@ -1,71 +1,64 @@
-"""Retrieval metrics with BEIR's definitions (those of pytrec_eval / trec_eval).
+"""Ranking metrics, computed by ir-measures (trec_eval's definitions through pytrec_eval).
 
-Each function scores one query: ``ranked`` is the retrieved document ids, best first;
-``qrels`` maps judged document ids to graded relevance (``> 0`` is relevant). A
-document retrieved twice counts once, at its first rank.
+BEIR reports with pytrec_eval too, so these numbers compare with published ones:
+nDCG uses graded relevance as linear gain; a document judged 0 is not relevant.
 
-* ``ndcg_at_k``: DCG with linear gain, ``sum(rel_i / log2(i + 1))`` over ranks 1..k,
-  divided by the DCG of the ideal ordering of the judged relevances (trec_eval's
-  ``ndcg_cut``); 0 when nothing is relevant.
-* ``recall_at_k``: relevant documents in the top k / all relevant documents.
-* ``mrr_at_k``: 1 / rank of the first relevant document in the top k, else 0.
+Two choices are ours, and both are reported rather than hidden:
 
-``evaluate`` averages them over the queries of a qrels split; a judged query with no
-results scores 0 (it is not dropped), so a retriever cannot gain by returning nothing.
+* A judged query the system returned nothing for scores 0 (it is not dropped), so a
+  retriever cannot gain by answering less.
+* A query with no relevant document at all (only 0 grades, or judged in another
+  split's file only) cannot be ranked well or badly: it is left out of the means and
+  counted in ``QueryScores.unjudged``.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import ir_measures
+from ir_measures import AP, RR, Qrel, R, ScoredDoc, Success, nDCG
+
+#: The measures reported for every variant, by the names used in reports and --json.
+MEASURES = {
+    "ndcg@10": nDCG @ 10,
+    "recall@10": R @ 10,
+    "recall@100": R @ 100,
+    "mrr@10": RR @ 10,
+    "map@100": AP @ 100,
+    "success@5": Success @ 5,  # an answer unit among the 5 sources a prompt gets
+}
 
 
-def _dedup(ranked: Sequence[str], k: int) -> list[str]:
-    seen: set[str] = set()
-    out = []
-    for doc in ranked:
-        if doc not in seen:
-            seen.add(doc)
-            out.append(doc)
-            if len(out) == k:
-                break
-    return out
+@dataclass
+class QueryScores:
+    """Mean of each measure over the scored queries, and every query's own values."""
+
+    means: dict[str, float]
+    per_query: dict[str, dict[str, float]]
+    unjudged: list[str] = field(default_factory=list)  # no relevant document: left out of the means
+
+    @property
+    def n(self) -> int:
+        return len(self.per_query)
 
 
-def ndcg_at_k(ranked: Sequence[str], qrels: Mapping[str, int], k: int = 10) -> float:
-    ideal = sorted((r for r in qrels.values() if r > 0), reverse=True)[:k]
-    idcg = sum(rel / math.log2(i + 2) for i, rel in enumerate(ideal))
-    if idcg == 0:
-        return 0.0
-    dcg = sum(qrels.get(doc, 0) / math.log2(i + 2) for i, doc in enumerate(_dedup(ranked, k)) if qrels.get(doc, 0) > 0)
-    return dcg / idcg
-
-
-def recall_at_k(ranked: Sequence[str], qrels: Mapping[str, int], k: int = 100) -> float:
-    relevant = {doc for doc, rel in qrels.items() if rel > 0}
-    if not relevant:
-        return 0.0
-    return len(relevant.intersection(_dedup(ranked, k))) / len(relevant)
-
-
-def mrr_at_k(ranked: Sequence[str], qrels: Mapping[str, int], k: int = 10) -> float:
-    for i, doc in enumerate(_dedup(ranked, k)):
-        if qrels.get(doc, 0) > 0:
-            return 1.0 / (i + 1)
-    return 0.0
-
-
-def evaluate(
-    runs: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, int]], *,
-    ndcg_k: int = 10, recall_k: int = 100, mrr_k: int = 10,
-) -> dict[str, float]:
-    """Mean nDCG@k, Recall@k and MRR@k over every query in ``qrels`` (missing runs count as empty)."""
-    if not qrels:
-        raise ValueError("no judged queries to evaluate")
-    totals = {f"ndcg@{ndcg_k}": 0.0, f"recall@{recall_k}": 0.0, f"mrr@{mrr_k}": 0.0}
-    for qid, judged in qrels.items():
-        ranked = runs.get(qid, ())
-        totals[f"ndcg@{ndcg_k}"] += ndcg_at_k(ranked, judged, ndcg_k)
-        totals[f"recall@{recall_k}"] += recall_at_k(ranked, judged, recall_k)
-        totals[f"mrr@{mrr_k}"] += mrr_at_k(ranked, judged, mrr_k)
-    return {name: value / len(qrels) for name, value in totals.items()}
+def score_rankings(rankings: Mapping[str, Sequence[str]], qrels: Mapping[str, Mapping[str, int]]) -> QueryScores:
+    """Score ranked document ids (best first; a repeat counts at its first rank) against graded judgements."""
+    judged = {q: docs for q, docs in qrels.items() if any(grade > 0 for grade in docs.values())}
+    unjudged = sorted(set(qrels) - set(judged))
+    if not judged:
+        raise ValueError("no query has a relevant document to score against")
+    qrel_rows = [Qrel(q, doc, int(grade)) for q, docs in judged.items() for doc, grade in docs.items()]
+    run_rows = []
+    for q in judged:
+        ranked = list(dict.fromkeys(rankings.get(q, ())))
+        # strictly decreasing scores: trec_eval orders by score, then by doc id on ties
+        run_rows.extend(ScoredDoc(q, doc, float(len(ranked) - i)) for i, doc in enumerate(ranked))
+    per_query: dict[str, dict[str, float]] = {q: dict.fromkeys(MEASURES, 0.0) for q in judged}
+    names = {measure: name for name, measure in MEASURES.items()}
+    for metric in ir_measures.iter_calc(list(MEASURES.values()), qrel_rows, run_rows):
+        per_query[metric.query_id][names[metric.measure]] = float(metric.value)
+    means = {name: sum(scores[name] for scores in per_query.values()) / len(per_query) for name in MEASURES}
+    return QueryScores(means, per_query, unjudged)

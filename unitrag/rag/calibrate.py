@@ -21,6 +21,7 @@ import numpy as np
 from ..content.models import LabelledQuestion
 from ..content.registry import LoadedQuestion
 from .gate import FEATURES, AnswerabilityGate, feature_value, pipeline_id, sigmoid
+from .types import UserContext
 
 MIN_PER_CLASS = 5  # a language gets its own Platt pair only with this many questions of each label
 
@@ -68,10 +69,10 @@ def measure(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuestion]) -> 
     samples, guarded = [], []
     for item in questions:
         q = item.question if isinstance(item, LoadedQuestion) else item
-        if kb.guard.check(q.question, detect_lang(q.question)) is not None:
+        if q.guard is not None or kb.guard.check(q.question, detect_lang(q.question)) is not None:
             guarded.append(q.id)
             continue
-        sources = kb.search(q.question).sources
+        sources = kb.search(q.question, user=user_context(q)).sources
         if not sources:
             continue
         found = {s.unit_id for s in sources} | {s.story_id for s in sources if s.story_id}
@@ -81,6 +82,11 @@ def measure(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuestion]) -> 
             hit=bool(found.intersection(q.expected_units)) if q.answerable else None,
         ))
     return samples, guarded
+
+
+def user_context(q: LabelledQuestion) -> UserContext:
+    """The context a labelled question is asked with (anonymous when it names none)."""
+    return UserContext.from_dict(q.user.model_dump()) if q.user is not None else UserContext()
 
 
 def auc(scores: Sequence[float], labels: Sequence[bool]) -> float:

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
-from ..errors import UserError
 from ..providers.embedders import Embedder
 from .postprocess import Boosts, postprocess
 from .query_embedding import QueryEncoder
@@ -52,6 +51,7 @@ class Answer:
     llm_error: str | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
     broadened: list[str] | None = None
+    llm_calls: int = 0  # 2: the first answer cited ids not in the sources and was sent back once
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -60,8 +60,8 @@ class Answer:
             "sources": [s.to_dict() for s in self.sources],
             "citations": [c.to_dict() for c in self.citations],
             "faithfulness": self.faithfulness.to_dict() if self.faithfulness else None,
-            "extractive": self.extractive, "llm_error": self.llm_error, "broadened": self.broadened,
-            "timings_ms": rounded(self.timings_ms),
+            "extractive": self.extractive, "llm_error": self.llm_error, "llm_calls": self.llm_calls,
+            "broadened": self.broadened, "timings_ms": rounded(self.timings_ms),
         }
 
 
@@ -87,15 +87,25 @@ class KnowledgeBase:
     def open(
         cls, path: str | Path, *, config: Config | None = None, embedder: Embedder | None = None, llm: Any = None
     ) -> "KnowledgeBase":
-        """Open an artifact; ``embedder`` overrides the manifest's only if it is the same model.
+        """Open an artifact (a path) or a published database (a postgresql:// URL, see ``unitrag publish``).
+
+        ``embedder`` overrides the manifest's only if it is the same model.
 
         ``llm`` (a ``unitrag.providers.llm.LLM``) overrides ``config.llm``.
         """
         config = config or Config()
-        if str(path).startswith(("postgres://", "postgresql://")):
-            raise UserError("PostgreSQL knowledge bases are not supported yet: build a DuckDB artifact with `unitrag build`")
-        store = ChunkStore.load(Path(path))
+        store: ChunkStore
+        if str(path).startswith(("postgres://", "postgresql://")):  # published with `unitrag publish`
+            from .pg_store import PgChunkStore
+
+            store = PgChunkStore.load(str(path))
+        else:
+            store = ChunkStore.load(Path(path))
         return cls(store, QueryEncoder.for_manifest(store.manifest, embedder), config, llm)
+
+    def close(self) -> None:
+        """Release what the store holds (a PostgreSQL connection pool; nothing for an artifact)."""
+        self.store.close()
 
     # -- search -------------------------------------------------------------------------
 
@@ -153,7 +163,7 @@ class KnowledgeBase:
         return Answer(
             question, answer_lang, generation.text, False, None, result.sources, self._resolve(cited),
             generation.report, extractive=generation.extractive, llm_error=generation.error,
-            timings_ms=timings, broadened=result.broadened,
+            timings_ms=timings, broadened=result.broadened, llm_calls=generation.attempts,
         )
 
     def _get_llm(self) -> Any:

@@ -35,6 +35,13 @@ class QueryEncoder:
             )
         return cls(embedder)
 
+    def warm(self, texts: list[str]) -> None:
+        """Embed ``texts`` now, and keep room for all of them (an evaluation re-asks each once per variant)."""
+        with self._lock:
+            self._capacity = max(self._capacity, len(texts) + 1024)
+        for text in texts:
+            self.encode(text)
+
     def encode(self, text: str) -> np.ndarray:
         with self._lock:
             hit = self._cache.get(text)

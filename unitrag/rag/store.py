@@ -18,7 +18,7 @@ from .dense import top_k
 from .types import SearchFilter, Source
 
 _MISSING = object()
-_COLUMNS = (
+CHUNK_COLUMNS = (  # what the runtime reads of each chunk (every backend)
     "chunk_id, unit_id, kind, title, text_for_prompt, topics, citation_ids, access, lang, story_id, scene_id, page"
 )
 
@@ -48,7 +48,7 @@ class ChunkStore:
             ids, vectors = read_vectors(con)
             present = {row[0] for row in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'chunks'").fetchall()}
             extra = ", sparse_terms" if "sparse_terms" in present else ""  # artifact schema >= 2
-            table = con.execute(f"SELECT {_COLUMNS}{extra} FROM chunks ORDER BY chunk_id").to_arrow_table()
+            table = con.execute(f"SELECT {CHUNK_COLUMNS}{extra} FROM chunks ORDER BY chunk_id").to_arrow_table()
             citations = _rows(con, "SELECT * FROM citations")
             topics = _rows(con, "SELECT * FROM topics ORDER BY id")
             guard_rules = _rows(con, "SELECT * FROM guard_rules ORDER BY id")
@@ -57,6 +57,19 @@ class ChunkStore:
             calibration = _rows(con, "SELECT * FROM calibration") if _has_table(con, "calibration") else []
         columns = {name: table.column(name).to_pylist() for name in table.column_names}
         assert columns["chunk_id"] == ids, "chunk order of metadata and vectors must agree"
+        return cls.assemble(
+            manifest=manifest, vectors=vectors, columns=columns, citations=citations, topics=topics,
+            guard_rules=guard_rules, prompts=prompts, units=units, calibration=calibration,
+        )
+
+    @classmethod
+    def assemble(
+        cls, *, manifest: dict[str, Any], vectors: np.ndarray, columns: dict[str, list[Any]],
+        citations: list[dict[str, Any]], topics: list[dict[str, Any]], guard_rules: list[dict[str, Any]],
+        prompts: dict[str, str], units: list[dict[str, Any]], calibration: list[dict[str, Any]],
+    ) -> "ChunkStore":
+        """A store from rows as any backend reads them (JSON columns as text), so every backend serves the same."""
+        ids = columns["chunk_id"]
         return cls(
             manifest=manifest, ids=ids, vectors=vectors, columns=columns,
             access=np.array(columns["access"], dtype=object), lang=np.array(columns["lang"], dtype=object),
@@ -68,6 +81,9 @@ class ChunkStore:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def close(self) -> None:
+        """Nothing to release: the artifact was read whole at load."""
 
     def dense_search(self, vector: np.ndarray, k: int, where: SearchFilter) -> tuple[np.ndarray, np.ndarray]:
         """Row indexes and cosine scores of the ``k`` best rows ``where`` allows: exact, in memory."""

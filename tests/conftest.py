@@ -1,4 +1,5 @@
-"""A built copy of the bundled sample content, made once per session with the real default embedder."""
+"""Fixtures shared across test folders: a built copy of the bundled sample content, made once per session
+with the real default embedder (the e2e and PostgreSQL tests both use it, so it is built once)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from unitrag.build.pipeline import BuildReport, build
 from unitrag.config import Config
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 
 
 @dataclass

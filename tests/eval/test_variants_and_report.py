@@ -1,0 +1,60 @@
+"""Choosing variants, and the report's gate and answerability figures."""
+
+from __future__ import annotations
+
+import pytest
+
+from unitrag.errors import UserError
+from unitrag.eval.metrics import MEASURES
+from unitrag.eval.report import EvalReport, VariantResult, gate_failures, precision_recall
+from unitrag.eval.variants import DEFAULT_VARIANTS, parse_variants
+
+
+def test_variants_parse_in_the_order_given_and_unknown_ones_are_named():
+    assert [v.name for v in parse_variants("full,dense,full", True)] == ["full", "dense"]
+    assert [v.name for v in parse_variants(None, True)] == list(DEFAULT_VARIANTS)
+    assert [v.name for v in parse_variants(None, False)] == ["bm25", "dense", "hybrid"]  # nothing to rerank with
+    with pytest.raises(UserError, match="unknown variant.*colbert.*known: bm25, dense"):
+        parse_variants("dense,colbert", True)
+    with pytest.raises(UserError, match="--variants full, rerank need a reranker"):
+        parse_variants("rerank,full", False)
+
+
+def test_cumulative_variants_switch_on_one_stage_at_a_time():
+    dense, rerank, sparse, full = parse_variants("dense,rerank,sparse,full", True)
+    assert (dense.sparse, dense.rerank, dense.postprocess) == (False, False, False)
+    assert (rerank.sparse, rerank.rerank, rerank.postprocess) == (False, True, False)
+    assert (sparse.sparse, sparse.rerank, sparse.postprocess) == (True, True, False)
+    assert (full.sparse, full.rerank, full.postprocess) == (True, True, True)
+
+
+def test_precision_recall_and_f1():
+    assert precision_recall(8, 2, 4) == {"precision": 0.8, "recall": 0.6667, "f1": 0.7273, "tp": 8, "fp": 2, "fn": 4}
+    assert precision_recall(0, 0, 3)["precision"] is None and precision_recall(0, 2, 3)["f1"] == 0.0
+
+
+def report(ndcg: float, f1: float | None = 0.8, leaks: list | None = None) -> EvalReport:
+    metrics = {m: 0.5 for m in MEASURES} | {"ndcg@10": ndcg}
+    variants = {"dense": VariantResult("dense", "", {m: 0.9 for m in MEASURES}, 10, 1.0),
+                "full": VariantResult("full", "", metrics, 10, 2.0)}
+    extra = {"not_found": {"f1": f1, "precision": 0.7, "recall": 0.9, "unanswerable": 3, "questions": 10},
+             "restricted_leaks": leaks or []}
+    return EvalReport("questions", "q.yaml", {"embedder": "e"}, variants, [], extra)
+
+
+def test_the_gate_reads_the_full_variant_and_not_found_f1():
+    assert gate_failures(report(0.70), min_ndcg=0.7, min_notfound_f1=0.8) == []
+    failures = gate_failures(report(0.69, f1=0.5), min_ndcg=0.7, min_notfound_f1=0.8)
+    assert failures == ["nDCG@10 of full is 0.6900, below --min-ndcg 0.7", "not-found F1 is 0.500, below --min-notfound-f1 0.8"]
+
+
+def test_a_restricted_leak_always_fails_the_gate():
+    leak = {"question": "q", "where": "dense", "chunk_id": "c", "access": "clinician"}
+    assert gate_failures(report(0.9, leaks=[leak])) == ["1 restricted chunk(s) reached an anonymous caller"]
+
+
+def test_markdown_marks_the_best_value_of_each_metric():
+    text = report(0.95).markdown()
+    assert "| variant | ndcg@10 |" in text
+    assert "| full | **0.950** |" in text and "| dense | 0.900 |" in text
+    assert "restricted-content leaks: 0" in text and "not found: precision 0.700, recall 0.900, F1 0.800" in text

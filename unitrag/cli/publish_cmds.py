@@ -1,0 +1,59 @@
+"""Operator-side command: publish the artifact to PostgreSQL + pgvector."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from ..config import load_config
+from ..postgres.publish import PublishReport, publish
+from .output import out, print_json
+
+ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Config file (default: ./unitrag.toml).")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("publish")(publish_cmd)
+
+
+def publish_cmd(
+    to: Annotated[str, typer.Option(
+        "--to", envvar="UNITRAG_DATABASE_URL", show_envvar=True,
+        help="postgresql://user:password@host:port/dbname (pgvector >= 0.8 on the server).",
+    )],
+    kb: Annotated[Optional[Path], typer.Option("--kb", help="Artifact to publish [config: artifact].")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the plan against the database; write nothing.")] = False,
+    batch_size: Annotated[int, typer.Option("--batch-size", help="Chunks per transaction.")] = 1000,
+    lock_timeout: Annotated[float, typer.Option("--lock-timeout", help="Seconds to wait for another publish to finish.")] = 60.0,
+    config: ConfigOpt = None,
+    json: Annotated[bool, typer.Option("--json", help="Print one JSON object (plan counts and rows written).")] = False,
+) -> None:
+    """Sync the artifact into PostgreSQL incrementally: only what changed is sent; re-run after any interruption."""
+    cfg = load_config(config, artifact=kb)
+    report = publish(cfg.artifact, to, dry_run=dry_run, batch_size=batch_size, lock_timeout_s=lock_timeout)
+    if json:
+        print_json(report.to_dict())
+    else:
+        _print(report)
+
+
+def _print(report: PublishReport) -> None:
+    title = f"Publish plan → {report.target}" + (" (dry run: nothing written)" if report.dry_run else "")
+    table = Table(title=title, title_justify="left")
+    table.add_column("action")
+    table.add_column("chunks", justify="right")
+    for action, count in report.plan.counts().items():
+        table.add_row(action.replace("_", "-"), str(count))
+    out.print(table)
+    if report.plan.tables_changed:
+        out.print(f"tables changed: {', '.join(report.plan.tables_changed)}")
+    if report.dry_run:
+        return
+    if not report.rows_written:
+        out.print("up to date: nothing written")
+        return
+    written = ", ".join(f"{name} {n}" for name, n in report.rows_written.items() if n)
+    out.print(f"wrote {written or 'nothing'} in {report.batches} transaction(s)")

@@ -1,0 +1,9 @@
+"""PostgreSQL + pgvector: the same build published to a shared database (schema, connect, publish).
+
+The runtime side (``unitrag.rag.pg_store.PgChunkStore``) reads what ``publish`` writes.
+"""
+
+from .connect import connect, is_postgres_url
+from .publish import PublishReport, publish
+
+__all__ = ["PublishReport", "connect", "is_postgres_url", "publish"]

@@ -1,0 +1,111 @@
+"""Connecting to PostgreSQL: one readable line for every way it can fail, never a traceback.
+
+The URL is the user's (Neon, RDS, a self-hosted server); it may carry a password,
+so messages name the host and database only.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+from ..errors import UserError
+
+#: pgvector's iterative index scans (``hnsw.iterative_scan``) arrived in 0.8.0: without them
+#: a selective filter can return fewer than k rows.
+MIN_PGVECTOR = (0, 8, 0)
+_SCHEMES = ("postgres://", "postgresql://")
+
+
+def is_postgres_url(value: object) -> bool:
+    return str(value).startswith(_SCHEMES)
+
+
+def describe(url: str) -> str:
+    """host:port/dbname of a URL, without user or password (for messages and reports)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        parts = conninfo_to_dict(url)
+    except Exception:  # an unparsable URL: say so without echoing it
+        return "<unparsable URL>"
+    host = str(parts.get("host") or "localhost")
+    port = f":{parts['port']}" if parts.get("port") else ""
+    return f"{host}{port}/{parts.get('dbname') or parts.get('user') or ''}"
+
+
+def connect(url: str, *, autocommit: bool = True, timeout_s: int = 10) -> Any:
+    """A psycopg connection, or a UserError: refused, bad credentials, unknown database, bad URL."""
+    try:
+        import psycopg
+    except ImportError:
+        raise UserError("PostgreSQL support needs the pg extra: pip install 'unitrag[pg]'") from None
+    try:
+        return psycopg.connect(url, autocommit=autocommit, connect_timeout=timeout_s, application_name="unitrag")
+    except psycopg.ProgrammingError as exc:  # the conninfo itself is malformed
+        raise UserError(f"not a valid PostgreSQL URL ({_first_line(exc)}): expected postgresql://user:password@host:port/dbname") from None
+    except psycopg.OperationalError as exc:
+        raise UserError(f"cannot connect to PostgreSQL at {describe(url)}: {reason(exc)}") from None
+
+
+@contextmanager
+def database_errors(url: str, doing: str) -> Iterator[None]:
+    """A server error while ``doing`` something (a lost connection, a missing privilege) as one readable line."""
+    import psycopg
+
+    try:
+        yield
+    except psycopg.Error as exc:
+        raise UserError(f"PostgreSQL at {describe(url)} failed while {doing}: {reason(exc)}") from None
+
+
+def reason(exc: BaseException) -> str:
+    """The cause of a failed connection in a few words, with what to check."""
+    text = _first_line(exc)
+    cause = text.rsplit("failed: ", 1)[-1].removeprefix("FATAL:").strip()
+    lowered = cause.lower()
+    if "password authentication failed" in lowered or "no password supplied" in lowered:
+        return f"{cause} (check the user and password in the URL)"
+    if "connection refused" in lowered or "no such file or directory" in lowered:
+        return f"{cause} (is the server running and reachable at that host and port?)"
+    if "does not exist" in lowered:
+        return f"{cause} (create it, or fix the name in the URL)"
+    return cause
+
+
+def ensure_pgvector(conn: Any, *, create: bool) -> str:
+    """The pgvector version in this database (created first when ``create``), registered on ``conn``.
+
+    Raises a UserError when the extension is missing, cannot be created or is older than 0.8.
+    """
+    import psycopg
+    from pgvector.psycopg import register_vector
+
+    if create:
+        try:
+            with conn.transaction():
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        except psycopg.Error as exc:
+            raise UserError(
+                f"the pgvector extension cannot be created in this database ({_first_line(exc)}): install pgvector >= 0.8 "
+                "on the server, or ask an administrator to run CREATE EXTENSION vector"
+            ) from None
+    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    if row is None:
+        raise UserError("the pgvector extension is not installed in this database: run `unitrag publish` first "
+                        "(it creates it), or CREATE EXTENSION vector")
+    version = str(row[0])
+    if _version(version) < MIN_PGVECTOR:
+        raise UserError(f"pgvector {version} is too old: unitrag needs >= 0.8 (iterative index scans); "
+                        "ALTER EXTENSION vector UPDATE after upgrading the package on the server")
+    register_vector(conn)
+    return version
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) if part.isdigit() else 0 for part in text.split(".")[:3])
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__

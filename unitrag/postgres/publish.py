@@ -1,0 +1,241 @@
+"""Publishing an artifact to PostgreSQL: an incremental sync by the build's own hashes.
+
+The target's chunks are diffed against the artifact's by ``chunk_id``,
+``content_hash`` and ``meta_hash`` (the build's plan, one level down): new and
+changed chunks are sent with their vectors (binary COPY into a temporary table,
+then an upsert), metadata-only chunks are updated without their vectors, deleted
+ones are removed; nothing unchanged is sent. Each batch is its own transaction.
+Registry tables (units, citations, topics, ...) and the manifest are replaced in
+the last transaction, and only when their hash differs. A first publish loads into
+the table without its HNSW index and builds the index once at the end.
+
+Safe to interrupt: every committed batch is a correct state of its chunks, and the
+manifest row that records a completed publish is written last, so a re-run diffs
+again and finishes the job. A session advisory lock keeps two publishes to one
+database from interleaving (the second waits up to ``lock_timeout_s``, then
+fails with a clear message); the lock dies with its connection, so a killed
+publish never leaves it held.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..artifact.writer import FAULT_ENV
+from ..build.plan import Plan
+from ..errors import UserError
+from .connect import connect, database_errors, describe, ensure_pgvector
+from .schema import (
+    CHUNKS, MANIFEST, SCHEMA_VERSION, drop_dense_index, embedding_dim, ensure_dense_index, migrate, schema_version,
+)
+from .source import ArtifactSource, read_source
+from .transfer import delete_chunks, replace_table, update_metadata, upsert_chunks
+
+#: pg_advisory_lock key of ``unitrag publish`` ("unitrag" in ASCII); advisory locks are per database.
+LOCK_KEY = 0x756E6974726167
+
+
+@dataclass
+class PublishReport:
+    target: str
+    plan: Plan
+    dry_run: bool
+    batches: int = 0
+    rows_written: dict[str, int] = field(default_factory=dict)
+    migrations_applied: list[int] = field(default_factory=list)
+    timings_s: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": self.target, "dry_run": self.dry_run, "plan": self.plan.counts(),
+            "ids": self.plan.to_dict()["ids"], "tables_changed": self.plan.tables_changed,
+            "rows_written": self.rows_written, "batches": self.batches, "migrations_applied": self.migrations_applied,
+            "timings_s": {k: round(v, 3) for k, v in self.timings_s.items()},
+        }
+
+
+@dataclass
+class TargetState:
+    """What the database holds: its chunk hashes, embedder, and the last publish's table hashes."""
+
+    dim: int | None
+    embedder_id: str | None
+    chunks: dict[str, tuple[str, str]]
+    publish: dict[str, Any]
+
+
+def publish(
+    artifact: Path, url: str, *, dry_run: bool = False, batch_size: int = 1000, lock_timeout_s: float = 60.0,
+) -> PublishReport:
+    """Sync ``artifact`` into the database at ``url``; ``dry_run`` plans and writes nothing."""
+    if batch_size < 1:
+        raise UserError(f"--batch-size must be at least 1, got {batch_size}")
+    clock = time.perf_counter()
+    source = read_source(artifact)
+    timings = {"read_artifact": time.perf_counter() - clock}
+    with connect(url) as conn, database_errors(url, "publishing (committed batches are kept: re-run to complete)"):
+        if not dry_run:
+            _lock(conn, lock_timeout_s)
+        clock = time.perf_counter()
+        target = read_target(conn)
+        _check_compatible(source, target)
+        plan = diff(source, target)
+        timings["plan"] = time.perf_counter() - clock
+        report = PublishReport(describe(url), plan, dry_run, timings_s=timings)
+        if dry_run or (plan.is_noop and target.publish.get("state") == "complete"):
+            return report
+        clock = time.perf_counter()
+        ensure_pgvector(conn, create=True)
+        report.migrations_applied = migrate(conn, source.dim)
+        _mark_started(conn, source, target)
+        if not target.chunks and plan.new:  # a first publish: load everything, then build the index once
+            drop_dense_index(conn)
+        _apply(conn, source, plan, batch_size, report)
+        clock_index = time.perf_counter()
+        if ensure_dense_index(conn):
+            timings["index"] = time.perf_counter() - clock_index
+        if plan.new or plan.deleted:  # fresh statistics, so the planner sizes the table right at once
+            conn.execute(f"ANALYZE {CHUNKS}")
+        _finish(conn, source, plan, report)
+        timings["write"] = time.perf_counter() - clock
+    return report
+
+
+def read_target(conn: Any) -> TargetState:
+    """The target's state; empty when unitrag has never published to this database."""
+    version = schema_version(conn)
+    if version > SCHEMA_VERSION:
+        raise UserError(f"the database has unitrag schema {version}, newer than this unitrag knows ({SCHEMA_VERSION}); "
+                        "upgrade unitrag")
+    if version == 0:
+        return TargetState(None, None, {}, {})
+    manifest = dict(conn.execute(f"SELECT key, value FROM {MANIFEST} WHERE key IN ('embedder', 'publish')").fetchall())
+    rows = conn.execute(f"SELECT chunk_id, content_hash, meta_hash FROM {CHUNKS}").fetchall()
+    return TargetState(
+        dim=embedding_dim(conn), embedder_id=(manifest.get("embedder") or {}).get("id"),
+        chunks={cid: (ch, mh) for cid, ch, mh in rows}, publish=manifest.get("publish") or {},
+    )
+
+
+def diff(source: ArtifactSource, target: TargetState) -> Plan:
+    """The plan: what differs between the artifact and the database, chunk by chunk and table by table."""
+    plan = Plan()
+    for cid, (content, meta) in source.hashes.items():
+        old = target.chunks.get(cid)
+        if old is None:
+            plan.new.append(cid)
+        elif old[0] != content:
+            plan.changed.append(cid)
+        elif old[1] != meta:
+            plan.metadata_only.append(cid)
+        else:
+            plan.unchanged.append(cid)
+    plan.deleted = sorted(set(target.chunks) - set(source.hashes))
+    published = target.publish.get("table_hashes") or {}
+    plan.tables_changed = sorted(name for name, digest in source.table_hashes.items() if published.get(name) != digest)
+    return plan
+
+
+def _check_compatible(source: ArtifactSource, target: TargetState) -> None:
+    """Vectors of two models (or two sizes) must never share an index: refuse before writing anything."""
+    if target.dim is not None and target.dim != source.dim:
+        raise UserError(
+            f"the database holds {target.dim}-dimensional embeddings ({target.embedder_id or 'unknown embedder'}) but the "
+            f"artifact's are {source.dim}-dimensional ({source.embedder_id}); nothing was written. Publish to a fresh "
+            "database (or drop the unitrag_* tables) to switch embedders"
+        )
+    if target.embedder_id is not None and target.embedder_id != source.embedder_id:
+        raise UserError(
+            f"the database holds embeddings of {target.embedder_id!r} but the artifact's are of {source.embedder_id!r}; "
+            "nothing was written. Publish to a fresh database (or drop the unitrag_* tables) to switch embedders"
+        )
+
+
+def _lock(conn: Any, timeout_s: float) -> None:
+    """Take the publish lock for this session, waiting up to ``timeout_s``; a clear error if another holds it."""
+    deadline = time.monotonic() + max(timeout_s, 0.0)
+    while not conn.execute("SELECT pg_try_advisory_lock(%s)", [LOCK_KEY]).fetchone()[0]:
+        if time.monotonic() >= deadline:
+            holder = conn.execute(
+                "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                "AND ((classid::bigint << 32) | objid::bigint) = %s", [LOCK_KEY],
+            ).fetchone()
+            who = f" (server process {holder[0]})" if holder else ""
+            raise UserError(
+                f"another `unitrag publish` to this database is running{who}; waited {timeout_s:g}s for it, "
+                "nothing was written. Re-run when it has finished (or raise --lock-timeout)"
+            )
+        time.sleep(0.2)
+
+
+def _mark_started(conn: Any, source: ArtifactSource, target: TargetState) -> None:
+    """Record the embedder at once (a re-run after a crash is checked against it) and that a publish is under way."""
+    state = {**target.publish, "state": "in_progress", "started_at": _now(), "artifact_built_at": source.manifest.get("built_at")}
+    with conn.transaction():
+        _put_manifest(conn, {"embedder": source.manifest["embedder"], "publish": state})
+
+
+def _apply(conn: Any, source: ArtifactSource, plan: Plan, batch_size: int, report: PublishReport) -> None:
+    """Deletes, then new and changed chunks with vectors, then metadata-only updates: one transaction per batch."""
+    written = report.rows_written
+    for action, ids in (("deleted", plan.deleted), ("upserted", plan.new + plan.changed), ("metadata_only", plan.metadata_only)):
+        written[action] = 0
+        for start in range(0, len(ids), batch_size):
+            batch = ids[start:start + batch_size]
+            with conn.transaction():
+                if action == "deleted":
+                    written[action] += delete_chunks(conn, batch)
+                elif action == "upserted":
+                    written[action] += upsert_chunks(conn, *source.chunks(batch))
+                else:
+                    written[action] += update_metadata(conn, source.rows(batch))
+            report.batches += 1
+            _fault_after_batch(report.batches)
+    written["vectors_sent"] = written["upserted"]
+
+
+def _finish(conn: Any, source: ArtifactSource, plan: Plan, report: PublishReport) -> None:
+    """Registries whose hash differs, then the manifest that marks the publish complete: one transaction, last."""
+    with conn.transaction():
+        for name in plan.tables_changed:
+            report.rows_written[name] = replace_table(conn, f"unitrag_{name}", source.table(name))
+        state = {"state": "complete", "completed_at": _now(), "artifact_built_at": source.manifest.get("built_at"),
+                 "table_hashes": source.table_hashes, "chunks": len(source.hashes)}
+        conn.execute(f"DELETE FROM {MANIFEST}")
+        _put_manifest(conn, {**source.manifest, "publish": state})
+    report.batches += 1
+
+
+def _put_manifest(conn: Any, values: dict[str, Any]) -> None:
+    from psycopg.types.json import Jsonb
+
+    for key, value in values.items():
+        conn.execute(
+            f"INSERT INTO {MANIFEST} (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+            [key, Jsonb(value)],
+        )
+
+
+def _fault_after_batch(done: int) -> None:
+    """Test hook: ``UNITRAG_FAULT_INJECT=publish-kill-after-batch:N`` SIGKILLs the process after batch N commits;
+    ``publish-sleep-after-batch:N`` pauses there for 5 s (to hold the lock while a second publish starts)."""
+    hook = os.environ.get(FAULT_ENV, "")
+    action, _, after = hook.partition(":")
+    if not after.isdigit() or int(after) != done:
+        return
+    if action == "publish-kill-after-batch":
+        os.kill(os.getpid(), signal.SIGKILL)
+    elif action == "publish-sleep-after-batch":
+        time.sleep(5)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+

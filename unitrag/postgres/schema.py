@@ -1,0 +1,122 @@
+"""The PostgreSQL tables, as numbered, additive migrations recorded in ``unitrag_migrations``.
+
+They mirror the artifact's tables (``unitrag.artifact.schema``) with a ``unitrag_``
+prefix, so they can live beside an application's own tables; JSON columns are
+``jsonb`` and the embedding is a pgvector ``vector(dim)`` with an HNSW index for
+cosine distance. The embedding dimension is fixed when the tables are created:
+a different embedder needs a fresh database (``publish`` refuses, writing nothing).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+CHUNKS = "unitrag_chunks"
+MANIFEST = "unitrag_manifest"
+#: The artifact's registry tables, each replaced whole when its rows change.
+REGISTRIES = ("units", "citations", "topics", "guard_rules", "prompts", "calibration")
+
+#: The dense index. A first publish drops it, loads every row, then builds it again with this
+#: statement (one bulk build is many times faster than maintaining the graph on each insert).
+HNSW_INDEX = "CREATE INDEX IF NOT EXISTS unitrag_chunks_embedding_hnsw ON unitrag_chunks USING hnsw (embedding vector_cosine_ops)"
+HNSW_INDEX_NAME = "unitrag_chunks_embedding_hnsw"
+#: Memory for building the HNSW graph (pgvector builds far faster when the graph fits); session-local.
+INDEX_BUILD_MEMORY = "512MB"
+
+MIGRATIONS: list[tuple[str, list[str]]] = [
+    (
+        "initial: manifest, units, chunks with vector(dim) and an HNSW cosine index, registries, calibration",
+        [
+            "CREATE EXTENSION IF NOT EXISTS vector",
+            "CREATE TABLE unitrag_manifest (key text PRIMARY KEY, value jsonb NOT NULL)",
+            """CREATE TABLE unitrag_units (
+                unit_id text PRIMARY KEY, kind text NOT NULL, title text NOT NULL, lang text NOT NULL,
+                access text NOT NULL, story_id text, "order" integer, summary text, topics text[] NOT NULL,
+                citation_ids text[] NOT NULL, trigger jsonb, severity text, source text, source_path text NOT NULL)""",
+            """CREATE TABLE unitrag_chunks (
+                chunk_id text PRIMARY KEY, unit_id text NOT NULL, kind text NOT NULL, story_id text, scene_id text,
+                page integer, title text NOT NULL, lang text NOT NULL, access text NOT NULL, topics text[] NOT NULL,
+                citation_ids text[] NOT NULL, text_for_embedding text NOT NULL, text_for_prompt text NOT NULL,
+                extra jsonb, source_path text NOT NULL, sparse_terms text, content_hash text NOT NULL,
+                meta_hash text NOT NULL, embedding vector({dim}) NOT NULL)""",
+            HNSW_INDEX,
+            "CREATE INDEX unitrag_chunks_topics ON unitrag_chunks USING gin (topics)",
+            """CREATE TABLE unitrag_citations (
+                id text PRIMARY KEY, title text NOT NULL, authors text[] NOT NULL, year integer NOT NULL,
+                venue text, url text, doi text, pmid text)""",
+            """CREATE TABLE unitrag_topics (
+                id text PRIMARY KEY, is_group boolean NOT NULL, name_en text NOT NULL, name_zh text NOT NULL,
+                synonyms_en text[] NOT NULL, synonyms_zh text[] NOT NULL, members text[] NOT NULL)""",
+            """CREATE TABLE unitrag_guard_rules (
+                id text PRIMARY KEY, type text NOT NULL, patterns_en text[] NOT NULL, patterns_zh text[] NOT NULL,
+                response_en text NOT NULL, response_zh text NOT NULL)""",
+            "CREATE TABLE unitrag_prompts (name text PRIMARY KEY, template text NOT NULL)",
+            """CREATE TABLE unitrag_calibration (
+                pipeline_id text PRIMARY KEY, feature text NOT NULL, a double precision NOT NULL,
+                b double precision NOT NULL, threshold double precision, by_lang jsonb, n_answerable integer,
+                n_unanswerable integer, fitted_at text, metrics jsonb)""",
+        ],
+    ),
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def schema_version(conn: Any) -> int:
+    """The last migration applied to this database; 0 when unitrag has never published here."""
+    if conn.execute("SELECT to_regclass('unitrag_migrations')").fetchone()[0] is None:
+        return 0
+    return int(conn.execute("SELECT coalesce(max(version), 0) FROM unitrag_migrations").fetchone()[0])
+
+
+def embedding_dim(conn: Any) -> int | None:
+    """The ``vector(n)`` dimension the chunks table was created with, or None before the first publish."""
+    row = conn.execute(
+        "SELECT atttypmod FROM pg_attribute WHERE attrelid = to_regclass(%s) AND attname = 'embedding'", [CHUNKS]
+    ).fetchone()
+    return int(row[0]) if row else None
+
+
+def migrate(conn: Any, dim: int) -> list[int]:
+    """Apply the migrations this database lacks, in one transaction; returns the versions applied."""
+    applied = []
+    with conn.transaction():
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS unitrag_migrations "
+            "(version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        current = schema_version(conn)
+        for version, (description, statements) in enumerate(MIGRATIONS, start=1):
+            if version <= current:
+                continue
+            for statement in statements:
+                conn.execute(statement.replace("{dim}", str(int(dim))))
+            conn.execute("INSERT INTO unitrag_migrations (version, description) VALUES (%s, %s)", [version, description])
+            applied.append(version)
+    return applied
+
+
+def column_types(conn: Any, table: str) -> list[tuple[str, int]]:
+    """(column, type oid) of a table in order: the catalog, not a second copy of the DDL, drives COPY."""
+    return [
+        (str(name), int(oid)) for name, oid in conn.execute(
+            "SELECT attname, atttypid FROM pg_attribute WHERE attrelid = to_regclass(%s) AND attnum > 0 "
+            "AND NOT attisdropped ORDER BY attnum", [table],
+        ).fetchall()
+    ]
+
+
+def drop_dense_index(conn: Any) -> None:
+    """Before loading into an empty table: the index is rebuilt in one pass by ``ensure_dense_index``."""
+    with conn.transaction():
+        conn.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX_NAME}")
+
+
+def ensure_dense_index(conn: Any) -> bool:
+    """Build the HNSW index if it is missing (after a bulk load, or a publish killed after dropping it)."""
+    if conn.execute("SELECT to_regclass(%s)", [HNSW_INDEX_NAME]).fetchone()[0] is not None:
+        return False
+    with conn.transaction():
+        conn.execute(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
+        conn.execute(HNSW_INDEX)
+    return True

@@ -1,0 +1,84 @@
+"""The artifact as a publish reads it: chunk hashes to diff first; rows, vectors and registries only when sent.
+
+A publish that changes one chunk of 100,000 reads three short columns, the manifest and
+that one chunk: diffing costs what the plan costs, not what the artifact weighs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from ..artifact.reader import open_artifact, read_manifest, read_vectors
+from ..build.hashing import digest
+from .schema import REGISTRIES
+
+
+@dataclass
+class ArtifactSource:
+    path: Path
+    manifest: dict[str, Any]
+    hashes: dict[str, tuple[str, str]]  # chunk_id -> (content_hash, meta_hash)
+    #: The build's own hash of each registry (the manifest's ``table_hashes``), else one computed from the rows.
+    table_hashes: dict[str, str]
+    _tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
+
+    @property
+    def dim(self) -> int:
+        return int(self.manifest["embedder"]["dim"])
+
+    @property
+    def embedder_id(self) -> str:
+        return str(self.manifest["embedder"]["id"])
+
+    def table(self, name: str) -> list[dict[str, Any]]:
+        """A registry table's rows (read on first use)."""
+        if name not in self._tables:
+            with open_artifact(self.path) as con:
+                self._tables[name] = _table(con, name)
+        return self._tables[name]
+
+    def chunks(self, ids: list[str]) -> tuple[list[dict[str, Any]], np.ndarray]:
+        """These chunks' rows (no embedding) and vectors, in this order."""
+        with open_artifact(self.path) as con:
+            con.register("wanted", pa.table({"chunk_id": pa.array(ids, type=pa.string())}))
+            found = con.execute(
+                "SELECT * EXCLUDE (embedding) FROM chunks WHERE chunk_id IN (SELECT chunk_id FROM wanted) ORDER BY chunk_id"
+            ).to_arrow_table().to_pylist()
+            vector_ids, matrix = read_vectors(con, "WHERE chunk_id IN (SELECT chunk_id FROM wanted)")
+        assert vector_ids == [row["chunk_id"] for row in found], "chunk order of metadata and vectors must agree"
+        position = {cid: i for i, cid in enumerate(vector_ids)}
+        order = [position[cid] for cid in ids]
+        return [found[i] for i in order], matrix[order]
+
+    def rows(self, ids: list[str]) -> list[dict[str, Any]]:
+        return self.chunks(ids)[0]
+
+
+def read_source(path: Path) -> ArtifactSource:
+    """What the plan needs: the manifest, every chunk's two hashes and every registry's hash."""
+    with open_artifact(path) as con:
+        manifest = read_manifest(con)
+        table = con.execute("SELECT chunk_id, content_hash, meta_hash FROM chunks ORDER BY chunk_id").to_arrow_table()
+        recorded = manifest.get("table_hashes") or {}
+        tables = {name: _table(con, name) for name in REGISTRIES if name not in recorded}
+    hashes = dict(zip(table.column("chunk_id").to_pylist(),
+                      zip(table.column("content_hash").to_pylist(), table.column("meta_hash").to_pylist())))
+    computed = {name: digest(rows) for name, rows in tables.items()}
+    return ArtifactSource(
+        path=path, manifest=manifest, hashes=hashes,
+        table_hashes={name: recorded.get(name) or computed[name] for name in REGISTRIES}, _tables=tables,
+    )
+
+
+def _table(con: Any, name: str) -> list[dict[str, Any]]:
+    """A registry's rows; an empty list for one an older artifact does not have."""
+    if not con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()[0]:
+        return []
+    cursor = con.execute(f"SELECT * FROM {name} ORDER BY 1")
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]

@@ -1,0 +1,78 @@
+"""Moving rows into PostgreSQL: binary COPY into a temporary table, then one set-based statement.
+
+COPY is the fastest way in (10k × 384 vectors in about 0.3 s); the temporary
+table turns it into an upsert or an update, which COPY alone cannot do. Column
+types come from the catalog (``schema.column_types``), so the migrations stay
+the only description of the tables.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+import numpy as np
+
+from .schema import CHUNKS, column_types
+
+_KEY = "chunk_id"
+
+
+def copy_rows(conn: Any, table: str, columns: list[tuple[str, int]], rows: Iterable[list[Any]]) -> int:
+    """Binary COPY of ``rows`` (values in ``columns`` order) into ``table``; returns the row count."""
+    from psycopg.types.json import Jsonb
+
+    jsonb = conn.adapters.types["jsonb"].oid
+    is_json = [oid == jsonb for _, oid in columns]
+    names = ", ".join(f'"{name}"' for name, _ in columns)
+    count = 0
+    with conn.cursor().copy(f"COPY {table} ({names}) FROM STDIN (FORMAT BINARY)") as copy:
+        copy.set_types([oid for _, oid in columns])
+        for row in rows:
+            copy.write_row([_json(v, Jsonb) if j else v for v, j in zip(row, is_json)])
+            count += 1
+    return count
+
+
+def upsert_chunks(conn: Any, rows: list[dict[str, Any]], vectors: np.ndarray) -> int:
+    """Insert or replace these chunks, vectors included."""
+    columns = column_types(conn, CHUNKS)
+    conn.execute(f"CREATE TEMP TABLE unitrag_incoming (LIKE {CHUNKS}) ON COMMIT DROP")
+    values = ([row.get(name) for name, _ in columns[:-1]] + [vector] for row, vector in zip(rows, vectors))
+    assert columns[-1][0] == "embedding", "the embedding is the chunks table's last column"
+    copy_rows(conn, "unitrag_incoming", columns, values)
+    names = [name for name, _ in columns]
+    updates = ", ".join(f'"{n}" = EXCLUDED."{n}"' for n in names if n != _KEY)
+    cursor = conn.execute(
+        f"INSERT INTO {CHUNKS} SELECT * FROM unitrag_incoming ON CONFLICT ({_KEY}) DO UPDATE SET {updates}"
+    )
+    return int(cursor.rowcount)
+
+
+def update_metadata(conn: Any, rows: list[dict[str, Any]]) -> int:
+    """Update every column but the embedding (and the content it was computed from): no vector is sent."""
+    columns = [(n, oid) for n, oid in column_types(conn, CHUNKS) if n not in ("embedding", "text_for_embedding", "content_hash")]
+    names = ", ".join(f'"{n}"' for n, _ in columns)
+    conn.execute(f"CREATE TEMP TABLE unitrag_incoming_meta ON COMMIT DROP AS SELECT {names} FROM {CHUNKS} WITH NO DATA")
+    copy_rows(conn, "unitrag_incoming_meta", columns, ([row.get(n) for n, _ in columns] for row in rows))
+    sets = ", ".join(f'"{n}" = i."{n}"' for n, _ in columns if n != _KEY)
+    cursor = conn.execute(f"UPDATE {CHUNKS} c SET {sets} FROM unitrag_incoming_meta i WHERE c.{_KEY} = i.{_KEY}")
+    return int(cursor.rowcount)
+
+
+def delete_chunks(conn: Any, ids: list[str]) -> int:
+    return int(conn.execute(f"DELETE FROM {CHUNKS} WHERE {_KEY} = ANY(%s)", [ids]).rowcount)
+
+
+def replace_table(conn: Any, table: str, rows: list[dict[str, Any]]) -> int:
+    """Replace a registry table's rows whole (they are small, and diffed as one hash)."""
+    conn.execute(f"DELETE FROM {table}")
+    columns = column_types(conn, table)
+    return copy_rows(conn, table, columns, ([row.get(n) for n, _ in columns] for row in rows))
+
+
+def _json(value: Any, wrap: Any) -> Any:
+    """The artifact stores JSON as text; binary COPY into jsonb wants the value."""
+    if value is None:
+        return None
+    return wrap(json.loads(value) if isinstance(value, str) else value)
