@@ -367,7 +367,6 @@ def part_synthetic(
 
     from synthetic_kb import write_synthetic
     from unitrag.artifact.reader import open_artifact, read_manifest
-    from unitrag.config import Config
     from unitrag.content.tokenize import tokenize
     from unitrag.rag import KnowledgeBase
     from unitrag.rag.dense import top_k

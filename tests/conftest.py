@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,3 +56,24 @@ def workspace(built_sample: tuple[Workspace, BuildReport], tmp_path: Path) -> Wo
     if (base.root / "calibration.json").exists():
         shutil.copy(base.root / "calibration.json", tmp_path / "calibration.json")
     return Workspace(tmp_path)
+
+
+@pytest.fixture
+def requests(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """What litellm is about to send, mocked or real: ``requests.messages`` holds each request's messages."""
+    import litellm
+    from litellm.integrations.custom_logger import CustomLogger
+
+    class Requests(CustomLogger):
+        def __init__(self) -> None:
+            super().__init__()
+            self.messages: list[list[dict[str, Any]]] = []
+
+        def log_pre_api_call(self, model: Any, messages: Any, kwargs: Any) -> None:  # called before every API call
+            self.messages.append(list(messages))
+
+    recorder = Requests()
+    # input_callback, not litellm.callbacks: litellm copies `callbacks` into its internal lists
+    # on the first call and never removes them, so recorders would leak between tests.
+    monkeypatch.setattr(litellm, "input_callback", [recorder])
+    return recorder

@@ -152,21 +152,14 @@ def test_every_rule_in_guard_yaml_has_test_phrasings():
             assert len(by_lang["zh"]) >= (2 if table is RED_FLAGS else 1), rule
 
 
-@pytest.mark.parametrize(("rule", "lang", "question"), _cases(RED_FLAGS))
-def test_red_flag_caught_with_fixed_response_in_question_language(guard, rule, lang, question):
+@pytest.mark.parametrize(("kind", "rule", "lang", "question"),
+                         [("red_flag", *case) for case in _cases(RED_FLAGS)] + [("out_of_scope", *case) for case in _cases(OUT_OF_SCOPE)])
+def test_guard_answers_with_the_rules_fixed_response_in_the_question_language(guard, kind, rule, lang, question):
+    """A red flag gets its fixed safe answer, an out-of-scope question its refusal, each in the question's language."""
     assert detect_lang(question) == lang
     outcome = guard.check(question, lang)
     assert outcome is not None, question
-    assert (outcome.type, outcome.rule) == ("red_flag", rule)
-    assert outcome.response == BY_ID[rule][f"response_{lang}"]
-
-
-@pytest.mark.parametrize(("rule", "lang", "question"), _cases(OUT_OF_SCOPE))
-def test_out_of_scope_refused_in_question_language(guard, rule, lang, question):
-    assert detect_lang(question) == lang
-    outcome = guard.check(question, lang)
-    assert outcome is not None, question
-    assert (outcome.type, outcome.rule) == ("out_of_scope", rule)
+    assert (outcome.type, outcome.rule) == (kind, rule)
     assert outcome.response == BY_ID[rule][f"response_{lang}"]
 
 

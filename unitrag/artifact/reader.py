@@ -84,3 +84,15 @@ def read_vectors(con: duckdb.DuckDBPyConnection, where: str = "", params: list[A
     dim = column.type.list_size
     flat = column.values.to_numpy(zero_copy_only=False)
     return ids, np.ascontiguousarray(flat.reshape(len(ids), dim), dtype=np.float32)
+
+
+def has_table(con: Any, name: str) -> bool:
+    """Tables added by later migrations are absent from older artifacts."""
+    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()[0])
+
+
+def rows_as_dicts(con: Any, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+    """Each row of ``sql`` as a dict by column name (any DB-API connection: DuckDB, psycopg)."""
+    cursor = con.execute(sql, params) if params is not None else con.execute(sql)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]

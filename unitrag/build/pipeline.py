@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..artifact.reader import PreviousState, open_artifact, read_previous, read_vectors
+from ..artifact.reader import PreviousState, open_artifact, read_previous, read_vectors, rows_as_dicts
 from ..artifact.schema import SCHEMA_VERSION
 from ..artifact.writer import write_artifact
 from ..config import Config
@@ -156,11 +156,9 @@ def _old_rows(previous: PreviousState | None, chunk_ids: list[str], vectors: dic
     if previous is None or not chunk_ids:
         return []
     with open_artifact(previous.path) as con:
-        cursor = con.execute(
-            "SELECT * EXCLUDE (embedding) FROM chunks WHERE list_contains(?, chunk_id) ORDER BY chunk_id", [chunk_ids]
+        rows = rows_as_dicts(
+            con, "SELECT * EXCLUDE (embedding) FROM chunks WHERE list_contains(?, chunk_id) ORDER BY chunk_id", [chunk_ids]
         )
-        names = [d[0] for d in cursor.description]
-        rows = [dict(zip(names, row)) for row in cursor.fetchall()]
         ids, matrix = read_vectors(con, "WHERE list_contains(?, chunk_id)", [chunk_ids])
     vectors.update({cid: matrix[i] for i, cid in enumerate(ids)})
     return rows

@@ -13,11 +13,10 @@ from ..config import load_config
 from ..content.json_schema import write_schemas
 from ..content.validate import validate_content
 from ..errors import ContentInvalid
-from .output import ProgressBars, err, out, print_json, print_report, report_markdown
+from .output import ProgressBars, out, print_json, print_report, report_markdown
+from .options import ConfigOpt, JsonOpt
 
-ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Config file (default: ./unitrag.toml).")]
 ContentOpt = Annotated[Optional[Path], typer.Option("--content", help="Content folder [config: content_dir].")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
 def register(app: typer.Typer) -> None:

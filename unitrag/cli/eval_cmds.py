@@ -15,13 +15,12 @@ from ..content.problems import Problem
 from ..content.registry import LoadedQuestion, load_questions
 from ..errors import ContentInvalid, UserError
 from .output import ProgressBars, err, out, print_json
+from .options import ConfigOpt, JsonOpt
 
 if TYPE_CHECKING:
     from ..eval.report import EvalReport
     from ..rag.calibrate import Calibration
 
-ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Config file (default: ./unitrag.toml).")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
 def register(app: typer.Typer) -> None:
@@ -126,7 +125,7 @@ def _print_eval(report: "EvalReport", plot: Path | None) -> None:
     table = Table(title=title, title_justify="left")
     for column in ("variant", *MEASURES, "q/s"):
         table.add_column(column, justify="left" if column == "variant" else "right", min_width=len(column), no_wrap=True)
-    best = {m: max(v.metrics[m] for v in report.variants.values()) for m in MEASURES}
+    best = report.best()
     for v in report.variants.values():
         cells = [f"[bold green]{v.metrics[m]:.3f}[/]" if v.metrics[m] == best[m] else f"{v.metrics[m]:.3f}" for m in MEASURES]
         table.add_row(v.name, *cells, f"{v.qps:.0f}")

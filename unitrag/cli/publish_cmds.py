@@ -11,8 +11,8 @@ from rich.table import Table
 from ..config import load_config
 from ..postgres.publish import PublishReport, publish
 from .output import out, print_json
+from .options import ConfigOpt
 
-ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Config file (default: ./unitrag.toml).")]
 
 
 def register(app: typer.Typer) -> None:

@@ -12,10 +12,9 @@ from ..config import Config, load_config
 from ..errors import UserError
 from ..rag.types import UserContext
 from .output import out, print_json
+from .options import ConfigOpt, JsonOpt
 
 KbOpt = Annotated[Optional[str], typer.Option("--kb", help="Artifact path, or a postgresql:// URL published to [config: artifact].")]
-ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Config file (default: ./unitrag.toml).")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
 def register(app: typer.Typer) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -51,23 +52,33 @@ def _validate_items(model: type[M], items: Any, lines: SourceMap, shown: str, pr
     return valid
 
 
-def load_citations(paths: list[Path], problems: list[Problem]) -> dict[str, Citation]:
-    """Merge every citations/*.yaml; an id defined twice is an error at both places."""
-    registry: dict[str, Citation] = {}
-    where: dict[str, str] = {}
+def _entries(model: type[M], paths: list[Path], problems: list[Problem]) -> Iterator[tuple[int, M, str, SourceMap]]:
+    """Every valid entry of every file, with its index, shown path and line map; problems for the rest."""
     for path in paths:
         loaded = _read_yaml(path, problems)
         if loaded is None:
             continue
         data, lines, shown = loaded
-        for i, citation in _validate_items(Citation, data or [], lines, shown, problems):
-            line = lines.line((i, "id"))
-            if citation.id in registry:
-                problems.append(Problem(shown, line, "id", f"duplicate citation id {citation.id!r} (also at {where[citation.id]})"))
-                continue
-            registry[citation.id] = citation
-            where[citation.id] = f"{shown}:{line}"
-    return registry
+        for i, item in _validate_items(model, data or [], lines, shown, problems):
+            yield i, item, shown, lines
+
+
+def _unique_entries(model: type[M], paths: list[Path], problems: list[Problem], noun: str) -> Iterator[tuple[int, M, str, SourceMap]]:
+    """``_entries`` without repeated ids: a second definition is a problem at its own line, and is dropped."""
+    where: dict[str, str] = {}
+    for i, item, shown, lines in _entries(model, paths, problems):
+        item_id = item.id  # type: ignore[attr-defined]
+        line = lines.line((i, "id"))
+        if item_id in where:
+            problems.append(Problem(shown, line, "id", f"duplicate {noun} id {item_id!r} (also at {where[item_id]})"))
+            continue
+        where[item_id] = f"{shown}:{line}"
+        yield i, item, shown, lines
+
+
+def load_citations(paths: list[Path], problems: list[Problem]) -> dict[str, Citation]:
+    """Merge every citations/*.yaml; an id defined twice is an error at its second place."""
+    return {citation.id: citation for _, citation, _, _ in _unique_entries(Citation, paths, problems, "citation")}
 
 
 def load_taxonomy(paths: list[Path], root: Path, problems: list[Problem]) -> Taxonomy:
@@ -103,21 +114,16 @@ def load_taxonomy(paths: list[Path], root: Path, problems: list[Problem]) -> Tax
 def load_guard_rules(paths: list[Path], problems: list[Problem]) -> list[GuardRule]:
     """guard.yaml; every pattern must compile, since a broken red flag is a silent safety hole."""
     rules: list[GuardRule] = []
-    for path in paths:
-        loaded = _read_yaml(path, problems)
-        if loaded is None:
-            continue
-        data, lines, shown = loaded
-        for i, rule in _validate_items(GuardRule, data or [], lines, shown, problems):
-            for lang in ("en", "zh"):
-                for j, pattern in enumerate(getattr(rule.patterns, lang)):
-                    try:
-                        re.compile(pattern, re.IGNORECASE)
-                    except re.error as exc:
-                        problems.append(
-                            Problem(shown, lines.line((i, "patterns", lang, j)), f"{rule.id}.patterns.{lang}", f"bad regular expression: {exc}")
-                        )
-            rules.append(rule)
+    for i, rule, shown, lines in _entries(GuardRule, paths, problems):
+        for lang in ("en", "zh"):
+            for j, pattern in enumerate(getattr(rule.patterns, lang)):
+                try:
+                    re.compile(pattern, re.IGNORECASE)
+                except re.error as exc:
+                    problems.append(
+                        Problem(shown, lines.line((i, "patterns", lang, j)), f"{rule.id}.patterns.{lang}", f"bad regular expression: {exc}")
+                    )
+        rules.append(rule)
     return rules
 
 
@@ -135,20 +141,5 @@ class LoadedQuestion:
 
 
 def load_questions(paths: list[Path], problems: list[Problem]) -> list[LoadedQuestion]:
-    """questions.yaml, the labelled set the answerability gate is calibrated on; an id defined twice is an error."""
-    questions: list[LoadedQuestion] = []
-    where: dict[str, str] = {}
-    for path in paths:
-        loaded = _read_yaml(path, problems)
-        if loaded is None:
-            continue
-        data, lines, shown = loaded
-        for i, question in _validate_items(LabelledQuestion, data or [], lines, shown, problems):
-            entry = LoadedQuestion(question, shown, lines, i)
-            line = entry.line_of("id")
-            if question.id in where:
-                problems.append(Problem(shown, line, "id", f"duplicate question id {question.id!r} (also at {where[question.id]})"))
-                continue
-            where[question.id] = f"{shown}:{line}"
-            questions.append(entry)
-    return questions
+    """eval/*.yaml, the labelled questions eval and calibration run on; an id defined twice is an error."""
+    return [LoadedQuestion(q, shown, lines, i) for i, q, shown, lines in _unique_entries(LabelledQuestion, paths, problems, "question")]

@@ -40,12 +40,13 @@ def plot_report(report: EvalReport, path: Path) -> Path:
     width = 0.8 / max(len(names), 1)
     fig, ax = plt.subplots(figsize=(max(8.0, 1.6 * len(metrics) + 0.3 * len(names)), 4.8), dpi=110)
     colours = plt.get_cmap("viridis")([i / max(len(names) - 1, 1) for i in range(len(names))])
+    highest = report.best()
     for i, name in enumerate(names):
         values = [report.variants[name].metrics[m] for m in metrics]
         xs = [j + (i - (len(names) - 1) / 2) * width for j in range(len(metrics))]
         ax.bar(xs, values, width * 0.95, label=name, color=colours[i])
         for x, metric, value in zip(xs, metrics, values):
-            best = value == max(report.variants[n].metrics[metric] for n in names)
+            best = value == highest[metric]
             ax.annotate(f"{value:.3f}", (x, value), ha="center", va="bottom", fontsize=6.5, rotation=90,
                         xytext=(0, 2), textcoords="offset points", fontweight="bold" if best else "normal")
     j = metrics.index("ndcg@10")

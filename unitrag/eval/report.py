@@ -44,6 +44,10 @@ class EvalReport:
         """The variant the regression gate reads: ``full`` when run, else the last one."""
         return self.variants.get("full") or list(self.variants.values())[-1]
 
+    def best(self) -> dict[str, float]:
+        """The best value of each measure across the variants (what tables and the plot highlight)."""
+        return {m: max(v.metrics[m] for v in self.variants.values()) for m in MEASURES}
+
     def to_dict(self) -> dict[str, Any]:
         rows_key = "queries" if self.kind == "beir" else "questions"
         return {
@@ -54,8 +58,7 @@ class EvalReport:
 
     def markdown(self) -> str:
         """The variants table (and the answerability lines), for a CI job summary."""
-        names = list(MEASURES)
-        best = {m: max(v.metrics[m] for v in self.variants.values()) for m in names}
+        names, best = list(MEASURES), self.best()
         lines = [f"### unitrag eval: {self.dataset}", "",
                  "| variant | " + " | ".join(names) + " | q/s |", "|---" * (len(names) + 2) + "|"]
         for v in self.variants.values():

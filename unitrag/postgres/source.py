@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ..artifact.reader import open_artifact, read_manifest, read_vectors
+from ..artifact.reader import has_table, open_artifact, read_manifest, read_vectors, rows_as_dicts
 from ..build.hashing import digest
 from .schema import REGISTRIES
 
@@ -77,8 +77,4 @@ def read_source(path: Path) -> ArtifactSource:
 
 def _table(con: Any, name: str) -> list[dict[str, Any]]:
     """A registry's rows; an empty list for one an older artifact does not have."""
-    if not con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()[0]:
-        return []
-    cursor = con.execute(f"SELECT * FROM {name} ORDER BY 1")
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    return rows_as_dicts(con, f"SELECT * FROM {name} ORDER BY 1") if has_table(con, name) else []

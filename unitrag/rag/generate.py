@@ -72,6 +72,17 @@ def _call(llm: LLM, messages: list[dict[str, str]]) -> tuple[str | None, str | N
     return text.strip(), None
 
 
+def _messages(question: str, lang: str, sources: Sequence[Source], templates: Mapping[str, str]
+              ) -> tuple[list[dict[str, str]] | None, str | None]:
+    """(the prompt's messages, None) or (None, why): a broken template or source falls back, never raises."""
+    try:
+        return build_messages(question, lang, sources, templates), None
+    except PromptError as exc:
+        return None, str(exc)
+    except Exception as exc:  # a malformed source: answer from the others rather than fail
+        return None, f"prompt: {type(exc).__name__}: {exc}"
+
+
 def _fallback(question: str, lang: str, sources: Sequence[Source], allowed: set[str], check: CitationCheck,
               attempts: int, error: str | None) -> Generation:
     text = extractive_answer(question, lang, sources, allowed=allowed)
@@ -94,12 +105,9 @@ def generate_answer(
     allowed = set(whitelist)
     if llm is None:
         return _fallback(question, lang, sources, allowed, check, 0, None)
-    try:
-        messages = build_messages(question, lang, sources, templates)
-    except PromptError as exc:
-        return _fallback(question, lang, sources, allowed, check, 0, str(exc))
-    except Exception as exc:  # a malformed source: answer from the others rather than fail
-        return _fallback(question, lang, sources, allowed, check, 0, f"prompt: {type(exc).__name__}: {exc}")
+    messages, error = _messages(question, lang, sources, templates)
+    if messages is None:
+        return _fallback(question, lang, sources, allowed, check, 0, error)
 
     text, error = _call(llm, messages)
     if text is None:
@@ -156,35 +164,28 @@ def stream_answer(
 
 def _stream(question: str, lang: str, sources: Sequence[Source], templates: Mapping[str, str], llm: LLM | None,
             allowed: set[str], check: CitationCheck) -> Generator[str, None, Generation]:
-    error: str | None = None
     attempts = 0
     pieces: list[str] = []
-    if llm is not None:
+    messages, error = _messages(question, lang, sources, templates) if llm is not None else (None, None)
+    if llm is not None and messages is not None:
+        attempts = 1
+        stream: str | Iterator[str] = ""
         try:
-            messages = build_messages(question, lang, sources, templates)
-        except PromptError as exc:
-            error = str(exc)
-        except Exception as exc:  # a malformed source
-            error = f"prompt: {type(exc).__name__}: {exc}"
-        else:
-            attempts = 1
-            stream: str | Iterator[str] = ""
-            try:
-                stream = llm.complete(messages, stream=True)
-                for piece in [stream] if isinstance(stream, str) else stream:
-                    if piece:
-                        pieces.append(piece)
-                        yield piece
-            except LLMUnavailable as exc:
-                error = exc.reason
-            except Exception as exc:  # an LLM implementation that broke its contract
-                error = f"{llm.id}: {type(exc).__name__}: {exc}"
-            finally:  # also when the consumer stops early: release the connection now, not at GC
-                close = getattr(stream, "close", None)
-                if callable(close):
-                    close()
-            if not pieces and error is None:
-                error = f"{llm.id}: the stream ended without any text"
+            stream = llm.complete(messages, stream=True)
+            for piece in [stream] if isinstance(stream, str) else stream:
+                if piece:
+                    pieces.append(piece)
+                    yield piece
+        except LLMUnavailable as exc:
+            error = exc.reason
+        except Exception as exc:  # an LLM implementation that broke its contract
+            error = f"{llm.id}: {type(exc).__name__}: {exc}"
+        finally:  # also when the consumer stops early: release the connection now, not at GC
+            close = getattr(stream, "close", None)
+            if callable(close):
+                close()
+        if not pieces and error is None:
+            error = f"{llm.id}: the stream ended without any text"
     if pieces:  # a stream that broke off mid-way keeps what it said; error says why it stopped
         text = "".join(pieces)
         return Generation(text, False, attempts, error, check(text, allowed))

@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import UserError
 from ..postgres.connect import connect, database_errors, describe, ensure_pgvector
 from ..postgres.schema import CHUNKS, schema_version
+from ..artifact.reader import rows_as_dicts
 from .store import CHUNK_COLUMNS, ChunkStore
 from .types import SearchFilter
 
@@ -47,14 +48,14 @@ class PgChunkStore(ChunkStore):
                 raise UserError(f"the first publish to {describe(url)} has not completed: run `unitrag publish` again")
             columns = _columns(conn.execute(f'SELECT {CHUNK_COLUMNS}, sparse_terms FROM {CHUNKS} ORDER BY chunk_id COLLATE "C"'))
             tables = {
-                "citations": _rows(conn, "SELECT * FROM unitrag_citations"),
-                "topics": _rows(conn, 'SELECT * FROM unitrag_topics ORDER BY id COLLATE "C"'),
-                "guard_rules": _rows(conn, 'SELECT * FROM unitrag_guard_rules ORDER BY id COLLATE "C"'),
+                "citations": rows_as_dicts(conn, "SELECT * FROM unitrag_citations"),
+                "topics": rows_as_dicts(conn, 'SELECT * FROM unitrag_topics ORDER BY id COLLATE "C"'),
+                "guard_rules": rows_as_dicts(conn, 'SELECT * FROM unitrag_guard_rules ORDER BY id COLLATE "C"'),
                 "prompts": dict(conn.execute("SELECT name, template FROM unitrag_prompts").fetchall()),
                 # JSON as text, as the artifact returns it: one parser for every backend
-                "units": _rows(conn, 'SELECT unit_id, kind, title, story_id, "order", trigger::text AS trigger, severity '
+                "units": rows_as_dicts(conn, 'SELECT unit_id, kind, title, story_id, "order", trigger::text AS trigger, severity '
                                      "FROM unitrag_units"),
-                "calibration": _rows(conn, "SELECT pipeline_id, feature, a, b, threshold, by_lang::text AS by_lang, "
+                "calibration": rows_as_dicts(conn, "SELECT pipeline_id, feature, a, b, threshold, by_lang::text AS by_lang, "
                                            "n_answerable, n_unanswerable, fitted_at, metrics::text AS metrics "
                                            "FROM unitrag_calibration"),
             }
@@ -124,9 +125,3 @@ def _columns(cursor: Any) -> dict[str, list[Any]]:
     names = [d[0] for d in cursor.description]
     rows = cursor.fetchall()
     return {name: [row[i] for row in rows] for i, name in enumerate(names)}
-
-
-def _rows(conn: Any, sql: str) -> list[dict[str, Any]]:
-    cursor = conn.execute(sql)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..artifact.reader import open_artifact, read_manifest, read_vectors
+from ..artifact.reader import has_table, open_artifact, read_manifest, read_vectors, rows_as_dicts
 from .dense import top_k
 from .types import SearchFilter, Source
 
@@ -49,12 +49,12 @@ class ChunkStore:
             present = {row[0] for row in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'chunks'").fetchall()}
             extra = ", sparse_terms" if "sparse_terms" in present else ""  # artifact schema >= 2
             table = con.execute(f"SELECT {CHUNK_COLUMNS}{extra} FROM chunks ORDER BY chunk_id").to_arrow_table()
-            citations = _rows(con, "SELECT * FROM citations")
-            topics = _rows(con, "SELECT * FROM topics ORDER BY id")
-            guard_rules = _rows(con, "SELECT * FROM guard_rules ORDER BY id")
+            citations = rows_as_dicts(con, "SELECT * FROM citations")
+            topics = rows_as_dicts(con, "SELECT * FROM topics ORDER BY id")
+            guard_rules = rows_as_dicts(con, "SELECT * FROM guard_rules ORDER BY id")
             prompts = dict(con.execute("SELECT name, template FROM prompts").fetchall())
-            units = _rows(con, 'SELECT unit_id, kind, title, story_id, "order", trigger, severity FROM units')
-            calibration = _rows(con, "SELECT * FROM calibration") if _has_table(con, "calibration") else []
+            units = rows_as_dicts(con, 'SELECT unit_id, kind, title, story_id, "order", trigger, severity FROM units')
+            calibration = rows_as_dicts(con, "SELECT * FROM calibration") if has_table(con, "calibration") else []
         columns = {name: table.column(name).to_pylist() for name in table.column_names}
         assert columns["chunk_id"] == ids, "chunk order of metadata and vectors must agree"
         return cls.assemble(
@@ -131,14 +131,3 @@ class ChunkStore:
 
 def _and(a: np.ndarray | None, b: np.ndarray) -> np.ndarray:
     return b if a is None else (a & b)
-
-
-def _has_table(con: Any, name: str) -> bool:
-    """Tables added by later migrations are absent from older artifacts."""
-    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()[0])
-
-
-def _rows(con: Any, sql: str) -> list[dict[str, Any]]:
-    cursor = con.execute(sql)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]

@@ -15,7 +15,6 @@ from typing import Any
 import httpx
 import litellm
 import pytest
-from litellm.integrations.custom_logger import CustomLogger
 
 from unitrag.errors import UserError
 from unitrag.providers.llm import LLM, LLMUnavailable, is_none, load_llm
@@ -25,26 +24,6 @@ from unitrag.providers.llm.litellm import API_BASE_ENV, API_KEY_ENV, LiteLLMChat
 pytestmark = pytest.mark.filterwarnings("ignore:Items? .*ReadOnly:UserWarning")
 
 MESSAGES = [{"role": "system", "content": "Answer briefly."}, {"role": "user", "content": "How much iodine?"}]
-
-
-class Requests(CustomLogger):
-    """Every request litellm is about to send, mocked or real (litellm calls this before the API call)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.messages: list[list[dict[str, Any]]] = []
-
-    def log_pre_api_call(self, model: Any, messages: Any, kwargs: Any) -> None:
-        self.messages.append(list(messages))
-
-
-@pytest.fixture
-def requests(monkeypatch: pytest.MonkeyPatch) -> Requests:
-    # input_callback, not litellm.callbacks: litellm copies `callbacks` into its internal lists
-    # on the first call and never removes them, so recorders would leak between tests.
-    recorder = Requests()
-    monkeypatch.setattr(litellm, "input_callback", [recorder])
-    return recorder
 
 
 @pytest.fixture(autouse=True)
@@ -97,13 +76,13 @@ def test_endpoint_and_key_come_from_the_environment(monkeypatch: pytest.MonkeyPa
 # -- answers -----------------------------------------------------------------------------
 
 
-def test_complete_returns_the_models_text_for_the_messages_given(requests: Requests) -> None:
+def test_complete_returns_the_models_text_for_the_messages_given(requests: Any) -> None:
     llm = mocked('About 150 µg a day.<Cite id="iom2001"/>')
     assert llm.complete(MESSAGES) == 'About 150 µg a day.<Cite id="iom2001"/>'
     assert requests.messages == [MESSAGES]
 
 
-def test_stream_yields_pieces_that_add_up_to_the_answer(requests: Requests) -> None:
+def test_stream_yields_pieces_that_add_up_to_the_answer(requests: Any) -> None:
     text = "孕妇每天需要 230 微克碘。<Cite id=\"who2020\"/>"
     pieces = list(mocked(text).complete(MESSAGES, stream=True))
     assert len(pieces) > 1
@@ -111,7 +90,7 @@ def test_stream_yields_pieces_that_add_up_to_the_answer(requests: Requests) -> N
     assert len(requests.messages) == 1
 
 
-def test_a_scripted_list_is_consumed_one_response_per_request(requests: Requests) -> None:
+def test_a_scripted_list_is_consumed_one_response_per_request(requests: Any) -> None:
     llm = mocked(["first", "second"])
     assert [llm.complete(MESSAGES), llm.complete(MESSAGES), llm.complete(MESSAGES)] == ["first", "second", "second"]
 
@@ -119,17 +98,17 @@ def test_a_scripted_list_is_consumed_one_response_per_request(requests: Requests
 # -- retries -----------------------------------------------------------------------------
 
 
-def test_a_429_is_retried_and_the_next_answer_used(requests: Requests) -> None:
+def test_a_429_is_retried_and_the_next_answer_used(requests: Any) -> None:
     assert mocked(["litellm.RateLimitError", "fine"]).complete(MESSAGES) == "fine"
     assert len(requests.messages) == 2
 
 
-def test_a_stream_failing_before_its_first_piece_is_retried(requests: Requests) -> None:
+def test_a_stream_failing_before_its_first_piece_is_retried(requests: Any) -> None:
     assert "".join(mocked(["litellm.InternalServerError", "fine now"]).complete(MESSAGES, stream=True)) == "fine now"
     assert len(requests.messages) == 2
 
 
-def test_persistent_429_gives_up_after_the_retries_with_backoff(requests: Requests) -> None:
+def test_persistent_429_gives_up_after_the_retries_with_backoff(requests: Any) -> None:
     llm = mocked("litellm.RateLimitError", num_retries=2, backoff_base=0.02)
     started = time.monotonic()
     with pytest.raises(LLMUnavailable) as caught:
@@ -140,7 +119,7 @@ def test_persistent_429_gives_up_after_the_retries_with_backoff(requests: Reques
     assert len(requests.messages) == 3
 
 
-def test_retry_after_from_the_server_is_honoured(requests: Requests) -> None:
+def test_retry_after_from_the_server_is_honoured(requests: Any) -> None:
     response = httpx.Response(429, headers={"retry-after": "0.3"}, request=httpx.Request("POST", "http://llm/v1"))
     limited = litellm.RateLimitError(message="slow down", llm_provider="openai", model="gpt-4o-mini", response=response)
     started = time.monotonic()
@@ -159,7 +138,7 @@ def test_retry_after_from_the_server_is_honoured(requests: Requests) -> None:
     ],
 )
 def test_every_failure_is_llm_unavailable_and_only_transient_ones_are_retried(
-    requests: Requests, failure: Any, kind: str, requests_made: int
+    requests: Any, failure: Any, kind: str, requests_made: int
 ) -> None:
     with pytest.raises(LLMUnavailable) as caught:
         mocked(failure, num_retries=1).complete(MESSAGES)
@@ -169,14 +148,14 @@ def test_every_failure_is_llm_unavailable_and_only_transient_ones_are_retried(
 
 
 @pytest.mark.parametrize("output", ["", "   ", "...", {"choices": [{"message": {"role": "assistant", "content": None}}]}])
-def test_empty_or_garbage_output_is_unavailable(requests: Requests, output: Any) -> None:
+def test_empty_or_garbage_output_is_unavailable(requests: Any, output: Any) -> None:
     with pytest.raises(LLMUnavailable) as caught:
         mocked(output).complete(MESSAGES)
     assert caught.value.kind == "empty"
     assert len(requests.messages) == 1  # not retried: the model answered, with nothing
 
 
-def test_an_empty_stream_is_unavailable(requests: Requests) -> None:
+def test_an_empty_stream_is_unavailable(requests: Any) -> None:
     with pytest.raises(LLMUnavailable, match="without any text") as caught:
         list(mocked("").complete(MESSAGES, stream=True))
     assert caught.value.kind == "empty"
@@ -185,7 +164,7 @@ def test_an_empty_stream_is_unavailable(requests: Requests) -> None:
 # -- the network -------------------------------------------------------------------------
 
 
-def test_no_key_fails_at_once_without_a_request(requests: Requests) -> None:
+def test_no_key_fails_at_once_without_a_request(requests: Any) -> None:
     llm = load_llm("litellm:deepseek/deepseek-chat")
     assert llm is not None
     started = time.monotonic()
@@ -198,7 +177,7 @@ def test_no_key_fails_at_once_without_a_request(requests: Requests) -> None:
 
 
 @pytest.mark.parametrize("stream", [False, True])
-def test_an_unreachable_server_is_unavailable_quickly(requests: Requests, monkeypatch: pytest.MonkeyPatch, stream: bool) -> None:
+def test_an_unreachable_server_is_unavailable_quickly(requests: Any, monkeypatch: pytest.MonkeyPatch, stream: bool) -> None:
     base = f"http://127.0.0.1:{closed_port()}/v1"
     monkeypatch.setenv(API_BASE_ENV, base)
     monkeypatch.setenv(API_KEY_ENV, "sk-local")

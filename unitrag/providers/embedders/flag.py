@@ -27,6 +27,7 @@ import numpy as np
 
 from ...errors import UserError
 from ..lazy import LazyModel
+from ..model_folder import missing_folder
 from .base import Embedder, normalise
 
 BGE_EN_QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
@@ -65,7 +66,7 @@ class FlagEmbedder(LazyModel, Embedder):
         self.pooling = options.get("pooling", "cls")
         self.is_m3 = "bge-m3" in self.path.lower()
         self.instruction = query_instruction(self.path)
-        if self.path.startswith(("/", "./", "../", "~")) and not os.path.isdir(os.path.expanduser(self.path)):
+        if missing_folder(self.path):
             raise UserError(f"embedder flag:{model}: no model folder at {self.path!r}; set `embedder` to an existing model folder")
         self.batch_size = batch_size
         self._dim: int | None = None

