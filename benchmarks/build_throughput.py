@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scifact_corpus import Timer, artifact_texts, bench_config, chunk_budget, machine, write_content  # noqa: E402
 
-from unitrag.build.chunking import chunk_content  # noqa: E402
-from unitrag.build.pipeline import build  # noqa: E402
+from unitrag.compiler.chunking import chunk_content  # noqa: E402
+from unitrag.compiler.pipeline import build  # noqa: E402
 from unitrag.config import DEFAULT_EMBEDDER, Config  # noqa: E402
 from unitrag.content.validate import validate_content  # noqa: E402
 from unitrag.providers.embedders import load_embedder  # noqa: E402

@@ -42,8 +42,8 @@ from scifact_corpus import (  # noqa: E402
     CITATION, Timer, artifact_texts, bench_config, chunk_budget, machine, render_unit, unit_id, unit_path, write_content,
 )
 
-from unitrag.build.chunking import chunk_content  # noqa: E402
-from unitrag.build.pipeline import build  # noqa: E402
+from unitrag.compiler.chunking import chunk_content  # noqa: E402
+from unitrag.compiler.pipeline import build  # noqa: E402
 from unitrag.config import Config  # noqa: E402
 from unitrag.content.validate import validate_content  # noqa: E402
 from unitrag.providers.embedders import Embedder, load_embedder  # noqa: E402

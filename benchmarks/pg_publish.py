@@ -53,7 +53,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from unitrag.artifact.schema import SCHEMA_VERSION  # noqa: E402
 from unitrag.config import Config  # noqa: E402
 from unitrag.artifact.writer import write_artifact  # noqa: E402
-from unitrag.build.tables import registry_rows  # noqa: E402
+from unitrag.compiler.tables import registry_rows  # noqa: E402
 from unitrag.content.validate import validate_content  # noqa: E402
 from unitrag.postgres.publish import publish  # noqa: E402
 from unitrag.providers.embedders import Embedder  # noqa: E402

@@ -122,7 +122,7 @@ def text_hash(text: str) -> str:
 
 def embed_cached(spec: str, texts: list[str], *, query: bool, batch: int, label: str) -> np.ndarray:
     """Vectors for ``texts``, embedding only what ``.unitrag/bench/<spec>/`` lacks; resumable."""
-    from unitrag.build.cache import EmbeddingCache
+    from unitrag.compiler.cache import EmbeddingCache
     from unitrag.providers.embedders import load_embedder
 
     kind = "query" if query else "passage"

@@ -34,8 +34,8 @@ import numpy as np
 from unitrag import __version__
 from unitrag.artifact.schema import SCHEMA_VERSION
 from unitrag.artifact.writer import write_artifact
-from unitrag.build.hashing import digest
-from unitrag.build.tables import registry_rows
+from unitrag.compiler.hashing import digest
+from unitrag.compiler.tables import registry_rows
 from unitrag.content.tokenize import indexed_text, sparse_terms, tokenize
 from unitrag.content.validate import validate_content
 

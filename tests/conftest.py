@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from unitrag.build.pipeline import BuildReport, build
+from unitrag.compiler.pipeline import BuildReport, build
 from unitrag.config import Config
 
 REPO = Path(__file__).resolve().parents[1]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from unitrag.artifact.reader import open_artifact, read_manifest, read_vectors
-from unitrag.build import pipeline
+from unitrag.compiler import pipeline
 from unitrag.config import DEFAULT_EMBEDDER
 from unitrag.errors import UserError
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from unitrag.build.chunking import chunk_content
+from unitrag.compiler.chunking import chunk_content
 from unitrag.content.validate import validate_content
 from unitrag.eval.beir import BeirDoc
 from unitrag.eval.beir_build import unit_id_for, write_units

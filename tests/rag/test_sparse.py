@@ -144,9 +144,9 @@ def test_stale_or_missing_stored_terms_fall_back_to_tokenising() -> None:
 
 
 def test_the_artifact_has_a_sparse_terms_column_and_the_build_fills_it() -> None:
-    from unitrag.build.chunking import Chunk
-    from unitrag.build.plan import HashedChunk
-    from unitrag.build.tables import chunk_rows
+    from unitrag.compiler.chunking import Chunk
+    from unitrag.compiler.plan import HashedChunk
+    from unitrag.compiler.tables import chunk_rows
 
     con = duckdb.connect()
     migrate(con, 4)

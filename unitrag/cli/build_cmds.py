@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..artifact.reader import open_artifact, read_manifest
-from ..build.pipeline import build
+from ..compiler.pipeline import build
 from ..config import load_config
 from ..content.json_schema import write_schemas
 from ..content.validate import validate_content

@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from ..build.pipeline import BuildReport
+from ..compiler.pipeline import BuildReport
 from ..content.problems import Problem
 
 out = Console()

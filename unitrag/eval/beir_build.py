@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from ..build.pipeline import Progress, build
+from ..compiler.pipeline import Progress, build
 from ..config import Config
 from ..providers.embedders import embedder_id
 from ..rag.lang import detect_lang

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..artifact.writer import FAULT_ENV
-from ..build.plan import Plan
+from ..compiler.plan import Plan
 from ..errors import UserError
 from .connect import connect, database_errors, describe, ensure_pgvector
 from .schema import (

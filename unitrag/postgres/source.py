@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..artifact.reader import has_table, open_artifact, read_manifest, read_vectors, rows_as_dicts
-from ..build.hashing import digest
+from ..compiler.hashing import digest
 from .schema import REGISTRIES
 
 

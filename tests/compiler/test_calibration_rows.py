@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from unitrag.build.tables import read_calibration
+from unitrag.compiler.tables import read_calibration
 from unitrag.errors import UserError
 
 GATE = {

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from unitrag.build.cache import EmbeddingCache
+from unitrag.compiler.cache import EmbeddingCache
 
 
 def unit_vectors(n: int, dim: int = 8, seed: int = 0) -> np.ndarray:

@@ -4,7 +4,7 @@
 embedder, so the chunker cannot ask the tokenizer. The weights are fitted to the
 multilingual-e5 (XLM-R) tokenizer on the sample content and lean pessimistic: on
 average the estimate is 12–17% above the real count for Chinese and English
-(``tests/build/test_tokens.py`` checks it against the real tokenizer).
+(``tests/compiler/test_tokens.py`` checks it against the real tokenizer).
 """
 
 from __future__ import annotations

