@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import reprlib
 from typing import Any
 
 from pydantic import ValidationError
@@ -13,6 +14,12 @@ _FRIENDLY = {
     "missing": "required field is missing",
     "extra_forbidden": "unknown field (a typo? see docs/authoring.md for the fields of this kind)",
 }
+
+#: What a problem shows of a bad value: enough to recognise it, never the whole of a huge input.
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 80
+_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = _SHORT.maxset = 5
+_SHORT.maxlevel = 2
 
 
 def problems_from_validation(
@@ -27,7 +34,7 @@ def problems_from_validation(
         field = ".".join(str(p) for p in loc) or whole
         message = _FRIENDLY.get(err["type"], err["msg"])
         if err["type"] not in _FRIENDLY and not err["type"].startswith("value_error"):
-            message = f"{message} (got {err.get('input')!r})"
+            message = f"{message} (got {_SHORT.repr(err.get('input'))})"
         elif err["type"].startswith("value_error"):
             message = message.removeprefix("Value error, ")
         found.append(Problem(path, lines.line(prefix + loc), field, message))

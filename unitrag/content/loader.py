@@ -20,7 +20,8 @@ from .models import UNIT_KINDS, Citation, Document, GuardRule, Rule, Scene, Stor
 from .files import display_path, read_text
 from .problems import Problem
 from .registry import REGISTRY_FILES, LoadedQuestion, load_citations, load_guard_rules, load_questions, load_taxonomy
-from .source_map import SourceMap, yaml_error_line
+from .safe_yaml import load_yaml, yaml_problem
+from .source_map import SourceMap
 
 AnyUnit = Story | Scene | Rule | Document
 _FM = frontmatter.YAMLHandler()
@@ -92,10 +93,9 @@ def parse_unit(path: Path, text: str) -> tuple[LoadedUnit | None, list[Problem]]
     body = "\n".join(all_lines[closing + 1:])
     lines = SourceMap(fm_text, first_line=2)
     try:
-        meta = _FM.load(fm_text)
+        meta = load_yaml(fm_text)
     except yaml.YAMLError as exc:
-        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return None, [Problem(shown, yaml_error_line(exc, 2), "frontmatter", f"YAML syntax error: {reason}")]
+        return None, [yaml_problem(exc, shown, "frontmatter", first_line=2)]
     if not isinstance(meta, dict):
         return None, [Problem(shown, 1, "frontmatter", "frontmatter must be a mapping of field: value")]
     kind = meta.get("kind")

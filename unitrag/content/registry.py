@@ -15,7 +15,8 @@ from .errors import problems_from_validation
 from .files import display_path, read_text
 from .models import Citation, GuardRule, LabelledQuestion, Taxonomy
 from .problems import Problem
-from .source_map import SourceMap, yaml_error_line
+from .safe_yaml import load_yaml, yaml_problem
+from .source_map import SourceMap
 
 REGISTRY_FILES = ("citations", "topics", "guard", "questions")
 M = TypeVar("M", bound=BaseModel)
@@ -27,10 +28,9 @@ def _read_yaml(path: Path, problems: list[Problem]) -> tuple[Any, SourceMap, str
         return None
     shown = display_path(path)
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
-        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        problems.append(Problem(shown, yaml_error_line(exc), "yaml", f"YAML syntax error: {reason}"))
+        problems.append(yaml_problem(exc, shown, "yaml"))
         return None
     return data, SourceMap(text), shown
 

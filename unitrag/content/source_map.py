@@ -6,8 +6,9 @@ from typing import Any
 
 import yaml
 
+from .safe_yaml import LOADER, refuse_aliases, yaml_error_line
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: several times faster
+__all__ = ["SourceMap", "yaml_error_line"]
 
 
 class SourceMap:
@@ -26,7 +27,8 @@ class SourceMap:
         if self._lines is None:
             self._lines = {}
             try:
-                node = yaml.compose(self._text, Loader=_LOADER)
+                refuse_aliases(self._text)  # aliases share nodes: walking them could visit billions
+                node = yaml.compose(self._text, Loader=LOADER)
             except yaml.YAMLError:
                 node = None
             if node is not None:
@@ -54,8 +56,3 @@ class SourceMap:
                 return found
         return self._first
 
-
-def yaml_error_line(exc: yaml.YAMLError, first_line: int = 1) -> int:
-    """The line a YAML syntax error points at, shifted to the file's numbering."""
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    return (mark.line + first_line) if mark is not None else first_line

@@ -1,0 +1,88 @@
+"""Author YAML refuses aliases: a "billion laughs" file is one problem at its line, in bounded time and memory."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from unitrag.content.safe_yaml import AliasRefused, load_yaml
+from unitrag.content.source_map import SourceMap
+
+LEVELS, WIDTH = 9, 9  # 9**9 ≈ 387 million leaves once expanded
+
+
+def bomb_items(indent: str = "") -> str:
+    """List items, each an anchored list of WIDTH aliases of the one before."""
+    lines = [f"{indent}- &a0 [" + ", ".join(['"lol"'] * WIDTH) + "]"]
+    for level in range(1, LEVELS + 1):
+        lines.append(f"{indent}- &a{level} [" + ", ".join([f"*a{level - 1}"] * WIDTH) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def bomb_tree(root: Path) -> dict[str, int]:
+    """A content tree with a bomb in a unit's frontmatter and in every registry; file → line of the first alias."""
+    files = {
+        "stories/bomb.md": "---\nkind: story\nid: bomb\ntitle: Bomb\nlang: en\nsummary: s\ntopics:\n" + bomb_items("  ") + "---\nBody.\n",
+        "topics.yaml": "topics:\n" + bomb_items("  "),
+        "citations/bomb.yaml": bomb_items(),
+        "guard.yaml": bomb_items(),
+        "eval/questions.yaml": bomb_items(),
+    }
+    first_alias = {}
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        first_alias[f"content/{rel}"] = next(i for i, line in enumerate(text.split("\n"), 1) if "*a0" in line)
+    return first_alias
+
+
+CHILD = textwrap.dedent("""
+    import json, resource, sys, time, tracemalloc
+    from pathlib import Path
+    limit = 1536 * 2**20  # fail with MemoryError rather than take the machine down
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    from unitrag.content.validate import validate_content
+    tracemalloc.start()
+    start = time.perf_counter()
+    content = validate_content(Path("content"))
+    peak = tracemalloc.get_traced_memory()[1]
+    print(json.dumps({"seconds": time.perf_counter() - start, "peak": peak,
+                      "problems": [p.to_dict() for p in content.problems]}))
+""")
+
+
+def test_an_alias_bomb_in_every_yaml_is_refused_fast_and_small(tmp_path: Path) -> None:
+    expected = bomb_tree(tmp_path / "content")
+    try:
+        result = subprocess.run([sys.executable, "-c", CHILD], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("validating an alias bomb did not finish in 60 s")
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = json.loads(result.stdout)
+    assert out["seconds"] < 10 and out["peak"] < 50 * 2**20, out | {"problems": None}
+    aliases = {(p["path"], p["line"]) for p in out["problems"] if "alias" in p["message"]}
+    assert aliases == set(expected.items())
+    assert all(len(p["message"]) < 300 for p in out["problems"])
+
+
+def test_load_yaml_names_the_line_of_the_first_alias() -> None:
+    with pytest.raises(AliasRefused) as caught:
+        load_yaml("a: &x 1\nb: 2\nc: *x\n")
+    assert caught.value.problem_mark.line + 1 == 3
+    assert isinstance(caught.value, yaml.YAMLError)
+
+
+def test_anchors_without_aliases_and_stars_in_strings_are_fine() -> None:
+    assert load_yaml('a: &x 1\nb: "2 * 3"\nc: "*not-an-alias"\n') == {"a": 1, "b": "2 * 3", "c": "*not-an-alias"}
+
+
+def test_source_map_of_a_bomb_is_bounded() -> None:
+    lines = SourceMap(bomb_items(), first_line=1)
+    assert lines.line((LEVELS, 3)) == 1  # no line map for a refused document: the document start

@@ -1,0 +1,66 @@
+"""Parsing author YAML: safe types only, and no aliases.
+
+Every YAML file the project reads from content (unit frontmatter, citations,
+topics, guard rules, labelled questions) goes through ``load_yaml``. Aliases
+(``*name``) are refused outright, not limited: a nine-line "billion laughs"
+file expands into hundreds of millions of values, and every later step
+(validation, error messages, line maps) would walk them all. Content has no
+need for them: an author writes each value out, which also keeps every file
+readable on its own. Anchors alone (``&name``) are harmless and allowed.
+
+The check runs on the parser's event stream, which is linear in the text and
+never expands anything, and is skipped when the text has no ``*`` at all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from .problems import Problem
+
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: several times faster
+ALIAS_MESSAGE = (
+    "YAML aliases (*name) are not allowed in content: write the value out in full "
+    "(an alias can expand a few lines into gigabytes)"
+)
+
+
+class AliasRefused(yaml.YAMLError):
+    """The text uses a YAML alias; ``problem_mark`` is where (as for any YAML error)."""
+
+    def __init__(self, mark: yaml.Mark) -> None:
+        super().__init__(ALIAS_MESSAGE)
+        self.problem = ALIAS_MESSAGE
+        self.problem_mark = mark
+
+
+def refuse_aliases(text: str) -> None:
+    """Raise ``AliasRefused`` at the first alias in ``text`` (a ``yaml.YAMLError`` on bad syntax)."""
+    if "*" not in text:  # an alias is always spelt with a star
+        return
+    for event in yaml.parse(text, Loader=LOADER):
+        if isinstance(event, yaml.AliasEvent):
+            raise AliasRefused(event.start_mark)
+
+
+def load_yaml(text: str) -> Any:
+    """``yaml.safe_load`` of author text, refusing aliases first."""
+    refuse_aliases(text)
+    return yaml.load(text, Loader=LOADER)  # noqa: S506 - LOADER is a safe loader
+
+
+def yaml_error_line(exc: yaml.YAMLError, first_line: int = 1) -> int:
+    """The line a YAML error points at, shifted to the file's numbering."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    return (mark.line + first_line) if mark is not None else first_line
+
+
+def yaml_problem(exc: yaml.YAMLError, shown: str, field: str, first_line: int = 1) -> Problem:
+    """The problem an author sees for a YAML error: a refused alias, or the parser's syntax complaint."""
+    if isinstance(exc, AliasRefused):
+        message = ALIAS_MESSAGE
+    else:
+        message = f"YAML syntax error: {getattr(exc, 'problem', None) or str(exc).splitlines()[0]}"
+    return Problem(shown, yaml_error_line(exc, first_line), field, message)
