@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from importlib.metadata import version as package_version
+from typing import Annotated
 
 import typer
 
@@ -10,10 +12,27 @@ from ..errors import ContentInvalid, UserError
 from . import build_cmds, eval_cmds, publish_cmds, query_cmds
 from .output import print_problems
 
+# rich_markup_mode=None: help texts print as written (rich markup would swallow "[config: artifact]")
 app = typer.Typer(
     name="unitrag", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
-    help="Typed Markdown knowledge units → one DuckDB artifact → cited, checked answers.",
+    rich_markup_mode=None, help="Typed Markdown knowledge units → one DuckDB artifact → cited, checked answers.",
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"unitrag {package_version('unitrag')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True, help="Print the installed unitrag version and exit.")] = False,
+) -> None:
+    """The group's own options (--version); the app's help above is what users see."""
+
+
 build_cmds.register(app)
 query_cmds.register(app)
 eval_cmds.register(app)

@@ -36,7 +36,7 @@ def eval_cmd(
         "--variants", help="Comma-separated: bm25, dense, hybrid, rerank, sparse, full [default: all].")] = None,
     kb: Annotated[Optional[str], typer.Option("--kb", help="--questions: the artifact [config: artifact].")] = None,
     embedder: Annotated[Optional[str], typer.Option("--embedder", help="--beir: embed the corpus with [config: embedder].")] = None,
-    reranker: Annotated[Optional[str], typer.Option("--reranker", help="[config: reranker]")] = None,
+    reranker: Annotated[Optional[str], typer.Option("--reranker", help="none, fusion, cross-encoder:<path>, flag:<name> or litellm:<model> [config: reranker].")] = None,
     llm: Annotated[Optional[str], typer.Option("--llm", help="--questions: generate answers and check their citations [config: llm].")] = None,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="--beir: only the first N queries.")] = None,
     cache: Annotated[Path, typer.Option("--cache", help="--beir: where built corpora are kept.")] = Path(".unitrag/eval"),
@@ -149,7 +149,7 @@ def calibrate_cmd(
         Optional[Path], typer.Option("--write", help="Add the gate to this calibration file (e.g. calibration.json).")
     ] = None,
     reranker: Annotated[Optional[str], typer.Option("--reranker", help="Calibrate this reranker [config: reranker].")] = None,
-    sparse: Annotated[Optional[bool], typer.Option("--sparse/--no-sparse", help="[config: sparse]")] = None,
+    sparse: Annotated[Optional[bool], typer.Option("--sparse/--no-sparse", help="Calibrate with or without the BM25 arm [config: sparse].")] = None,
     config: ConfigOpt = None,
     json: JsonOpt = False,
 ) -> None:

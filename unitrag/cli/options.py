@@ -7,5 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Config file (default: ./unitrag.toml).")]
+ConfigOpt = Annotated[Optional[Path], typer.Option(
+    "--config", help="Config file (default: ./unitrag.toml). An option marked [config: KEY] defaults to the "
+    "UNITRAG_KEY environment variable if set, else to KEY in that file, else to the built-in default (README).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
