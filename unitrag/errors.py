@@ -13,3 +13,8 @@ class ContentInvalid(UserError):
     def __init__(self, problems: list) -> None:  # list[Problem]; untyped to keep this module dependency-free
         self.problems = problems
         super().__init__(f"{len(problems)} problem(s) in the content; nothing was written")
+
+
+class InvalidArgument(UserError, ValueError):
+    """A bad argument to the library (a question, ``k``, ``lang``, a user context): a ``ValueError`` to
+    callers, one line from the CLI; the message names the argument."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,10 @@ from ..artifact.reader import has_table, open_artifact, read_manifest, read_vect
 from .dense import top_k
 from .types import SearchFilter, Source
 
-_MISSING = object()
+#: Filter masks kept (least recently used dropped): the common filters (public, clinician, each
+#: language) stay cached, while an app sending arbitrary topic filters cannot grow memory without
+#: limit (one bool per chunk each: 256 × 100k chunks is 25 MB at most).
+MASK_CACHE_SIZE = 256
 CHUNK_COLUMNS = (  # what the runtime reads of each chunk (every backend)
     "chunk_id, unit_id, kind, title, text_for_prompt, topics, citation_ids, access, lang, story_id, scene_id, page"
 )
@@ -38,8 +42,11 @@ class ChunkStore:
     guard_rules: list[dict[str, Any]]
     prompts: dict[str, str]
     units: dict[str, dict[str, Any]]
-    _masks: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False)
     calibration: list[dict[str, Any]] = field(default_factory=list)  # answerability gates (rag.gate), per pipeline
+    _masks: Any = field(init=False, repr=False, compare=False)  # the LRU of _make_mask (thread-safe)
+
+    def __post_init__(self) -> None:
+        self._masks = lru_cache(maxsize=MASK_CACHE_SIZE)(self._make_mask)
 
     @classmethod
     def load(cls, path: Path) -> "ChunkStore":
@@ -97,23 +104,23 @@ class ChunkStore:
     ) -> np.ndarray | None:
         """Rows a caller may see and asked for; None when every row qualifies (the fast path).
 
-        Masks are cached by their arguments: the common ones (public / clinician) cost
-        nothing after the first query.
+        Masks are cached by their arguments, least recently used dropped past
+        ``MASK_CACHE_SIZE``: the common ones (public / clinician) cost nothing after the first query.
         """
-        key = (clinician, lang, tuple(kinds or ()), tuple(topics or ()))
-        cached = self._masks.get(key, _MISSING)
-        if cached is _MISSING:
-            cached = self._masks[key] = self._make_mask(clinician, lang, kinds, topics)
-        return cached  # type: ignore[return-value]
+        return self._masks(clinician, lang, tuple(sorted(set(kinds or ()))), tuple(sorted(set(topics or ()))))
+
+    def mask_cache_size(self) -> int:
+        """How many filter masks are cached now (at most ``MASK_CACHE_SIZE``)."""
+        return int(self._masks.cache_info().currsize)
 
     def _make_mask(
-        self, clinician: bool, lang: str | None, kinds: list[str] | None, topics: list[str] | None
+        self, clinician: bool, lang: str | None, kinds: tuple[str, ...], topics: tuple[str, ...]
     ) -> np.ndarray | None:
         keep = None if clinician else (self.access == "public")
         if lang is not None:
             keep = _and(keep, self.lang == lang)
         if kinds:
-            keep = _and(keep, np.isin(self.kind, kinds))
+            keep = _and(keep, np.isin(self.kind, list(kinds)))
         if topics:
             wanted = set(topics)
             keep = _and(keep, np.array([bool(wanted.intersection(t)) for t in self.columns["topics"]]))

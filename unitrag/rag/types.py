@@ -2,37 +2,58 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
+
+from ..errors import InvalidArgument
+from .arguments import describe, names, optional_name
 
 Lang = Literal["zh", "en"]
+LANGS: tuple[str, ...] = get_args(Lang)
+#: Roles a caller may hold. A role unlocks the content access level of the same name
+#: (``access: clinician`` in a unit's frontmatter); every caller sees ``public``.
+Role = Literal["clinician"]
+ROLES: tuple[str, ...] = get_args(Role)
 
 
 @dataclass(frozen=True)
 class UserContext:
-    """What the app knows about the caller; every field optional (a public, anonymous caller)."""
+    """What the app knows about the caller; every field optional (a public, anonymous caller).
+
+    Parsed strictly on construction, into tuples: the sequences may arrive as any list,
+    tuple or set, but a string, a mapping, a number or an unknown role is an
+    ``InvalidArgument`` (a ``ValueError``), never a grant. Whether the ids exist is
+    checked by the knowledge base that receives the context (it knows them).
+    """
 
     triggered_rules: tuple[str, ...] = ()
     recent_scenes: tuple[str, ...] = ()
     current_topic: str | None = None
     roles: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "triggered_rules", names(self.triggered_rules, "triggered_rules"))
+        object.__setattr__(self, "recent_scenes", names(self.recent_scenes, "recent_scenes"))
+        object.__setattr__(self, "current_topic", optional_name(self.current_topic, "current_topic"))
+        object.__setattr__(self, "roles", names(self.roles, "roles", known=ROLES))
+
     @property
     def is_clinician(self) -> bool:
         return "clinician" in self.roles
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "UserContext":
+    def from_dict(cls, data: Mapping[str, Any]) -> "UserContext":
+        """From parsed JSON (a ``--user-context`` file); a missing field takes its default, a ``null`` list is an error."""
+        if not isinstance(data, Mapping):
+            raise InvalidArgument(f"user context: expected an object with UserContext fields, got {describe(data)}")
         known = {"triggered_rules", "recent_scenes", "current_topic", "roles"}
         unknown = set(data) - known
         if unknown:
-            raise ValueError(f"unknown user-context field(s): {', '.join(sorted(unknown))} (known: {', '.join(sorted(known))})")
-        return cls(
-            triggered_rules=tuple(data.get("triggered_rules") or ()),
-            recent_scenes=tuple(data.get("recent_scenes") or ()),
-            current_topic=data.get("current_topic"),
-            roles=tuple(data.get("roles") or ()),
-        )
+            raise InvalidArgument(
+                f"unknown user-context field(s): {', '.join(sorted(map(str, unknown)))} (known: {', '.join(sorted(known))})"
+            )
+        return cls(**data)
 
 
 @dataclass(frozen=True)

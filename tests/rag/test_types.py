@@ -1,0 +1,65 @@
+"""UserContext parses strictly at the edge: one type inside, a clear ValueError for anything else, never a grant."""
+
+from __future__ import annotations
+
+import pytest
+
+from unitrag.errors import UserError
+from unitrag.rag.types import UserContext
+
+
+@pytest.mark.parametrize("roles", ["nonclinician", "clinician", {"clinician": False}, {"clinician": True}, 1, b"clinician"])
+def test_roles_that_are_not_a_list_of_names_are_refused(roles):
+    with pytest.raises(ValueError, match="roles"):
+        UserContext(roles=roles)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("roles", [["nonclinician"], ("admin",), ["Clinician"], [1], [["clinician"]], [""]])
+def test_unknown_or_mistyped_role_names_are_refused(roles):
+    with pytest.raises(ValueError, match="roles") as raised:
+        UserContext(roles=roles)
+    assert "clinician" in str(raised.value), "the message lists the known roles"
+
+
+@pytest.mark.parametrize("roles", [["clinician"], ("clinician",), {"clinician"}, frozenset({"clinician"}), ["clinician"] * 2])
+def test_any_collection_of_known_roles_is_one_tuple_inside(roles):
+    user = UserContext(roles=roles)
+    assert user.roles == ("clinician",) and user.is_clinician
+
+
+def test_no_role_is_a_public_caller():
+    assert not UserContext().is_clinician and not UserContext(roles=[]).is_clinician
+    from unitrag.rag.types import ROLES
+
+    assert ROLES == ("clinician",)
+
+
+@pytest.mark.parametrize("field, value", [
+    ("current_topic", ["sodium"]), ("current_topic", 5), ("current_topic", ""),
+    ("triggered_rules", "rule-a"), ("triggered_rules", {"rule-a": 1}), ("triggered_rules", [None]),
+    ("recent_scenes", "scene-a"), ("recent_scenes", 3), ("recent_scenes", [""]),
+])
+def test_other_fields_of_the_wrong_type_are_refused(field, value):
+    with pytest.raises(ValueError, match=field):
+        UserContext(**{field: value})
+
+
+def test_from_dict_parses_json_shapes_and_refuses_the_leaky_ones():
+    user = UserContext.from_dict({"roles": ["clinician"], "triggered_rules": ["r"], "recent_scenes": ["s"], "current_topic": "t"})
+    assert user == UserContext(roles=("clinician",), triggered_rules=("r",), recent_scenes=("s",), current_topic="t")
+    for data in ({"roles": {"clinician": False}}, {"roles": "nonclinician"}, {"roles": None}, {"role": ["clinician"]}):
+        with pytest.raises(ValueError):
+            UserContext.from_dict(data)
+    with pytest.raises(ValueError, match="object"):
+        UserContext.from_dict(["clinician"])  # type: ignore[arg-type]
+
+
+def test_the_error_is_a_user_error_too_so_the_cli_prints_one_line():
+    with pytest.raises(UserError):
+        UserContext(roles="clinician")  # type: ignore[arg-type]
+
+
+def test_a_huge_bad_value_gives_a_short_message():
+    with pytest.raises(ValueError) as raised:
+        UserContext(roles="x" * 100_000)  # type: ignore[arg-type]
+    assert len(str(raised.value)) < 300
