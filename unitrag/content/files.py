@@ -1,11 +1,22 @@
-"""Reading author files: UTF-8 or a clear problem, and paths shown as authors type them."""
+"""Reading author files: UTF-8 text with LF line endings and no control characters, or a clear problem.
+
+Line endings are normalised on read (CRLF and a lone CR become LF), so a file
+saved by another editor hashes the same and is never re-embedded for that alone.
+Control characters other than tab and newline (NUL, escape codes, C1 controls)
+are problems at their line: invisible in an editor, they end up in chunks,
+prompts and the published database, which refuses NUL.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from .problems import Problem
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_MAX_REPORTED = 10  # per file: enough to see the pattern, not a flood
 
 
 def display_path(path: Path) -> str:
@@ -32,4 +43,28 @@ def read_text(path: Path, problems: list[Problem]) -> str | None:
             Problem(shown, line, "file", f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the file as UTF-8")
         )
         return None
-    return text.removeprefix("\ufeff")
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    found = control_character_problems(shown, text)
+    if found:
+        problems.extend(found)
+        return None
+    return text
+
+
+def control_character_problems(shown: str, text: str) -> list[Problem]:
+    """One problem per line holding a control character (tab and newline are fine), at most ten."""
+    if _CONTROL.search(text) is None:
+        return []
+    found: list[Problem] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        match = _CONTROL.search(line)
+        if match is None:
+            continue
+        found.append(Problem(
+            shown, number, "file",
+            f"control character U+{ord(match.group()):04X} in column {match.start() + 1}: remove it "
+            "(only tab and newline are allowed in content)",
+        ))
+        if len(found) == _MAX_REPORTED:
+            break
+    return found
