@@ -59,3 +59,20 @@ def test_bad_config_value_from_the_environment(tmp_path):
     )
     assert result.returncode == 1
     assert "batch_size" in result.stderr and "positive whole number" in result.stderr
+
+
+def _registry_only(tmp_path: Path) -> Path:
+    content = tmp_path / "content"
+    content.mkdir()
+    for name in ("topics.yaml", "guard.yaml"):
+        (content / name).write_bytes((REPO / "content" / name).read_bytes())
+    return content
+
+
+def test_building_registry_files_only_is_refused_unless_allow_empty(tmp_path):
+    content, out = _registry_only(tmp_path), tmp_path / "kb.duckdb"
+    result = _run(tmp_path, "build", "--dry-run", "--content", str(content), "--out", str(out))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "--allow-empty" in result.stderr
+    allowed = _run(tmp_path, "build", "--dry-run", "--allow-empty", "--content", str(content), "--out", str(out))
+    assert allowed.returncode == 0, allowed.stderr

@@ -13,3 +13,29 @@ def test_converting_a_unit_to_crlf_plans_no_change(tiny) -> None:
         unit.write_bytes(unit.read_bytes().replace(b"\n", b"\r\n"))
     plan = tiny.build(dry_run=True).plan
     assert plan.is_noop and len(plan.unchanged) == 2, plan.to_dict()
+
+
+def _remove_units(tiny) -> None:
+    for unit in (tiny.content / "rules").iterdir():
+        unit.unlink()
+
+
+def test_a_build_that_would_delete_every_unit_is_refused_and_the_artifact_kept(tiny) -> None:
+    tiny.build()
+    before = tiny.artifact.read_bytes()
+    _remove_units(tiny)
+    for dry_run in (True, False):
+        with pytest.raises(UserError, match="--allow-empty") as caught:
+            tiny.build(dry_run=dry_run)
+        assert "delete every unit" in str(caught.value)
+    assert tiny.artifact.read_bytes() == before
+    report = tiny.build(allow_empty=True)
+    assert report.written and report.chunks == 0 and len(report.plan.deleted) == 2
+
+
+def test_an_empty_artifact_is_never_written_without_allow_empty(tiny) -> None:
+    _remove_units(tiny)
+    with pytest.raises(UserError, match="--allow-empty"):
+        tiny.build()
+    assert not tiny.artifact.exists()
+    assert tiny.build(allow_empty=True).written and tiny.artifact.exists()

@@ -55,6 +55,9 @@ def build_cmd(
     cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", help="Embedding cache folder [config: cache_dir].")] = None,
     prompts: Annotated[Optional[Path], typer.Option("--prompts", help="Prompt templates folder [config: prompts_dir].")] = None,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the plan as Markdown (CI job summary).")] = False,
+    allow_empty: Annotated[
+        bool, typer.Option("--allow-empty", help="Allow an artifact with no units, or deleting every unit of the last one.")
+    ] = False,
     config: ConfigOpt = None,
     json: JsonOpt = False,
 ) -> None:
@@ -64,7 +67,9 @@ def build_cmd(
         chunk_tokens=chunk_tokens, cache_dir=cache_dir, prompts_dir=prompts,
     )
     with ProgressBars(enabled=not json) as bars:
-        report = build(cfg, dry_run=dry_run, reconcile=reconcile, full=full, progress=bars.task("embedding"))
+        report = build(
+            cfg, dry_run=dry_run, reconcile=reconcile, full=full, allow_empty=allow_empty, progress=bars.task("embedding")
+        )
     if json:
         print_json(report.to_dict())
     elif markdown:

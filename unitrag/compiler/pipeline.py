@@ -56,13 +56,15 @@ class BuildReport:
 
 def build(
     config: Config, *, dry_run: bool = False, reconcile: bool = False, full: bool = False,
-    embedder: Embedder | None = None, progress: Progress | None = None,
+    embedder: Embedder | None = None, progress: Progress | None = None, allow_empty: bool = False,
 ) -> BuildReport:
     """Compile ``config.content_dir`` into ``config.artifact``; see the module docstring.
 
     ``dry_run`` plans without writing or loading a model; ``reconcile`` applies
     metadata-only changes and deletes (and cached vectors) without a model;
-    ``full`` ignores the previous artifact and the cache and embeds everything.
+    ``full`` ignores the previous artifact and the cache and embeds everything;
+    ``allow_empty`` lets a build write an artifact with no chunks, or delete every
+    unit of the previous one (refused otherwise: it is almost always a wrong path).
     """
     if dry_run and reconcile:
         raise UserError("--dry-run and --reconcile cannot be combined: --dry-run already shows what --reconcile would apply")
@@ -80,6 +82,8 @@ def build(
     table_hashes = {name: digest(rows) for name, rows in tables.items()}
     previous = None if full else read_previous(config.artifact)
     plan = make_plan(hashed, previous, model_id, table_hashes, complete=content.complete)
+    if not allow_empty:
+        _refuse_emptying(config, hashed, previous, plan)
     timings["plan"] = time.perf_counter() - clock
     report = BuildReport(plan=plan, artifact=config.artifact, embedder=model_id, dry_run=dry_run,
                          reconcile=reconcile, chunks=len(hashed), units=len(content.units), timings_s=timings)
@@ -117,6 +121,8 @@ def build(
     rows = chunk_rows(kept)
     if report.pending:  # reconcile: a changed chunk keeps its old row until it is embedded
         rows += _old_rows(previous, [cid for cid in report.pending if cid in plan.changed], vectors)
+    if not vectors and previous is None:  # an empty first build (--allow-empty): the model gives the dimension
+        embedder = embedder or load_embedder(config.embedder)
     dim = _dimension(previous, vectors, embedder)
     matrix = np.stack([vectors[r["chunk_id"]] for r in rows]) if rows else np.zeros((0, dim), np.float32)
     manifest = _manifest(config, model_id, budget, dim, tables, table_hashes, rows)
@@ -124,6 +130,18 @@ def build(
     report.written = True
     timings["write"] = time.perf_counter() - clock
     return report
+
+
+def _refuse_emptying(config: Config, hashed: list[HashedChunk], previous: PreviousState | None, plan: Plan) -> None:
+    """An empty artifact, or one that keeps none of the last one's units, is refused: a wrong folder, not an edit."""
+    hint = "if that is really what you want, pass --allow-empty"
+    if previous is not None and previous.chunks and set(previous.chunks) <= set(plan.deleted):
+        raise UserError(
+            f"this build would delete every unit of {config.artifact} ({len(previous.chunks)} chunks) "
+            f"and keep none: is {config.content_dir} the right content folder? {hint}"
+        )
+    if not hashed:
+        raise UserError(f"{config.content_dir} has no units: the artifact would be empty; {hint}")
 
 
 def _carry_over(previous: PreviousState | None, plan: Plan) -> dict[str, np.ndarray]:
