@@ -174,3 +174,41 @@ def test_temporary_is_written_beside_the_target(tmp_path: Path, monkeypatch: pyt
     assert seen[0].parent == path.parent  # same filesystem: the rename is atomic
     assert seen[0].name.startswith(f"kb.duckdb.tmp-{os.getpid()}-")
     assert duckdb.connect(str(path), read_only=True).execute("SELECT count(*) FROM chunks").fetchone() == (1,)
+
+
+def _uncreatable(tmp_path: Path) -> list[Path]:
+    """Artifact paths no one can create, root included (root ignores permission bits)."""
+    (tmp_path / "a-file").write_text("not a folder", encoding="utf-8")
+    return [tmp_path / "a-file" / "kb.duckdb", tmp_path / "a-file" / "deeper" / "kb.duckdb", Path("/proc/unitrag-test/kb.duckdb")]
+
+
+def test_an_uncreatable_destination_is_a_user_error_naming_it(tmp_path: Path) -> None:
+    for path in _uncreatable(tmp_path):
+        with pytest.raises(UserError, match="cannot write the artifact") as caught:
+            writer.check_destination(path)
+        assert str(path) in str(caught.value) and "--out" in str(caught.value)
+        with pytest.raises(UserError, match="cannot write the artifact"):
+            write_artifact(path, **artifact(["a"]))
+
+
+def test_a_folder_as_destination_is_a_user_error(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="is a folder"):
+        writer.check_destination(tmp_path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_a_read_only_folder_is_a_user_error(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        with pytest.raises(UserError, match="cannot write the artifact"):
+            writer.check_destination(folder / "kb.duckdb")
+    finally:
+        folder.chmod(0o755)
+
+
+def test_check_destination_leaves_nothing_behind(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "kb.duckdb"
+    writer.check_destination(path)
+    assert path.parent.is_dir() and list(path.parent.iterdir()) == []

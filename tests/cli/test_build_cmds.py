@@ -76,3 +76,14 @@ def test_building_registry_files_only_is_refused_unless_allow_empty(tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1 and "--allow-empty" in result.stderr
     allowed = _run(tmp_path, "build", "--dry-run", "--allow-empty", "--content", str(content), "--out", str(out))
     assert allowed.returncode == 0, allowed.stderr
+
+
+def test_an_output_path_that_cannot_be_created_is_one_line_before_any_embedding(tmp_path):
+    (tmp_path / "a-file").write_text("not a folder", encoding="utf-8")
+    out = tmp_path / "a-file" / "kb.duckdb"
+    result = _run(REPO, "build", "--out", str(out), "--cache-dir", str(tmp_path / "cache"))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"error: cannot write the artifact {out}: a part of the path is a file, not a folder; choose another --out or fix the folder"
+    ]
+    assert not (tmp_path / "cache").exists()  # failed before the embedding cache was opened

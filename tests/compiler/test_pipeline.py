@@ -39,3 +39,11 @@ def test_an_empty_artifact_is_never_written_without_allow_empty(tiny) -> None:
         tiny.build()
     assert not tiny.artifact.exists()
     assert tiny.build(allow_empty=True).written and tiny.artifact.exists()
+
+
+def test_an_output_path_that_cannot_be_created_fails_before_embedding(tiny) -> None:
+    (tiny.root / "a-file").write_text("not a folder", encoding="utf-8")
+    config = tiny.config.with_overrides(artifact=tiny.root / "a-file" / "kb.duckdb")
+    with pytest.raises(UserError, match="cannot write the artifact"):
+        tiny.build(config)
+    assert tiny.embedder.calls == 0

@@ -32,7 +32,7 @@ def write_artifact(
     """Replace ``path`` with an artifact holding exactly these rows, or leave it as it was."""
     if embeddings.shape != (len(chunk_rows), dim):
         raise ValueError(f"embeddings shape {embeddings.shape} does not match {len(chunk_rows)} chunks × {dim}")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    check_destination(path)
     sweep_stale_temporaries(path)
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     try:
@@ -45,6 +45,28 @@ def write_artifact(
     except BaseException:
         _remove(tmp)
         raise
+
+
+def check_destination(path: Path) -> None:
+    """Create the artifact's folder and prove a file can be written there.
+
+    Builds call this before embedding anything: finding out after minutes of
+    embedding that ``--out`` points nowhere writable wastes all of them.
+    """
+    if path.is_dir():
+        raise UserError(f"cannot write the artifact to {path}: it is a folder; pass a file path with --out")
+    probe = path.with_name(f"{path.name}.tmp-{os.getpid()}-probe")  # swept like any temporary if we die here
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        probe.open("xb").close()
+        probe.unlink()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        if isinstance(exc, (FileExistsError, NotADirectoryError)):
+            reason = "a part of the path is a file, not a folder"
+        raise UserError(
+            f"cannot write the artifact {path}: {reason}; choose another --out or fix the folder"
+        ) from None
 
 
 def _write(

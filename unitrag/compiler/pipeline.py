@@ -15,7 +15,7 @@ import numpy as np
 from .. import __version__
 from ..artifact.reader import PreviousState, open_artifact, read_previous, read_vectors, rows_as_dicts
 from ..artifact.schema import SCHEMA_VERSION
-from ..artifact.writer import write_artifact
+from ..artifact.writer import check_destination, write_artifact
 from ..config import Config
 from ..content.validate import validate_content
 from ..errors import ContentInvalid, UserError
@@ -91,6 +91,7 @@ def build(
         return report
     if reconcile and (previous is None or plan.full_reembed_reason):
         raise UserError("--reconcile needs an artifact built with the same embedder; run `unitrag build` first")
+    check_destination(config.artifact)  # before any embedding: minutes of work must not end in "cannot write"
 
     clock = time.perf_counter()
     cache = EmbeddingCache(None if full else config.cache_dir)
