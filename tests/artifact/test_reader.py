@@ -153,3 +153,69 @@ def test_newer_schema_is_a_user_error(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="upgrade unitrag"):
         with open_artifact(path):
             pass
+
+
+REBUILD = "rebuild it with `unitrag build --full`"
+
+
+@pytest.fixture(scope="module")
+def big_kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An artifact well over 1 MB, so truncating it at 1 MB cuts into its data."""
+    ids = [f"rule-{i:05d}" for i in range(6000)]
+    vectors = np.random.default_rng(3).standard_normal((len(ids), 64)).astype(np.float32)
+    path = tmp_path_factory.mktemp("big") / "kb.duckdb"
+    write_artifact(path, dim=64, manifest={**MANIFEST, "embedder": {"id": "x:y", "dim": 64}}, tables={},
+                   chunk_rows=[chunk_row(i) for i in ids], embeddings=vectors)
+    assert path.stat().st_size > 2**20
+    return path
+
+
+def _read_everything(path: Path) -> None:
+    with open_artifact(path) as con:
+        read_manifest(con)
+        read_vectors(con)
+        con.execute("SELECT * FROM chunks").fetchall()
+
+
+@pytest.mark.parametrize("size", [2**20, 300_000, 4096])
+def test_a_truncated_artifact_is_a_user_error_naming_it(big_kb: Path, tmp_path: Path, size: int) -> None:
+    path = tmp_path / "kb.duckdb"
+    path.write_bytes(big_kb.read_bytes()[:size])
+    for read in (read_previous, _read_everything):
+        with pytest.raises(UserError) as caught:
+            read(path)
+        assert str(path) in str(caught.value) and REBUILD in str(caught.value)
+
+
+TAMPERED = {
+    "no embedder": "DELETE FROM manifest WHERE key = 'embedder'",
+    "embedder a string": "UPDATE manifest SET value = '\"x\"' WHERE key = 'embedder'",
+    "dim not a number": "UPDATE manifest SET value = '{\"id\": \"x\", \"dim\": \"five\"}' WHERE key = 'embedder'",
+    "dim not the vectors'": "UPDATE manifest SET value = '{\"id\": \"x\", \"dim\": 9}' WHERE key = 'embedder'",
+    "table_hashes a list": "UPDATE manifest SET value = '[1, 2]' WHERE key = 'table_hashes'",
+}
+
+
+@pytest.mark.parametrize("sql", TAMPERED.values(), ids=TAMPERED.keys())
+def test_a_tampered_manifest_is_a_user_error_naming_the_file(kb, tmp_path: Path, sql: str) -> None:
+    path = tmp_path / "kb.duckdb"
+    path.write_bytes(kb[0].read_bytes())
+    con = duckdb.connect(str(path))
+    con.execute(sql)
+    con.close()
+    for read in (read_previous, _read_everything):
+        with pytest.raises(UserError, match="manifest") as caught:
+            read(path)
+        assert str(path) in str(caught.value) and REBUILD in str(caught.value)
+
+
+def test_ask_and_inspect_on_a_truncated_artifact_print_one_line(big_kb: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "kb.duckdb"
+    path.write_bytes(big_kb.read_bytes()[: 2**20])
+    for args in (["ask", "How much salt?", "--kb", str(path)], ["inspect", str(path)]):
+        result = subprocess.run([sys.executable, "-m", "unitrag", *args], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-2000:]
+        assert len(result.stderr.strip().splitlines()) == 1 and REBUILD in result.stderr

@@ -47,3 +47,17 @@ def test_an_output_path_that_cannot_be_created_fails_before_embedding(tiny) -> N
     with pytest.raises(UserError, match="cannot write the artifact"):
         tiny.build(config)
     assert tiny.embedder.calls == 0
+
+
+def test_a_damaged_previous_artifact_is_refused_with_a_hint_and_kept_until_full_replaces_it(tiny) -> None:
+    from unitrag.artifact.reader import read_previous
+
+    tiny.build()
+    tiny.artifact.write_bytes(tiny.artifact.read_bytes()[: 2**20])
+    damaged = tiny.artifact.read_bytes()
+    for dry_run in (True, False):
+        with pytest.raises(UserError, match=r"damaged .*unitrag build --full"):
+            tiny.build(dry_run=dry_run)
+    assert tiny.artifact.read_bytes() == damaged and tiny.embedder.calls == 1
+    assert tiny.build(full=True).written
+    assert len(read_previous(tiny.artifact).chunks) == 2

@@ -32,15 +32,31 @@ class PreviousState:
     table_hashes: dict[str, str] = field(default_factory=dict)
 
 
+#: What to do about a damaged artifact: a full build writes a new one beside it, then replaces it.
+REBUILD_HINT = "rebuild it with `unitrag build --full`"
+
+
+class ArtifactDamaged(UserError):
+    """The file is a unitrag artifact in name only: truncated, or its manifest edited or broken."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__(f"artifact {path} is damaged ({what}); {REBUILD_HINT}")
+
+
 @contextmanager
 def open_artifact(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only connection, or a UserError that says what is wrong with the file."""
+    """A read-only connection to a checked artifact, or a UserError that says what is wrong with the file.
+
+    The manifest is checked on every open (a few rows), and any DuckDB error while
+    the connection is in use (a truncated file fails only when a damaged page is
+    read) becomes the same one-line error naming the file and what to do.
+    """
     if not path.exists():
         raise UserError(f"artifact {path} not found: run `unitrag build` first (or pass --kb/--out)")
     try:
         con = duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
-        raise UserError(f"artifact {path} cannot be opened as a DuckDB file: {exc}") from None
+        raise UserError(f"artifact {path} cannot be opened as a DuckDB file ({_first_line(exc)}); {REBUILD_HINT}") from None
     try:
         version = con.execute("SELECT max(version) FROM schema_migrations").fetchone()
         if version is None or version[0] is None:
@@ -49,11 +65,39 @@ def open_artifact(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
             raise UserError(
                 f"{path} has artifact schema {version[0]}, newer than this unitrag knows ({SCHEMA_VERSION}); upgrade unitrag"
             )
+        _check_manifest(con, path)
         yield con
     except duckdb.CatalogException:
         raise UserError(f"{path} is not a unitrag artifact (missing tables)") from None
+    except duckdb.Error as exc:
+        raise ArtifactDamaged(path, f"truncated or corrupt: {_first_line(exc)}") from None
     finally:
         con.close()
+
+
+def _check_manifest(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """The manifest fields every reader relies on, and its dimension against the vectors' column."""
+    try:
+        manifest = read_manifest(con)
+    except ValueError as exc:  # a value that is not JSON
+        raise ArtifactDamaged(path, f"manifest is not JSON: {exc}") from None
+    embedder = manifest.get("embedder")
+    if not isinstance(embedder, dict) or not isinstance(embedder.get("id"), str) or not embedder["id"]:
+        raise ArtifactDamaged(path, "manifest has no embedder id")
+    dim = embedder.get("dim")
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim <= 0:
+        raise ArtifactDamaged(path, f"manifest embedder dim {dim!r} is not a positive whole number")
+    column = con.execute(
+        "SELECT data_type FROM duckdb_columns() WHERE table_name = 'chunks' AND column_name = 'embedding'"
+    ).fetchone()
+    if column is not None and column[0] != f"FLOAT[{dim}]":
+        raise ArtifactDamaged(path, f"manifest says {dim} dimensions, the vectors are {column[0]}")
+    if not isinstance(manifest.get("table_hashes", {}), dict):
+        raise ArtifactDamaged(path, "manifest table_hashes is not a mapping")
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 def read_manifest(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
