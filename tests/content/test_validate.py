@@ -207,6 +207,33 @@ def test_malformed_cite_tags(tree, tag):
     assert content.problems[0].message.startswith("malformed citation tag")
 
 
+@pytest.mark.parametrize(
+    "tag",
+    [  # issue 9: spellings the runtime's check used to miss are an author's error too
+        "&lt;Cite id=&quot;cit-a&quot;/&gt;", "＜Cite id=\"cit-a\"／＞", "[cite: cit-a]", "[Cite id=cit-a]",
+        '<Citation id="cit-a"/>', "Cite id=\"cit-a\"/>", "<Ci\u200bte id=\"cit-a\"/>", "&#60;Cite id=&#34;cit-a&#34;/&#62;",
+    ],
+)
+def test_disguised_cite_tags_are_malformed_on_their_line(tree, tag):
+    tree.write(
+        "documents/doc-one.md",
+        "---\nkind: document\nid: doc-one\ntitle: T\nlang: en\ntopics: [folate]\nsource: s\ncitationIds: [cit-a]\n---\n"
+        f'Good <Cite id="cit-a"/>.\nStill good.\nBad {tag} here.\n',
+    )
+    content = validate_content(tree.root)
+    assert [(p.line, p.field) for p in content.problems] == [(12, "body")]
+    assert content.problems[0].message.startswith("malformed citation tag")
+
+
+def test_a_tag_split_over_lines_is_reported_on_its_first_line(tree):
+    tree.write(
+        "documents/doc-one.md",
+        "---\nkind: document\nid: doc-one\ntitle: T\nlang: en\ntopics: [folate]\nsource: s\ncitationIds: [cit-a]\n---\n"
+        'One.\nTwo <Cite\nid="cit-a"/>.\n',
+    )
+    assert [(p.line, p.message[:22]) for p in validate_content(tree.root).problems] == [(11, "malformed citation tag")]
+
+
 @pytest.mark.parametrize("tag", ['<Cite id="cit-a"/>', '<Cite id="cit-a" />', '<Cite  id="cit-a"/>'])
 def test_well_formed_cite_tags(tree, tag):
     tree.write(

@@ -69,9 +69,12 @@ def test_tag_variants_are_recognised(tag):
     assert cited_ids(answer) == ["nih-b12", "nope"]
 
 
-def test_mismatched_quotes_and_other_tags_are_not_citations():
+def test_mismatched_quotes_and_other_tags_are_invalid_citations():
     answer = """See <Cite id="nih-b12'/> and <Citation id="who-iodine"/> and <Cite ref="dga-2020"/>."""
-    assert cited_ids(answer) == []
+    assert cited_ids(answer) == []  # no well-formed tag, so no id...
+    report = check_citations(answer, WHITELIST)  # ...but three things that look like citations
+    assert report.invalid_ids == ["<Cite id=\"nih-b12'/>", '<Citation id="who-iodine"/>', '<Cite ref="dga-2020"/>']
+    assert report.score == 0.0
 
 
 def test_empty_id_is_invalid():
@@ -135,3 +138,59 @@ def test_strip_invalid_after_check_leaves_only_valid_citations():
     shown = strip_citations(answer, report.invalid_ids)
     assert shown == 'A <Cite id="nih-b12"/> B.'
     assert check_citations(shown, WHITELIST).score == 1.0
+
+
+# -- issue 9: anything that looks like a citation and is not exactly a whitelisted id is invalid --
+
+BYPASSES = [
+    '<Cite id="made-up" page="1"/>',  # another attribute after the id
+    '<Cite page="1" id="made-up"/>',  # ... or before it
+    "<Cite id=made-up/>",  # unquoted
+    "&lt;Cite id=&quot;made-up&quot;/&gt;",  # HTML-escaped
+    "&amp;lt;Cite id=&amp;quot;made-up&amp;quot;/&amp;gt;",  # escaped twice
+    "＜Cite id=\"made-up\"／＞",  # full-width brackets
+    "＜Ｃｉｔｅ　ｉｄ＝＂made-up＂／＞",  # all full-width
+    "<Ci\u200bte id=\"made-up\"/>",  # a zero-width space in the name
+    "<Cite id=\u201cmade-up\u201d/>",  # curly quotes
+    "<\u0421ite id=\"made-up\"/>",  # a Cyrillic capital Es for the C
+    "\\<Cite id=\"made-up\"/\\>",  # Markdown-escaped
+    "<cite>made-up</cite>",  # HTML's cite element
+    '<Cite id="made-up">WHO</Cite>',  # a tag wrapping text
+    "[Cite id=made-up]",  # square brackets
+    "[cite: made-up]",
+    "{cite id=\"made-up\"}",
+    '<Citation id="made-up"/>',  # another tag name starting with "cit"
+    '<Cite ref="made-up"/>',  # no id attribute
+    '<Cite id="nih-b12\'/>',  # mismatched quotes
+    "<Cite/>",  # no id at all
+    '<Cite id="made-up"',  # never closed
+    'Cite id="made-up"/>',  # the bracket lost
+    "&#60;Cite id=&#34;made-up&#34;/&#62;",  # numeric character references
+    "%3CCite id=%22made-up%22/%3E",  # percent-encoded
+]
+
+
+@pytest.mark.parametrize("tag", BYPASSES)
+def test_a_citation_spelled_any_other_way_is_invalid(tag):
+    report = check_citations(f"Adults need 2.4 µg of B12 a day {tag}.", WHITELIST)
+    assert report.invalid_ids and report.score < 1.0, report
+    assert report.valid_ids == []
+
+
+@pytest.mark.parametrize("tag", ['<Cite id="nih-b12" page="1"/>', "<Cite id=nih-b12/>", "＜Cite id=\"nih-b12\"／＞"])
+def test_a_whitelisted_id_in_a_malformed_tag_is_reported_as_the_tag(tag):
+    """The id alone would read as allowed; the tag is what is wrong, so the tag is what is named."""
+    report = check_citations(f"B12 {tag} and <Cite id='who-iodine'/>.", WHITELIST)
+    assert report.valid_ids == ["who-iodine"] and report.invalid_ids == [tag] and report.score == 0.5
+
+
+def test_malformed_tags_are_stripped_and_do_not_make_an_answer_long():
+    answer = 'B12 <Cite page="1" id="x"/>. Iodine &lt;Cite id=&quot;y&quot;/&gt;. Folate ＜Cite id="z"／＞.'
+    assert strip_citations(answer) == "B12. Iodine. Folate."
+    assert not is_long("word " * 10 + '<Cite id="x" page="1"/>' * 50)
+
+
+def test_prose_that_mentions_citing_is_not_a_citation():
+    text = ("Please cite the WHO report (cite it in full). [Citation guidelines](https://example.org) "
+            "say how to cite: author, year. 《引用》 and <city> are not tags either.")
+    assert check_citations(text, WHITELIST) == FaithfulnessReport([], [], 1.0, False)

@@ -146,3 +146,48 @@ def test_chinese_question_picks_the_matching_chinese_sentence():
     text = "碘是甲状腺激素的原料。成人每天推荐摄入碘120微克，孕妇为230微克。食盐加碘是主要来源。"
     shown, _ = snippet(text, "zh", "孕妇每天需要多少碘？")
     assert shown.startswith("成人每天推荐摄入碘120微克")
+
+
+# -- issue 19: what the terminal showed ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Kidney impairment raises MMA on its own\n<Cite id="s"/>. Second point.',
+        'Kidney impairment raises MMA on its own <Cite id="s"/>. Second point.',
+        'Kidney impairment raises MMA on its own <Cite id="s"/><Cite id="t"/>. Second point.',
+    ],
+)
+def test_no_stray_space_is_left_where_a_tag_was(text: str) -> None:
+    shown, ids = snippet(text, "en")
+    assert shown == "Kidney impairment raises MMA on its own. Second point."
+    assert " ." not in extractive_answer("q?", "en", [source(1, "T", text, ["s", "t"])])
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "heading"),
+    [
+        ("Intro line.\n\n**Targets for adults:**\nAdults need less than 2 g of sodium a day.", "sodium targets for adults",
+         "Targets for adults"),
+        ("**Homocysteine**\n\nIt rises in B12 deficiency but is less specific.", "homocysteine B12", "Homocysteine"),
+        ("叶酸怕热。\n\n**怎样吃才能多保留叶酸？**\n蔬菜先洗后切，急火快炒。", "怎样吃才能多保留叶酸", "怎样吃"),
+        ("铁剂有副作用。\n\n**安全性。**\n静脉铁偶见过敏反应。", "静脉铁的安全性", "安全性"),
+    ],
+)
+def test_a_bold_heading_is_not_taken_for_a_sentence(text: str, question: str, heading: str) -> None:
+    shown, _ = snippet(text, "zh" if "铁" in text or "叶酸" in text else "en", question)
+    assert shown and heading not in shown
+
+
+def test_a_bold_sentence_is_still_a_sentence() -> None:
+    text = "**Do not stop treatment without asking the doctor who prescribed it.**\nOther advice."
+    assert snippet(text, "en")[0].startswith("Do not stop treatment")
+
+
+def test_only_canonical_tags_of_the_sources_own_ids_reach_the_answer() -> None:
+    text = 'A fact.&lt;Cite id=&quot;own&quot;/&gt; Another <Cite id="own" page="2"/> fact. ＜Cite id="x"／＞'
+    answer = extractive_answer("q?", "en", [source(1, "T", text, ["own"])])
+    report = check_citations(answer, {"own"})
+    assert (report.valid_ids, report.invalid_ids) == (["own"], [])
+    assert "&lt;" not in answer and "page=" not in answer and "＜" not in answer

@@ -188,3 +188,37 @@ def test_a_stream_can_be_abandoned_early(requests: Any) -> None:
     answer.close()
     assert GOOD["en"].startswith(first)
     assert list(answer) == [] and answer.generation is None
+
+
+# -- issue 9: a citation spelled to slip past the check is still a fabrication ---------------------
+
+DISGUISED = [
+    'About 220 µg a day.<Cite id="fake2024" page="1"/>',
+    'About 220 µg a day.<Cite page="1" id="fake2024"/>',
+    "About 220 µg a day.<Cite id=fake2024/>",
+    "About 220 µg a day.&lt;Cite id=&quot;fake2024&quot;/&gt;",
+    'About 220 µg a day.＜Cite id="fake2024"／＞',
+    "About 220 µg a day. [cite: fake2024]",
+    'About 220 µg a day.<Cite id="iom2001" page="4"/>',  # an allowed id in a malformed tag
+]
+
+
+@pytest.mark.parametrize("answer", DISGUISED)
+def test_a_disguised_fabrication_is_never_returned_as_is(requests: Any, answer: str) -> None:
+    gen = generate(mocked([answer, answer]))
+    assert gen.text != answer
+    assert_extractive(gen)
+    assert gen.attempts == 2 and len(requests.messages) == 2
+    correction = requests.messages[1][-1]["content"]
+    assert '<Cite id="..."/>' in correction  # the retry says how to write a citation
+
+
+@pytest.mark.parametrize("answer", DISGUISED[:3])
+def test_a_disguised_fabrication_earns_the_corrective_retry(requests: Any, answer: str) -> None:
+    gen = generate(mocked([answer, GOOD["en"]]))
+    assert (gen.text, gen.extractive, gen.attempts, gen.error) == (GOOD["en"], False, 2, None)
+
+
+def test_a_streamed_disguised_fabrication_is_reported(requests: Any) -> None:
+    pieces, gen = stream(mocked(DISGUISED[0]))
+    assert gen.report.invalid_ids == ['<Cite id="fake2024" page="1"/>'] and gen.report.score == 0.0

@@ -12,10 +12,10 @@ a citation edit is then metadata, not content, and costs no embedding.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..content.citation_tags import strip_tags
 from ..content.loader import ContentSet, LoadedUnit
 from ..content.models import Document, Rule, Scene, Story
 from .blocks import parse_blocks, split_pages
@@ -25,8 +25,6 @@ from .tokens import estimate_tokens
 
 #: Bump when chunk boundaries or texts change for the same content: every chunk is re-embedded.
 CHUNKER_VERSION = "1"
-
-_CITE = re.compile(r"\s*<Cite\s+id=\"[^\"]*\"\s*/>")
 
 
 @dataclass(frozen=True)
@@ -49,7 +47,8 @@ class Chunk:
 
 
 def strip_citations(text: str) -> str:
-    return _CITE.sub("", text)
+    """The text without its ``<Cite/>`` tags, found by the same tokenizer as validation and the runtime."""
+    return strip_tags(text)
 
 
 def chunk_content(content: ContentSet, budget: int) -> list[Chunk]:

@@ -7,20 +7,17 @@ story in the same file.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
+from .citation_tags import find_tags, line_of
 from .loader import ContentSet, LoadedUnit, load_content
 from .problems import Problem
 
-CITE_TAG = re.compile(r"<Cite\s+id=\"([^\"]*)\"\s*/>")
-CITE_LIKE = re.compile(r"<\s*cite\b[^>]*>?", re.IGNORECASE)
-
 
 def cited_ids(body: str) -> list[str]:
-    """Ids of every well-formed ``<Cite id="..."/>`` in a body, in order."""
-    return CITE_TAG.findall(body)
+    """Ids of every canonical ``<Cite id="..."/>`` in a body, in order."""
+    return [t.id for t in find_tags(body) if t.canonical and t.id is not None]
 
 
 def validate_content(root: Path) -> ContentSet:
@@ -95,13 +92,10 @@ def _check_body(lu: LoadedUnit, problems: list[Problem]) -> None:
         return
     declared = {cid for _, cid in _strings(lu.meta.get("citationIds"))}
     reported: set[str] = set()
-    for offset, text in enumerate(body.split("\n")):
-        line = lu.body_line + offset
-        good = {m.start() for m in CITE_TAG.finditer(text)}
-        for m in CITE_LIKE.finditer(text):
-            if m.start() not in good:
-                problems.append(Problem(lu.path, line, "body", f"malformed citation tag {m.group(0)!r}: write <Cite id=\"...\"/>"))
-        for cid in CITE_TAG.findall(text):
-            if cid not in declared and cid not in reported:
-                reported.add(cid)
-                problems.append(Problem(lu.path, line, "body", f"<Cite id=\"{cid}\"/> is not declared in citationIds"))
+    for tag in find_tags(body):  # the runtime's tokenizer: whatever looks like a citation is checked
+        line = lu.body_line + line_of(body, tag.start)
+        if not tag.canonical or tag.id is None:
+            problems.append(Problem(lu.path, line, "body", f"malformed citation tag {tag.written!r}: write <Cite id=\"...\"/>"))
+        elif tag.id not in declared and tag.id not in reported:
+            reported.add(tag.id)
+            problems.append(Problem(lu.path, line, "body", f"<Cite id=\"{tag.id}\"/> is not declared in citationIds"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from ..content.citation_tags import canonical_tag, find_tags, replace_tags, strip_tags
 from .types import Source
 
 LEAD = {"zh": "根据知识库资料：", "en": "From the knowledge base:"}
@@ -26,12 +27,14 @@ SNIPPET_CHARS = {"zh": 120, "en": 320}
 #: A single sentence longer than this is cut at a word boundary.
 SENTENCE_MAX_CHARS = {"zh": 160, "en": 400}
 
-_CITE = re.compile(r"<\s*Cite\b[^>]*?/?>(?:\s*</\s*Cite\s*>)?", re.I)
-_CITE_ID = re.compile(r"""<\s*Cite\b[^>]*?\bid\s*=\s*["']([^"']+)["']""", re.I)
 _TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MD_EMPHASIS = re.compile(r"(\*\*|__|\*|`)")
 _LINE_MARK = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)")
+# A line that is all bold ("**Targets for adults:**") heads what follows; it is a heading
+# when it ends in a colon, has no end punctuation, or is short ("**安全性。**").
+_BOLD_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(\*\*|__)(?P<text>[^*_]+?)\1\s*(?P<colon>[:：]?)\s*$")
+_HEADING_CHARS = 40
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 _SPACE = re.compile(r"\s+")
 # A sentence ends at 。！？!? (plus closing quotes/brackets), at ；… runs, or at a "." followed by
@@ -39,7 +42,7 @@ _SPACE = re.compile(r"\s+")
 _ZH_END = re.compile(r"[。！？!?]+[”’」』）)]*|…{1,2}")
 _EN_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bNo)(?<!\bFig)(?<!\b[A-Z])\.[”’\")]*(?=\s|$|<)")
 _ID_OK = re.compile(r'^[^"<>\s]+$')
-_LEADING_CITES = re.compile(r"^(?:\s*<\s*Cite\b[^>]*?/?>(?:\s*</\s*Cite\s*>)?)+", re.I)
+_END_PUNCT = ".!?。！？…"
 
 
 def answer_lang(lang: str) -> str:
@@ -47,15 +50,14 @@ def answer_lang(lang: str) -> str:
 
 
 def plain_text(text: str, *, keep_cites: bool = False) -> str:
-    """Source text as running prose: no Markdown markers or headings, no tags (``<Cite/>`` kept on request)."""
-    text = text or ""
-    if not keep_cites:
-        text = _CITE.sub("", text)
-    text = _TAG.sub(lambda m: m.group(0) if _CITE.fullmatch(m.group(0)) else "", text)
+    """Source text as running prose: no Markdown markers or headings, no tags (well-formed ``<Cite/>``
+    kept on request, rewritten canonical and moved up against the word they follow)."""
+    text = replace_tags(text or "", lambda t: canonical_tag(t.id) if keep_cites and t.id else "")
+    text = _TAG.sub(lambda m: m.group(0) if _is_cite(m.group(0)) else "", text)
     lines = []
     for line in text.splitlines():
-        if line.lstrip().startswith("#") or _TABLE_RULE.match(line):
-            continue  # headings repeat the title; table rules carry nothing
+        if line.lstrip().startswith("#") or _TABLE_RULE.match(line) or _is_bold_heading(line):
+            continue  # headings repeat the title or only announce what follows; table rules carry nothing
         lines.append(_LINE_MARK.sub("", line).replace("|", " "))
     text = _MD_LINK.sub(r"\1", "\n".join(lines))
     text = _MD_EMPHASIS.sub("", text)
@@ -63,8 +65,31 @@ def plain_text(text: str, *, keep_cites: bool = False) -> str:
     return re.sub(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])", "", text)
 
 
+def _is_cite(tag: str) -> bool:
+    found = find_tags(tag)
+    return len(found) == 1 and found[0].canonical and found[0].raw == tag
+
+
+def _is_bold_heading(line: str) -> bool:
+    m = _BOLD_LINE.match(line)
+    if m is None:
+        return False
+    words = m.group("text").strip()
+    return bool(m.group("colon")) or words[-1:] in ":：" or words[-1:] not in _END_PUNCT or len(words) <= _HEADING_CHARS
+
+
 def _has_words(text: str) -> bool:
-    return any(ch.isalnum() for ch in _CITE.sub("", text))
+    return any(ch.isalnum() for ch in strip_tags(text))
+
+
+def _leading_tags(piece: str) -> int:
+    """Where the citation tags at the very start of ``piece`` end (0 when it starts with words)."""
+    end = 0
+    for tag in find_tags(piece):
+        if piece[end:tag.start].strip():
+            break
+        end = tag.end
+    return end
 
 
 def split_sentences(text: str) -> list[str]:
@@ -78,10 +103,10 @@ def split_sentences(text: str) -> list[str]:
     for end in bounds:
         piece = text[start:end].strip()
         start = end
-        lead = _LEADING_CITES.match(piece)
+        lead = _leading_tags(piece)
         if lead and sentences:
-            sentences[-1] += lead.group(0).strip()
-            piece = piece[lead.end():].strip()
+            sentences[-1] += piece[:lead].strip()
+            piece = piece[lead:].strip()
         if not piece:
             continue
         if _has_words(piece) or not sentences:
@@ -110,7 +135,7 @@ def _best_start(sentences: list[str], question: str) -> int:
     wanted = set(tokenize(question))
     if not wanted:
         return 0
-    overlaps = [len(wanted.intersection(tokenize(_CITE.sub("", s)))) for s in sentences]
+    overlaps = [len(wanted.intersection(tokenize(strip_tags(s)))) for s in sentences]
     best = max(overlaps)
     return overlaps.index(best) if best > 0 else 0
 
@@ -124,13 +149,13 @@ def snippet(text: str, lang: str, question: str = "") -> tuple[str, list[str]]:
         return "", []
     sentences = sentences[_best_start(sentences, question):]
     chosen = [sentences[0]]
-    first_len = len(_CITE.sub("", sentences[0]))
+    first_len = len(strip_tags(sentences[0]))
     for sentence in sentences[1:MAX_SENTENCES]:
-        if first_len + len(_CITE.sub("", sentence)) > SNIPPET_CHARS[lang]:
+        if first_len + len(strip_tags(sentence)) > SNIPPET_CHARS[lang]:
             break
         chosen.append(sentence)
-    ids = list(dict.fromkeys(cid for sentence in chosen for cid in _CITE_ID.findall(sentence)))
-    shown = [_shorten(_SPACE.sub(" ", _CITE.sub("", sentence)).strip(), SENTENCE_MAX_CHARS[lang]) for sentence in chosen]
+    ids = list(dict.fromkeys(t.id for sentence in chosen for t in find_tags(sentence) if t.id))
+    shown = [_shorten(_SPACE.sub(" ", strip_tags(sentence)).strip(), SENTENCE_MAX_CHARS[lang]) for sentence in chosen]
     return ("" if lang == "zh" else " ").join(shown), ids
 
 
@@ -149,7 +174,7 @@ def _line(source: Source, lang: str, allowed: set[str] | None, seen: set[str], q
     if not text or text in seen or source.chunk_id in seen:
         return None
     seen.update((text, source.chunk_id))
-    cites = "".join(f'<Cite id="{cid}"/>' for cid in _cite_ids(source, inline, allowed))
+    cites = "".join(canonical_tag(cid) for cid in _cite_ids(source, inline, allowed))
     title = _SPACE.sub(" ", _TAG.sub("", source.title or "")).strip()
     head = (f"{title}：" if lang == "zh" else f"{title}: ") if title else ""
     return f"{head}{text}{cites}"

@@ -1,11 +1,12 @@
 """Generation: the LLM's answer, held to its sources, with an extractive answer behind it.
 
-An answer may cite only the ids of the sources it was given. One fabricated id
-earns the model one corrective retry naming the bad ids and the allowed ones; a
-second bad answer, a missing LLM or any LLM failure yields the extractive answer
-(every id in it comes from the sources). The caller always gets text and a
-faithfulness report, never an exception, and ``error`` says why the LLM's answer
-was not used.
+An answer may cite only the ids of the sources it was given, in the tag the prompt
+asks for. One fabricated id, or one citation written in any other form (the check
+in ``citations.py`` finds every spelling), earns the model one corrective retry
+naming the bad ids and tags and the allowed ids; a second bad answer, a missing
+LLM or any LLM failure yields the extractive answer (every id in it comes from the
+sources). The caller always gets text and a faithfulness report, never an
+exception, and ``error`` says why the LLM's answer was not used.
 
 Streaming cannot take words back: a streamed answer is checked after the fact
 (its report lists any invalid ids) and falls back to the extractive answer only
@@ -26,10 +27,12 @@ from .types import FaithfulnessReport, Source
 #: ``check_citations(answer, whitelist)`` from ``unitrag.rag.citations``, injected.
 CitationCheck = Callable[[str, Iterable[str]], FaithfulnessReport]
 
+# ``invalid`` lists fabricated ids and, as written, tags that are not ``<Cite id="..."/>`` (see citations.py).
 _CORRECTION = {
-    "zh": "你的回答引用了资料中没有的 id：{invalid}。只能引用这些 id：{allowed}。"
-    "请重写完整的回答：删除或替换这些引用，其他规则不变。",
-    "en": "Your answer cited ids that are not in the sources: {invalid}. The only ids you may cite are: {allowed}. "
+    "zh": "你的回答引用了资料中没有的 id：{invalid}。只能引用这些 id：{allowed}，"
+    '每条引用都严格写成 <Cite id="..."/>，不加其他属性、不转义。请重写完整的回答：删除或替换这些引用，其他规则不变。',
+    "en": "Your answer cited ids that are not in the sources: {invalid}. The only ids you may cite are: {allowed}, "
+    'each written exactly as <Cite id="..."/>, with no other attribute and no escaping. '
     "Rewrite the whole answer, removing or replacing those citations; all other rules still apply.",
 }
 _NO_IDS = {"zh": "（无，不要引用）", "en": "(none: do not cite)"}
@@ -123,7 +126,8 @@ def generate_answer(
     report = check(text, allowed)
     if not report.invalid_ids:
         return Generation(text, False, 2, None, report)
-    error = f"{llm.id}: cited ids not in the sources, also after a corrective retry: {', '.join(report.invalid_ids)}"
+    error = (f"{llm.id}: cited ids not in the sources or malformed citation tags, also after a corrective retry: "
+             f"{', '.join(report.invalid_ids)}")
     return _fallback(question, lang, sources, allowed, check, 2, error)
 
 
