@@ -12,6 +12,8 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator, model_validator
 
+from .urls import check_url
+
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="lowercase slug: a-z, 0-9 and '-'")]
 Lang = Literal["zh", "en"]
 Access = Literal["public", "clinician"]
@@ -129,9 +131,7 @@ class Citation(_Strict):
     @field_validator("url")
     @classmethod
     def _http_url(cls, v: str | None) -> str | None:
-        if v is not None and not v.startswith(("http://", "https://")):
-            raise ValueError("url must start with http:// or https://")
-        return v
+        return None if v is None else check_url(v)
 
 
 class LocalizedNames(_Strict):
