@@ -194,3 +194,34 @@ def test_prose_that_mentions_citing_is_not_a_citation():
     text = ("Please cite the WHO report (cite it in full). [Citation guidelines](https://example.org) "
             "say how to cite: author, year. 《引用》 and <city> are not tags either.")
     assert check_citations(text, WHITELIST) == FaithfulnessReport([], [], 1.0, False)
+
+
+# -- issue 19: numbered markers for reading -------------------------------------------------------
+
+from unitrag.rag.citations import Reference, number_citations  # noqa: E402
+from unitrag.rag.types import ResolvedCitation  # noqa: E402
+
+NIH = ResolvedCitation("nih-b12", "Vitamin B12 fact sheet", ["NIH ODS"], 2024, url="https://ods.od.nih.gov/b12")
+WHO = ResolvedCitation("who-iodine", "Iodine in pregnancy", ["WHO"], 2007, doi="10.1000/who")
+
+
+def test_tags_become_numbers_in_order_of_first_appearance():
+    answer = ('From the knowledge base:\n1. B12: Take it.<Cite id="who-iodine"/><Cite id="nih-b12"/>\n'
+              '2. More: Again <Cite id="nih-b12"/>.')
+    text, refs = number_citations(answer, [NIH, WHO])
+    assert text == "From the knowledge base:\n1. B12: Take it.[1][2]\n2. More: Again[2]."
+    assert refs == [Reference(1, WHO), Reference(2, NIH)]
+    assert [r.link for r in refs] == ["https://doi.org/10.1000/who", "https://ods.od.nih.gov/b12"]
+    assert refs[0].to_dict()["number"] == 1 and refs[0].to_dict()["link"] == "https://doi.org/10.1000/who"
+
+
+def test_tags_of_unresolved_or_malformed_citations_are_dropped_not_numbered():
+    answer = 'A <Cite id="nih-b12"/>. B <Cite id="fake"/>. C &lt;Cite id=&quot;x&quot;/&gt;. 碘<Cite id="gone"/>。'
+    text, refs = number_citations(answer, [NIH])
+    assert text == "A[1]. B. C. 碘。"
+    assert refs == [Reference(1, NIH)]
+
+
+def test_a_citation_the_text_does_not_mark_still_gets_a_number():
+    text, refs = number_citations("Short answer.", [NIH])
+    assert (text, refs) == ("Short answer.", [Reference(1, NIH)])

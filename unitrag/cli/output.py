@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 
 from ..compiler.pipeline import BuildReport
 from ..content.problems import Problem
+
+if TYPE_CHECKING:
+    from ..rag.knowledge_base import Answer
 
 out = Console()
 if not out.is_terminal:  # a pipe or a CI log: wide enough for the eval table
@@ -60,6 +63,29 @@ def print_problems(problems: list[Problem]) -> None:
         print(str(p), file=sys.stderr)
     files = len({p.path for p in problems})
     print(f"{len(problems)} problem(s) in {files} file(s); nothing was written", file=sys.stderr)
+
+
+def print_answer(answer: "Answer") -> None:
+    """An answer for reading: ``[n]`` markers, the numbered references they point to, and the
+    units it was answered from (``--json`` prints the raw answer with its ``<Cite/>`` tags)."""
+    from rich.markup import escape
+
+    from ..rag.citations import number_citations
+
+    text, references = number_citations(answer.answer, answer.citations)
+    out.print(escape(text), soft_wrap=True)  # the terminal wraps: rich would break before a long CJK run
+    if references:
+        out.print("")
+        for ref in references:
+            link = f" {ref.link}" if ref.link else ""
+            out.print(escape(f"[{ref.number}] {ref.citation.title} ({ref.citation.year}){link}"), soft_wrap=True)
+    units = {s.unit_id: s.title for s in answer.sources}
+    if units and answer.guard is None and not answer.not_found:
+        out.print("\n[dim]Answered from these units:[/]")
+        for unit_id, title in units.items():
+            out.print(f"[dim]  {escape(unit_id)}: {escape(title)}[/]")
+    if answer.extractive and answer.llm_error:
+        out.print(f"\n[dim](extractive answer: {escape(answer.llm_error)})[/]")
 
 
 def _lines(report: BuildReport, limit: int = 20) -> list[tuple[str, int, str]]:

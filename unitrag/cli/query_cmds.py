@@ -11,7 +11,7 @@ import typer
 from ..config import Config, load_config
 from ..errors import UserError
 from ..rag.types import UserContext
-from .output import out, print_json
+from .output import out, print_answer, print_json
 from .options import ConfigOpt, JsonOpt
 
 KbOpt = Annotated[Optional[str], typer.Option("--kb", help="Artifact path, or a postgresql:// URL published to [config: artifact].")]
@@ -66,13 +66,7 @@ def ask(
     if json:
         print_json(answer.to_dict())
         return
-    out.print(answer.answer)
-    if answer.citations:
-        out.print("")
-        for c in answer.citations:
-            out.print(f"[{c.id}] {c.title} ({c.year}){' ' + c.url if c.url else ''}")
-    if answer.extractive and answer.llm_error:
-        out.print(f"\n[dim](extractive answer: {answer.llm_error})[/]")
+    print_answer(answer)
 
 
 def _user_context(path: Path | None) -> UserContext:

@@ -1,0 +1,91 @@
+"""What `unitrag ask` prints for people: numbered markers, a numbered reference list, the units
+the answer came from; `--json` keeps the raw answer."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from unitrag.cli import app, output, query_cmds
+from unitrag.rag.knowledge_base import Answer
+from unitrag.rag.types import FaithfulnessReport, ResolvedCitation, Source
+
+RAW = ('From the knowledge base:\n'
+       '1. Testing for B12 deficiency: Serum B12 is the usual first test.<Cite id="devalia-2014"/>\n'
+       '2. Treatment: Injections restore stores quickly.<Cite id="nice-ng239"/><Cite id="devalia-2014"/>')
+CITATIONS = [
+    ResolvedCitation("devalia-2014", "Guidelines for the diagnosis and treatment of cobalamin deficiency", ["Devalia V"], 2014,
+                     doi="10.1111/bjh.12959"),
+    ResolvedCitation("nice-ng239", "Vitamin B12 deficiency in over 16s", ["NICE"], 2024, url="https://www.nice.org.uk/ng239"),
+]
+
+
+def source(n: int, unit: str, title: str) -> Source:
+    return Source(f"{unit}#p1", unit, "scene", title, "text", [], [], "public", "en")
+
+
+def answer() -> Answer:
+    sources = [source(1, "en-b12-testing", "Testing for B12 deficiency"), source(2, "en-b12-treatment", "Treatment"),
+               source(3, "en-b12-testing", "Testing for B12 deficiency")]
+    return Answer("How is B12 deficiency tested?", "en", RAW, False, None, sources, CITATIONS,
+                  FaithfulnessReport(["devalia-2014", "nice-ng239"], [], 1.0, False), extractive=True,
+                  llm_error=None)
+
+
+@pytest.fixture
+def printed(monkeypatch: pytest.MonkeyPatch) -> io.StringIO:
+    buffer = io.StringIO()
+    monkeypatch.setattr(output, "out", Console(file=buffer, width=200, color_system=None))
+    return buffer
+
+
+def test_the_answer_has_numbered_markers_and_a_matching_reference_list(printed: io.StringIO) -> None:
+    output.print_answer(answer())
+    lines = printed.getvalue().splitlines()
+    assert "<Cite" not in printed.getvalue()
+    assert lines[:3] == [
+        "From the knowledge base:",
+        "1. Testing for B12 deficiency: Serum B12 is the usual first test.[1]",
+        "2. Treatment: Injections restore stores quickly.[2][1]",
+    ]
+    assert "[1] Guidelines for the diagnosis and treatment of cobalamin deficiency (2014) https://doi.org/10.1111/bjh.12959" in lines
+    assert "[2] Vitamin B12 deficiency in over 16s (2024) https://www.nice.org.uk/ng239" in lines
+    assert lines.index("[1] Guidelines for the diagnosis and treatment of cobalamin deficiency (2014) "
+                       "https://doi.org/10.1111/bjh.12959") < lines.index("[2] Vitamin B12 deficiency in over 16s (2024) "
+                                                                          "https://www.nice.org.uk/ng239")
+
+
+def test_the_units_the_answer_came_from_are_listed_once_each(printed: io.StringIO) -> None:
+    output.print_answer(answer())
+    text = printed.getvalue()
+    assert "en-b12-testing" in text and "en-b12-treatment" in text
+    assert text.count("en-b12-testing") == 1
+
+
+def test_markup_in_an_answer_is_printed_as_written(printed: io.StringIO) -> None:
+    raw = answer()
+    raw.answer = "Use [bold]this[/bold] [red] literally."
+    output.print_answer(raw)
+    assert printed.getvalue().startswith("Use [bold]this[/bold] [red] literally.")
+
+
+class _FakeKB:
+    def ask(self, question: str, **_: Any) -> Answer:
+        return answer()
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_unitrag_ask_prints_numbers_and_json_keeps_the_raw_tags(monkeypatch: pytest.MonkeyPatch, as_json: bool) -> None:
+    monkeypatch.setattr(query_cmds, "_open", lambda *a, **k: _FakeKB())
+    monkeypatch.setattr(output, "out", Console(width=200, color_system=None))
+    result = CliRunner().invoke(app, ["ask", "How is B12 deficiency tested?", *(["--json"] if as_json else [])])
+    assert result.exit_code == 0, result.output
+    if as_json:
+        assert json.loads(result.output)["answer"] == RAW
+    else:
+        assert "<Cite" not in result.output and "[2][1]" in result.output and "[1] Guidelines" in result.output
