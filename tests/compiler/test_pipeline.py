@@ -61,3 +61,29 @@ def test_a_damaged_previous_artifact_is_refused_with_a_hint_and_kept_until_full_
     assert tiny.artifact.read_bytes() == damaged and tiny.embedder.calls == 1
     assert tiny.build(full=True).written
     assert len(read_previous(tiny.artifact).chunks) == 2
+
+
+def test_a_unit_over_max_unit_bytes_fails_the_build_naming_it(tiny) -> None:
+    from unitrag.config import Config
+    from unitrag.errors import ContentInvalid
+
+    assert Config().max_unit_bytes == 200_000
+    largest = max((tiny.content / "rules").iterdir(), key=lambda p: p.stat().st_size)
+    with pytest.raises(ContentInvalid) as caught:
+        tiny.build(tiny.config.with_overrides(max_unit_bytes=largest.stat().st_size - 1), dry_run=True)
+    assert [(p.path, p.field) for p in caught.value.problems] == [(f"content/rules/{largest.name}", "file")]
+
+
+def test_a_build_records_its_rate_and_the_next_plan_estimates_with_it(tiny) -> None:
+    from unitrag.artifact.reader import read_previous
+
+    for i in range(10):  # enough chunks for a measured rate
+        text = (tiny.content / "rules" / "en-blood-pressure-severe.md").read_text(encoding="utf-8")
+        (tiny.content / "rules" / f"copy-{i}.md").write_text(
+            text.replace("id: en-blood-pressure-severe", f"id: copy-{i}").replace("180 mmHg", f"18{i} mmHg"), encoding="utf-8")
+    assert tiny.build().embedded == 12
+    assert read_previous(tiny.artifact).embed_rate > 0
+    (tiny.content / "rules" / "copy-0.md").write_text(
+        (tiny.content / "rules" / "copy-0.md").read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
+    estimate = tiny.build(dry_run=True).to_dict()["estimate"]
+    assert estimate["chunks"] == 1 and estimate["source"] == "last build" and estimate["seconds"] is not None

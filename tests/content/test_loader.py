@@ -281,3 +281,16 @@ def test_bom_unit_is_valid(tree, samples):
     assert content.problems == []
     assert isinstance(next(lu.unit for lu in content.units if lu.id == "story-one"), Story)
     assert any(isinstance(lu.unit, Rule) for lu in content.units)
+
+
+def test_a_unit_over_the_size_limit_is_a_problem_naming_it(tree, samples):
+    from unitrag.content.validate import validate_content
+
+    big = samples.DOCUMENT + ("Plain text that goes on. " * 400 + "\n\n") * 10  # ~100 KB
+    tree.write("documents/doc-one.md", big)
+    size = len(big.encode())
+    problems = validate_content(tree.root, max_unit_bytes=50_000).problems
+    assert [(p.path, p.line, p.field) for p in problems] == [(tree.shown("documents/doc-one.md"), 1, "file")]
+    assert f"{size:,} bytes" in problems[0].message and "max_unit_bytes" in problems[0].message
+    assert validate_content(tree.root, max_unit_bytes=size).problems == []
+    assert validate_content(tree.root).problems == []  # no limit unless one is given

@@ -30,6 +30,8 @@ class PreviousState:
     dim: int
     chunks: dict[str, ChunkState] = field(default_factory=dict)
     table_hashes: dict[str, str] = field(default_factory=dict)
+    #: Chunks per second the last build embedded at (None: not measured), for the next plan's estimate.
+    embed_rate: float | None = None
 
 
 #: What to do about a damaged artifact: a full build writes a new one beside it, then replaces it.
@@ -117,7 +119,12 @@ def read_previous(path: Path) -> PreviousState | None:
         dim=int(manifest["embedder"]["dim"]),
         chunks={cid: ChunkState(ch, mh) for cid, ch, mh in rows},
         table_hashes=manifest.get("table_hashes", {}),
+        embed_rate=_positive((manifest.get("embed_rate") or {}).get("chunks_per_s") if isinstance(manifest.get("embed_rate"), dict) else None),
     )
+
+
+def _positive(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
 
 
 def read_vectors(con: duckdb.DuckDBPyConnection, where: str = "", params: list[Any] | None = None) -> tuple[list[str], np.ndarray]:

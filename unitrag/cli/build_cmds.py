@@ -29,7 +29,7 @@ def register(app: typer.Typer) -> None:
 def validate(content: ContentOpt = None, config: ConfigOpt = None, json: JsonOpt = False) -> None:
     """Check every unit and registry file; print each problem as path:line: field: message."""
     cfg = load_config(config, content_dir=content)
-    result = validate_content(cfg.content_dir)
+    result = validate_content(cfg.content_dir, cfg.max_unit_bytes)
     if json:
         print_json({"ok": result.ok, "units": len(result.units), "problems": [p.to_dict() for p in result.problems]})
         if not result.ok:

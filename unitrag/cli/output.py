@@ -115,7 +115,7 @@ def print_report(report: BuildReport) -> None:
     if not plan.sweep_deletes:
         out.print("[yellow]deletes not swept: part of the content tree could not be read[/]")
     if report.dry_run:
-        out.print(f"would embed {len(plan.to_embed)} chunk(s) with {report.embedder}")
+        out.print(report.estimate.describe(report.embedder) if report.estimate else f"would embed {len(plan.to_embed)} chunk(s) with {report.embedder}")
         return
     if not report.written:
         out.print(f"up to date: {report.artifact} ({report.chunks} chunks, {report.units} units)")
@@ -134,4 +134,6 @@ def report_markdown(report: BuildReport) -> str:
     lines += [f"| {a} | {n} | {ids} |" for a, n, ids in _lines(report)]
     if report.plan.full_reembed_reason:
         lines += ["", f"**Full re-embed:** {report.plan.full_reembed_reason}"]
+    if report.estimate is not None and report.estimate.chunks:
+        lines += ["", report.estimate.describe(report.embedder)]
     return "\n".join(lines) + "\n"

@@ -22,6 +22,7 @@ from ..errors import ContentInvalid, UserError
 from ..providers.embedders import Embedder, embedder_class, embedder_id, load_embedder
 from .cache import EmbeddingCache
 from .chunking import CHUNKER_VERSION, chunk_content
+from .estimate import EmbedEstimate, estimate_embedding, measured_rate
 from .hashing import digest
 from .plan import HashedChunk, Plan, hash_chunks, make_plan
 from .tables import chunk_rows, registry_rows, unit_rows
@@ -43,6 +44,10 @@ class BuildReport:
     chunks: int = 0
     units: int = 0
     timings_s: dict[str, float] = field(default_factory=dict)
+    #: What the plan's embedding would take (chunks, seconds at a measured rate); see compiler.estimate.
+    estimate: EmbedEstimate | None = None
+    #: Chunks per second this build embedded at, when it embedded enough to measure.
+    embed_rate: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,6 +55,7 @@ class BuildReport:
             "artifact": str(self.artifact), "embedder": self.embedder, "dry_run": self.dry_run,
             "reconcile": self.reconcile, "written": self.written, "pending": self.pending,
             "chunks": self.chunks, "units": self.units,
+            "estimate": self.estimate.to_dict() if self.estimate else None,
             "timings_s": {k: round(v, 4) for k, v in self.timings_s.items()},
         }
 
@@ -74,7 +80,7 @@ def build(
     # chunks must fit the model's input; known from the class, so --dry-run needs no model
     max_tokens = embedder.max_tokens if embedder is not None else embedder_class(config.embedder).max_tokens
     budget = min(config.chunk_tokens, max_tokens)
-    content = validate_content(config.content_dir)
+    content = validate_content(config.content_dir, config.max_unit_bytes)
     if content.problems:
         raise ContentInvalid(content.problems)
     hashed = hash_chunks(chunk_content(content, budget))
@@ -86,7 +92,8 @@ def build(
         _refuse_emptying(config, hashed, previous, plan)
     timings["plan"] = time.perf_counter() - clock
     report = BuildReport(plan=plan, artifact=config.artifact, embedder=model_id, dry_run=dry_run,
-                         reconcile=reconcile, chunks=len(hashed), units=len(content.units), timings_s=timings)
+                         reconcile=reconcile, chunks=len(hashed), units=len(content.units), timings_s=timings,
+                         estimate=estimate_embedding(len(plan.to_embed), model_id, previous))
     if dry_run or (previous is not None and plan.is_noop):
         return report
     if reconcile and (previous is None or plan.full_reembed_reason):
@@ -111,8 +118,10 @@ def build(
             report.pending = [h.chunk.chunk_id for h in missing]
         elif missing:
             embedder = embedder or load_embedder(config.embedder)
+            started = time.perf_counter()
             _embed(embedder, missing, vectors, cache, config.batch_size, progress)
             report.embedded = len(missing)
+            report.embed_rate = measured_rate(len(missing), time.perf_counter() - started)
     finally:
         cache.close()
     timings["embed"] = time.perf_counter() - clock
@@ -126,7 +135,8 @@ def build(
         embedder = embedder or load_embedder(config.embedder)
     dim = _dimension(previous, vectors, embedder)
     matrix = np.stack([vectors[r["chunk_id"]] for r in rows]) if rows else np.zeros((0, dim), np.float32)
-    manifest = _manifest(config, model_id, budget, dim, tables, table_hashes, rows)
+    rate = report.embed_rate or (previous.embed_rate if previous and previous.embedder_id == model_id else None)
+    manifest = _manifest(config, model_id, budget, dim, tables, table_hashes, rows, rate)
     write_artifact(config.artifact, dim=dim, manifest=manifest, tables=tables, chunk_rows=rows, embeddings=matrix)
     report.written = True
     timings["write"] = time.perf_counter() - clock
@@ -195,7 +205,7 @@ def _dimension(previous: PreviousState | None, vectors: dict[str, np.ndarray], e
 
 def _manifest(
     config: Config, model_id: str, budget: int, dim: int, tables: dict[str, list[dict[str, Any]]],
-    table_hashes: dict[str, str], rows: list[dict[str, Any]],
+    table_hashes: dict[str, str], rows: list[dict[str, Any]], embed_rate: float | None,
 ) -> dict[str, Any]:
     by_kind: dict[str, int] = {}
     for row in rows:
@@ -209,6 +219,7 @@ def _manifest(
         "git_commit": _git_commit(config.content_dir),
         "counts": {"chunks": len(rows), "chunks_by_kind": by_kind, **{k: len(v) for k, v in tables.items()}},
         "table_hashes": table_hashes,
+        **({"embed_rate": {"chunks_per_s": embed_rate}} if embed_rate else {}),
     }
 
 

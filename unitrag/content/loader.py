@@ -115,8 +115,11 @@ def parse_unit(path: Path, text: str) -> tuple[LoadedUnit | None, list[Problem]]
     return loaded, []
 
 
-def load_content(root: Path) -> ContentSet:
-    """Read every file under ``root``; the result carries all problems found, none raised."""
+def load_content(root: Path, max_unit_bytes: int | None = None) -> ContentSet:
+    """Read every file under ``root``; the result carries all problems found, none raised.
+
+    A unit larger than ``max_unit_bytes`` is a problem and is not read (None: no limit).
+    """
     content = ContentSet(root=root)
     if not root.is_dir():
         content.problems.append(
@@ -133,7 +136,8 @@ def load_content(root: Path) -> ContentSet:
         if kind is not None:
             registry[kind].append(path)
         elif path.suffix.lower() in {".md", ".markdown"}:
-            text = read_text(path, content.problems)
+            over = _over_size_limit(path, max_unit_bytes, content.problems)
+            text = None if over else read_text(path, content.problems)
             if text is None:
                 content.complete = False
                 continue
@@ -159,6 +163,22 @@ def load_content(root: Path) -> ContentSet:
     content.guard_rules = load_guard_rules(registry["guard"], content.problems)
     content.questions = load_questions(registry["questions"], content.problems)
     return content
+
+
+def _over_size_limit(path: Path, limit: int | None, problems: list[Problem]) -> bool:
+    """True, with a problem, when a unit is larger than ``limit`` bytes: it is then not read at all."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return False  # read_text reports it
+    if limit is None or size <= limit:
+        return False
+    problems.append(Problem(
+        display_path(path), 1, "file",
+        f"unit is {size:,} bytes, over the limit of {limit:,} (max_unit_bytes): split it into several units, "
+        "or raise max_unit_bytes in unitrag.toml if it really is one",
+    ))
+    return True
 
 
 def _registry_kind(rel: Path) -> str | None:

@@ -20,9 +20,12 @@ def cited_ids(body: str) -> list[str]:
     return [t.id for t in find_tags(body) if t.canonical and t.id is not None]
 
 
-def validate_content(root: Path) -> ContentSet:
-    """Load ``root`` and run every check; ``result.problems`` is empty when the content is good."""
-    content = load_content(root)
+def validate_content(root: Path, max_unit_bytes: int | None = None) -> ContentSet:
+    """Load ``root`` and run every check; ``result.problems`` is empty when the content is good.
+
+    ``max_unit_bytes`` (config ``max_unit_bytes``) refuses larger units; None: no limit.
+    """
+    content = load_content(root, max_unit_bytes)
     problems = content.problems
     topic_ids = {t.id for t in content.taxonomy.topics} | {g.id for g in content.taxonomy.groups}
     every = sorted(content.units + content.invalid_units, key=lambda lu: lu.path)
