@@ -148,3 +148,18 @@ def test_removing_a_tag_takes_the_space_before_it_unless_it_joins_two_words() ->
 
 def test_removal_cannot_splice_a_new_tag_out_of_the_pieces() -> None:
     assert find_tags(strip_tags('<Ci<Cite id="a"/>te id="x"/>')) == []
+
+
+def test_letters_from_other_blocks_are_undisguised_too() -> None:
+    for tag in ['<\U0001d41c\U0001d422\U0001d42d\U0001d41e id="x"/>', '<Cite id="x"\U000e0020/>', "⟨cite id='x'⟩"]:
+        [found] = find_tags(f"Text {tag} more.")
+        assert found.id is None, tag
+
+
+def test_plain_cjk_text_takes_the_fast_path() -> None:
+    """Only characters that can change what is found are undisguised one by one: a long Chinese
+    body with its full-width commas and brackets is searched as it is."""
+    from unitrag.content.citation_tags import _special
+
+    assert _special().search("成人每天推荐摄入碘120微克，孕妇为230微克（多）！。µ") is None
+    assert _special().search("＜") and _special().search("\u200b") and _special().search("&")

@@ -35,7 +35,8 @@ import html
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from functools import cache
+from collections.abc import Callable
 from dataclasses import dataclass
 
 #: A malformed tag is named by what was written, cut to this many characters.
@@ -44,7 +45,13 @@ LABEL_CHARS = 80
 _INVISIBLE = frozenset(
     "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200c\u200d\u200e\u200f"
     "\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
+    + "".join(map(chr, range(0xE0000, 0xE0080)))  # Unicode tag characters
 )
+# Outside the BMP, the blocks that can hide a letter or a bracket: mathematical alphanumerics,
+# enclosed alphanumerics, tag characters (whole blocks: a short class is a fast one).
+# What a tag is found by: its name's letters, its brackets and punctuation (spaces apart).
+_SYNTAX = frozenset("citeaondCITEAOND<>[]{}/=:")
+_ASTRAL = "\U0001d400-\U0001d7ff\U0001f100-\U0001f1ff\U000e0000-\U000e007f"
 # Look-alikes NFKC leaves alone: only the letters of "cite" and "id", brackets, slashes and quotes.
 _LOOKALIKE = {
     **dict.fromkeys("\u0441\u0421\u03f2\u03f9", "c"),  # Cyrillic es, Greek lunate sigma
@@ -60,7 +67,6 @@ _LOOKALIKE = {
     **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u300c\u300d", '"'),
     **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'"),
 }
-_SPECIAL = re.compile(r"[&%\\]|[^\x00-\x7f]")
 _ENTITY = re.compile(r"&(?:amp;)*(#[0-9]{1,7};?|#[xX][0-9a-fA-F]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
 _PERCENT = re.compile(r"%(?:25)*(3[cCeEdD]|2[2fF7])")
 _ESCAPED = re.compile(r"\\(?=[<>\[\]{}/\"'=`*_&%])")
@@ -135,10 +141,11 @@ def strip_tags(text: str, drop: Callable[[CiteTag], bool] | None = None) -> str:
     each unless the tag sat between two words. Repeated until nothing is left to drop, so
     removing tags cannot splice the pieces around them into a new one."""
     for _ in range(len(text) + 1):
-        tags = [t for t in find_tags(text) if drop is None or drop(t)]
-        if not tags:
+        tags = find_tags(text)
+        chosen = {t.start for t in tags if drop is None or drop(t)}
+        if not chosen:
             break
-        text = _remove(text, tags)
+        text = _replace(text, tags, lambda t: "" if t.start in chosen else None)
     return text
 
 
@@ -148,9 +155,13 @@ def replace_tags(text: str, replacement: Callable[[CiteTag], str | None]) -> str
     A replaced or removed tag takes the whitespace before it along ("fact <Cite/>." → "fact."),
     except that a removed tag between two words leaves the space that separates them.
     """
+    return _replace(text, find_tags(text), replacement)
+
+
+def _replace(text: str, tags: list[CiteTag], replacement: Callable[[CiteTag], str | None]) -> str:
     pieces: list[str] = []
     last = 0
-    for tag in find_tags(text):
+    for tag in tags:
         pieces.append(text[last:tag.start])
         last = tag.end
         new = replacement(tag)
@@ -173,11 +184,6 @@ def _rstrip(pieces: list[str]) -> None:
         pieces[-1] = pieces[-1].rstrip()
 
 
-def _remove(text: str, tags: Iterable[CiteTag]) -> str:
-    chosen = {(t.start, t.end) for t in tags}
-    return replace_tags(text, lambda t: "" if (t.start, t.end) in chosen else None)
-
-
 def line_of(text: str, offset: int) -> int:
     """The 0-based line of ``offset`` in ``text``."""
     return text.count("\n", 0, offset)
@@ -191,7 +197,8 @@ class _Normalized:
         # Segments of the normalized text: (start there, start in the original, original length, copied as is).
         self._starts: list[int] = [0]
         self._segments: list[tuple[int, int, bool]] = [(0, len(text), True)]
-        if _SPECIAL.search(text) is None:
+        special = _special()
+        if special.search(text) is None:
             return
         out: list[str] = []
         self._starts, self._segments = [], []
@@ -206,7 +213,7 @@ class _Normalized:
                 out.append(piece)
                 size += len(piece)
 
-        for m in _SPECIAL.finditer(text):
+        for m in special.finditer(text):
             at = m.start()
             if at < pos:
                 continue
@@ -227,6 +234,28 @@ class _Normalized:
         if copied:
             return at + (i - self._starts[seg]) + (1 if after else 0)
         return at + length if after else at
+
+
+@cache
+def _special() -> re.Pattern[str]:
+    """The characters a disguise is made of: ``&``, ``%``, ``\\`` and every other character that
+    undisguises to a letter of a tag's name, its punctuation or a space. The rest (CJK text and
+    its full-width commas, for one) cannot change what is found, and is left alone (built once, ~0.1 s)."""
+    chars = {ch for ch in set(_INVISIBLE) | set(_LOOKALIKE) if ch <= "\uffff"}
+    for code in [*range(0x80, 0x3400), *range(0xA000, 0xAC00), *range(0xF900, 0x10000)]:  # not CJK, not Hangul
+        ch = chr(code)
+        folded = unicodedata.normalize("NFKC", ch)
+        if folded != ch and any(c in _SYNTAX or c.isspace() or c in _LOOKALIKE for c in folded):
+            chars.add(ch)
+    codes = sorted(map(ord, chars))
+    ranges: list[list[int]] = []
+    for code in codes:
+        if ranges and code == ranges[-1][1] + 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+    spans = "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
+    return re.compile(rf"[&%\\{spans}]|[{_ASTRAL}]")
 
 
 def _undisguise(text: str, at: int) -> tuple[str, int]:
