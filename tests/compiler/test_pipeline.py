@@ -87,3 +87,15 @@ def test_a_build_records_its_rate_and_the_next_plan_estimates_with_it(tiny) -> N
         (tiny.content / "rules" / "copy-0.md").read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
     estimate = tiny.build(dry_run=True).to_dict()["estimate"]
     assert estimate["chunks"] == 1 and estimate["source"] == "last build" and estimate["seconds"] is not None
+
+
+def test_a_broken_prompt_template_fails_the_build_naming_it(tiny) -> None:
+    from unitrag.errors import ContentInvalid
+
+    tiny.build()
+    before = tiny.artifact.read_bytes()
+    (tiny.root / "prompts" / "user.j2").write_text("{{ question }}\n{% include 'evil.j2' %}\n", encoding="utf-8")
+    with pytest.raises(ContentInvalid) as caught:
+        tiny.build()
+    assert [(p.path, p.line, p.field) for p in caught.value.problems] == [("prompts/user.j2", 2, "template")]
+    assert tiny.artifact.read_bytes() == before

@@ -177,3 +177,10 @@ def test_llm_is_not_called_for_a_question_that_is_not_broad(broadener):
     llm = FakeLLM("anything")
     assert broadener.expand_with_llm("is vitamin B12 one of the B vitamins?", "en", llm, BROADEN_TEMPLATE) is None
     assert llm.prompts == []
+
+
+@pytest.mark.parametrize("template", ["{{ ''.__class__.__mro__ }}", "{% include 'other.j2' %}", "{{ nope }}"])
+def test_a_template_that_escapes_the_sandbox_or_fails_falls_back_without_calling_the_llm(broadener, template):
+    llm = FakeLLM("What does vitamin B12 do?\nWhat does folate do?\nWhat does vitamin B6 do?")
+    b = broadener.expand_with_llm("what do the B vitamins do", "en", llm, template)
+    assert llm.prompts == [] and b == broadener.expand("what do the B vitamins do", "en")

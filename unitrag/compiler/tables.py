@@ -12,8 +12,7 @@ from ..content.models import Document, Rule, Scene, Story
 from ..content.tokenize import indexed_text, sparse_terms
 from .hashing import canonical_json
 from .plan import HashedChunk
-
-PROMPT_SUFFIXES = {".j2", ".jinja", ".jinja2"}
+from .prompts import read_prompts
 
 
 def unit_rows(content: ContentSet) -> list[dict[str, Any]]:
@@ -84,17 +83,6 @@ def registry_rows(
         "prompts": read_prompts(prompts_dir),
         "calibration": read_calibration(calibration_file),
     }
-
-
-def read_prompts(prompts_dir: Path) -> list[dict[str, Any]]:
-    """Every Jinja template in the prompts folder, copied into the artifact by name."""
-    if not prompts_dir.is_dir():
-        return []
-    return [
-        {"name": p.stem, "template": p.read_text(encoding="utf-8")}
-        for p in sorted(prompts_dir.iterdir())
-        if p.suffix in PROMPT_SUFFIXES
-    ]
 
 
 CALIBRATION_COLUMNS = ("pipeline_id", "feature", "a", "b", "threshold", "by_lang", "n_answerable", "n_unanswerable", "fitted_at", "metrics")

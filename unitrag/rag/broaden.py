@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from jinja2 import Environment, StrictUndefined
+from jinja2 import StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
 
 from .lang import normalize_question
 
@@ -151,15 +152,15 @@ class Broadener:
         base = self.expand(question, lang)
         if base is None:
             return None
-        prompt = Environment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True).from_string(
-            template
-        ).render(
-            question=question,
-            group=_localized(self.topics[base.group], lang),
-            members=[_localized(self.topics[m], lang) for m in base.members],
-            lang=lang,
-        )
-        try:
+        try:  # the artifact's template is data: sandboxed, and a template that does not render falls back too
+            prompt = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True).from_string(
+                template
+            ).render(
+                question=question,
+                group=_localized(self.topics[base.group], lang),
+                members=[_localized(self.topics[m], lang) for m in base.members],
+                lang=lang,
+            )
             reply = complete(prompt)
         except Exception:  # any provider failure: the template answer is always available
             return base

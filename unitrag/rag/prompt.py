@@ -18,16 +18,14 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from jinja2 import StrictUndefined, Template, TemplateError, TemplateSyntaxError
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2 import Template, TemplateError, TemplateSyntaxError
 
+from ..artifact.prompts import TEMPLATE_ENV as _ENV
 from ..errors import UserError
 from .types import Source
 
 #: The templates the runtime renders; an artifact must carry all of them.
 SYSTEM, USER, NOT_FOUND, REFUSAL, BROADEN = "system", "user", "not_found", "refusal", "broaden"
-
-_ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
 
 
 class PromptError(UserError):
@@ -70,6 +68,8 @@ def render_text(name: str, templates: Mapping[str, str], **variables: Any) -> st
         return template.render(**variables).strip()
     except TemplateError as exc:  # StrictUndefined, sandbox violations, filter errors
         raise PromptError(f"prompt template {name!r} does not render: {exc}") from None
+    except RecursionError:  # the build refuses such templates; an older artifact may still hold one
+        raise PromptError(f"prompt template {name!r} does not render: runaway recursion") from None
 
 
 def source_vars(sources: Sequence[Source]) -> list[dict[str, Any]]:

@@ -1,0 +1,24 @@
+"""Prompt templates as the artifact stores them: the one sandbox that renders them, and what each is given.
+
+Templates are data (authors change wording without a code release), so the build
+and the runtime render them in the same ``SandboxedEnvironment`` (no access to
+Python internals) with ``StrictUndefined`` (a misspelt variable is an error, not
+a silently empty prompt). The environment has no loader: a template is stored
+alone, by name, and cannot include, import or extend another.
+"""
+
+from __future__ import annotations
+
+from jinja2 import StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
+
+TEMPLATE_ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
+
+#: The variables the runtime passes to each template it renders (rag.prompt, rag.broaden).
+TEMPLATE_VARIABLES: dict[str, tuple[str, ...]] = {
+    "system": ("question", "lang", "sources", "allowed_ids"),
+    "user": ("question", "lang", "sources", "allowed_ids"),
+    "not_found": ("lang",),
+    "refusal": ("lang",),
+    "broaden": ("question", "group", "members", "lang"),
+}

@@ -1,0 +1,127 @@
+"""Reading and checking the prompt templates at build, so a broken one never reaches ``ask``.
+
+Each template must be UTF-8 text, parse, use no ``{% include %}`` / ``{% import %}`` /
+``{% extends %}`` (the artifact stores templates alone, by name: there is nothing to
+load), and render once per language with sample data in the runtime's sandbox, within
+a few seconds: an undefined variable, a sandbox violation, runaway recursion or a loop
+that never ends is a problem at its line, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from jinja2 import TemplateSyntaxError, nodes
+
+from ..artifact.prompts import TEMPLATE_ENV, TEMPLATE_VARIABLES
+from ..content.files import display_path, read_text
+from ..content.problems import Problem
+from ..errors import ContentInvalid
+
+PROMPT_SUFFIXES = {".j2", ".jinja", ".jinja2"}
+RENDER_SECONDS = 5.0  # a real prompt renders in milliseconds
+
+_SAMPLE: dict[str, Any] = {
+    "question": "How much vitamin B12 do adults need?",
+    "sources": [
+        {"index": 1, "title": "Vitamin B12", "citation_ids": ["cit-a"], "text": "Adults need 2.4 µg a day.",
+         "kind": "scene", "unit_id": "unit-a"},
+        {"index": 2, "title": "Folate", "citation_ids": [], "text": "Folate works with B12.", "kind": "rule",
+         "unit_id": "unit-b"},
+    ],
+    "allowed_ids": ["cit-a"],
+    "group": "B vitamins",
+    "members": ["Vitamin B12", "Folate"],
+}
+_LOADING = {nodes.Include: "include", nodes.Import: "import", nodes.FromImport: "import", nodes.Extends: "extends"}
+
+
+def read_prompts(prompts_dir: Path) -> list[dict[str, Any]]:
+    """Every template in the folder as ``{name, template}`` rows; ContentInvalid listing every broken one."""
+    if not prompts_dir.is_dir():
+        return []
+    rows: list[dict[str, Any]] = []
+    problems: list[Problem] = []
+    for path in sorted(p for p in prompts_dir.iterdir() if p.suffix in PROMPT_SUFFIXES):
+        text = read_text(path, problems)
+        if text is None:
+            continue
+        found = check_template(display_path(path), path.stem, text)
+        problems += found
+        if not found:
+            rows.append({"name": path.stem, "template": text})
+    if problems:
+        raise ContentInvalid(sorted(problems))
+    return rows
+
+
+def check_template(shown: str, name: str, source: str, seconds: float = RENDER_SECONDS) -> list[Problem]:
+    """The problems of one template (empty when it is good), each at its line."""
+    try:
+        tree = TEMPLATE_ENV.parse(source)
+    except TemplateSyntaxError as exc:
+        return [Problem(shown, exc.lineno or 1, "template", f"syntax error: {exc.message}")]
+    loading = [
+        Problem(shown, node.lineno, "template",
+                f"{{% {_LOADING[type(node)]} %}} is not allowed: a template is stored alone in the artifact "
+                "and cannot load another; write the text into this template")
+        for node in tree.find_all(tuple(_LOADING))
+    ]
+    if loading:
+        return loading
+    template = TEMPLATE_ENV.from_string(source)
+    wanted = TEMPLATE_VARIABLES.get(name)
+    for lang in ("en", "zh"):
+        variables = {**_SAMPLE, "lang": lang}
+        if wanted is not None:
+            variables = {key: variables[key] for key in wanted}
+        try:
+            with _deadline(seconds):
+                template.render(**variables)
+        except _TooLong as exc:
+            return [Problem(shown, _line(exc), "template", f"takes too long to render (over {seconds:g} s): a loop that never ends?")]
+        except RecursionError as exc:
+            return [Problem(shown, _line(exc), "template", "runaway recursion: a macro that calls itself without end")]
+        except Exception as exc:  # noqa: BLE001 - any failure of an author's template is a problem to report
+            return [Problem(shown, _line(exc), "template", f"does not render with sample data (lang={lang}): {type(exc).__name__}: {exc}")]
+    return []
+
+
+class _TooLong(Exception):
+    pass
+
+
+@contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Raise ``_TooLong`` in the render after ``seconds`` (main thread on POSIX; elsewhere no limit)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise _TooLong
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _line(exc: BaseException) -> int:
+    """The template line an exception was raised on: Jinja's traceback frames are named ``<template>``."""
+    line = 1
+    tb: TracebackType | None = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<template>":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
