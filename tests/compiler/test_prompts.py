@@ -55,3 +55,15 @@ def test_read_prompts_reports_every_broken_file_and_bad_bytes(tmp_path: Path, mo
     (folder / "refusal.j2").write_text("sorry", encoding="utf-8")
     (folder / "user.j2").write_text("{{ question }}", encoding="utf-8")
     assert [row["name"] for row in read_prompts(folder)] == ["refusal", "system", "user"]
+
+
+def test_an_outer_alarm_survives_the_render_deadline() -> None:
+    import signal
+
+    signal.setitimer(signal.ITIMER_REAL, 60)
+    try:
+        assert check_template("prompts/user.j2", "user", "{{ question }}") == []
+        remaining = signal.getitimer(signal.ITIMER_REAL)[0]
+        assert 50 < remaining <= 60
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -107,13 +108,20 @@ def _deadline(seconds: float) -> Iterator[None]:
     def expire(signum: int, frame: Any) -> None:
         raise _TooLong
 
+    outer = signal.getitimer(signal.ITIMER_REAL)  # someone else's alarm (pytest-timeout...) is put back after
+    if outer[0] and outer[0] <= seconds:  # it fires first anyway
+        yield
+        return
     previous = signal.signal(signal.SIGALRM, expire)
+    started = time.monotonic()
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer[0]:
+            signal.setitimer(signal.ITIMER_REAL, max(outer[0] - (time.monotonic() - started), 0.001), outer[1])
 
 
 def _line(exc: BaseException) -> int:
