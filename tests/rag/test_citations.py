@@ -167,6 +167,9 @@ BYPASSES = [
     'Cite id="made-up"/>',  # the bracket lost
     "&#60;Cite id=&#34;made-up&#34;/&#62;",  # numeric character references
     "%3CCite id=%22made-up%22/%3E",  # percent-encoded
+    "\\u003cCite id=\\u0022made-up\\u0022/\\u003e",  # JSON-escaped
+    '<x:cite id="made-up"/>',  # an XML prefix
+    "<\U0001d402ite id=\"made-up\"/>",  # a mathematical bold C
 ]
 
 

@@ -8,14 +8,16 @@ each one is well-formed. Validation (authors) and the faithfulness check (answer
 both use it; they differ only in which forms they accept.
 
 A span *looks like a citation* when, after undoing disguises (HTML character
-references, even double-escaped; ``%3C``-style escapes of ``<>"'/=``; Markdown
-backslash escapes; zero-width and other invisible characters; NFKC, so full-width
-``＜Ｃｉｔｅ／＞``; a few Cyrillic and Greek look-alike letters; curly quotes and
-look-alike brackets such as ``‹〈⟨《«``), it is one of:
+references, even double-escaped; ``%3C``-, ``\\u003c``- and ``\\x3c``-style escapes
+of ``<>"'/=``; Markdown backslash escapes; zero-width and other invisible
+characters; NFKC, so full-width ``＜Ｃｉｔｅ／＞`` and mathematical letters; a few
+Cyrillic and Greek look-alike letters; curly quotes and look-alike brackets such
+as ``‹〈⟨《«``), it is one of:
 
-* an angle-bracket tag named ``cit``, ``cite…`` or ``citation…``, any case, opening,
-  closing or self-closing, with any attributes, closed by ``>`` or else by the end
-  of its line, plus the text and ``</cite>`` after an opening tag (``<cite>x</cite>``);
+* an angle-bracket tag named ``cit``, ``cite…`` or ``citation…`` (an XML prefix
+  allowed), any case, opening, closing or self-closing, with any attributes,
+  closed by ``>`` or else by the end of its line, plus the text and ``</cite>``
+  after an opening tag (``<cite>x</cite>``);
 * a square- or curly-bracketed ``[cite id=x]``, ``[cite: x]``, ``{cite page=1 id=x}``, ``[cite]``
   (``cite`` followed by ``:``, ``=`` or the closing bracket, or an ``id=`` inside: a Markdown
   link such as ``[Citation guidelines](...)`` is not one);
@@ -35,9 +37,9 @@ import html
 import re
 import unicodedata
 from bisect import bisect_right
-from functools import cache
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 #: A malformed tag is named by what was written, cut to this many characters.
 LABEL_CHARS = 80
@@ -47,10 +49,10 @@ _INVISIBLE = frozenset(
     "\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
     + "".join(map(chr, range(0xE0000, 0xE0080)))  # Unicode tag characters
 )
-# Outside the BMP, the blocks that can hide a letter or a bracket: mathematical alphanumerics,
-# enclosed alphanumerics, tag characters (whole blocks: a short class is a fast one).
 # What a tag is found by: its name's letters, its brackets and punctuation (spaces apart).
 _SYNTAX = frozenset("citeaondCITEAOND<>[]{}/=:")
+# Outside the BMP, the blocks that can hide a letter or a bracket: mathematical alphanumerics,
+# enclosed alphanumerics, tag characters (whole blocks: a short class is a fast one).
 _ASTRAL = "\U0001d400-\U0001d7ff\U0001f100-\U0001f1ff\U000e0000-\U000e007f"
 # Look-alikes NFKC leaves alone: only the letters of "cite" and "id", brackets, slashes and quotes.
 _LOOKALIKE = {
@@ -69,15 +71,20 @@ _LOOKALIKE = {
 }
 _ENTITY = re.compile(r"&(?:amp;)*(#[0-9]{1,7};?|#[xX][0-9a-fA-F]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
 _PERCENT = re.compile(r"%(?:25)*(3[cCeEdD]|2[2fF7])")
+_CODE_ESCAPE = re.compile(r"\\(?:u00|x)(3[cCeEdD]|2[2fF7])")  # \u003c, \x3c: JSON, JavaScript, Python
 _ESCAPED = re.compile(r"\\(?=[<>\[\]{}/\"'=`*_&%])")
 
-_NAME = r"(?:cit(?:e|ation)[a-z]*|cit(?![a-z]))"
+_NAME = r"(?:[a-z][\w.-]*:)?(?:cit(?:e|ation)[a-z]*|cit(?![a-z]))"  # an XML prefix too: <x:cite>
 _TOKEN = re.compile(
-    rf"""<\s*/?\s*{_NAME}(?:[^<>]{{0,300}}>|[^<>\n]{{0,300}})
-       |[\[{{]\s*{_NAME}(?=\s*[:=\]}}]|[^\[\]{{}}<>\n]{{0,300}}?\bid\s*[=:])(?:[^\[\]{{}}<>]{{0,300}}[\]}}]|[^\[\]{{}}<>\n]{{0,300}})
-       |cite\s+id\s*[=:]\s*[^\s<>]*(?:\s*/?\s*>)?""",
+    rf"""<\s*/?\s*{_NAME}(?:[^<>]{{0,300}}>|[^<>\n]{{0,300}})  # <cite ...>, </cite>, or unclosed to the line's end
+       |[\[{{]\s*{_NAME}(?=\s*[:=\]}}]|[^\[\]{{}}<>\n]{{0,300}}?\bid\s*[=:])  # [cite: x], [cite id=x], [cite]
+        (?:[^\[\]{{}}<>]{{0,300}}[\]}}]|[^\[\]{{}}<>\n]{{0,300}})
+       |cite\s+id\s*[=:]\s*[^\s<>]*(?:\s*/?\s*>)?  # cite id="x"/>: the bracket lost
+    """,
     re.IGNORECASE | re.VERBOSE,
 )
+_CLOSING = re.compile(r"<\s*/")
+_SELF_CLOSED = re.compile(r"/\s*>$")
 _PAIRED_END = re.compile(rf"[^<>]{{0,200}}?<\s*/\s*{_NAME}\s*>", re.IGNORECASE)
 _WELL_FORMED = re.compile(
     r"""<\s*cite\s+id\s*=\s*(?P<q>["'])(?P<id>[^"'<>]*)(?P=q)\s*(?:/\s*>|>(?:\s*<\s*/\s*cite\s*>)?)""", re.IGNORECASE
@@ -122,8 +129,9 @@ def find_tags(text: str) -> list[CiteTag]:
     pos = 0
     while (m := _TOKEN.search(view.text, pos)) is not None:
         end = m.end()
-        opening = m.group(0).startswith("<") and not re.match(r"<\s*/", m.group(0))
-        if opening and m.group(0).endswith(">") and not re.search(r"/\s*>$", m.group(0)):
+        token = m.group(0)
+        opening = token.startswith("<") and not _CLOSING.match(token)
+        if opening and token.endswith(">") and not _SELF_CLOSED.search(token):  # <cite ...>x</cite> is one tag
             paired = _PAIRED_END.match(view.text, end)
             if paired is not None:
                 end = paired.end()
@@ -266,6 +274,8 @@ def _undisguise(text: str, at: int) -> tuple[str, int]:
         if not decoded.startswith("&"):
             return "".join(_plain(c) for c in decoded), m.end() - at
     elif ch == "%" and (m := _PERCENT.match(text, at)) is not None:
+        return chr(int(m.group(1), 16)), m.end() - at
+    elif ch == "\\" and (m := _CODE_ESCAPE.match(text, at)) is not None:
         return chr(int(m.group(1), 16)), m.end() - at
     elif ch == "\\" and _ESCAPED.match(text, at):  # the backslash goes with what it escapes
         piece, length = _undisguise(text, at + 1)

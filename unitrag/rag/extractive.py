@@ -75,7 +75,8 @@ def _is_bold_heading(line: str) -> bool:
     if m is None:
         return False
     words = m.group("text").strip()
-    return bool(m.group("colon")) or words[-1:] in ":：" or words[-1:] not in _END_PUNCT or len(words) <= _HEADING_CHARS
+    ends = words[-1:]
+    return bool(m.group("colon")) or ends in ":：" or ends not in _END_PUNCT or len(words) <= _HEADING_CHARS
 
 
 def _has_words(text: str) -> bool:
