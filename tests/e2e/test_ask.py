@@ -132,3 +132,18 @@ def test_an_llm_outage_gives_an_extractive_answer_not_an_exception(built_sample)
     answer = kb.ask("缺铁性贫血的诊断标准是什么？")
     assert answer.extractive and answer.llm_error and answer.lang == "zh"
     assert answer.answer.startswith("根据知识库资料")
+
+
+@pytest.mark.parametrize(
+    "tag",
+    ['<Cite id="made-up-2099" page="1"/>', "<Cite id=made-up-2099/>", "&lt;Cite id=&quot;made-up-2099&quot;/&gt;",
+     '＜Cite id="made-up-2099"／＞'],
+)
+def test_a_disguised_fabricated_citation_is_caught_too(built_sample, tag):
+    """Issue 9: spellings that used to pass the check with invalid_ids=[] and score 1.0."""
+    ws, _ = built_sample
+    llm_answer = f"Salt is fine in any amount. {tag}"
+    answer = KnowledgeBase.open(ws.artifact, llm=_llm(llm_answer)).ask("How much sodium should adults eat per day?")
+    assert answer.extractive and answer.answer != llm_answer and "made-up-2099" not in answer.answer
+    assert answer.llm_calls == 2 and "made-up-2099" in (answer.llm_error or "")
+    assert answer.faithfulness.invalid_ids == [] and answer.faithfulness.score == 1.0
