@@ -8,12 +8,14 @@ import unitrag
 from unitrag.rag.citations import (
     LONG_ANSWER_CJK_CHARS,
     LONG_ANSWER_WORDS,
+    Reference,
     check_citations,
     cited_ids,
     is_long,
+    number_citations,
     strip_citations,
 )
-from unitrag.rag.types import FaithfulnessReport
+from unitrag.rag.types import FaithfulnessReport, ResolvedCitation
 
 WHITELIST = ["nih-b12", "who-iodine", "dga-2020"]
 
@@ -200,9 +202,6 @@ def test_prose_that_mentions_citing_is_not_a_citation():
 
 
 # -- issue 19: numbered markers for reading -------------------------------------------------------
-
-from unitrag.rag.citations import Reference, number_citations  # noqa: E402
-from unitrag.rag.types import ResolvedCitation  # noqa: E402
 
 NIH = ResolvedCitation("nih-b12", "Vitamin B12 fact sheet", ["NIH ODS"], 2024, url="https://ods.od.nih.gov/b12")
 WHO = ResolvedCitation("who-iodine", "Iodine in pregnancy", ["WHO"], 2007, doi="10.1000/who")
