@@ -25,13 +25,13 @@ CITATIONS = [
 ]
 
 
-def source(n: int, unit: str, title: str) -> Source:
+def source(unit: str, title: str) -> Source:
     return Source(f"{unit}#p1", unit, "scene", title, "text", [], [], "public", "en")
 
 
 def answer() -> Answer:
-    sources = [source(1, "en-b12-testing", "Testing for B12 deficiency"), source(2, "en-b12-treatment", "Treatment"),
-               source(3, "en-b12-testing", "Testing for B12 deficiency")]
+    sources = [source("en-b12-testing", "Testing for B12 deficiency"), source("en-b12-treatment", "Treatment"),
+               source("en-b12-testing", "Testing for B12 deficiency")]
     return Answer("How is B12 deficiency tested?", "en", RAW, False, None, sources, CITATIONS,
                   FaithfulnessReport(["devalia-2014", "nice-ng239"], [], 1.0, False), extractive=True,
                   llm_error=None)
