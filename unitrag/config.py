@@ -44,6 +44,10 @@ class Config:
     rerank_k: int = 12
     final_k: int = 5
     max_pages: int = 2
+    # Longest question accepted (characters); longer is an error before any stage runs. About the default
+    # embedder's 512-token window of English (~4.5 characters a token): a real question is a few hundred
+    # characters, text past the window is not embedded anyway, and guard, jieba and BM25 stay cheap.
+    max_question_chars: int = 2000
     boost_rule: float = 1.5
     boost_recent: float = 1.2
     boost_topic: float = 1.6

@@ -20,6 +20,12 @@ ROWS = [
     ("zh-iodine-salt#p1", "zh-iodine-salt", "scene", "zh", "public", ["iodine", "sodium"], "加碘盐", "加碘盐是碘的主要来源。"),
 ]
 TOPICS = ["iodine", "sodium", "vitamin-b12"]
+#: Each row's BM25 terms as the build stores them (written out here, so making a store loads no segmenter).
+TERMS = {
+    "en-salt": "salt blood pressur adult eat less 5 g salt day", "en-salt-how#p1": "salt rais blood pressur sodium hold water",
+    "en-b12-treat#p1": "treat b12 defici hydroxocobalamin 1 mg im", "en-bp-high": "high blood pressur systol 140 high",
+    "zh-iodine": "孕妇 碘 孕妇 每天 230 微克 碘", "zh-iodine-salt#p1": "加碘 碘盐 加碘盐 碘 主要 来源",
+}
 
 
 def topic_row(topic_id: str) -> dict:
@@ -38,6 +44,7 @@ def make_store(vectors: np.ndarray | None = None, rows: list[tuple] = ROWS) -> C
         "title": [r[6] for r in rows], "text_for_prompt": [r[7] for r in rows], "citation_ids": [[] for _ in rows],
         "story_id": [r[1] if r[2] == "story" else None for r in rows],
         "scene_id": [r[1] if r[2] == "scene" else None for r in rows], "page": [None for _ in rows],
+        "sparse_terms": [TERMS[r[0]] for r in rows],
     }
     units = [{"unit_id": r[1], "kind": r[2], "title": r[6], "story_id": None, "order": None, "trigger": None,
               "severity": None} for r in rows]

@@ -10,7 +10,8 @@ import typer
 
 from ..config import Config, load_config
 from ..errors import UserError
-from ..rag.types import UserContext
+from ..rag.arguments import choice, question_text, result_count
+from ..rag.types import LANGS, UserContext
 from .output import out, print_answer, print_json
 from .options import ConfigOpt, JsonOpt
 
@@ -22,10 +23,12 @@ def register(app: typer.Typer) -> None:
     app.command("ask")(ask)
 
 
-def _open(kb: str | None, config: Path | None, **overrides: object):  # type: ignore[no-untyped-def]
+def _open(question: str, kb: str | None, config: Path | None, **overrides: object):  # type: ignore[no-untyped-def]
+    """The knowledge base, opened only once the question is known to be within the limit (opening loads a model)."""
     from ..rag.knowledge_base import KnowledgeBase
 
     cfg: Config = load_config(config, **overrides)
+    question_text(question, cfg.max_question_chars)
     return KnowledgeBase.open(kb or cfg.artifact, config=cfg)
 
 
@@ -39,8 +42,9 @@ def search(
     json: JsonOpt = False,
 ) -> None:
     """Ranked sources for a question, with every stage's score (no guard, no LLM)."""
-    knowledge_base = _open(kb, config, final_k=k, sparse=sparse)
-    result = knowledge_base.search(question, user=UserContext(roles=("clinician",) if clinician else ()))
+    k = None if k is None else result_count(k, "--k")
+    knowledge_base = _open(question, kb, config, sparse=sparse)
+    result = knowledge_base.search(question, k=k, user=UserContext(roles=("clinician",) if clinician else ()))
     if json:
         print_json(result.to_dict())
         return
@@ -59,10 +63,14 @@ def ask(
     json: JsonOpt = False,
 ) -> None:
     """Answer a question from the artifact, with checked citations."""
-    if lang is not None and lang not in ("zh", "en"):
-        raise UserError(f"--lang must be zh or en, got {lang!r}")
+    choice(lang, "--lang", LANGS)
     user = _user_context(user_context)
-    answer = _open(kb, config, llm=llm).ask(question, user=user, lang=lang)
+    knowledge_base = _open(question, kb, config, llm=llm)
+    try:
+        knowledge_base.check_user(user)  # the ids it names: only the knowledge base knows them
+    except ValueError as exc:
+        raise UserError(f"--user-context {user_context}: {exc}") from None
+    answer = knowledge_base.ask(question, user=user, lang=lang)
     if json:
         print_json(answer.to_dict())
         return
@@ -78,8 +86,6 @@ def _user_context(path: Path | None) -> UserContext:
         raise UserError(f"--user-context file {path} not found") from None
     except (OSError, UnicodeDecodeError, jsonlib.JSONDecodeError) as exc:
         raise UserError(f"--user-context {path}: not a readable JSON file ({exc})") from None
-    if not isinstance(data, dict):
-        raise UserError(f"--user-context {path}: expected a JSON object with UserContext fields")
     try:
         return UserContext.from_dict(data)
     except ValueError as exc:

@@ -17,10 +17,6 @@ from typing import Any
 
 from ..errors import InvalidArgument
 
-#: Default longest question, in characters (config ``max_question_chars``). About the default
-#: embedder's 512-token window of English (~4.5 characters a token); a real question is a few
-#: hundred at most, and the text past the window is not embedded anyway.
-MAX_QUESTION_CHARS = 2000
 #: Most sources one search may return: a prompt takes ``final_k`` (5), a results page a few
 #: dozen; and no more than ``dense_k`` candidates are ranked in the first place.
 MAX_K = 100
@@ -64,11 +60,12 @@ def optional_name(value: object, argument: str) -> str | None:
     return value
 
 
-def question_text(question: object, max_chars: int = MAX_QUESTION_CHARS) -> str:
+def question_text(question: object, max_chars: int) -> str:
     """The question, if it is a non-empty string of at most ``max_chars`` characters.
 
     Checked before the guard, so every later stage (guard patterns, broadening, jieba,
-    BM25, the embedder) only ever sees bounded input.
+    BM25, the embedder) only ever sees bounded input. ``max_chars`` is the config's
+    ``max_question_chars`` (why 2000: see ``unitrag.config``).
     """
     if not isinstance(question, str):
         raise InvalidArgument(f"question: expected a string, got {describe(question)}")
@@ -89,6 +86,17 @@ def result_count(k: object, argument: str = "k") -> int:
     if not 1 <= int(k) <= MAX_K:
         raise InvalidArgument(f"{argument}: expected a whole number from 1 to {MAX_K}, got {int(k)}")
     return int(k)
+
+
+def user_context(user: object) -> Any:
+    """None (an anonymous caller) or a ``UserContext``; a dict or anything else is refused, not guessed at."""
+    from .types import UserContext
+
+    if user is None:
+        return UserContext()
+    if not isinstance(user, UserContext):
+        raise InvalidArgument(f"user: expected a UserContext (UserContext.from_dict parses a mapping), got {describe(user)}")
+    return user
 
 
 def choice(value: object, argument: str, known: Collection[str]) -> str | None:

@@ -13,13 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
+from ..content.models import UNIT_KINDS
 from ..providers.embedders import Embedder
+from .arguments import KnownIds, choice, names, question_text, result_count, user_context
 from .postprocess import Boosts, postprocess
 from .query_embedding import QueryEncoder
 from .retrieval import Retriever
 from .store import ChunkStore
 from .timing import rounded, timed
-from .types import FaithfulnessReport, GuardOutcome, ResolvedCitation, SearchFilter, Source, UserContext
+from .types import LANGS, FaithfulnessReport, GuardOutcome, ResolvedCitation, SearchFilter, Source, UserContext
 
 
 @dataclass
@@ -81,7 +83,19 @@ class KnowledgeBase:
         self.retriever = Retriever.build(store, encoder, config)
         self.retriever.gate = gate_for(store.calibration, pipeline_id(store.manifest, config))  # None: not calibrated
         self.boosts = Boosts(config.boost_rule, config.boost_recent, config.boost_topic)
+        self.known = KnownIds.of(store.topics, store.units)
         self._llm: Any = llm
+        self._warm_segmenter()
+
+    def _warm_segmenter(self) -> None:
+        """jieba loads its dictionary (~1.5 s) on first use: pay it at open, not on the first Chinese question.
+
+        Only for an artifact holding Chinese; the sparse arm and the extractive answer tokenise questions with it.
+        """
+        if bool((self.store.lang == "zh").any()):
+            from ..content.tokenize import tokenize
+
+            tokenize("营养")
 
     @classmethod
     def open(
@@ -113,10 +127,21 @@ class KnowledgeBase:
         self, question: str, *, k: int | None = None, user: UserContext | None = None, lang: str | None = None,
         kinds: list[str] | None = None, topics: list[str] | None = None, sparse: bool | None = None,
     ) -> SearchResult:
-        """Ranked sources for a question, every stage's score attached; no guard, no LLM."""
+        """Ranked sources for a question, every stage's score attached; no guard, no LLM.
+
+        A bad argument (``k`` not 1–100, an unknown ``lang``, kind or topic, a user context
+        naming ids this knowledge base lacks, a question over ``max_question_chars``) is an
+        ``InvalidArgument`` (a ``ValueError``) naming it, raised before any work.
+        """
         from .lang import detect_lang
 
-        user = user or UserContext()
+        question = question_text(question, self.config.max_question_chars)
+        k = self.config.final_k if k is None else result_count(k)
+        lang = choice(lang, "lang", LANGS)
+        kinds = list(names(kinds or [], "kinds", known=UNIT_KINDS))
+        topics = list(names(topics or [], "topics"))
+        self.known.check("topics", topics, self.known.topics, "topic")
+        user = self.check_user(user)
         timings: dict[str, float] = {}
         q_lang = detect_lang(question)
         with timed(timings, "broaden"):
@@ -125,21 +150,25 @@ class KnowledgeBase:
         where = SearchFilter(clinician=user.is_clinician, lang=lang, kinds=tuple(kinds or ()), topics=tuple(topics or ()))
         ranked = self.retriever.retrieve(queries, where, timings, sparse=self.config.sparse if sparse is None else sparse)
         with timed(timings, "postprocess"):
-            final = postprocess(ranked, user, k or self.config.final_k, self.boosts, self.config.max_pages)
+            final = postprocess(ranked, user, k, self.boosts, self.config.max_pages)
         return SearchResult(question, q_lang, final, timings, list(broadening.queries) if broadening else None)
 
     # -- ask ----------------------------------------------------------------------------
 
     def ask(self, question: str, *, user: UserContext | None = None, lang: str | None = None) -> Answer:
-        """An answer with sources, resolved citations and the faithfulness report; never raises for an LLM failure."""
+        """An answer with sources, resolved citations and the faithfulness report; never raises for an LLM failure.
+
+        Bad arguments are refused as in ``search``, before the guard.
+        """
         from .citations import check_citations
         from .generate import generate_answer
         from .lang import detect_lang
         from .prompt import render_text
 
         started = time.perf_counter()
-        user = user or UserContext()
-        answer_lang = lang or detect_lang(question)
+        question = question_text(question, self.config.max_question_chars)
+        user = self.check_user(user)
+        answer_lang = choice(lang, "lang", LANGS) or detect_lang(question)
         timings: dict[str, float] = {}
         with timed(timings, "guard"):
             outcome = self.guard.check(question, answer_lang)
@@ -165,6 +194,15 @@ class KnowledgeBase:
             generation.report, extractive=generation.extractive, llm_error=generation.error,
             timings_ms=timings, broadened=result.broadened, llm_calls=generation.attempts,
         )
+
+    def check_user(self, user: UserContext | None) -> UserContext:
+        """The caller's context (anonymous for None) if its type is right and every id it names is here.
+
+        ``search`` and ``ask`` call it; an app may call it once when it builds a context.
+        """
+        checked: UserContext = user_context(user)
+        self.known.check_user(checked)
+        return checked
 
     def _get_llm(self) -> Any:
         if self._llm is None and self.config.llm != "none":

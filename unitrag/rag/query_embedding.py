@@ -1,7 +1,10 @@
 """Query vectors with the artifact's own embedder, behind a small thread-safe LRU cache.
 
 Apps ask the same questions again and again (suggested questions, retries); the
-cache turns those into a dictionary lookup.
+cache turns those into a dictionary lookup. What is embedded is clipped to the
+model's input window: text past it would not be seen by a model trained on that
+window, and the default embedder's cost grows with the input (under a lock every
+query shares), so one long question must not stall the others.
 """
 
 from __future__ import annotations
@@ -15,11 +18,31 @@ from ..errors import UserError
 from ..providers.embedders import Embedder, load_embedder
 
 
+def within_window(text: str, max_tokens: int) -> str:
+    """The longest start of ``text`` whose estimated token count fits ``max_tokens`` (``text`` itself when it fits).
+
+    The estimate (``unitrag.compiler.tokens``) runs above the real count, so the start stays
+    inside the window; a binary search over prefixes, each estimated in linear time.
+    """
+    from ..compiler.tokens import estimate_tokens  # here: importing the compiler package costs ~0.3 s at start-up
+
+    if estimate_tokens(text) <= max_tokens:
+        return text
+    low, high = 0, len(text)  # estimate(text[:low]) fits, estimate(text[:high]) does not
+    while high - low > 1:
+        middle = (low + high) // 2
+        if estimate_tokens(text[:middle]) <= max_tokens:
+            low = middle
+        else:
+            high = middle
+    return text[:low]
+
+
 class QueryEncoder:
     def __init__(self, embedder: Embedder, capacity: int = 1024) -> None:
         self.embedder = embedder
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._capacity = capacity
+        self.capacity = capacity
         self._lock = threading.Lock()
 
     @classmethod
@@ -38,11 +61,15 @@ class QueryEncoder:
     def warm(self, texts: list[str]) -> None:
         """Embed ``texts`` now, and keep room for all of them (an evaluation re-asks each once per variant)."""
         with self._lock:
-            self._capacity = max(self._capacity, len(texts) + 1024)
+            self.capacity = max(self.capacity, len(texts) + 1024)
         for text in texts:
             self.encode(text)
 
+    def cache_size(self) -> int:
+        return len(self._cache)
+
     def encode(self, text: str) -> np.ndarray:
+        text = within_window(text, self.embedder.max_tokens)
         with self._lock:
             hit = self._cache.get(text)
             if hit is not None:
@@ -51,6 +78,6 @@ class QueryEncoder:
         vector = self.embedder.embed_queries([text])[0]
         with self._lock:
             self._cache[text] = vector
-            if len(self._cache) > self._capacity:
+            while len(self._cache) > self.capacity:
                 self._cache.popitem(last=False)
         return vector

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..config import Config
+from .arguments import question_text
 from .query_embedding import QueryEncoder
 from .store import ChunkStore
 from .timing import timed
@@ -53,7 +54,13 @@ class Retriever:
         self, queries: list[str], where: SearchFilter, timings: dict[str, float], *,
         sparse: bool, dense: bool = True, depth: int | None = None,
     ) -> list[Source]:
-        """The first stage: dense and/or BM25 lists of every query, fused by RRF, ``depth`` long."""
+        """The first stage: dense and/or BM25 lists of every query, fused by RRF, ``depth`` long.
+
+        Queries over ``max_question_chars`` are refused here too: evaluation ranks through this
+        method directly, and nothing unbounded may reach jieba, BM25 or the embedder's lock.
+        """
+        for query in queries:
+            question_text(query, self.config.max_question_chars)
         k = depth or self.config.dense_k
         dense_lists: list[tuple[np.ndarray, np.ndarray]] = []
         for query in queries if dense else ():

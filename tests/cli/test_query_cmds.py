@@ -1,0 +1,84 @@
+"""`unitrag ask` / `search` at the edge, on the built sample: a bad user context or argument is one line and exit 1.
+
+The leak repro of issue 9: ``{"roles": {"clinician": false}}`` (and ``"roles": "nonclinician"``) used to
+return the clinician-only B12 treatment pages to a caller who is not a clinician.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+RESTRICTED_QUESTION = "Treating B12 deficiency: hydroxocobalamin IM regimens"
+
+
+def _run(ws, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "unitrag", *args, "--kb", str(ws.artifact)], cwd=ws.root, capture_output=True,
+        text=True, timeout=300, env={"PATH": "/usr/bin:/bin", "UNITRAG_LLM": "none"},
+    )
+
+
+def _ask_as(ws, tmp_path, context: object) -> subprocess.CompletedProcess:
+    path = tmp_path / "user.json"
+    path.write_text(json.dumps(context), encoding="utf-8")
+    return _run(ws, "ask", RESTRICTED_QUESTION, "--user-context", str(path), "--json")
+
+
+def _one_error_line(result: subprocess.CompletedProcess, *words: str) -> str:
+    assert result.returncode == 1, (result.stdout[-2000:], result.stderr[-2000:])
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert result.stdout == ""  # no answer, no sources
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+def test_the_question_reaches_restricted_pages_for_a_clinician_only(built_sample, tmp_path):
+    ws, _ = built_sample
+    clinician = _ask_as(ws, tmp_path, {"roles": ["clinician"]})
+    assert clinician.returncode == 0, clinician.stderr
+    assert any(s["access"] == "clinician" for s in json.loads(clinician.stdout)["sources"])
+    public = _ask_as(ws, tmp_path, {"roles": []})
+    assert public.returncode == 0, public.stderr
+    assert all(s["access"] == "public" for s in json.loads(public.stdout)["sources"])
+
+
+@pytest.mark.parametrize("roles", [{"clinician": False}, "nonclinician", "clinician", ["admin"], 1, None])
+def test_a_roles_value_that_is_not_a_list_of_known_roles_is_refused(built_sample, tmp_path, roles):
+    ws, _ = built_sample
+    _one_error_line(_ask_as(ws, tmp_path, {"roles": roles}), "--user-context", "roles")
+
+
+@pytest.mark.parametrize("context, words", [
+    ({"current_topic": "sodum"}, ("current_topic", "sodum", "not in this knowledge base")),
+    ({"recent_scenes": ["no-such-scene"]}, ("recent_scenes", "no-such-scene")),
+    ({"triggered_rules": "en-blood-pressure-severe"}, ("triggered_rules", "list")),
+    (["clinician"], ("object",)),
+])
+def test_other_bad_user_contexts_are_one_line(built_sample, tmp_path, context, words):
+    ws, _ = built_sample
+    _one_error_line(_ask_as(ws, tmp_path, context), *words)
+
+
+@pytest.mark.parametrize("args, words", [
+    (("search", "salt", "--k=-5"), ("--k",)),
+    (("search", "salt", "--k=0"), ("--k",)),
+    (("search", "salt", "--k=100000"), ("--k", "100")),
+    (("ask", "salt", "--lang", "fr"), ("--lang", "zh", "en")),
+    (("ask", "salt " * 20_000), ("question", "100,000 characters", "max_question_chars")),
+    (("search", "salt " * 20_000), ("question", "max_question_chars")),
+])
+def test_bad_arguments_are_one_line_before_the_knowledge_base_opens(built_sample, args, words):
+    ws, _ = built_sample
+    started = time.perf_counter()
+    result = _run(ws, *args)
+    _one_error_line(result, *words)
+    assert time.perf_counter() - started < 30

