@@ -72,6 +72,19 @@ def test_the_first_stage_refuses_long_queries_too(kb):
         kb.retriever.candidates(["salt " * 100_000], SearchFilter(), {}, sparse=True)
 
 
+def test_evaluating_labelled_questions_refuses_a_long_one_fast(kb):
+    from unitrag.content.models import LabelledQuestion
+    from unitrag.eval.questions import evaluate_questions
+    from unitrag.eval.variants import VARIANTS
+
+    questions = [LabelledQuestion(id="short", question="How much salt a day?", lang="en", expected_units=["en-salt"]),
+                 LabelledQuestion(id="long", question="salt " * 40_000, lang="en", unanswerable=True)]
+    started = time.perf_counter()
+    with pytest.raises(ValueError, match="max_question_chars"):
+        evaluate_questions(kb, questions, [VARIANTS["dense"], VARIANTS["full"]])
+    assert time.perf_counter() - started < 10
+
+
 @pytest.mark.parametrize("question", ["", "   ", None, 5, ["salt"]])
 def test_an_empty_or_non_string_question_is_refused(kb, question):
     with pytest.raises(ValueError, match="question"):
