@@ -28,7 +28,7 @@ $(VENV)/.installed-core: pyproject.toml
 $(VENV)/.installed-dev: $(VENV)/.installed-core constraints.txt
 	$(PIP) --no-deps --retries 1 --extra-index-url $(TORCH_CPU_INDEX) -c constraints.txt "$(TORCH)"
 	$(PIP) -c constraints.txt -e ".[dev]"
-	$(PY) -c "import torch, sys; sys.exit(f'torch {torch.__version__} is a CUDA build; see README, "PyTorch stays a CPU build"' if torch.version.cuda else 0)"
+	$(PY) -c "import torch, sys; sys.exit(f'torch {torch.__version__} is a CUDA build: see PyTorch stays a CPU build in README.md' if torch.version.cuda else 0)"
 	touch $@
 
 demo: setup

@@ -7,8 +7,10 @@ from __future__ import annotations
 import os
 import platform
 import re
+import shlex
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -73,3 +75,17 @@ def test_nothing_is_installed_twice(tmp_path):
     _stamp(venv, ".installed-core")
     _stamp(venv, ".installed-dev")
     assert _installs(_plan("test", venv)) == [] and _installs(_plan("demo", venv)) == []
+
+
+@pytest.mark.parametrize("cuda, fails", [(None, False), ("12.8", True)])
+def test_the_cuda_check_runs_and_fails_only_on_a_cuda_build(tmp_path, cuda, fails):
+    venv = tmp_path / "venv"
+    (check,) = [line for line in _plan("test", venv) if "torch.version.cuda" in line]
+    stub = tmp_path / "stub"
+    stub.mkdir()
+    (stub / "torch.py").write_text(f"__version__ = '2.13.0'\nclass version:\n    cuda = {cuda!r}\n", encoding="utf-8")
+    command = check.replace(f"{venv}/bin/python", shlex.quote(sys.executable))
+    result = subprocess.run(["bash", "-c", command], env={**os.environ, "PYTHONPATH": str(stub)},
+                            capture_output=True, text=True, timeout=60)
+    assert (result.returncode != 0) == fails, result.stderr
+    assert ("is a CUDA build" in result.stderr) == fails
