@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any
+from unittest.mock import MagicMock
 
 import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
 from unitrag.cli import app, output, query_cmds
-from unitrag.rag.knowledge_base import Answer
+from unitrag.rag.knowledge_base import Answer, KnowledgeBase
 from unitrag.rag.types import FaithfulnessReport, ResolvedCitation, Source
 
 RAW = ('From the knowledge base:\n'
@@ -74,14 +74,11 @@ def test_markup_in_an_answer_is_printed_as_written(printed: io.StringIO) -> None
     assert printed.getvalue().startswith("Use [bold]this[/bold] [red] literally.")
 
 
-class _FakeKB:
-    def ask(self, question: str, **_: Any) -> Answer:
-        return answer()
-
-
 @pytest.mark.parametrize("as_json", [False, True])
 def test_unitrag_ask_prints_numbers_and_json_keeps_the_raw_tags(monkeypatch: pytest.MonkeyPatch, as_json: bool) -> None:
-    monkeypatch.setattr(query_cmds, "_open", lambda *a, **k: _FakeKB())
+    kb = MagicMock(spec=KnowledgeBase)  # whatever else the command asks of it, only the answer matters here
+    kb.ask.return_value = answer()
+    monkeypatch.setattr(query_cmds, "_open", lambda *a, **k: kb)
     monkeypatch.setattr(output, "out", Console(width=200, color_system=None))
     result = CliRunner().invoke(app, ["ask", "How is B12 deficiency tested?", *(["--json"] if as_json else [])])
     assert result.exit_code == 0, result.output
