@@ -40,3 +40,11 @@ def test_unit_ids_are_slugs_and_long_ids_are_hashed():
     assert unit_id_for("Doc #7 (v2)", {}) == "doc-doc-7-v2"
     long_id = "x" * 200
     assert unit_id_for(long_id, {}) == "doc-" + "x" * 76 + "-94218caa"  # base cut at 80 characters, then the hash
+
+
+def test_control_characters_of_a_corpus_become_spaces_so_its_units_validate(tmp_path: Path):
+    corpus = [BeirDoc("4336849", "Malaria\x00 drugs", "with their function1\x964. Parasites (|\x94\x82 R | = 0.28)\r\nok")]
+    write_units(corpus, tmp_path / "content")
+    content = validate_content(tmp_path / "content")
+    assert content.problems == []
+    assert content.units[0].unit.title == "Malaria drugs" and "function1 4." in content.units[0].body

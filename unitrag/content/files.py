@@ -15,7 +15,8 @@ from pathlib import Path
 
 from .problems import Problem
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+#: Control characters content may not hold (tab, newline and CR, normalised to LF on read, are fine).
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _MAX_REPORTED = 10  # per file: enough to see the pattern, not a flood
 
 
@@ -53,11 +54,11 @@ def read_text(path: Path, problems: list[Problem]) -> str | None:
 
 def control_character_problems(shown: str, text: str) -> list[Problem]:
     """One problem per line holding a control character (tab and newline are fine), at most ten."""
-    if _CONTROL.search(text) is None:
+    if CONTROL_CHARACTERS.search(text) is None:
         return []
     found: list[Problem] = []
     for number, line in enumerate(text.split("\n"), start=1):
-        match = _CONTROL.search(line)
+        match = CONTROL_CHARACTERS.search(line)
         if match is None:
             continue
         found.append(Problem(

@@ -20,6 +20,7 @@ import yaml
 
 from ..compiler.pipeline import Progress, build
 from ..config import Config
+from ..content.files import CONTROL_CHARACTERS
 from ..providers.embedders import embedder_id
 from ..rag.lang import detect_lang
 from .beir import BeirDataset, BeirDoc
@@ -68,7 +69,8 @@ def write_units(corpus: list[BeirDoc], content: Path) -> tuple[dict[str, str], l
     doc_ids: dict[str, str] = {}
     skipped: list[str] = []
     for doc in corpus:
-        text, title = doc.text.strip(), " ".join(doc.title.split())
+        # content refuses control characters; corpora hold a few (mojibake such as \x96 in SciFact): spaces
+        text, title = CONTROL_CHARACTERS.sub(" ", doc.text).strip(), " ".join(CONTROL_CHARACTERS.sub(" ", doc.title).split())
         if not text and not title:
             skipped.append(doc.id)
             continue
