@@ -14,11 +14,13 @@ import uuid
 import warnings
 from pathlib import Path
 from typing import Callable, Iterator
+from urllib.parse import quote
 
 import psycopg
 import pytest
 
-PASSWORD_ROLE, PASSWORD = "unitrag_pw", "right-password"
+#: The password has the characters a URL must percent-encode, so the tests see them travel (and never leak).
+PASSWORD_ROLE, PASSWORD = "unitrag_pw", "Rt9 p@ss/w:rd%"
 
 
 @pytest.fixture(scope="session")
@@ -84,6 +86,12 @@ def as_password_role() -> Callable[[str, str], str]:
 
 
 @pytest.fixture
+def password_role() -> tuple[str, str]:
+    """(role, its right password) of the role that logs in with a password."""
+    return PASSWORD_ROLE, PASSWORD
+
+
+@pytest.fixture
 def pg_tables() -> Callable[[str], dict[str, list[tuple]]]:
     """Every unitrag table's rows in a stable order (embeddings as text), to compare two databases."""
     return dump_tables
@@ -106,7 +114,8 @@ def dump_tables(url: str) -> dict[str, list[tuple]]:
 
 
 def password_url(url: str, password: str) -> str:
-    return url.replace("postgresql://postgres:@", f"postgresql://{PASSWORD_ROLE}:{password}@", 1)
+    """``url`` as the password role, the password percent-encoded as a URL needs it."""
+    return url.replace("postgresql://postgres:@", f"postgresql://{PASSWORD_ROLE}:{quote(password, safe='')}@", 1)
 
 
 def _add_password_role(server: object) -> None:

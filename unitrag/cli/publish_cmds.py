@@ -10,9 +10,9 @@ from rich.table import Table
 
 from ..config import load_config
 from ..postgres.publish import PublishReport, publish
+from ..postgres.url import DatabaseUrl
 from .output import out, print_json
 from .options import ConfigOpt
-
 
 
 def register(app: typer.Typer) -> None:
@@ -32,8 +32,9 @@ def publish_cmd(
     json: Annotated[bool, typer.Option("--json", help="Print one JSON object (plan counts and rows written).")] = False,
 ) -> None:
     """Sync the artifact into PostgreSQL incrementally: only what changed is sent; re-run after any interruption."""
+    url = DatabaseUrl.parse(to)  # first: a bad URL is one line that never shows the password
     cfg = load_config(config, artifact=kb)
-    report = publish(cfg.artifact, to, dry_run=dry_run, batch_size=batch_size, lock_timeout_s=lock_timeout)
+    report = publish(cfg.artifact, url, dry_run=dry_run, batch_size=batch_size, lock_timeout_s=lock_timeout)
     if json:
         print_json(report.to_dict())
     else:

@@ -5,5 +5,6 @@ The runtime side (``unitrag.rag.pg_store.PgChunkStore``) reads what ``publish`` 
 
 from .connect import connect, is_postgres_url
 from .publish import PublishReport, publish
+from .url import DatabaseUrl
 
-__all__ = ["PublishReport", "connect", "is_postgres_url", "publish"]
+__all__ = ["DatabaseUrl", "PublishReport", "connect", "is_postgres_url", "publish"]

@@ -1,7 +1,10 @@
 """Connecting to PostgreSQL: one readable line for every way it can fail, never a traceback.
 
-The URL is the user's (Neon, RDS, a self-hosted server); it may carry a password,
-so messages name the host and database only.
+The URL is the user's (Neon, RDS, a self-hosted server); it may carry a password, so it is
+parsed into a ``DatabaseUrl`` first and messages name the host and database only. A failed
+connection is raised outside the ``except`` block that caught libpq's error (which may echo the
+URL), so not even the exception's ``__context__`` holds it; errors after connecting come from
+the server, which never sees the URL, and are masked all the same.
 """
 
 from __future__ import annotations
@@ -10,58 +13,46 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 from ..errors import UserError
+from .url import SCHEMES, DatabaseUrl
 
 #: pgvector's iterative index scans (``hnsw.iterative_scan``) arrived in 0.8.0: without them
 #: a selective filter can return fewer than k rows.
 MIN_PGVECTOR = (0, 8, 0)
-_SCHEMES = ("postgres://", "postgresql://")
 
 
 def is_postgres_url(value: object) -> bool:
-    return str(value).startswith(_SCHEMES)
+    """Whether ``value`` names a database (``postgresql://``) rather than an artifact file."""
+    return isinstance(value, DatabaseUrl) or (isinstance(value, str) and value.startswith(SCHEMES))
 
 
-def describe(url: str) -> str:
-    """host:port/dbname of a URL, without user or password (for messages and reports)."""
-    from psycopg.conninfo import conninfo_to_dict
-
-    try:
-        parts = conninfo_to_dict(url)
-    except Exception:  # an unparsable URL: say so without echoing it
-        return "<unparsable URL>"
-    host = str(parts.get("host") or "localhost")
-    port = f":{parts['port']}" if parts.get("port") else ""
-    return f"{host}{port}/{parts.get('dbname') or parts.get('user') or ''}"
-
-
-def connect(url: str, *, autocommit: bool = True, timeout_s: int = 10) -> Any:
+def connect(url: str | DatabaseUrl, *, autocommit: bool = True, timeout_s: int = 10) -> Any:
     """A psycopg connection, or a UserError: refused, bad credentials, unknown database, bad URL."""
+    url = DatabaseUrl.parse(url)
     try:
         import psycopg
     except ImportError:
         raise UserError("PostgreSQL support needs the pg extra: pip install 'unitrag[pg]'") from None
     try:
-        return psycopg.connect(url, autocommit=autocommit, connect_timeout=timeout_s, application_name="unitrag")
-    except psycopg.ProgrammingError as exc:  # the conninfo itself is malformed
-        raise UserError(f"not a valid PostgreSQL URL ({_first_line(exc)}): expected postgresql://user:password@host:port/dbname") from None
-    except psycopg.OperationalError as exc:
-        raise UserError(f"cannot connect to PostgreSQL at {describe(url)}: {reason(exc)}") from None
+        return psycopg.connect(url.conninfo, autocommit=autocommit, connect_timeout=timeout_s, application_name="unitrag")
+    except psycopg.Error as exc:  # raised below, outside this block: a libpq message may echo the URL
+        failure = f"cannot connect to PostgreSQL at {url.describe()}: {reason(exc, url)}"
+    raise UserError(failure)
 
 
 @contextmanager
-def database_errors(url: str, doing: str) -> Iterator[None]:
+def database_errors(url: DatabaseUrl, doing: str) -> Iterator[None]:
     """A server error while ``doing`` something (a lost connection, a missing privilege) as one readable line."""
     import psycopg
 
     try:
         yield
     except psycopg.Error as exc:
-        raise UserError(f"PostgreSQL at {describe(url)} failed while {doing}: {reason(exc)}") from None
+        raise UserError(f"PostgreSQL at {url.describe()} failed while {doing}: {reason(exc, url)}") from None
 
 
-def reason(exc: BaseException) -> str:
-    """The cause of a failed connection in a few words, with what to check."""
-    text = _first_line(exc)
+def reason(exc: BaseException, url: DatabaseUrl) -> str:
+    """The cause of a failure in a few words, with what to check; the URL's secrets masked."""
+    text = url.scrub(first_line(exc))
     cause = text.rsplit("failed: ", 1)[-1].removeprefix("FATAL:").strip()
     lowered = cause.lower()
     if "password authentication failed" in lowered or "no password supplied" in lowered:
@@ -87,7 +78,7 @@ def ensure_pgvector(conn: Any, *, create: bool) -> str:
                 conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         except psycopg.Error as exc:
             raise UserError(
-                f"the pgvector extension cannot be created in this database ({_first_line(exc)}): install pgvector >= 0.8 "
+                f"the pgvector extension cannot be created in this database ({first_line(exc)}): install pgvector >= 0.8 "
                 "on the server, or ask an administrator to run CREATE EXTENSION vector"
             ) from None
     row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
@@ -106,6 +97,6 @@ def _version(text: str) -> tuple[int, ...]:
     return tuple(int(part) if part.isdigit() else 0 for part in text.split(".")[:3])
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     return lines[0] if lines else type(exc).__name__

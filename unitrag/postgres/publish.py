@@ -30,12 +30,13 @@ from typing import Any
 from ..artifact.writer import FAULT_ENV
 from ..compiler.plan import Plan
 from ..errors import UserError
-from .connect import connect, database_errors, describe, ensure_pgvector
+from .connect import connect, database_errors, ensure_pgvector
 from .schema import (
     CHUNKS, MANIFEST, SCHEMA_VERSION, drop_dense_index, embedding_dim, ensure_dense_index, migrate, schema_version,
 )
 from .source import ArtifactSource, read_source
 from .transfer import delete_chunks, replace_table, update_metadata, upsert_chunks
+from .url import DatabaseUrl
 
 #: pg_advisory_lock key of ``unitrag publish`` ("unitrag" in ASCII); advisory locks are per database.
 LOCK_KEY = 0x756E6974726167
@@ -71,9 +72,10 @@ class TargetState:
 
 
 def publish(
-    artifact: Path, url: str, *, dry_run: bool = False, batch_size: int = 1000, lock_timeout_s: float = 60.0,
+    artifact: Path, url: str | DatabaseUrl, *, dry_run: bool = False, batch_size: int = 1000, lock_timeout_s: float = 60.0,
 ) -> PublishReport:
     """Sync ``artifact`` into the database at ``url``; ``dry_run`` plans and writes nothing."""
+    url = DatabaseUrl.parse(url)
     if batch_size < 1:
         raise UserError(f"--batch-size must be at least 1, got {batch_size}")
     clock = time.perf_counter()
@@ -87,7 +89,7 @@ def publish(
         _check_compatible(source, target)
         plan = diff(source, target)
         timings["plan"] = time.perf_counter() - clock
-        report = PublishReport(describe(url), plan, dry_run, timings_s=timings)
+        report = PublishReport(url.describe(), plan, dry_run, timings_s=timings)
         if dry_run or (plan.is_noop and target.publish.get("state") == "complete"):
             return report
         clock = time.perf_counter()

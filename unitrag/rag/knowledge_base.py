@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Config
 from ..content.models import UNIT_KINDS
@@ -22,6 +22,9 @@ from .retrieval import Retriever
 from .store import ChunkStore
 from .timing import rounded, timed
 from .types import LANGS, FaithfulnessReport, GuardOutcome, ResolvedCitation, SearchFilter, Source, UserContext
+
+if TYPE_CHECKING:
+    from ..postgres.url import DatabaseUrl
 
 
 @dataclass
@@ -99,7 +102,8 @@ class KnowledgeBase:
 
     @classmethod
     def open(
-        cls, path: str | Path, *, config: Config | None = None, embedder: Embedder | None = None, llm: Any = None
+        cls, path: str | Path | DatabaseUrl, *, config: Config | None = None, embedder: Embedder | None = None,
+        llm: Any = None,
     ) -> "KnowledgeBase":
         """Open an artifact (a path) or a published database (a postgresql:// URL, see ``unitrag publish``).
 
@@ -110,9 +114,10 @@ class KnowledgeBase:
         config = config or Config()
         store: ChunkStore
         if str(path).startswith(("postgres://", "postgresql://")):  # published with `unitrag publish`
+            from ..postgres.url import DatabaseUrl
             from .pg_store import PgChunkStore
 
-            store = PgChunkStore.load(str(path))
+            store = PgChunkStore.load(path if isinstance(path, DatabaseUrl) else str(path))  # str() of one hides the password
         else:
             store = ChunkStore.load(Path(path))
         return cls(store, QueryEncoder.for_manifest(store.manifest, embedder), config, llm)

@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import UserError
-from ..postgres.connect import connect, database_errors, describe, ensure_pgvector
+from ..postgres.connect import connect, database_errors, ensure_pgvector
 from ..postgres.schema import CHUNKS, schema_version
+from ..postgres.url import DatabaseUrl
 from ..artifact.reader import rows_as_dicts
 from .store import CHUNK_COLUMNS, ChunkStore
 from .types import SearchFilter
@@ -33,19 +34,24 @@ _MAX_EF_SEARCH = 1000  # pgvector's limit
 class PgChunkStore(ChunkStore):
     pool: Any = None  # psycopg_pool.ConnectionPool
     ef_search: int = DEFAULT_EF_SEARCH
+    url: DatabaseUrl | None = None
+
+    def __repr__(self) -> str:
+        return f"PgChunkStore({self.url}, {len(self.ids)} chunks)"  # the URL redacted, and not every column
 
     @classmethod
     def load(  # type: ignore[override]
-        cls, url: str, *, ef_search: int = DEFAULT_EF_SEARCH, max_connections: int = 8,
+        cls, url: str | DatabaseUrl, *, ef_search: int = DEFAULT_EF_SEARCH, max_connections: int = 8,
     ) -> "PgChunkStore":
         """Open what ``unitrag publish`` wrote to ``url``; a UserError when there is nothing complete there."""
+        url = DatabaseUrl.parse(url)
         with connect(url) as conn, database_errors(url, "loading the knowledge base"):
             if schema_version(conn) == 0:
-                raise UserError(f"no unitrag knowledge base at {describe(url)}: run `unitrag publish --to <url>` first")
+                raise UserError(f"no unitrag knowledge base at {url.describe()}: run `unitrag publish --to <url>` first")
             ensure_pgvector(conn, create=False)
             manifest = dict(conn.execute("SELECT key, value FROM unitrag_manifest").fetchall())
             if "completed_at" not in (manifest.get("publish") or {}):
-                raise UserError(f"the first publish to {describe(url)} has not completed: run `unitrag publish` again")
+                raise UserError(f"the first publish to {url.describe()} has not completed: run `unitrag publish` again")
             columns = _columns(conn.execute(f'SELECT {CHUNK_COLUMNS}, sparse_terms FROM {CHUNKS} ORDER BY chunk_id COLLATE "C"'))
             tables = {
                 "citations": rows_as_dicts(conn, "SELECT * FROM unitrag_citations"),
@@ -61,7 +67,7 @@ class PgChunkStore(ChunkStore):
             }
         dim = int(manifest["embedder"]["dim"])
         store = cls.assemble(manifest=manifest, vectors=np.zeros((0, dim), np.float32), columns=columns, **tables)
-        store.ef_search = ef_search
+        store.ef_search, store.url = ef_search, url
         store.pool = _pool(url, max_connections)
         return store
 
@@ -110,14 +116,14 @@ def filter_sql(where: SearchFilter) -> tuple[str, list[Any]]:
     return (" WHERE " + " AND ".join(conditions) if conditions else ""), params
 
 
-def _pool(url: str, max_connections: int) -> Any:
+def _pool(url: DatabaseUrl, max_connections: int) -> Any:
     from psycopg_pool import ConnectionPool
 
     def configure(conn: Any) -> None:
         ensure_pgvector(conn, create=False)
         conn.commit()  # a pooled connection must be handed out idle
 
-    return ConnectionPool(url, min_size=1, max_size=max_connections, configure=configure, open=True,
+    return ConnectionPool(url.conninfo, min_size=1, max_size=max_connections, configure=configure, open=True,
                           kwargs={"application_name": "unitrag"}, name="unitrag")
 
 

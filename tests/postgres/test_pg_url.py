@@ -1,0 +1,42 @@
+"""DatabaseUrl: what a valid URL parses to, and what str, repr, describe and scrub show of it (no server)."""
+
+from __future__ import annotations
+
+import pytest
+
+from unitrag.errors import InvalidArgument, UserError
+from unitrag.postgres.url import DatabaseUrl
+
+
+@pytest.mark.parametrize("text, redacted, described", [
+    ("postgresql://alice:Zq7s3cr3t@db.example.com:5433/kb", "postgresql://alice:***@db.example.com:5433/kb",
+     "db.example.com:5433/kb"),
+    ("postgres://alice:Zq7%40s%2F3%3A%25@[::1]:5432/kb?sslmode=require",
+     "postgres://alice:***@[::1]:5432/kb?sslmode=require", "[::1]:5432/kb"),
+    ("postgresql://alice@h1:5432,h2/kb?password=Zq7s3cr3t&target_session_attrs=read-write",
+     "postgresql://alice@h1:5432,h2/kb?password=***&target_session_attrs=read-write", "h1:5432/kb"),
+    ("postgresql://postgres:@/kb?host=/tmp/pg", "postgresql://postgres:@/kb?host=/tmp/pg", "/tmp/pg/kb"),
+    ("postgresql://%2Fvar%2Frun%2Fpostgresql/kb", "postgresql://%2Fvar%2Frun%2Fpostgresql/kb", "/var/run/postgresql/kb"),
+    ("postgresql://alice@localhost", "postgresql://alice@localhost", "localhost/alice"),
+])
+def test_a_valid_url_keeps_its_text_for_the_driver_and_shows_no_secret(text, redacted, described):
+    url = DatabaseUrl.parse(text)
+    assert url.conninfo == text and DatabaseUrl.parse(url) is url and url == DatabaseUrl.parse(text)
+    assert str(url) == redacted and repr(url) == f"DatabaseUrl({redacted!r})" and url.describe() == described
+    assert "Zq7" not in str(url) + repr(url) + url.describe()
+
+
+def test_scrub_masks_the_password_as_written_and_decoded():
+    url = DatabaseUrl.parse("postgresql://alice:Zq7%40s3cr3t@localhost/kb?sslpassword=Zq7key")
+    assert url.password == "Zq7@s3cr3t" and url.params["sslpassword"] == "Zq7key"
+    echoed = f'bad token "Zq7%40s3cr3t", decoded Zq7@s3cr3t, key Zq7key, in {url.conninfo}'
+    assert "Zq7" not in url.scrub(echoed)
+    assert url.scrub(url.conninfo) == str(url)
+
+
+@pytest.mark.parametrize("value", [None, 5, b"postgresql://a:b@h/db", "host=h password=Zq7", "mysql://a:Zq7@h/db"])
+def test_not_a_postgresql_url_is_an_invalid_argument_that_does_not_echo_it(value):
+    with pytest.raises(InvalidArgument) as info:
+        DatabaseUrl.parse(value)
+    assert isinstance(info.value, UserError) and isinstance(info.value, ValueError)
+    assert "Zq7" not in str(info.value) and "expected postgresql://" in str(info.value)
