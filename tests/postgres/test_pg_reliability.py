@@ -95,3 +95,37 @@ def test_unreachable_server_and_bad_credentials_are_one_line_and_exit_1(built_sa
         assert proc.returncode == 1, err
         assert err.startswith("error: cannot connect to PostgreSQL") and expected in err and err.count("\n") == 1, err
         assert "Traceback" not in err and "secret" not in err and "wrong-password" not in err
+
+
+def _terminate_unitrag_backends(url: str) -> int:
+    """Kill the pooled connections of the database at ``url`` server-side, as a failover or an admin would."""
+    with psycopg.connect(url, autocommit=True) as admin:
+        killed = admin.execute(
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND application_name = 'unitrag' AND pid <> pg_backend_pid()"
+        ).fetchone()[0]
+        deadline = time.monotonic() + 10
+        while admin.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                            "AND application_name = 'unitrag'").fetchone()[0]:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    return int(killed)
+
+
+def test_asking_after_the_server_killed_the_pooled_connections_works(published_sample):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from unitrag.config import Config
+    from unitrag.rag.knowledge_base import KnowledgeBase
+
+    kb = KnowledgeBase.open(published_sample, config=Config(llm="none"))
+    question = "How much iodine do pregnant women need?"
+    try:
+        expected = [s.chunk_id for s in kb.ask(question).sources]
+        with ThreadPoolExecutor(4) as threads:  # several connections in the pool, all of them killed below
+            list(threads.map(lambda _: kb.ask(question), range(8)))
+        assert _terminate_unitrag_backends(published_sample) >= 1
+        for _ in range(3):
+            assert [s.chunk_id for s in kb.ask(question).sources] == expected
+    finally:
+        kb.close()

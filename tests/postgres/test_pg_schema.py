@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import duckdb
 import psycopg
+import pytest
 
+from unitrag.errors import UserError
 from unitrag.postgres.connect import connect
 from unitrag.postgres.publish import publish
 from unitrag.postgres.schema import MIGRATIONS, SCHEMA_VERSION, embedding_dim, migrate, schema_version
+from unitrag.rag.pg_store import PgChunkStore
 
 
 def test_first_publish_creates_the_schema_and_records_each_migration(built_sample, pg_url):
@@ -50,3 +53,39 @@ def test_dry_run_on_an_empty_database_plans_everything_and_creates_nothing(built
     with connect(pg_url) as conn:
         assert schema_version(conn) == 0
         assert conn.execute("SELECT count(*) FROM pg_extension WHERE extname = 'vector'").fetchone()[0] == 0
+
+
+def test_a_foreign_unitrag_chunks_table_is_named_with_its_columns_and_nothing_is_written(built_sample, pg_url):
+    ws, _ = built_sample
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # an application's own table that happens to share the name
+        conn.execute("CREATE TABLE unitrag_chunks (id serial PRIMARY KEY, chunk_id text, body text)")
+    for dry_run in (True, False):
+        with pytest.raises(UserError) as info:
+            publish(ws.artifact, pg_url, dry_run=dry_run)
+        message = str(info.value)
+        assert "unitrag_chunks" in message and "unexpected column(s): body, id" in message
+        assert "missing column(s): unit_id, kind" in message and "DROP TABLE unitrag_chunks" in message
+        assert "another schema" in message and "re-run" not in message and "\n" not in message
+    with connect(pg_url) as conn:
+        assert conn.execute("SELECT to_regclass('unitrag_migrations')").fetchone()[0] is None
+        assert conn.execute("SELECT count(*) FROM pg_extension WHERE extname = 'vector'").fetchone()[0] == 0
+    # the advice works: another schema first in the search path, beside the foreign table
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA kb")
+    in_kb = pg_url + "&options=-csearch_path%3Dkb,public"
+    assert publish(ws.artifact, in_kb).rows_written["upserted"] > 0
+    store = PgChunkStore.load(in_kb)
+    store.close()
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT count(*) FROM kb.unitrag_chunks").fetchone()[0] == len(store.ids)
+        assert conn.execute("SELECT count(*) FROM public.unitrag_chunks").fetchone()[0] == 0
+
+
+def test_a_published_table_altered_since_is_named_by_publish_and_open(built_sample, pg_url):
+    ws, _ = built_sample
+    publish(ws.artifact, pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("ALTER TABLE unitrag_chunks DROP COLUMN sparse_terms, ADD COLUMN notes text")
+    for call in (lambda: publish(ws.artifact, pg_url), lambda: PgChunkStore.load(pg_url)):
+        with pytest.raises(UserError, match=r"unitrag_chunks .*unexpected column\(s\): notes.*missing column\(s\): sparse_terms"):
+            call()

@@ -144,3 +144,14 @@ def test_cli_search_and_ask_over_postgres(kbs, published_sample):
 def test_a_database_without_a_publish_says_to_publish_first(pg_url):
     with pytest.raises(UserError, match="no unitrag knowledge base .* run `unitrag publish"):
         KnowledgeBase.open(pg_url)
+
+
+@pytest.mark.parametrize("field", ["topics", "kinds"])
+def test_a_nul_in_a_filter_is_a_clear_error(kbs, field):
+    duck, pg = kbs
+    with pytest.raises(ValueError, match=field):
+        pg.search("iodine", **{field: ["iodine\x00"]})
+    vector = duck.encoder.encode("iodine")
+    for where in (SearchFilter(topics=("io\x00dine",)), SearchFilter(kinds=("rule\x00",)), SearchFilter(lang="en\x00")):
+        with pytest.raises(ValueError, match="NUL"):
+            pg.store.dense_search(vector, 5, where)

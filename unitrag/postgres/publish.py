@@ -32,7 +32,8 @@ from ..compiler.plan import Plan
 from ..errors import UserError
 from .connect import connect, database_errors, ensure_pgvector
 from .schema import (
-    CHUNKS, MANIFEST, SCHEMA_VERSION, drop_dense_index, embedding_dim, ensure_dense_index, migrate, schema_version,
+    CHUNKS, MANIFEST, SCHEMA_VERSION, check_tables, drop_dense_index, embedding_dim, ensure_dense_index, migrate,
+    schema_version,
 )
 from .source import ArtifactSource, read_source
 from .transfer import delete_chunks, replace_table, update_metadata, upsert_chunks
@@ -111,6 +112,7 @@ def publish(
 
 def read_target(conn: Any) -> TargetState:
     """The target's state; empty when unitrag has never published to this database."""
+    check_tables(conn)
     version = schema_version(conn)
     if version > SCHEMA_VERSION:
         raise UserError(f"the database has unitrag schema {version}, newer than this unitrag knows ({SCHEMA_VERSION}); "

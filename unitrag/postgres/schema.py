@@ -9,10 +9,20 @@ a different embedder needs a fresh database (``publish`` refuses, writing nothin
 
 from __future__ import annotations
 
+import re
+from functools import cache
 from typing import Any
+
+from ..errors import UserError
 
 CHUNKS = "unitrag_chunks"
 MANIFEST = "unitrag_manifest"
+MIGRATIONS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS unitrag_migrations "
+    "(version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+)
+#: A table of ours in the schema new tables go to (the first of the search path), never one further down the path.
+_OWN = "to_regclass(format('%%I.%%I', current_schema(), %s::text))"
 #: The artifact's registry tables, each replaced whole when its rows change.
 REGISTRIES = ("units", "citations", "topics", "guard_rules", "prompts", "calibration")
 
@@ -64,7 +74,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 def schema_version(conn: Any) -> int:
     """The last migration applied to this database; 0 when unitrag has never published here."""
-    if conn.execute("SELECT to_regclass('unitrag_migrations')").fetchone()[0] is None:
+    if conn.execute(f"SELECT {_OWN}", ["unitrag_migrations"]).fetchone()[0] is None:
         return 0
     return int(conn.execute("SELECT coalesce(max(version), 0) FROM unitrag_migrations").fetchone()[0])
 
@@ -72,7 +82,7 @@ def schema_version(conn: Any) -> int:
 def embedding_dim(conn: Any) -> int | None:
     """The ``vector(n)`` dimension the chunks table was created with, or None before the first publish."""
     row = conn.execute(
-        "SELECT atttypmod FROM pg_attribute WHERE attrelid = to_regclass(%s) AND attname = 'embedding'", [CHUNKS]
+        f"SELECT atttypmod FROM pg_attribute WHERE attrelid = {_OWN} AND attname = 'embedding'", [CHUNKS]
     ).fetchone()
     return int(row[0]) if row else None
 
@@ -81,10 +91,7 @@ def migrate(conn: Any, dim: int) -> list[int]:
     """Apply the migrations this database lacks, in one transaction; returns the versions applied."""
     applied = []
     with conn.transaction():
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS unitrag_migrations "
-            "(version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
-        )
+        conn.execute(MIGRATIONS_TABLE)
         current = schema_version(conn)
         for version, (description, statements) in enumerate(MIGRATIONS, start=1):
             if version <= current:
@@ -100,7 +107,7 @@ def column_types(conn: Any, table: str) -> list[tuple[str, int]]:
     """(column, type oid) of a table in order: the catalog, not a second copy of the DDL, drives COPY."""
     return [
         (str(name), int(oid)) for name, oid in conn.execute(
-            "SELECT attname, atttypid FROM pg_attribute WHERE attrelid = to_regclass(%s) AND attnum > 0 "
+            f"SELECT attname, atttypid FROM pg_attribute WHERE attrelid = {_OWN} AND attnum > 0 "
             "AND NOT attisdropped ORDER BY attnum", [table],
         ).fetchall()
     ]
@@ -114,9 +121,72 @@ def drop_dense_index(conn: Any) -> None:
 
 def ensure_dense_index(conn: Any) -> bool:
     """Build the HNSW index if it is missing (after a bulk load, or a publish killed after dropping it)."""
-    if conn.execute("SELECT to_regclass(%s)", [HNSW_INDEX_NAME]).fetchone()[0] is not None:
+    if conn.execute(f"SELECT {_OWN}", [HNSW_INDEX_NAME]).fetchone()[0] is not None:
         return False
     with conn.transaction():
         conn.execute(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
         conn.execute(HNSW_INDEX)
     return True
+
+
+def check_tables(conn: Any) -> None:
+    """Refuse ``unitrag_*`` tables that the migrations did not make as they are: another application's
+    table of the same name, or one altered since. Named with its columns, before anything is written."""
+    version = _recorded_version(conn)
+    expected = table_columns(version or SCHEMA_VERSION)
+    found = {table: [name for name, _ in column_types(conn, table)] for table in expected}
+    found = {table: columns for table, columns in found.items() if columns}
+    problems = []
+    for table, columns in found.items():
+        unexpected = sorted(set(columns) - set(expected[table]))
+        missing = [name for name in expected[table] if name not in columns]
+        if unexpected or missing:
+            said = [f"unexpected column(s): {', '.join(unexpected)}"] * bool(unexpected)
+            said += [f"missing column(s): {', '.join(missing)}"] * bool(missing)
+            problems.append(f"{table} ({'; '.join(said)})")
+    strangers = sorted(set(found) - {"unitrag_migrations"}) if version == 0 else []
+    if problems or strangers:
+        tables = sorted(set(found) if version == 0 else {p.split(" ", 1)[0] for p in problems})
+        what = ("; ".join(problems) + " differ from what unitrag publish makes") if problems else (
+            f"{', '.join(strangers)} exist but unitrag publish did not make them (no unitrag_migrations record)")
+        raise UserError(
+            f"table(s) {what}. Drop them if nothing else needs them (DROP TABLE {', '.join(tables)}) and publish "
+            "again, or publish into another schema: CREATE SCHEMA kb, then add ?options=-csearch_path%3Dkb,public to the URL"
+        )
+
+
+def _recorded_version(conn: Any) -> int:
+    """schema_version, or 0 when ``unitrag_migrations`` itself is not ours (check_tables then says so)."""
+    names = {name for name, _ in column_types(conn, "unitrag_migrations")}
+    return schema_version(conn) if {"version"} <= names else 0
+
+
+@cache
+def table_columns(version: int) -> dict[str, list[str]]:
+    """Each table's columns after migration ``version``, read from the migrations' own DDL (one description)."""
+    tables: dict[str, list[str]] = {}
+    for statement in [MIGRATIONS_TABLE] + [s for _, statements in MIGRATIONS[:version] for s in statements]:
+        created = re.match(r"\s*CREATE TABLE (?:IF NOT EXISTS )?(\w+)\s*\((.*)\)\s*$", statement, re.S)
+        if created:
+            tables[created[1]] = [_column_name(item) for item in _top_level_items(created[2])]
+            tables[created[1]] = [name for name in tables[created[1]] if name]
+        for table, column in re.findall(r"ALTER TABLE (\w+) ADD COLUMN (?:IF NOT EXISTS )?\"?(\w+)", statement):
+            tables[table].append(column)
+    return tables
+
+
+def _top_level_items(body: str) -> list[str]:
+    """A column list split at its top-level commas (``vector(384)`` and ``numeric(5, 2)`` stay whole)."""
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(body):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            items.append(body[start:i])
+            start = i + 1
+    return items + [body[start:]]
+
+
+def _column_name(item: str) -> str | None:
+    """The column an item of a column list defines; None for a table constraint."""
+    word = item.split()[0].strip('"')
+    return None if word.upper() in ("PRIMARY", "UNIQUE", "CONSTRAINT", "FOREIGN", "CHECK", "EXCLUDE") else word

@@ -6,23 +6,26 @@ sparse arm, reranking and post-processing run unchanged. Only the dense search
 goes to the database: an HNSW index (cosine), the caller's filter in the WHERE
 clause so a restricted chunk never takes a slot, and pgvector's iterative scan so
 a selective filter still fills k rows. Connections come from a small pool, so
-one store serves many threads.
+one store serves many threads; a pooled connection the server dropped (a restart, a
+failover, ``pg_terminate_backend``) is replaced and the query run once more.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
-from ..errors import UserError
+from ..errors import InvalidArgument, UserError
 from ..postgres.connect import connect, database_errors, ensure_pgvector
-from ..postgres.schema import CHUNKS, schema_version
+from ..postgres.schema import CHUNKS, check_tables, schema_version
 from ..postgres.url import DatabaseUrl
 from ..artifact.reader import rows_as_dicts
 from .store import CHUNK_COLUMNS, ChunkStore
 from .types import SearchFilter
+
+T = TypeVar("T")
 
 #: HNSW candidate list per query (pgvector's default is 40; 100 gives recall@20 0.985 on SciFact, 200 0.996:
 #: docs/benchmarks.md); raised to k when k is larger.
@@ -46,6 +49,7 @@ class PgChunkStore(ChunkStore):
         """Open what ``unitrag publish`` wrote to ``url``; a UserError when there is nothing complete there."""
         url = DatabaseUrl.parse(url)
         with connect(url) as conn, database_errors(url, "loading the knowledge base"):
+            check_tables(conn)
             if schema_version(conn) == 0:
                 raise UserError(f"no unitrag knowledge base at {url.describe()}: run `unitrag publish --to <url>` first")
             ensure_pgvector(conn, create=False)
@@ -84,22 +88,56 @@ class PgChunkStore(ChunkStore):
         """
         conditions, params = filter_sql(where)
         query = np.asarray(vector, dtype=np.float32)
-        with self.pool.connection() as conn:  # one transaction: the SET LOCALs hold for the query only
+
+        def search(conn: Any) -> list[tuple[str, float]]:  # one transaction: the SET LOCALs hold for the query only
             conn.execute(
                 "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)",
                 [str(min(max(self.ef_search, k), _MAX_EF_SEARCH))],
             )
-            rows = conn.execute(
+            return conn.execute(
                 f"SELECT chunk_id, embedding <=> %s AS distance FROM {CHUNKS}{conditions} ORDER BY distance LIMIT %s",
                 [query, *params, k],
             ).fetchall()
+
+        rows = self._on_connection(search, "searching")
         rows.sort(key=lambda row: row[1])  # relaxed_order: the index may return near-ties slightly out of order
         found = [(self.index[cid], 1.0 - distance) for cid, distance in rows if cid in self.index]
         return (np.array([r for r, _ in found], dtype=np.int64), np.array([s for _, s in found], dtype=np.float32))
 
+    def _on_connection(self, run: Callable[[Any], T], doing: str) -> T:
+        """``run(conn)`` on a pooled connection, once more on a fresh one when the server had dropped it.
+
+        The pool hands out idle connections untested (a test per query would cost a round trip), so
+        the first use after a restart, a failover or ``pg_terminate_backend`` finds it dead; then
+        every idle connection is checked, since they usually went together, and the query retried.
+        """
+        import psycopg
+
+        assert self.pool is not None and self.url is not None, "PgChunkStore.load makes the pool"
+        with database_errors(self.url, doing):
+            for attempt in (1, 2):
+                conn = None
+                try:
+                    with self.pool.connection() as conn:
+                        return run(conn)
+                except psycopg.OperationalError:
+                    if attempt == 2 or conn is None or not conn.broken:
+                        raise
+                self.pool.check()
+        raise AssertionError("unreachable: the second attempt returns or raises")
+
 
 def filter_sql(where: SearchFilter) -> tuple[str, list[Any]]:
-    """The WHERE clause of a SearchFilter (the same rules as ``ChunkStore.mask``) and its parameters."""
+    """The WHERE clause of a SearchFilter (the same rules as ``ChunkStore.mask``) and its parameters.
+
+    A NUL character is an ``InvalidArgument``: PostgreSQL text cannot hold one (so no chunk has it),
+    and the driver would refuse it with a DataError.
+    """
+    for name, values in (("lang", [where.lang] if where.lang is not None else []), ("kinds", where.kinds),
+                         ("topics", where.topics)):
+        for value in values:
+            if "\x00" in str(value):
+                raise InvalidArgument(f"{name}: {str(value)[:40]!r} holds a NUL character (\\x00), which no chunk has")
     conditions: list[str] = []
     params: list[Any] = []
     if not where.clinician:
