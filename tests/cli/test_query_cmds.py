@@ -7,14 +7,17 @@ return the clinician-only B12 treatment pages to a caller who is not a clinician
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.e2e
 
+README = Path(__file__).resolve().parents[2] / "README.md"
 RESTRICTED_QUESTION = "Treating B12 deficiency: hydroxocobalamin IM regimens"
 
 
@@ -82,3 +85,11 @@ def test_bad_arguments_are_one_line_before_the_knowledge_base_opens(built_sample
     result = _run(ws, *args)
     _one_error_line(result, *words)
     assert time.perf_counter() - started < 30
+
+
+def test_the_readme_example_user_json_is_accepted(built_sample, tmp_path):
+    ws, _ = built_sample
+    example = re.search(r"\*\*User context\*\*.*?```json\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    assert example, "README: the user-context section and its example"
+    result = _ask_as(ws, tmp_path, json.loads(example.group(1)))
+    assert result.returncode == 0, result.stderr
