@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..errors import ContentInvalid, UserError
-from . import build_cmds, eval_cmds, init_cmd, publish_cmds, query_cmds
+from . import build_cmds, eval_cmds, init_cmd, publish_cmds, query_cmds, serve_cmd
 from .output import print_problems
 
 # rich_markup_mode=None: help texts print as written (rich markup would swallow "[config: artifact]")
@@ -38,6 +38,7 @@ query_cmds.register(app)
 eval_cmds.register(app)
 publish_cmds.register(app)
 init_cmd.register(app)
+serve_cmd.register(app)
 
 
 def main() -> None:

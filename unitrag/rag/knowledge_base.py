@@ -25,6 +25,8 @@ from .types import LANGS, FaithfulnessReport, GuardOutcome, ResolvedCitation, Se
 
 if TYPE_CHECKING:
     from ..postgres.url import DatabaseUrl
+    from .ask_stream import AskStream
+    from .generate import Generation
 
 
 @dataclass
@@ -68,6 +70,22 @@ class Answer:
             "extractive": self.extractive, "llm_error": self.llm_error, "llm_calls": self.llm_calls,
             "broadened": self.broadened, "timings_ms": rounded(self.timings_ms),
         }
+
+
+@dataclass
+class _Retrieved:
+    """A question past the guard and the answerability gate: what generating its answer needs."""
+
+    question: str
+    lang: str
+    result: SearchResult
+    timings: dict[str, float]
+    started: float  # perf_counter() when the ask began
+
+    @property
+    def whitelist(self) -> set[str]:
+        """The ids the answer may cite: every citation of the sources it is given."""
+        return {cid for s in self.result.sources for cid in s.citation_ids}
 
 
 class KnowledgeBase:
@@ -167,6 +185,35 @@ class KnowledgeBase:
         """
         from .citations import check_citations
         from .generate import generate_answer
+
+        step = self._retrieve_for_answer(question, user, lang)
+        if isinstance(step, Answer):  # the guard's response or "not found": no LLM
+            return step
+        with timed(step.timings, "generate"):
+            generation = generate_answer(step.question, step.lang, step.result.sources, self.store.prompts,
+                                         self._get_llm(), step.whitelist, check_citations)
+        return self._answer(step, generation)
+
+    def ask_stream(self, question: str, *, user: UserContext | None = None, lang: str | None = None) -> "AskStream":
+        """``ask`` piece by piece (an HTTP server streams it): the sources are known when this returns, the
+        pieces follow, then ``stream.answer`` holds what ``ask`` would return (checked after the fact).
+
+        Bad arguments raise here, as in ``ask``, before anything is streamed.
+        """
+        from .ask_stream import AskStream
+        from .citations import check_citations
+        from .generate import stream_answer
+
+        step = self._retrieve_for_answer(question, user, lang)
+        if isinstance(step, Answer):
+            return AskStream.finished(step)
+        pieces = stream_answer(step.question, step.lang, step.result.sources, self.store.prompts, self._get_llm(),
+                               step.whitelist, check_citations)
+        return AskStream(step.question, step.lang, step.result.sources, step.result.broadened, pieces, step.timings,
+                         lambda generation: self._answer(step, generation))
+
+    def _retrieve_for_answer(self, question: str, user: UserContext | None, lang: str | None) -> "Answer | _Retrieved":
+        """Validate, guard, search and gate: the final answer when no LLM is needed, else what generation needs."""
         from .lang import detect_lang
         from .prompt import render_text
 
@@ -187,17 +234,15 @@ class KnowledgeBase:
             text = render_text("not_found", self.store.prompts, lang=answer_lang).strip()
             return Answer(question, answer_lang, text, True, None, result.sources, [], None,
                           timings_ms=timings, broadened=result.broadened)
-        whitelist = {cid for s in result.sources for cid in s.citation_ids}
-        with timed(timings, "generate"):
-            generation = generate_answer(
-                question, answer_lang, result.sources, self.store.prompts, self._get_llm(), whitelist, check_citations
-            )
+        return _Retrieved(question, answer_lang, result, timings, started)
+
+    def _answer(self, step: "_Retrieved", generation: "Generation") -> Answer:
         cited = [cid for cid in dict.fromkeys(generation.report.valid_ids)]
-        timings["total"] = (time.perf_counter() - started) * 1000
+        step.timings["total"] = (time.perf_counter() - step.started) * 1000
         return Answer(
-            question, answer_lang, generation.text, False, None, result.sources, self._resolve(cited),
+            step.question, step.lang, generation.text, False, None, step.result.sources, self._resolve(cited),
             generation.report, extractive=generation.extractive, llm_error=generation.error,
-            timings_ms=timings, broadened=result.broadened, llm_calls=generation.attempts,
+            timings_ms=step.timings, broadened=step.result.broadened, llm_calls=generation.attempts,
         )
 
     def check_user(self, user: UserContext | None) -> UserContext:

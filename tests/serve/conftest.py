@@ -1,0 +1,59 @@
+"""The real app over the sample artifact (built once per session by tests/conftest.py), opened once per
+session; each test gets its own app around it with the settings it needs."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from unitrag.config import Config
+from unitrag.rag.knowledge_base import KnowledgeBase
+from unitrag.serve import ServeSettings, create_app
+from unitrag.serve.auth import parse_api_keys
+from unitrag.serve.reload import KbHolder
+
+pytestmark = pytest.mark.e2e
+
+CLINICIAN_KEY = "test-clinician-key"
+#: The operator configures the digest, never the key itself.
+CLINICIAN_KEYS = parse_api_keys({"sha256:" + hashlib.sha256(CLINICIAN_KEY.encode()).hexdigest(): ["clinician"]})
+
+
+@pytest.fixture(scope="session")
+def sample_kb(built_sample) -> KnowledgeBase:
+    ws, _ = built_sample
+    return KnowledgeBase.open(ws.artifact, config=Config(llm="none"))
+
+
+@pytest.fixture
+def make_client(sample_kb: KnowledgeBase) -> Iterator[Callable[..., TestClient]]:
+    """``make_client(settings=..., llm=..., config=...)``: a started TestClient on the real app,
+    sharing the session's loaded artifact (the store and the embedder are read-only)."""
+    with ExitStack() as stack:
+
+        def make(settings: ServeSettings | None = None, *, llm: Any = None, config: Config | None = None,
+                 raise_server_exceptions: bool = True) -> TestClient:
+            cfg = config or sample_kb.config
+            holder = KbHolder("sample", lambda _loc, _prev: KnowledgeBase(sample_kb.store, sample_kb.encoder, cfg, llm), 0)
+            app = create_app(settings or ServeSettings(reload_poll_s=0), config=cfg, holder=holder)
+            return stack.enter_context(TestClient(app, raise_server_exceptions=raise_server_exceptions))
+
+        yield make
+
+
+@pytest.fixture
+def client(make_client: Callable[..., TestClient]) -> TestClient:
+    """Anonymous callers, no LLM (extractive answers), an operator who configured one clinician key."""
+    return make_client(ServeSettings(api_keys=CLINICIAN_KEYS, reload_poll_s=0))
+
+
+def mock_llm(mock_response: Any) -> Any:
+    """litellm's offline ``mock_response`` (streamed too), no network."""
+    from unitrag.providers.llm.litellm import LiteLLMChat
+
+    return LiteLLMChat("openai/gpt-4o-mini", api_key="sk-test", num_retries=0, mock_response=mock_response)

@@ -1,0 +1,172 @@
+"""The HTTP API on the real sample artifact: the same JSON as the library, guard, not found, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from unitrag.config import Config
+from unitrag.serve import ServeSettings
+
+from .conftest import mock_llm
+
+pytestmark = pytest.mark.e2e
+
+QUESTION = "How is vitamin B12 deficiency treated?"
+
+
+def test_health_names_the_artifact(client, sample_kb):
+    body = client.get("/v1/health").json()
+    assert body["status"] == "ok" and len(body["artifact_id"]) == 16
+    assert body["chunks"] == len(sample_kb.store) and body["units"] == sample_kb.store.manifest["counts"]["units"]
+    assert body["embedder"] == sample_kb.store.manifest["embedder"]["id"]
+    assert body["built_at"] == sample_kb.store.manifest["built_at"]
+
+
+def test_search_is_the_librarys_json(client, sample_kb):
+    got = client.get("/v1/search", params={"q": QUESTION, "k": 4}).json()
+    want = sample_kb.search(QUESTION, k=4).to_dict()
+    assert [s["chunk_id"] for s in got["sources"]] == [s["chunk_id"] for s in want["sources"]]
+    assert got["sources"][0]["scores"] == want["sources"][0]["scores"]
+    assert set(got) == set(want) and "text" not in got["sources"][0]
+
+
+def test_search_filters_and_user_context(client):
+    got = client.get("/v1/search", params={"q": QUESTION, "lang": "zh", "kind": ["scene"]}).json()
+    assert got["sources"] and all(s["lang"] == "zh" and s["kind"] == "scene" for s in got["sources"])
+    plain = client.get("/v1/search", params={"q": QUESTION}).json()
+    boosted = client.get("/v1/search", params={"q": QUESTION, "current_topic": "vitamin-b12"}).json()
+    assert not any("boost" in s["scores"] for s in plain["sources"])
+    assert any(s["scores"].get("boost") == 1.6 for s in boosted["sources"])  # the current topic's boost
+
+
+@pytest.mark.parametrize("question, lang", [(QUESTION, "en"), ("缺铁性贫血的诊断标准是什么？", "zh")])
+def test_ask_answers_with_numbered_references(client, question, lang):
+    body = client.post("/v1/ask", json={"question": question}).json()
+    assert body["lang"] == lang and not body["not_found"] and body["guard"] is None and body["extractive"]
+    assert body["citations"] and body["faithfulness"]["invalid_ids"] == []
+    numbered = body["numbered"]
+    assert "[1]" in numbered["text"] and "<Cite" not in numbered["text"]
+    assert [r["number"] for r in numbered["references"]] == list(range(1, len(body["citations"]) + 1))
+    assert {r["id"] for r in numbered["references"]} == {c["id"] for c in body["citations"]}
+
+
+def test_a_red_flag_gets_the_safety_message_and_no_sources(client):
+    body = client.post("/v1/ask", json={"question": "I have crushing chest pain and I can't breathe"}).json()
+    assert body["guard"]["type"] == "red_flag" and body["sources"] == [] and body["citations"] == []
+    assert "emergency" in body["answer"]
+
+
+def test_an_off_topic_question_is_not_found(client):
+    body = client.post("/v1/ask", json={"question": "Who won the last football World Cup?"}).json()
+    assert body["not_found"] and body["citations"] == [] and body["guard"] is None
+
+
+def test_an_llm_answer_keeps_its_valid_citations(make_client, sample_kb):
+    valid = sample_kb.search(QUESTION).sources[0].citation_ids[0]
+    client = make_client(llm=mock_llm(f'B12 deficiency is treated with B12. <Cite id="{valid}"/>'))
+    body = client.post("/v1/ask", json={"question": QUESTION}).json()
+    assert not body["extractive"] and [c["id"] for c in body["citations"]] == [valid]
+    assert body["numbered"]["text"] == "B12 deficiency is treated with B12.[1]"
+
+
+def test_an_llm_failure_still_answers_extractively(make_client):
+    client = make_client(llm=mock_llm(Exception("simulated outage")))
+    response = client.post("/v1/ask", json={"question": QUESTION})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["extractive"] and body["llm_error"] and body["citations"]
+
+
+def test_topics_citations_and_units(client, sample_kb):
+    topics = client.get("/v1/topics").json()["topics"]
+    assert {t["id"] for t in topics} == {t["id"] for t in sample_kb.store.topics}
+    cid = next(iter(sample_kb.store.citations))
+    assert client.get(f"/v1/citations/{cid}").json()["id"] == cid
+    unit = client.get("/v1/units/en-vitamin-b12").json()
+    assert unit["kind"] == "story" and unit["chunks"][0]["text"]
+    assert client.get("/v1/citations/nope").status_code == 404
+    assert client.get("/v1/units/nope").json() == {"error": "no unit 'nope'"}
+
+
+def test_openapi_docs_and_page(client):
+    assert client.get("/docs").status_code == 200
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/v1/health", "/v1/search", "/v1/ask", "/v1/ask/stream", "/v1/units/{unit_id}", "/v1/citations/{citation_id}",
+            "/v1/topics"} <= set(paths)
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+
+
+@pytest.mark.parametrize("request_kwargs, status, message", [
+    ({"json": {"question": ""}}, 422, "question: empty"),
+    ({"json": {"question": "x" * 301}}, 422, "question"),
+    ({"json": {"question": QUESTION, "lang": "fr"}}, 422, "lang"),
+    ({"json": {"question": QUESTION, "user": {"current_topic": "no-such-topic"}}}, 422, "no-such-topic"),
+    ({"json": {"question": QUESTION, "user": {"recent_scenes": "en-b12-testing"}}}, 422, "recent_scenes"),
+    ({"json": {"question": QUESTION, "user": {"roles": ["admin"]}}}, 422, "roles"),
+    ({"json": {"question": QUESTION, "extra": 1}}, 422, "extra"),
+    ({"json": {"question": 5}}, 422, "question"),
+    ({"content": b'{"question": "oops', "headers": {"content-type": "application/json"}}, 400, "not valid JSON"),
+    ({"content": b"[1, 2]", "headers": {"content-type": "application/json"}}, 400, "JSON object"),
+    ({"content": b"question=hi", "headers": {"content-type": "application/x-www-form-urlencoded"}}, 400, "JSON object"),
+    ({"json": {"question": "x" * 70_000}}, 413, "request body over"),
+])
+def test_bad_asks_get_one_readable_json_error(make_client, request_kwargs, status, message):
+    client = make_client(config=Config(llm="none", max_question_chars=300))
+    for path in ("/v1/ask", "/v1/ask/stream"):
+        response = client.post(path, **request_kwargs)
+        assert response.status_code == status, (path, response.text)
+        assert set(response.json()) == {"error"} and message in response.json()["error"]
+        assert "Traceback" not in response.text
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"q": QUESTION, "topic": "no-such-topic"}, "no-such-topic"),
+    ({"q": QUESTION, "k": 0}, "k"),
+    ({"q": QUESTION, "kind": ["essay"]}, "kinds"),
+    ({"q": "  "}, "question: empty"),
+    ({}, "q: Field required"),
+])
+def test_bad_searches_get_one_readable_json_error(client, params, message):
+    response = client.get("/v1/search", params=params)
+    assert response.status_code == 422 and message in response.json()["error"], response.text
+
+
+def test_an_unexpected_failure_is_a_500_without_details(make_client, monkeypatch):
+    client = make_client(raise_server_exceptions=False)
+    kb = client.app.state.unitrag.holder.current.kb
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("secret internals /etc/passwd")
+
+    monkeypatch.setattr(kb, "search", broken)
+    response = client.get("/v1/search", params={"q": QUESTION})
+    assert response.status_code == 500 and "secret" not in response.text and set(response.json()) == {"error"}
+
+
+def test_a_slow_request_times_out_with_504(make_client, monkeypatch):
+    import time
+
+    client = make_client(ServeSettings(request_timeout_s=0.2, reload_poll_s=0))
+    kb = client.app.state.unitrag.holder.current.kb
+    monkeypatch.setattr(kb, "search", lambda *a, **k: time.sleep(1))
+    response = client.get("/v1/search", params={"q": QUESTION})
+    assert response.status_code == 504 and "0.2 s" in response.json()["error"]
+
+
+def test_rate_limit_is_off_by_default_and_per_ip_when_set(make_client):
+    free = make_client()
+    assert all(free.get("/v1/topics").status_code == 200 for _ in range(10))
+    limited = make_client(ServeSettings(rate_limit_per_minute=3, reload_poll_s=0))
+    codes = [limited.get("/v1/topics").status_code for _ in range(5)]
+    assert codes == [200, 200, 200, 429, 429]
+    refused = limited.get("/v1/topics")
+    assert int(refused.headers["retry-after"]) >= 1 and "rate limit" in refused.json()["error"]
+    assert limited.get("/").status_code == 200  # the page is not an API call
+
+
+def test_cors_is_off_by_default_and_configurable(make_client):
+    origin = {"origin": "https://app.example.org"}
+    assert "access-control-allow-origin" not in make_client().get("/v1/topics", headers=origin).headers
+    allowed = make_client(ServeSettings(cors_origins=("https://app.example.org",), reload_poll_s=0))
+    assert allowed.get("/v1/topics", headers=origin).headers["access-control-allow-origin"] == "https://app.example.org"

@@ -1,0 +1,55 @@
+"""`unitrag serve`: the knowledge base over HTTP (see unitrag.serve); this only parses flags and starts uvicorn."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..config import load_config
+from ..errors import UserError
+from .options import ConfigOpt
+from .output import err
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve)
+
+
+def serve(
+    kb: Annotated[Optional[str], typer.Option("--kb", help="Artifact path, or a postgresql:// URL [config: artifact].")] = None,
+    host: Annotated[Optional[str], typer.Option("--host", help="Address to listen on [serve: host, default 127.0.0.1].")] = None,
+    port: Annotated[Optional[int], typer.Option("--port", help="Port [serve: port, default 8000].")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", help="Worker processes, each with its own copy of the knowledge base [serve: workers, default 1].")] = None,
+    llm: Annotated[Optional[str], typer.Option("--llm", help="litellm:<model> or none [config: llm].")] = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Serve the JSON API (/v1/..., OpenAPI at /docs) and the preview page (/). API keys and limits: [serve] in unitrag.toml."""
+    if importlib.util.find_spec("fastapi") is None or importlib.util.find_spec("uvicorn") is None:
+        raise UserError("unitrag serve needs FastAPI and uvicorn; install them with `pip install unitrag[serve]`")
+    import uvicorn
+
+    from ..serve.app import CONFIG_FILE_ENV
+    from ..serve.settings import ENV_PREFIX, load_serve_settings
+
+    flags = {"kb": kb, "host": host, "port": port, "workers": workers}
+    settings = load_serve_settings(config, **flags)  # refuses a bad [serve] section before any worker starts
+    location = settings.kb or str(load_config(config, llm=llm).artifact)
+    if not location.startswith(("postgres://", "postgresql://")) and not Path(location).is_file():
+        raise UserError(f"no artifact at {location}; build one with `unitrag build` or pass --kb")
+    # worker processes read their settings from the environment: flags win over file and environment there too
+    for key, value in flags.items():
+        if value is not None:
+            os.environ[f"{ENV_PREFIX}{key.upper()}"] = str(value)
+    if llm is not None:
+        os.environ["UNITRAG_LLM"] = llm
+    if config is not None:
+        os.environ[CONFIG_FILE_ENV] = str(config)
+    if not settings.api_keys and not settings.roles_header:
+        err.print("no API keys configured: every caller is anonymous and sees public content only", highlight=False)
+    err.print(f"serving {location} on http://{settings.host}:{settings.port}/ (API docs at /docs)", highlight=False)
+    uvicorn.run("unitrag.serve.app:app_from_env", factory=True, host=settings.host, port=settings.port,
+                workers=settings.workers, proxy_headers=False, log_level="info")

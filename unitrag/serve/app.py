@@ -1,0 +1,126 @@
+"""The ASGI app: ``create_app(settings)`` opens the knowledge base once and serves it.
+
+FastAPI (on Starlette) for typed request bodies and the OpenAPI page at ``/docs``;
+uvicorn runs it (``unitrag serve``). Each worker process builds its own app from the
+settings, so each opens the knowledge base once.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import HTMLResponse
+
+from ..config import Config, load_config
+from ..errors import UserError
+from ..rag.knowledge_base import KnowledgeBase
+from . import errors
+from .auth import Authenticator
+from .limits import BodyLimit, RateLimit
+from .reload import KbHolder, Opener
+from .settings import ServeSettings, load_serve_settings
+from .state import ServerState
+
+log = logging.getLogger("unitrag.serve")
+
+#: Set by ``unitrag serve`` for its worker processes: the config file to read settings from.
+CONFIG_FILE_ENV = "UNITRAG_SERVE_CONFIG_FILE"
+
+
+def opener(config: Config, llm: Any = None) -> Opener:
+    """How the holder opens (and re-opens) the knowledge base: the previous one's embedder is reused
+    when the new artifact was built with the same model, so a swap does not load the model again."""
+
+    def open_kb(location: str, previous: KnowledgeBase | None) -> KnowledgeBase:
+        embedder = previous.encoder.embedder if previous is not None else None
+        try:
+            return KnowledgeBase.open(location, config=config, llm=llm, embedder=embedder)
+        except UserError:
+            if embedder is None:
+                raise
+            return KnowledgeBase.open(location, config=config, llm=llm)  # built with another embedder
+
+    return open_kb
+
+
+def create_app(
+    settings: ServeSettings | None = None, *, config: Config | None = None, llm: Any = None,
+    holder: KbHolder | None = None,
+) -> FastAPI:
+    """The app for ``settings`` (default: ``[serve]`` and ``UNITRAG_SERVE_*``), serving ``settings.kb``
+    (default: the config's artifact). ``llm`` overrides ``config.llm``; ``holder`` an already opened one."""
+    settings = settings or load_serve_settings()
+    config = config or load_config()
+    if holder is None:
+        holder = KbHolder(settings.kb or str(config.artifact), opener(config, llm), settings.reload_poll_s)
+    auth = Authenticator(settings.api_keys, settings.roles_header, settings.trusted_proxies)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        holder.start()
+        _on_sighup(holder)
+        try:
+            yield
+        finally:
+            holder.stop()
+
+    app = FastAPI(
+        title="unitrag", summary="Search and ask a unitrag knowledge base; answers carry checked citations.",
+        version=_version(), lifespan=lifespan,
+    )
+    app.state.unitrag = ServerState(settings, holder, auth)
+    errors.install(app)
+    from .routes import router
+    from .stream import router as stream_router
+
+    app.include_router(router)
+    app.include_router(stream_router)
+    app.add_api_route("/", _page, methods=["GET"], response_class=HTMLResponse, include_in_schema=False)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
+            allow_headers=["authorization", "x-api-key", "content-type"],
+        )
+    app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute, trusted_proxies=settings.trusted_proxies)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    return app
+
+
+def _page() -> HTMLResponse:
+    """The preview page: one static file, package data."""
+    html = files("unitrag.serve").joinpath("static/index.html").read_text(encoding="utf-8")
+    return HTMLResponse(html, headers={"cache-control": "no-cache"})
+
+
+def _on_sighup(holder: KbHolder) -> None:
+    """``kill -HUP <pid>`` reloads the artifact (only the main thread can install a handler)."""
+    if hasattr(signal, "SIGHUP"):
+        try:
+            signal.signal(signal.SIGHUP, lambda *_: holder.wake())
+        except ValueError:  # not the main thread (a test client)
+            pass
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("unitrag")
+    except PackageNotFoundError:
+        return "0"
+
+
+def app_from_env() -> FastAPI:
+    """The factory uvicorn calls in each worker: settings from the config file ``unitrag serve`` named."""
+    path = os.environ.get(CONFIG_FILE_ENV)
+    file = Path(path) if path else None
+    return create_app(load_serve_settings(file), config=load_config(file))

@@ -1,0 +1,127 @@
+"""Who is calling: roles come from the operator's configuration, never from the request body.
+
+A caller holds a role only through
+
+- an API key the operator configured (``Authorization: Bearer <key>`` or ``X-API-Key: <key>``),
+  mapped to roles. Keys are kept as SHA-256 digests (configure them as ``sha256:<hex>`` so the
+  plain key is never written down on the server) and compared in constant time; or
+- a roles header set by a reverse proxy that authenticated the caller, honoured only when the
+  operator named the header and the TCP peer is one of the trusted proxies.
+
+Everyone else is anonymous: public content only, whatever the body claims. A key that is
+presented but unknown is refused (401) rather than quietly served as anonymous, so a
+misconfigured client notices.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import UserError
+from ..rag.types import ROLES
+
+_DIGEST = re.compile(r"sha256:([0-9a-fA-F]{64})")
+
+
+class Unauthenticated(Exception):
+    """A credential was presented and is not valid (401)."""
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """One configured key: its SHA-256 digest and the roles it grants."""
+
+    digest: bytes
+    roles: tuple[str, ...]
+
+    def __repr__(self) -> str:  # never print the digest into logs
+        return f"ApiKey(roles={self.roles})"
+
+
+def digest(key: str) -> bytes:
+    return hashlib.sha256(key.encode("utf-8")).digest()
+
+
+def api_key(spec: str, roles: Sequence[str]) -> ApiKey:
+    """A key from its configured form: ``sha256:<64 hex digits>`` (preferred) or the plain key."""
+    spec = spec.strip()
+    if not spec:
+        raise UserError("[serve] api_keys: an empty key")
+    unknown = [r for r in roles if r not in ROLES]
+    if unknown or not roles:
+        raise UserError(f"[serve] api_keys: roles must be some of {', '.join(ROLES)}, got {list(roles)!r}")
+    match = _DIGEST.fullmatch(spec)
+    return ApiKey(bytes.fromhex(match.group(1)) if match else digest(spec), tuple(roles))
+
+
+def parse_api_keys(value: Any) -> tuple[ApiKey, ...]:
+    """Keys from ``[serve.api_keys]`` (a table ``key = ["role", ...]``) or ``UNITRAG_API_KEYS``
+    (``key=role+role,key=role``)."""
+    if isinstance(value, Mapping):
+        pairs = [(k, [v] if isinstance(v, str) else v) for k, v in value.items()]
+    elif isinstance(value, str):
+        pairs = []
+        for entry in filter(None, (e.strip() for e in value.split(","))):
+            key, sep, roles = entry.rpartition("=")
+            if not sep:
+                raise UserError("UNITRAG_API_KEYS: each entry is key=role (roles joined by +), comma-separated")
+            pairs.append((key, roles.split("+")))
+    else:
+        raise UserError("[serve] api_keys: expected a table of key = [roles]")
+    if any(not isinstance(r, (list, tuple)) or not all(isinstance(x, str) for x in r) for _, r in pairs):
+        raise UserError("[serve] api_keys: each key maps to a list of role names")
+    return tuple(api_key(str(k), [x.strip() for x in r]) for k, r in pairs)
+
+
+@dataclass(frozen=True)
+class Authenticator:
+    """Maps a request's credentials to the roles the operator granted them."""
+
+    keys: tuple[ApiKey, ...] = ()
+    roles_header: str | None = None
+    trusted_proxies: tuple[str, ...] = ()
+
+    def roles(self, headers: Mapping[str, str], peer: str | None) -> tuple[str, ...]:
+        """The granted roles (empty: anonymous); ``Unauthenticated`` for a key nobody configured."""
+        presented = _presented_key(headers)
+        if presented is not None:
+            return self._roles_for_key(presented)
+        if self.roles_header and peer in self.trusted_proxies:
+            claimed = headers.get(self.roles_header.lower()) or ""
+            return tuple(r for r in (x.strip() for x in claimed.split(",")) if r in ROLES)
+        return ()
+
+    def _roles_for_key(self, presented: str) -> tuple[str, ...]:
+        wanted = digest(presented)
+        granted: tuple[str, ...] | None = None
+        for key in self.keys:  # every key is compared: the time does not depend on which one matched
+            if hmac.compare_digest(key.digest, wanted) and granted is None:
+                granted = key.roles
+        if granted is None:
+            raise Unauthenticated("unknown API key")
+        return granted
+
+
+def _presented_key(headers: Mapping[str, str]) -> str | None:
+    auth = headers.get("authorization")
+    if auth:
+        scheme, _, token = auth.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise Unauthenticated("Authorization: expected 'Bearer <API key>'")
+        return token.strip()
+    key = headers.get("x-api-key")
+    return key.strip() if key is not None else None
+
+
+def client_ip(headers: Mapping[str, str], peer: str | None, trusted_proxies: Sequence[str]) -> str:
+    """The caller's address for rate limiting: behind a trusted proxy, the last hop it added to
+    ``X-Forwarded-For``; otherwise the TCP peer (a client cannot spoof its way out of a limit)."""
+    forwarded = headers.get("x-forwarded-for")
+    if forwarded and peer in trusted_proxies:
+        return forwarded.split(",")[-1].strip() or (peer or "?")
+    return peer or "?"

@@ -1,0 +1,69 @@
+"""Every refusal is one JSON object, ``{"error": "<one readable line>"}``, with a 4xx status.
+
+Bad JSON is 400; a body or argument the knowledge base refuses (an empty or over-long
+question, an unknown topic, lang, kind or role) is 422 with the library's own message;
+an unknown id is 404; a wrong credential 401. Anything unexpected is a 500 with a fixed
+message and the details in the server log, never a traceback in the response.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from .auth import Unauthenticated
+from .limits import RequestTimeout
+
+log = logging.getLogger("unitrag.serve")
+
+
+def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+def _validation_message(exc: RequestValidationError) -> tuple[int, str]:
+    """One line out of pydantic's list: bad JSON is 400, a wrong field 422."""
+    problems = exc.errors()
+    first = problems[0] if problems else {}
+    if first.get("type") == "json_invalid":
+        return 400, f"the body is not valid JSON ({first.get('ctx', {}).get('error', 'parse error')})"
+    if tuple(first.get("loc", ())) == ("body",):
+        return 400, 'the body must be a JSON object, e.g. {"question": "..."} (Content-Type: application/json)'
+    parts = []
+    for problem in problems[:3]:
+        where = ".".join(str(p) for p in problem.get("loc", ()) if p not in ("body", "query"))
+        parts.append(f"{where}: {problem.get('msg', 'invalid')}" if where else str(problem.get("msg", "invalid")))
+    return 422, "; ".join(parts) or "invalid request"
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn exceptions into the one error shape."""
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return error(*_validation_message(exc))
+
+    @app.exception_handler(ValueError)  # InvalidArgument from the knowledge base is a ValueError
+    async def _value(_: Request, exc: ValueError) -> JSONResponse:
+        return error(422, str(exc) or "invalid argument")
+
+    @app.exception_handler(Unauthenticated)
+    async def _unauthenticated(_: Request, exc: Unauthenticated) -> JSONResponse:
+        return error(401, str(exc), {"www-authenticate": "Bearer"})
+
+    @app.exception_handler(RequestTimeout)
+    async def _timeout(_: Request, exc: RequestTimeout) -> JSONResponse:
+        return error(504, str(exc))
+
+    @app.exception_handler(HTTPException)
+    async def _http(_: Request, exc: HTTPException) -> JSONResponse:
+        return error(exc.status_code, str(exc.detail), dict(exc.headers or {}))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        return error(500, "internal error (details are in the server log)")

@@ -1,0 +1,158 @@
+"""The ``/v1`` endpoints: the same JSON as ``unitrag search/ask --json``, with roles from ``auth``.
+
+Each request leases the knowledge base it starts with (``reload.KbHolder``) and runs the
+blocking work in a worker thread under the request timeout. A unit the caller may not read
+is "not found", exactly like an id that does not exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException
+
+from ..rag.arguments import names
+from ..rag.citations import number_citations
+from ..rag.knowledge_base import Answer
+from ..rag.types import ROLES, UserContext
+from .limits import within
+from .state import ServerState
+
+router = APIRouter(prefix="/v1")
+
+
+class UserBody(BaseModel):
+    """The caller's context. ``roles`` can only narrow what the credentials grant, never widen it."""
+
+    model_config = ConfigDict(extra="forbid")
+    triggered_rules: list[str] = Field(default_factory=list)
+    recent_scenes: list[str] = Field(default_factory=list)
+    current_topic: str | None = None
+    roles: list[str] | None = None
+
+
+class AskBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    question: str = Field(description="The question (at most the server's max_question_chars).")
+    lang: str | None = Field(None, description="Answer language: zh or en (default: the question's).")
+    user: UserBody | None = None
+
+
+def state(request: Request) -> ServerState:
+    return request.app.state.unitrag  # type: ignore[no-any-return]
+
+
+StateDep = Annotated[ServerState, Depends(state)]
+
+
+def granted_roles(request: Request) -> tuple[str, ...]:
+    """The roles the operator's configuration gives this request's credentials (empty: anonymous)."""
+    peer = request.client.host if request.client else None
+    return state(request).auth.roles(request.headers, peer)
+
+
+RolesDep = Annotated[tuple[str, ...], Depends(granted_roles)]
+
+
+def user_context(body: UserBody | None, granted: Sequence[str]) -> UserContext:
+    """The context the knowledge base sees: the body's ids, and roles that are granted (and, if the
+    body names roles, also named there). A claimed role without a credential is dropped, silently."""
+    if body is None:
+        return UserContext(roles=tuple(granted))
+    claimed = granted if body.roles is None else names(body.roles, "user.roles", known=ROLES)
+    return UserContext(
+        triggered_rules=tuple(body.triggered_rules), recent_scenes=tuple(body.recent_scenes),
+        current_topic=body.current_topic, roles=tuple(r for r in claimed if r in granted),
+    )
+
+
+def answer_json(answer: Answer) -> dict[str, Any]:
+    """``Answer.to_dict()`` plus the text for reading: ``[n]`` markers and the numbered references."""
+    text, references = number_citations(answer.answer, answer.citations)
+    return {**answer.to_dict(), "numbered": {"text": text, "references": [r.to_dict() for r in references]}}
+
+
+@router.get("/health")
+def health(server: StateDep) -> dict[str, Any]:
+    """The artifact being served: its id changes when a new build is swapped in."""
+    loaded = server.holder.current
+    manifest = loaded.kb.store.manifest
+    counts = manifest.get("counts", {})
+    return {
+        "status": "ok", "artifact_id": loaded.id, "loaded_at": loaded.loaded_at, "reloads": server.holder.reloads,
+        "embedder": manifest.get("embedder", {}).get("id"), "units": counts.get("units"),
+        "chunks": counts.get("chunks", len(loaded.kb.store)), "built_at": manifest.get("built_at"),
+        "schema_version": manifest.get("schema_version"), "max_question_chars": loaded.kb.config.max_question_chars,
+    }
+
+
+@router.get("/me")
+def me(roles: RolesDep) -> dict[str, Any]:
+    """The roles this request's credentials hold (the preview page shows role controls only then)."""
+    return {"authenticated": bool(roles), "roles": list(roles)}
+
+
+@router.get("/search")
+async def search(
+    server: StateDep, roles: RolesDep,
+    q: Annotated[str, Query(description="The question.")],
+    k: Annotated[int | None, Query(description="How many sources (1-100).")] = None,
+    lang: Annotated[str | None, Query(description="Only chunks in this language: zh or en.")] = None,
+    kind: Annotated[list[str] | None, Query(description="Only these unit kinds (repeatable).")] = None,
+    topic: Annotated[list[str] | None, Query(description="Only chunks with any of these topics (repeatable).")] = None,
+    current_topic: Annotated[str | None, Query()] = None,
+    recent_scene: Annotated[list[str] | None, Query(description="Recently read scenes (repeatable).")] = None,
+    triggered_rule: Annotated[list[str] | None, Query(description="Rules the user's report triggered (repeatable).")] = None,
+) -> dict[str, Any]:
+    """Ranked sources with every stage's score (no guard, no LLM): ``unitrag search --json``."""
+    user = user_context(UserBody(current_topic=current_topic, recent_scenes=recent_scene or [],
+                                 triggered_rules=triggered_rule or []), roles)
+    with server.holder.lease() as loaded:
+        result = await within(server.settings.request_timeout_s, lambda: loaded.kb.search(
+            q, k=k, user=user, lang=lang, kinds=kind, topics=topic))
+    return result.to_dict()
+
+
+@router.post("/ask")
+async def ask(body: AskBody, server: StateDep, roles: RolesDep) -> dict[str, Any]:
+    """An answer with checked citations: ``unitrag ask --json``, plus ``numbered`` for display."""
+    user = user_context(body.user, roles)
+    with server.holder.lease() as loaded:
+        answer = await within(server.settings.request_timeout_s, lambda: loaded.kb.ask(
+            body.question, user=user, lang=body.lang))
+    return answer_json(answer)
+
+
+@router.get("/units/{unit_id}")
+def unit(unit_id: str, server: StateDep, roles: RolesDep) -> dict[str, Any]:
+    """A unit's metadata and its chunks' text; restricted units only for a role that may read them."""
+    with server.holder.lease() as loaded:
+        store = loaded.kb.store
+        meta = store.units.get(unit_id)
+        rows = [i for i, uid in enumerate(store.columns["unit_id"]) if uid == unit_id]
+        allowed = [i for i in rows if store.access[i] == "public" or store.access[i] in roles]
+        if meta is None or not allowed or len(allowed) < len(rows):
+            raise HTTPException(404, f"no unit {unit_id!r}")
+        chunks = [store.source(i).to_dict(with_text=True) for i in allowed]
+    for chunk in chunks:
+        chunk.pop("scores", None)
+        chunk.pop("score", None)
+    return {**meta, "access": chunks[0]["access"], "lang": chunks[0]["lang"], "chunks": chunks}
+
+
+@router.get("/citations/{citation_id}")
+def citation(citation_id: str, server: StateDep) -> dict[str, Any]:
+    """One entry of the citation registry (public bibliographic data)."""
+    row = server.holder.current.kb.store.citations.get(citation_id)
+    if row is None:
+        raise HTTPException(404, f"no citation {citation_id!r}")
+    return dict(row)
+
+
+@router.get("/topics")
+def topics(server: StateDep) -> dict[str, Any]:
+    """The topic taxonomy (ids, names and synonyms per language, groups)."""
+    return {"topics": server.holder.current.kb.store.topics}

@@ -1,0 +1,99 @@
+"""What the operator decides about the server: where the artifact is, who holds which role, the limits.
+
+Read from the ``[serve]`` section of ``unitrag.toml``, then ``UNITRAG_SERVE_<KEY>`` environment
+variables, then ``unitrag serve`` flags (each later source wins, key by key, as for the
+``[unitrag]`` config). API keys come from ``[serve.api_keys]`` or ``UNITRAG_API_KEYS``; see
+``auth.py`` for their format. Nothing a request says can change any of this.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from ..config import CONFIG_FILE
+from ..errors import UserError
+from .auth import ApiKey, parse_api_keys
+
+ENV_PREFIX = "UNITRAG_SERVE_"
+API_KEYS_ENV = "UNITRAG_API_KEYS"
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    kb: str | None = None  # artifact path or postgresql:// URL; None: the [unitrag] artifact
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 1
+    api_keys: tuple[ApiKey, ...] = ()
+    # A header carrying the caller's roles, set by a reverse proxy that authenticated the caller.
+    # Off (None) by default; honoured only when the TCP peer is one of ``trusted_proxies``.
+    roles_header: str | None = None
+    trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")
+    max_body_bytes: int = 64 * 1024
+    rate_limit_per_minute: int = 0  # per client IP; 0: off
+    request_timeout_s: float = 30.0
+    cors_origins: tuple[str, ...] = ()  # e.g. ("https://app.example.org",); ("*",) for any
+    reload_poll_s: float = 2.0  # artifact file watch interval; 0: only SIGHUP reloads
+
+    def with_overrides(self, **overrides: Any) -> "ServeSettings":
+        """A copy with every non-None override applied, coerced to the field's type."""
+        return replace(self, **{k: _coerce(k, v) for k, v in overrides.items() if v is not None})
+
+
+_FIELDS = {f.name: f for f in fields(ServeSettings)}
+_TUPLES = {"trusted_proxies", "cors_origins"}
+
+
+def _coerce(key: str, value: Any) -> Any:
+    if key not in _FIELDS:
+        raise UserError(f"unknown [serve] key {key!r} (known: {', '.join(_FIELDS)})")
+    if key == "api_keys":
+        return value if isinstance(value, tuple) else parse_api_keys(value)
+    if key in _TUPLES:
+        items = value.split(",") if isinstance(value, str) else value
+        if not isinstance(items, (list, tuple)) or not all(isinstance(i, str) for i in items):
+            raise UserError(f"[serve] {key}: expected a list of strings or a comma-separated string, got {value!r}")
+        return tuple(i.strip() for i in items if i.strip())
+    kind = _FIELDS[key].type
+    try:
+        if kind in ("int", int):
+            number = int(value)
+            if isinstance(value, bool) or number < 0 or (key in ("port", "workers") and number == 0):
+                raise ValueError
+            return number
+        if kind in ("float", float):
+            number = float(value)
+            if isinstance(value, bool) or number < 0:
+                raise ValueError
+            return number
+    except (TypeError, ValueError):
+        raise UserError(f"[serve] {key}: expected a non-negative number, got {value!r}") from None
+    if not isinstance(value, str):
+        raise UserError(f"[serve] {key}: expected a string, got {value!r}")
+    return value.strip() or None
+
+
+def load_serve_settings(path: Path | None = None, env: dict[str, str] | None = None, **cli: Any) -> ServeSettings:
+    """The effective server settings: ``[serve]`` in the config file < environment < flags."""
+    env = dict(os.environ) if env is None else env
+    settings = ServeSettings()
+    file = path or Path(CONFIG_FILE)
+    if file.exists():
+        try:
+            section = tomllib.loads(file.read_text(encoding="utf-8")).get("serve", {})
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise UserError(f"{file}: not valid TOML: {exc}") from None
+        if not isinstance(section, dict):
+            raise UserError(f"{file}: [serve] must be a table")
+        settings = settings.with_overrides(**section)
+    from_env: dict[str, Any] = {
+        key[len(ENV_PREFIX):].lower(): value for key, value in env.items()
+        if key.startswith(ENV_PREFIX) and key[len(ENV_PREFIX):].lower() in _FIELDS
+    }
+    if env.get(API_KEYS_ENV):
+        from_env["api_keys"] = env[API_KEYS_ENV]
+    return settings.with_overrides(**from_env).with_overrides(**cli)
