@@ -4,20 +4,22 @@ session; each test gets its own app around it with the settings it needs."""
 from __future__ import annotations
 
 import hashlib
+import re
+import threading
+import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from unitrag.config import Config
+from unitrag.providers.llm.base import LLM
 from unitrag.rag.knowledge_base import KnowledgeBase
 from unitrag.serve import ServeSettings, create_app
 from unitrag.serve.auth import parse_api_keys
 from unitrag.serve.reload import KbHolder
-
-pytestmark = pytest.mark.e2e
 
 CLINICIAN_KEY = "test-clinician-key"
 #: The operator configures the digest, never the key itself.
@@ -57,3 +59,45 @@ def mock_llm(mock_response: Any) -> Any:
     from unitrag.providers.llm.litellm import LiteLLMChat
 
     return LiteLLMChat("openai/gpt-4o-mini", api_key="sk-test", num_retries=0, mock_response=mock_response)
+
+
+@contextmanager
+def live_server(app: Any) -> Iterator[str]:
+    """The app on a real uvicorn server on a free loopback port, in a thread; yields its base URL."""
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not (server.started and server.servers):
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+class SlowLLM(LLM):
+    """Streams a fixed answer a word at a time with a pause: text visibly arrives before the end."""
+
+    provider = "test"
+
+    def __init__(self, text: str, pause_s: float = 0.05) -> None:
+        super().__init__("slow")
+        self.text = text
+        self.pause_s = pause_s
+
+    def complete(self, messages: list[dict[str, str]], *, stream: bool = False) -> str | Iterator[str]:
+        if not stream:
+            return self.text
+        return self._pieces()
+
+    def _pieces(self) -> Iterator[str]:
+        for word in re.split(r"(?<= )", self.text):
+            time.sleep(self.pause_s)
+            yield word

@@ -1,0 +1,132 @@
+"""Roles are not the caller's to claim: restricted content only for operator-configured credentials."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from unitrag.errors import UserError
+from unitrag.serve import ServeSettings, load_serve_settings
+from unitrag.serve.auth import Authenticator, Unauthenticated, parse_api_keys
+
+from .conftest import CLINICIAN_KEY
+
+pytestmark = pytest.mark.e2e
+
+RESTRICTED_UNIT = "en-b12-treatment"  # access: clinician
+QUESTION = "B12 injections hydroxocobalamin dose"  # finds it first, for a clinician
+KEY = {"authorization": f"Bearer {CLINICIAN_KEY}"}
+
+
+@pytest.fixture(scope="module")
+def restricted(sample_kb) -> dict[str, list[str]]:
+    """The clinician-only chunks' unit ids, titles and text fragments: none may reach a public caller."""
+    store = sample_kb.store
+    rows = [i for i in range(len(store)) if store.access[i] == "clinician"]
+    assert RESTRICTED_UNIT in {store.columns["unit_id"][i] for i in rows}
+    texts = [store.columns["text_for_prompt"][i] for i in rows]
+    return {
+        "units": sorted({store.columns["unit_id"][i] for i in rows}),
+        "titles": sorted({store.columns["title"][i] for i in rows}),
+        "fragments": [t[len(t) // 2: len(t) // 2 + 40] for t in texts],
+    }
+
+
+def leaks(response_text: str, restricted: dict[str, list[str]]) -> list[str]:
+    decoded = response_text
+    try:  # JSON escapes non-ASCII: compare the decoded text too
+        decoded = json.dumps(json.loads(response_text), ensure_ascii=False)
+    except ValueError:
+        pass
+    return [x for x in restricted["units"] + restricted["titles"] + restricted["fragments"] if x in decoded or x in response_text]
+
+
+def test_a_clinician_key_reaches_the_restricted_scene(client):
+    found = client.get("/v1/search", params={"q": QUESTION}, headers=KEY).json()
+    assert RESTRICTED_UNIT in {s["unit_id"] for s in found["sources"]}
+    answer = client.post("/v1/ask", json={"question": QUESTION}, headers=KEY).json()
+    assert RESTRICTED_UNIT in {s["unit_id"] for s in answer["sources"]}
+
+
+@pytest.mark.parametrize("path", ["/v1/ask", "/v1/ask/stream"])
+@pytest.mark.parametrize("user", [None, {"roles": ["clinician"]}, {"roles": ["clinician"], "current_topic": "vitamin-b12"}])
+def test_anonymous_and_forged_roles_get_public_content_only(client, restricted, path, user):
+    body = {"question": QUESTION} | ({"user": user} if user is not None else {})
+    response = client.post(path, json=body)
+    assert response.status_code == 200
+    assert leaks(response.text, restricted) == []
+
+
+def test_a_forged_roles_header_is_ignored_unless_the_operator_trusts_the_proxy(make_client, restricted):
+    header = {"x-unitrag-roles": "clinician"}
+    untrusted = make_client(ServeSettings(roles_header="X-Unitrag-Roles", reload_poll_s=0))  # peer is not a proxy
+    assert leaks(untrusted.get("/v1/search", params={"q": QUESTION}, headers=header).text, restricted) == []
+    unconfigured = make_client(ServeSettings(trusted_proxies=("testclient",), reload_poll_s=0))  # no header named
+    assert leaks(unconfigured.get("/v1/search", params={"q": QUESTION}, headers=header).text, restricted) == []
+    trusted = make_client(ServeSettings(roles_header="X-Unitrag-Roles", trusted_proxies=("testclient",), reload_poll_s=0))
+    sources = trusted.get("/v1/search", params={"q": QUESTION}, headers=header).json()["sources"]
+    assert RESTRICTED_UNIT in {s["unit_id"] for s in sources}
+
+
+def test_body_roles_can_narrow_a_key_never_widen_it(client, restricted):
+    narrowed = client.post("/v1/ask", json={"question": QUESTION, "user": {"roles": []}}, headers=KEY)
+    assert leaks(narrowed.text, restricted) == []
+
+
+@pytest.mark.parametrize("headers", [{"authorization": "Bearer wrong"}, {"x-api-key": "wrong"}, {"authorization": "Basic abc"}])
+def test_a_wrong_credential_is_refused_not_served_as_anonymous(client, headers):
+    response = client.get("/v1/search", params={"q": QUESTION}, headers=headers)
+    assert response.status_code == 401 and set(response.json()) == {"error"}
+
+
+def test_a_restricted_unit_is_not_found_for_anonymous_callers(client, restricted):
+    anonymous = client.get(f"/v1/units/{RESTRICTED_UNIT}")
+    assert anonymous.status_code == 404 and leaks(anonymous.text, restricted) == [RESTRICTED_UNIT]  # only the id asked for
+    assert anonymous.json() == {"error": f"no unit '{RESTRICTED_UNIT}'"}  # as for an id that does not exist
+    clinician = client.get(f"/v1/units/{RESTRICTED_UNIT}", headers={"x-api-key": CLINICIAN_KEY}).json()
+    assert clinician["access"] == "clinician" and clinician["chunks"][0]["text"]
+
+
+def test_me_reports_granted_roles_only(client):
+    assert client.get("/v1/me").json() == {"authenticated": False, "roles": []}
+    assert client.get("/v1/me", headers=KEY).json() == {"authenticated": True, "roles": ["clinician"]}
+
+
+# -- configuration ---------------------------------------------------------------------
+
+
+def test_keys_are_kept_as_digests_and_compared_whole():
+    plain = parse_api_keys("s3cret=clinician")
+    hashed = parse_api_keys({"sha256:" + hashlib.sha256(b"s3cret").hexdigest(): ["clinician"]})
+    assert plain[0].digest == hashed[0].digest and "s3cret" not in repr(plain)
+    auth = Authenticator(plain)
+    assert auth.roles({"x-api-key": "s3cret"}, "1.2.3.4") == ("clinician",)
+    for wrong in ("s3cre", "s3crett", "S3CRET"):
+        with pytest.raises(Unauthenticated):
+            auth.roles({"x-api-key": wrong}, "1.2.3.4")
+    assert auth.roles({}, "1.2.3.4") == ()
+
+
+@pytest.mark.parametrize("value", ["key=admin", "key=", "nokey", {"k": "clinician", "j": [1]}])
+def test_bad_key_configuration_is_refused(value):
+    with pytest.raises(UserError):
+        parse_api_keys(value)
+
+
+def test_settings_from_file_then_environment_then_flags(tmp_path):
+    config = tmp_path / "unitrag.toml"
+    digest = hashlib.sha256(b"k1").hexdigest()
+    config.write_text(
+        '[unitrag]\nartifact = "x.duckdb"\n[serve]\nport = 9000\nrate_limit_per_minute = 60\n'
+        f'cors_origins = ["https://a.example"]\n[serve.api_keys]\n"sha256:{digest}" = ["clinician"]\n'
+    )
+    settings = load_serve_settings(config, env={"UNITRAG_SERVE_PORT": "9100", "UNITRAG_SERVE_MAX_BODY_BYTES": "1000"}, host="0.0.0.0")
+    assert (settings.port, settings.host, settings.max_body_bytes, settings.rate_limit_per_minute) == (9100, "0.0.0.0", 1000, 60)
+    assert settings.cors_origins == ("https://a.example",)
+    assert Authenticator(settings.api_keys).roles({"x-api-key": "k1"}, None) == ("clinician",)
+    from_env = load_serve_settings(config, env={"UNITRAG_API_KEYS": "k2=clinician"})
+    assert Authenticator(from_env.api_keys).roles({"x-api-key": "k2"}, None) == ("clinician",)
+    with pytest.raises(UserError):
+        load_serve_settings(config, env={"UNITRAG_SERVE_PORT": "many"})

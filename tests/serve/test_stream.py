@@ -1,0 +1,70 @@
+"""POST /v1/ask/stream: sources first, then the answer's pieces, then the checked answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import mock_llm
+
+pytestmark = pytest.mark.e2e
+
+QUESTION = "How is vitamin B12 deficiency treated?"
+
+
+def events(text: str) -> list[tuple[str, dict]]:
+    """(event, data) pairs of an SSE body."""
+    parsed = []
+    for block in text.strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.splitlines())
+        parsed.append((lines["event"], json.loads(lines["data"])))
+    return parsed
+
+
+def test_an_llm_answer_streams_token_by_token(make_client, sample_kb):
+    valid = sample_kb.search(QUESTION).sources[0].citation_ids[0]
+    text = f'Vitamin B12 deficiency is treated with B12 by mouth or by injection. <Cite id="{valid}"/>'
+    client = make_client(llm=mock_llm(text))
+    with client.stream("POST", "/v1/ask/stream", json={"question": QUESTION}) as response:
+        assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
+        got = events(response.read().decode())
+    names = [name for name, _ in got]
+    assert names[0] == "sources" and names[-1] == "done" and names.count("token") > 5
+    assert set(names[1:-1]) == {"token"}
+    assert got[0][1]["sources"] and got[0][1]["guard"] is None and not got[0][1]["not_found"]
+    assert "".join(data["text"] for name, data in got if name == "token") == text
+    done = got[-1][1]
+    assert done["answer"] == text and not done["extractive"] and done["faithfulness"]["valid_ids"] == [valid]
+    assert [c["id"] for c in done["citations"]] == [valid] and done["numbered"]["text"].endswith("[1]")
+    assert "generate" in done["timings_ms"] and done["sources"] == got[0][1]["sources"]
+
+
+def test_a_fabricated_citation_in_a_stream_is_reported_not_resolved(make_client):
+    client = make_client(llm=mock_llm('Take B12. <Cite id="made-up-2099"/>'))
+    done = events(client.post("/v1/ask/stream", json={"question": QUESTION}).text)[-1][1]
+    assert done["faithfulness"]["invalid_ids"] == ["made-up-2099"] and done["citations"] == []
+    assert "made-up-2099" not in done["numbered"]["text"]
+
+
+def test_without_an_llm_the_extractive_answer_streams_once(client):
+    got = events(client.post("/v1/ask/stream", json={"question": QUESTION}).text)
+    assert [name for name, _ in got] == ["sources", "token", "done"]
+    assert got[1][1]["text"] == got[2][1]["answer"] and got[2][1]["extractive"] and got[2][1]["citations"]
+
+
+def test_a_red_flag_streams_the_safety_message_without_sources(client):
+    got = events(client.post("/v1/ask/stream", json={"question": "我胸口剧痛，喘不上气"}).text)
+    assert got[0][1]["guard"]["type"] == "red_flag" and got[0][1]["sources"] == []
+    assert got[-1][1]["guard"]["type"] == "red_flag" and got[-1][1]["lang"] == "zh" and got[-1][1]["citations"] == []
+
+
+def test_not_found_is_said_before_any_token(client):
+    got = events(client.post("/v1/ask/stream", json={"question": "明天上海会下雨吗？"}).text)
+    assert got[0][1]["not_found"] and got[-1][1]["not_found"] and got[-1][1]["citations"] == []
+
+
+def test_a_failed_stream_falls_back_to_the_extractive_answer(make_client):
+    client = make_client(llm=mock_llm(Exception("simulated outage")))
+    done = events(client.post("/v1/ask/stream", json={"question": QUESTION}).text)[-1][1]
+    assert done["extractive"] and done["llm_error"] and done["citations"]
