@@ -1,0 +1,55 @@
+"""`unitrag serve` refuses what it cannot serve before starting; the holder reloads on request (SIGHUP)."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import pytest
+from typer.testing import CliRunner
+
+from unitrag.cli import app
+from unitrag.errors import UserError
+from unitrag.serve.reload import KbHolder
+
+
+def test_serve_without_an_artifact_says_how_to_make_one(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["serve", "--kb", "missing.duckdb"])
+    assert isinstance(result.exception, UserError) and "unitrag build" in str(result.exception)
+
+
+def test_a_bad_serve_section_is_refused_before_any_worker_starts(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "unitrag.toml").write_text("[serve]\nport = -1\n")
+    result = CliRunner().invoke(app, ["serve"])
+    assert isinstance(result.exception, UserError) and "port" in str(result.exception)
+
+
+def fake_kb(n: int) -> SimpleNamespace:
+    return SimpleNamespace(store=SimpleNamespace(manifest={"built_at": n}), close=lambda: None)
+
+
+def test_wake_reloads_even_an_unchanged_location_and_a_failed_open_keeps_the_old(tmp_path):
+    opened: list[int] = []
+
+    def opener(_location, _previous):
+        opened.append(len(opened))
+        if len(opened) == 3:
+            raise RuntimeError("half-written file")
+        return fake_kb(len(opened))
+
+    holder = KbHolder(str(tmp_path / "kb.duckdb"), opener, poll_s=0)  # no file watch: SIGHUP only
+    first = holder.current.id
+    holder.start()
+    try:
+        holder.wake()  # what the SIGHUP handler calls
+        deadline = time.monotonic() + 10
+        while holder.reloads < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        second = holder.current.id
+        assert second != first
+        assert holder.reload() is False and holder.current.id == second  # the third open fails: still serving
+    finally:
+        holder.stop()
