@@ -9,11 +9,11 @@ import typer
 
 from ..artifact.reader import open_artifact, read_manifest
 from ..compiler.pipeline import build
-from ..config import load_config
+from ..config import Config, load_config
 from ..content.json_schema import write_schemas
 from ..content.validate import validate_content
 from ..errors import ContentInvalid
-from .output import ProgressBars, out, print_json, print_report, report_markdown
+from .output import ProgressBars, err, out, print_json, print_report, report_markdown
 from .options import ConfigOpt, JsonOpt
 
 ContentOpt = Annotated[Optional[Path], typer.Option("--content", help="Content folder [config: content_dir].")]
@@ -76,6 +76,20 @@ def build_cmd(
         print(report_markdown(report), end="")
     else:
         print_report(report)
+    _warn_uncalibrated(cfg, report.embedder)
+
+
+def _warn_uncalibrated(cfg: Config, embedder: str) -> None:
+    """Say (on stderr) when the answerability gate in use will not be one fitted on this content's questions."""
+    from ..compiler.tables import read_calibration
+    from ..content.registry import load_questions
+    from ..rag.gate import build_warning, pipeline_id
+
+    path = cfg.content_dir / "eval" / "questions.yaml"
+    questions = [lq.question for lq in load_questions([path], [])] if path.is_file() else []
+    message = build_warning(read_calibration(cfg.calibration_file), pipeline_id({"embedder": {"id": embedder}}, cfg), questions)
+    if message:
+        err.print(f"[yellow]warning:[/] {message}")
 
 
 def schema(

@@ -30,7 +30,9 @@ def register(app: typer.Typer) -> None:
 
 def eval_cmd(
     beir: Annotated[Optional[Path], typer.Option("--beir", help="A data set in BEIR layout (corpus.jsonl, queries.jsonl, qrels/).")] = None,
-    questions: Annotated[Optional[Path], typer.Option("--questions", help="Labelled questions, e.g. content/eval/questions.yaml.")] = None,
+    questions: Annotated[Optional[list[Path]], typer.Option(
+        "--questions", help="Labelled questions, e.g. content/eval/questions.yaml; repeat it (dev, then test) to compare "
+                            "them side by side per category; the --min-* gates read the last one.")] = None,
     split: Annotated[str, typer.Option("--split", help="--beir: the qrels split to score.")] = "test",
     variants: Annotated[Optional[str], typer.Option(
         "--variants", help="Comma-separated: bm25, dense, hybrid, rerank, sparse, full [default: all].")] = None,
@@ -43,32 +45,40 @@ def eval_cmd(
     plot: Annotated[Optional[Path], typer.Option("--plot", help="Write a PNG comparing the variants.")] = None,
     min_ndcg: Annotated[Optional[float], typer.Option("--min-ndcg", help="Exit 1 when nDCG@10 of full is below.")] = None,
     min_notfound_f1: Annotated[Optional[float], typer.Option("--min-notfound-f1", help="Exit 1 when not-found F1 is below.")] = None,
+    min_success: Annotated[Optional[float], typer.Option(
+        "--min-success", help="--questions: exit 1 when any answerable category's Success@5 is below.")] = None,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table (CI job summaries).")] = False,
     config: ConfigOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Score every pipeline variant on a BEIR data set or on labelled questions; gate on thresholds."""
-    from ..eval.report import gate_failures
+    from ..eval.report import category_markdown, gate_failures
 
-    if (beir is None) == (questions is None):
+    if (beir is None) == (not questions):
         raise UserError("give exactly one of --beir DIR or --questions FILE")
-    if beir is not None and min_notfound_f1 is not None:
-        raise UserError("--min-notfound-f1 needs --questions: a BEIR data set has no unanswerable questions")
+    if beir is not None and (min_notfound_f1 is not None or min_success is not None):
+        raise UserError("--min-notfound-f1 and --min-success need --questions: a BEIR data set has no labelled categories")
     cfg = load_config(config, embedder=embedder, reranker=reranker, llm=llm)
     with ProgressBars(enabled=not (json or markdown)) as bars:
-        report = _eval_beir(beir, split, variants, cfg, cache, limit, bars) if beir is not None else \
-            _eval_questions(questions, variants, cfg, kb, bars)  # type: ignore[arg-type]
+        reports = [_eval_beir(beir, split, variants, cfg, cache, limit, bars)] if beir is not None else \
+            _eval_question_sets(questions or [], variants, cfg, kb, bars)
+    report = reports[-1]
     if plot is not None:
         from ..eval.plot import plot_report
 
         plot_report(report, plot)
     if json:
-        print_json(report.to_dict())
+        print_json(report.to_dict() if len(reports) == 1 else {"sets": [r.to_dict() for r in reports]})
     elif markdown:
-        sys.stdout.write(report.markdown())
+        sys.stdout.write("".join(r.markdown() for r in reports))
+        if beir is None:
+            sys.stdout.write("\n" + category_markdown(reports))
     else:
-        _print_eval(report, plot)
-    failures = gate_failures(report, min_ndcg, min_notfound_f1)
+        for r in reports:
+            _print_eval(r, plot)
+        if beir is None:
+            _print_categories(reports)
+    failures = gate_failures(report, min_ndcg, min_notfound_f1, min_success)
     for failure in failures:
         err.print(f"[red]gate failed:[/] {failure}")
     if failures:
@@ -90,19 +100,36 @@ def _eval_beir(root: Path, split: str, spec: str | None, cfg: Config, cache: Pat
     return evaluate_beir(knowledge_base, dataset, built.doc_ids, chosen, bars.update if bars.enabled else None, limit)
 
 
-def _eval_questions(path: Path, spec: str | None, cfg: Config, kb: str | None, bars: ProgressBars) -> "EvalReport":
+def _eval_question_sets(
+    paths: list[Path], spec: str | None, cfg: Config, kb: str | None, bars: ProgressBars
+) -> list["EvalReport"]:
+    """One report per labelled-question file, from one opened knowledge base."""
     from ..eval.questions import evaluate_questions
     from ..eval.variants import parse_variants
     from ..rag.knowledge_base import KnowledgeBase
 
     chosen = parse_variants(spec, cfg.reranker != "none")
-    labelled = _load_questions(path)
+    labelled = [_load_questions(path) for path in paths]
     knowledge_base = KnowledgeBase.open(kb or cfg.artifact, config=cfg)
     if knowledge_base.retriever.gate is None:
         err.print("[yellow]warning:[/] no answerability gate is calibrated for this pipeline, so nothing is \"not found\": "
                   "run `unitrag calibrate --write calibration.json` and rebuild")
-    return evaluate_questions(knowledge_base, [lq.question for lq in labelled], chosen,
-                              bars.update if bars.enabled else None, dataset=str(path))
+    return [evaluate_questions(knowledge_base, [lq.question for lq in questions], chosen,
+                               bars.update if bars.enabled else None, dataset=str(path))
+            for path, questions in zip(paths, labelled)]
+
+
+def _print_categories(reports: list["EvalReport"]) -> None:
+    from ..eval.report import category_rows
+
+    header, rows = category_rows(reports)
+    table = Table(title="By category (Success@5 of the last variant; unanswerable: share answered \"not found\")",
+                  title_justify="left")
+    for column in header:
+        table.add_column(column, no_wrap=True)
+    for row in rows:
+        table.add_row(*row)
+    out.print(table, width=max(out.width, 100))
 
 
 def _load_questions(path: Path) -> list[LoadedQuestion]:
@@ -160,6 +187,9 @@ def calibrate_cmd(
 
     cfg = load_config(config, reranker=reranker, sparse=sparse)
     path = questions or cfg.content_dir / "eval" / "questions.yaml"
+    if "test" in path.name or "test" in path.parent.name:
+        raise UserError(f"{path} is a held-out test set: calibrate on the dev questions (content/eval/questions.yaml); "
+                        "the test set only reports")
     labelled = _load_questions(path)
     knowledge_base = KnowledgeBase.open(kb or cfg.artifact, config=cfg)
     try:
@@ -181,15 +211,18 @@ def _print(result: "Calibration", write: Path | None) -> None:
     for column in ("feature", "per language", "AUC", "AUC by language", "LOO AUC"):
         table.add_column(column)
     for c in result.candidates:
-        chosen = c["feature"] == gate.feature and c["per_lang"] == bool(gate.by_lang)
+        chosen = c["feature"] == gate.feature and c["per_lang"] == bool(gate.by_lang) and set(c["mix"]) == set(gate.mix)
         by_lang = " ".join(f"{k} {v:.3f}" for k, v in c["auc_by_lang"].items())
         style = "bold green" if chosen else None
-        table.add_row(c["feature"], "yes" if c["per_lang"] else "no", f"{c['auc']:.3f}", by_lang, f"{c['loo_auc']:.3f}",
+        table.add_row(" + ".join([c["feature"], *c["mix"]]), "yes" if c["per_lang"] else "no", f"{c['auc']:.3f}", by_lang, f"{c['loo_auc']:.3f}",
                       style=style)
     out.print(table)
     thresholds = ", ".join(f"{k}: {v:.4f}" for k, v in gate.thresholds.items() if v is not None)
     out.print(f"pipeline   {gate.pipeline_id}")
-    out.print(f"gate       p = sigmoid(a·{gate.feature} + b), a={gate.a:.3f} b={gate.b:.3f}; p=0.5 at {thresholds}")
+    mixed = "".join(f" + {w:.4f}·{name}" for name, w in gate.mix.items())
+    out.print(f"gate       p = sigmoid(a·({gate.feature}{mixed}) + b), a={gate.a:.3f} b={gate.b:.3f}; p=0.5 at {thresholds}")
+    if gate.lang_offsets:
+        out.print("offsets    cross-language cosine corrections " + ", ".join(f"{k} +{v:.4f}" for k, v in gate.lang_offsets.items()))
     out.print(f"questions  {gate.n_answerable} answerable, {gate.n_unanswerable} unanswerable"
               f" ({m['guarded']} left out: answered by the guard)")
     out.print(f"in sample  accuracy {m['accuracy']:.3f}, not-found precision {_f(m['not_found_precision'])}"

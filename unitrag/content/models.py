@@ -206,6 +206,11 @@ class LabelledQuestion(_Strict):
     guard: Literal["red_flag", "out_of_scope"] | None = Field(
         default=None, description="The guard outcome expected before any retrieval (guard.yaml).")
     user: QuestionUser | None = Field(default=None, description="The user context to ask with (default: anonymous).")
+    category: Literal[
+        "cross_en_zh", "cross_zh_en", "same_lang", "unanswerable_in_domain", "unanswerable_off_domain",
+        "restricted", "user_context",
+    ] | None = Field(default=None, description="Held-out test questions only (eval/questions_test.yaml): what the "
+                                                "question tests, for per-category figures. Calibration refuses them.")
 
     @model_validator(mode="after")
     def _one_label(self) -> "LabelledQuestion":

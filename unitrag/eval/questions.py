@@ -18,6 +18,7 @@ from typing import Any
 from ..content.models import LabelledQuestion
 from ..rag.calibrate import user_context
 from ..rag.types import Source, UserContext
+from .guard_report import guard_figures, guard_row
 from .metrics import score_rankings
 from .report import EvalProgress, EvalReport, VariantResult, precision_recall
 from .variants import VARIANTS, Variant, rank, warm_up
@@ -35,11 +36,14 @@ def evaluate_questions(
     seconds = dict.fromkeys(rankings, 0.0)
     rows, leaks, answers = [], [], []
     embedding_s = warm_up(kb, [q.question for q in questions], variants, depth)
+    unit_langs = unit_languages(kb.store)
     for n, q in enumerate(questions, start=1):
         user = user_context(q)
-        got_guard = kb.guard.check(q.question, q.lang)
-        row: dict[str, Any] = {"id": q.id, "lang": q.lang, "label": _label(q), "question": q.question,
-                               "guard": {"expected": q.guard, "got": got_guard.type if got_guard else None}}
+        guard_timings: dict[str, float] = {}
+        got_guard = kb.guard.check(q.question, q.lang, guard_timings)
+        row: dict[str, Any] = {"id": q.id, "lang": q.lang, "label": _label(q), "category": category(q, unit_langs),
+                               "question": q.question,
+                               "guard": guard_row(q, got_guard, guard_timings.get("guard", 0.0))}
         if got_guard is None:
             row["variants"] = {}
             for variant in variants:
@@ -67,16 +71,70 @@ def evaluate_questions(
         scores = score_rankings(rankings[variant.name], qrels)
         results[variant.name] = VariantResult(variant.name, variant.description, scores.means, scores.n, seconds[variant.name])
         for row in rows:
-            if row["id"] in scores.per_query:
+            if row["id"] in scores.per_query and "variants" in row:  # an answerable question the guard stopped has none
                 row["variants"][variant.name].update({k: round(v, 4) for k, v in scores.per_query[row["id"]].items()})
     extra = {
-        "not_found": _not_found(rows), "guard": _guard(rows), "restricted_leaks": leaks,
+        "not_found": _not_found(rows), "guard": _guard(rows), "guard_rules": guard_figures(rows), "restricted_leaks": leaks,
         "generation": _generation(kb, answers),
+        "by_category": by_category(rows, variants[-1].name),
     }
     pipeline = {"embedder": kb.store.manifest["embedder"]["id"], "reranker": kb.config.reranker, "sparse": kb.config.sparse,
                 "chunks": len(kb.store), "depth": depth,
                 "query_embedding_qps": round(len(questions) / embedding_s, 1) if embedding_s else None}
     return EvalReport("questions", dataset, pipeline, results, rows, extra)
+
+
+def unit_languages(store: Any) -> dict[str, set[str]]:
+    """unit id (and story id) → the languages of its chunks."""
+    langs: dict[str, set[str]] = {}
+    for i in range(len(store)):
+        for uid in (store.columns["unit_id"][i], store.columns["story_id"][i]):
+            if uid:
+                langs.setdefault(uid, set()).add(str(store.lang[i]))
+    return langs
+
+
+def category(q: LabelledQuestion, unit_langs: dict[str, set[str]]) -> str:
+    """What a question tests: its ``category`` (test set), else derived the same way from its labels.
+
+    cross_en_zh: asked in English, answered only by Chinese units (and the reverse); restricted:
+    asked as a clinician; user_context: with a current topic, triggered rules or recent scenes.
+    """
+    if q.category is not None:
+        return q.category
+    if q.guard is not None:
+        return f"guard_{q.guard}"
+    if q.unanswerable:
+        return "unanswerable"
+    if q.user is not None and "clinician" in q.user.roles:
+        return "restricted"
+    if q.user is not None:
+        return "user_context"
+    langs = set().union(*(unit_langs.get(u, set()) for u in q.expected_units))
+    if q.lang in langs or not langs:
+        return "same_lang"
+    return f"cross_{q.lang}_{sorted(langs)[0]}"
+
+
+def by_category(rows: list[dict[str, Any]], variant: str) -> dict[str, dict[str, Any]]:
+    """Per category: questions, Success@5 of ``variant`` (answerable ones), and how often "not found" was said."""
+    out: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        cat = out.setdefault(row["category"], {"questions": 0, "hits": 0, "ranked": 0, "not_found": 0, "asked": 0})
+        cat["questions"] += 1
+        scored = row.get("variants", {}).get(variant, {})
+        if "success@5" in scored:
+            cat["ranked"] += 1
+            cat["hits"] += scored["success@5"] > 0
+        elif row["label"] == "answerable" and "variants" not in row:  # stopped by the guard: a miss
+            cat["ranked"] += 1
+        if "not_found" in row:
+            cat["asked"] += 1
+            cat["not_found"] += bool(row["not_found"]["got"])
+    for cat in out.values():
+        cat["success@5"] = round(cat["hits"] / cat["ranked"], 4) if cat["ranked"] else None
+        cat["not_found_rate"] = round(cat["not_found"] / cat["asked"], 4) if cat["asked"] else None
+    return dict(sorted(out.items()))
 
 
 def _label(q: LabelledQuestion) -> str:
@@ -100,7 +158,7 @@ def _not_found(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _guard(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The guard as a detector: a hit is the expected outcome type; any other stop is a false alarm."""
-    pairs = [(r["guard"]["expected"], r["guard"]["got"]) for r in rows]
+    pairs = [(None if r["guard"]["expected"] == "pass" else r["guard"]["expected"], r["guard"]["got"]) for r in rows]
     tp = sum(e is not None and e == g for e, g in pairs)
     fp = sum(g is not None and e != g for e, g in pairs)
     fn = sum(e is not None and e != g for e, g in pairs)

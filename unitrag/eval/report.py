@@ -91,9 +91,62 @@ def summary_lines(report: EvalReport) -> list[str]:
     return lines
 
 
-def gate_failures(report: EvalReport, min_ndcg: float | None = None, min_notfound_f1: float | None = None) -> list[str]:
-    """Why the report fails the regression gate; empty when it passes."""
+#: Categories whose questions have answer units: Success@5 is their measure (the rest are judged by "not found").
+ANSWERABLE_CATEGORIES = ("same_lang", "cross_en_zh", "cross_zh_en", "restricted", "user_context")
+
+
+def category_rows(reports: list[EvalReport]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows comparing labelled-question sets (dev, test) side by side, per category.
+
+    Answerable categories show Success@5 of the gated variant; unanswerable ones the share
+    answered "not found"; then not-found precision / recall / F1 and leaks of each set.
+    """
+    header = ["category", *(_set_name(r) for r in reports)]
+    names = sorted({c for r in reports for c in r.extra.get("by_category", {})})
+    rows = []
+    for name in names:
+        cells = []
+        for r in reports:
+            cat = r.extra.get("by_category", {}).get(name)
+            if cat is None:
+                cells.append("")
+            elif cat["success@5"] is not None:
+                cells.append(f"S@5 {cat['success@5']:.3f} ({cat['hits']}/{cat['ranked']})")
+            elif cat["not_found_rate"] is not None:
+                cells.append(f"not found {cat['not_found_rate']:.3f} ({cat['not_found']}/{cat['asked']})")
+            else:
+                cells.append(f"{cat['questions']} (guard)")
+        rows.append([name, *cells])
+    nf = [r.extra.get("not_found") or {} for r in reports]
+    rows.append(["not found P / R / F1", *(f"{_f(n.get('precision'))} / {_f(n.get('recall'))} / {_f(n.get('f1'))}" for n in nf)])
+    rows.append(["restricted leaks", *(str(len(r.extra.get("restricted_leaks", []))) for r in reports)])
+    return header, rows
+
+
+def category_markdown(reports: list[EvalReport]) -> str:
+    header, rows = category_rows(reports)
+    lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"] + ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _set_name(report: EvalReport) -> str:
+    name = report.dataset.rsplit("/", 1)[-1]
+    return "test" if "test" in name else "dev" if name == "questions.yaml" else name
+
+
+def gate_failures(
+    report: EvalReport, min_ndcg: float | None = None, min_notfound_f1: float | None = None,
+    min_success: float | None = None,
+) -> list[str]:
+    """Why the report fails the regression gate; empty when it passes.
+
+    ``min_success``: every answerable category's Success@5 (same-language, each cross-lingual direction, ...).
+    """
     failures = []
+    for name, cat in report.extra.get("by_category", {}).items():
+        if min_success is not None and name in ANSWERABLE_CATEGORIES and cat["success@5"] is not None \
+                and cat["success@5"] < min_success:
+            failures.append(f"Success@5 of {name} is {cat['success@5']:.4f}, below --min-success {min_success}")
     if min_ndcg is not None and report.primary.metrics["ndcg@10"] < min_ndcg:
         failures.append(f"nDCG@10 of {report.primary.name} is {report.primary.metrics['ndcg@10']:.4f}, below --min-ndcg {min_ndcg}")
     if min_notfound_f1 is not None:

@@ -72,14 +72,17 @@ def rank(kb: Any, question: str, variant: Variant, depth: int, user: UserContext
     started = time.perf_counter()
     timings: dict[str, float] = {}
     queries = [question]
-    if variant.postprocess:  # broadening is part of the runtime's search
+    probes = []
+    if variant.postprocess:  # broadening and the cross-lingual probes are part of the runtime's search
         from ..rag.lang import detect_lang
 
         broadening = kb.broadener.expand(question, detect_lang(question))
         queries += list(broadening.queries) if broadening else []
+        probes = kb.retriever.probes(question, detect_lang(question), user.current_topic)
     where = SearchFilter(clinician=user.is_clinician)
     sparse = kb.config.sparse if variant.postprocess else variant.sparse  # full: whatever the config runs
-    candidates = kb.retriever.candidates(queries, where, timings, sparse=sparse, dense=variant.dense, depth=depth)
+    candidates = kb.retriever.candidates(queries, where, timings, sparse=sparse, dense=variant.dense, depth=depth,
+                                         probes=probes)
     head, tail = candidates, []
     if variant.rerank and kb.retriever.reranker is not None:
         head = kb.retriever.rerank(question, candidates, timings)

@@ -17,6 +17,8 @@ from .types import Source
 
 LEAD = {"zh": "根据知识库资料：", "en": "From the knowledge base:"}
 NOTHING = {"zh": "知识库中没有找到相关资料。", "en": "The knowledge base has nothing on this question."}
+#: Said, in the question's language, before a source written in the other one (its text stays as written).
+OTHER_LANGUAGE = {("zh", "en"): "以下内容来自英文资料：", ("en", "zh"): "The following is from a Chinese source: "}
 
 #: Sources shown, and sentences taken from each.
 TOP_SOURCES = 3
@@ -171,14 +173,15 @@ def _cite_ids(source: Source, inline: list[str], allowed: set[str] | None) -> li
 
 def _line(source: Source, lang: str, allowed: set[str] | None, seen: set[str], question: str) -> str | None:
     """One source's entry (title, best sentences, citations), or None when it adds nothing new."""
-    text, inline = snippet(source.text, lang, question)
+    text_lang = answer_lang(source.lang or lang)
+    text, inline = snippet(source.text, text_lang, question)
     if not text or text in seen or source.chunk_id in seen:
         return None
     seen.update((text, source.chunk_id))
     cites = "".join(canonical_tag(cid) for cid in _cite_ids(source, inline, allowed))
     title = _SPACE.sub(" ", _TAG.sub("", source.title or "")).strip()
-    head = (f"{title}：" if lang == "zh" else f"{title}: ") if title else ""
-    return f"{head}{text}{cites}"
+    head = (f"{title}：" if text_lang == "zh" else f"{title}: ") if title else ""
+    return f"{OTHER_LANGUAGE.get((lang, text_lang), '')}{head}{text}{cites}"
 
 
 def extractive_answer(question: str, lang: str, sources: Sequence[Source], *, allowed: Iterable[str] | None = None) -> str:

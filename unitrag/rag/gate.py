@@ -14,11 +14,22 @@ exist because the embedder's cosines differ by language: multilingual-e5 scores 
 off-topic Chinese question against Chinese passages higher than an off-topic
 English one against English passages. A language without its own pair uses the
 pooled ``a``, ``b``.
+
+A gate may add other features to its main one before the sigmoid (``mix``, weights fitted
+jointly by logistic regression): ``topic``, whether a top source shares a topic the question
+names (in either language), separates covered from uncovered in-domain questions where a
+cosine alone cannot, and means the same whatever the languages. A gate also carries the
+per-language-pair cosine corrections (``lang_offsets``, rag.crosslingual) its scores were
+measured with. A knowledge base whose artifact has no gate for its pipeline uses the
+default one fitted on the bundled sample's dev questions (``default_calibration.json``
+beside this module) and says so once.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +43,10 @@ from ..config import Config
 from ..errors import UserError
 from .types import Source
 
+log = logging.getLogger(__name__)
+#: Gates fitted on the bundled sample's dev questions, for knowledge bases not calibrated on their own.
+DEFAULT_CALIBRATION = Path(__file__).with_name("default_calibration.json")
+_warned: set[str] = set()
 
 def pipeline_id(manifest: Mapping[str, Any], config: Config) -> str:
     """What a gate's scores depend on: the artifact's embedder, the reranker, the sparse arm."""
@@ -69,7 +84,10 @@ FEATURES: dict[str, Callable[[Sequence[Source]], float | None]] = {
     "final": lambda s: s[0].score,  # the top final score (after fusion, rerank and boosts)
     "dense_margin": _dense_margin,  # top-1 minus top-5 dense cosine among the final sources
     "sparse": lambda s: _max(s, "sparse") or 0.0,  # the best BM25 score (0 when no source matched a term)
+    "topic": lambda s: _max(s[:3], "topic"),  # 1: one of the top 3 shares a topic the question names (rag.retrieval)
 }
+#: Features a gate may add to its main one (``mix``).
+MIX_FEATURES = ("topic",)
 
 
 def feature_value(feature: str, sources: Sequence[Source]) -> float | None:
@@ -87,6 +105,38 @@ def feature_value(feature: str, sources: Sequence[Source]) -> float | None:
 
 def sigmoid(z: Any) -> Any:
     return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(z, dtype=np.float64)))
+
+
+def fit_logistic(columns: np.ndarray, labels: Sequence[bool], iterations: int = 100) -> tuple[np.ndarray, float]:
+    """Weights and bias of p = sigmoid(x·w + b) over the columns of ``columns`` (n × d), Platt's targets.
+
+    :func:`fit_platt` with several features: a constant column (a mix feature every question
+    shares) gets weight 0 rather than an error.
+    """
+    X = np.asarray(columns, dtype=np.float64)
+    if X.ndim == 1:
+        X = X[:, None]
+    sd = X.std(axis=0)
+    live = sd > 0
+    a0, b = fit_platt(X[:, 0], labels, iterations) if live.sum() == 1 and live[0] else (0.0, 0.0)
+    if live.sum() <= 1:
+        return np.array([a0] + [0.0] * (X.shape[1] - 1)), b
+    y = np.asarray(labels, dtype=bool)
+    n_pos, n_neg = int(y.sum()), int(y.size - y.sum())
+    mu = X.mean(axis=0)
+    Z = np.column_stack([(X[:, live] - mu[live]) / sd[live], np.ones(len(X))])
+    t = np.where(y, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+    ridge = 1e-6 * np.eye(Z.shape[1])
+    w = np.zeros(Z.shape[1])
+    for _ in range(iterations):
+        p = sigmoid(Z @ w)
+        step = np.linalg.solve(Z.T @ (Z * (p * (1.0 - p))[:, None]) + ridge, Z.T @ (p - t) + ridge @ w)
+        w = w - step
+        if np.abs(step).max() < 1e-10:
+            break
+    weights = np.zeros(X.shape[1])
+    weights[live] = w[:-1] / sd[live]
+    return weights, float(w[-1] - (weights[live] * mu[live]).sum())
 
 
 def fit_platt(features: Sequence[float], labels: Sequence[bool], iterations: int = 100) -> tuple[float, float]:
@@ -147,14 +197,25 @@ class AnswerabilityGate:
     b: float
     feature: str = "max_dense"
     by_lang: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    mix: Mapping[str, float] = field(default_factory=dict)  # feature → weight added to ``feature`` before a·x + b
+    lang_offsets: Mapping[str, float] | None = None  # "en>zh" → cosine correction the scores were measured with
+    questions_digest: str | None = None  # of the labelled questions it was fitted on (questions_digest())
     n_answerable: int = 0
     n_unanswerable: int = 0
     fitted_at: str | None = None
     metrics: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.feature not in FEATURES:
-            raise UserError(f"unknown gate feature {self.feature!r} (known: {', '.join(FEATURES)})")
+        for name in (self.feature, *self.mix):
+            if name not in FEATURES:
+                raise UserError(f"unknown gate feature {name!r} (known: {', '.join(FEATURES)})")
+
+    def value(self, sources: Sequence[Source]) -> float | None:
+        """The gate's input x: the main feature plus the weighted ``mix`` (a missing mix feature counts 0)."""
+        x = feature_value(self.feature, sources)
+        if x is None:
+            return None
+        return x + sum(w * (feature_value(name, sources) or 0.0) for name, w in self.mix.items())
 
     def params(self, lang: str | None = None) -> tuple[float, float]:
         return tuple(self.by_lang.get(lang, (self.a, self.b))) if lang else (self.a, self.b)  # type: ignore[return-value]
@@ -167,7 +228,7 @@ class AnswerabilityGate:
         """
         if not sources:
             return 0.0
-        x = feature_value(self.feature, sources)
+        x = self.value(sources)
         if x is None:
             return 1.0
         a, b = self.params(lang or sources[0].lang)
@@ -190,8 +251,21 @@ class AnswerabilityGate:
     def fit(
         cls, features: Sequence[float], labels: Sequence[bool], *, pipeline_id: str = "", feature: str = "max_dense",
         langs: Sequence[str] | None = None, min_per_class: int = 5, metrics: Mapping[str, Any] | None = None,
+        mix: Mapping[str, Sequence[float]] | None = None, **extra: Any,
     ) -> "AnswerabilityGate":
-        """Platt-fit the pooled pair, and one pair per language in ``langs`` with ``min_per_class`` of each label."""
+        """Platt-fit the pooled pair, and one pair per language in ``langs`` with ``min_per_class`` of each label.
+
+        ``mix`` (feature → values): fitted jointly with ``features`` by logistic regression; the
+        gate's input becomes features + Σ (w_mix / w_main) · mix, so thresholds stay in the main
+        feature's units. ``extra``: stored fields (``lang_offsets``, ``questions_digest``).
+        """
+        weights: dict[str, float] = {}
+        if mix:
+            names = list(mix)
+            w, _ = fit_logistic(np.column_stack([features, *(mix[n] for n in names)]), labels)
+            if w[0] > 0:
+                weights = {n: float(wi / w[0]) for n, wi in zip(names, w[1:])}
+                features = np.asarray(features, float) + sum(weights[n] * np.asarray(mix[n], float) for n in names)
         a, b = fit_platt(features, labels)
         by_lang: dict[str, tuple[float, float]] = {}
         if langs is not None:
@@ -202,7 +276,7 @@ class AnswerabilityGate:
                     by_lang[lang] = fit_platt(x[m], y[m])
         labels_arr = np.asarray(labels, bool)
         return cls(
-            pipeline_id=pipeline_id, a=a, b=b, feature=feature, by_lang=by_lang,
+            pipeline_id=pipeline_id, a=a, b=b, feature=feature, by_lang=by_lang, mix=weights, **extra,
             n_answerable=int(labels_arr.sum()), n_unanswerable=int((~labels_arr).sum()),
             fitted_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), metrics=dict(metrics or {}),
         )
@@ -211,20 +285,32 @@ class AnswerabilityGate:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "pipeline_id": self.pipeline_id, "feature": self.feature, "a": self.a, "b": self.b,
+            "pipeline_id": self.pipeline_id, "feature": self.feature_spec, "a": self.a, "b": self.b,
             "threshold": self.threshold,
             "by_lang": {lang: {"a": a, "b": b, "threshold": _threshold(a, b)} for lang, (a, b) in sorted(self.by_lang.items())},
             "n_answerable": self.n_answerable, "n_unanswerable": self.n_unanswerable, "fitted_at": self.fitted_at,
-            "metrics": dict(self.metrics),
+            # the artifact's calibration table has no columns of their own for these: they ride in metrics
+            "metrics": {**self.metrics, "lang_offsets": None if self.lang_offsets is None else dict(self.lang_offsets),
+                        "questions_digest": self.questions_digest},
         }
+
+    @property
+    def feature_spec(self) -> str:
+        """The gate's input as stored: ``max_dense``, or with its mix, ``max_dense + 0.0475*topic``."""
+        return " + ".join([self.feature, *(f"{w!r}*{name}" for name, w in self.mix.items())])
 
     @classmethod
     def from_dict(cls, row: Mapping[str, Any]) -> "AnswerabilityGate":
         """From a calibration.json entry or a calibration table row (whose JSON columns are strings)."""
         by_lang, metrics = (json.loads(v) if isinstance(v, str) else (v or {}) for v in (row.get("by_lang"), row.get("metrics")))
+        feature, *mixed = (part.strip() for part in str(row["feature"]).split("+"))
+        mix = {name.strip(): float(w) for w, _, name in (part.partition("*") for part in mixed)}
+        offsets, digest = metrics.pop("lang_offsets", None), metrics.pop("questions_digest", None)
         return cls(
-            pipeline_id=row["pipeline_id"], a=float(row["a"]), b=float(row["b"]), feature=row["feature"],
+            pipeline_id=row["pipeline_id"], a=float(row["a"]), b=float(row["b"]), feature=feature,
             by_lang={lang: (float(p["a"]), float(p["b"])) for lang, p in by_lang.items()},
+            mix=mix, lang_offsets={k: float(v) for k, v in offsets.items()} if offsets is not None else None,
+            questions_digest=digest,
             n_answerable=int(row.get("n_answerable") or 0), n_unanswerable=int(row.get("n_unanswerable") or 0),
             fitted_at=row.get("fitted_at"), metrics=metrics,
         )
@@ -235,11 +321,66 @@ def _threshold(a: float, b: float) -> float | None:
 
 
 def gate_for(rows: Sequence[Mapping[str, Any]], pipeline: str) -> AnswerabilityGate | None:
-    """The gate fitted for this pipeline, or None (no calibration for it: every question passes)."""
+    """The gate fitted for this pipeline, or None (no calibration for it)."""
     for row in rows:
         if row["pipeline_id"] == pipeline:
             return AnswerabilityGate.from_dict(row)
     return None
+
+
+def default_gates() -> list[dict[str, Any]]:
+    """The gates fitted on the bundled sample's dev questions (empty if the file is missing)."""
+    try:
+        return list(json.loads(DEFAULT_CALIBRATION.read_text(encoding="utf-8"))["gates"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+
+
+def gate_in_use(rows: Sequence[Mapping[str, Any]], pipeline: str) -> tuple[AnswerabilityGate | None, bool]:
+    """The knowledge base's own gate for ``pipeline``, else the default one; and whether it is the default."""
+    own = gate_for(rows, pipeline)
+    if own is not None:
+        return own, False
+    return gate_for(default_gates(), pipeline), True
+
+
+def uncalibrated_message(pipeline: str, default: AnswerabilityGate | None, calibration_file: str = "calibration.json") -> str:
+    """What to tell an author whose knowledge base has no gate fitted on its own questions."""
+    using = ("the default answerability gate, fitted on the bundled sample's questions" if default is not None
+             else "no answerability gate at all (every question is answered, none is \"not found\")")
+    return (f"this knowledge base has no answerability gate fitted on its own questions for {pipeline}: it uses {using}. "
+            f"Write labelled questions in content/eval/questions.yaml, then run `unitrag calibrate --write {calibration_file}` "
+            "and rebuild.")
+
+
+def build_warning(rows: Sequence[Mapping[str, Any]], pipeline: str, questions: Sequence[Any]) -> str | None:
+    """What ``unitrag build`` says when the gate it copies was not fitted on this content's questions; None if it was.
+
+    No gate for the pipeline: the default one will be used. A gate fitted on other questions
+    (another knowledge base's calibration.json, or questions edited since): refit it.
+    """
+    own = gate_for(rows, pipeline)
+    if own is None:
+        return uncalibrated_message(pipeline, gate_for(default_gates(), pipeline))
+    if questions and own.questions_digest != questions_digest(questions):
+        return (f"the answerability gate for {pipeline} in calibration.json was not fitted on this knowledge base's "
+                "labelled questions (content/eval/questions.yaml differs from the set it was fitted on): run "
+                "`unitrag calibrate --write calibration.json` and rebuild.")
+    return None
+
+
+def say_once(message: str) -> None:
+    """Log ``message`` as a warning the first time only (a server opening many knowledge bases says it once)."""
+    if message not in _warned:
+        _warned.add(message)
+        log.warning(message)
+
+
+def questions_digest(questions: Sequence[Any]) -> str:
+    """A short digest of labelled questions (id, text, labels): which set a gate was fitted on."""
+    items = sorted(json.dumps([q.id, q.question, sorted(q.expected_units), q.unanswerable], ensure_ascii=False)
+                   for q in questions)
+    return hashlib.sha256("\n".join(items).encode("utf-8")).hexdigest()[:16]
 
 
 def write_calibration(path: Path, gate: AnswerabilityGate) -> None:

@@ -93,7 +93,7 @@ class KnowledgeBase:
 
     def __init__(self, store: ChunkStore, encoder: QueryEncoder, config: Config, llm: Any = None) -> None:
         from .broaden import Broadener
-        from .gate import gate_for, pipeline_id
+        from .gate import pipeline_id
         from .guard import Guard
 
         self.store = store
@@ -102,7 +102,7 @@ class KnowledgeBase:
         self.guard = Guard.from_rows(store.guard_rules)
         self.broadener = Broadener.from_rows(store.topics)
         self.retriever = Retriever.build(store, encoder, config)
-        self.retriever.gate = gate_for(store.calibration, pipeline_id(store.manifest, config))  # None: not calibrated
+        self.retriever.use_calibration(store.calibration, pipeline_id(store.manifest, config))  # else the default gate, said once
         self.boosts = Boosts(config.boost_rule, config.boost_recent, config.boost_topic)
         self.known = KnownIds.of(store.topics, store.units)
         self._llm: Any = llm
@@ -171,7 +171,9 @@ class KnowledgeBase:
             broadening = self.broadener.expand(question, q_lang)
         queries = [question] + (list(broadening.queries) if broadening else [])
         where = SearchFilter(clinician=user.is_clinician, lang=lang, kinds=tuple(kinds or ()), topics=tuple(topics or ()))
-        ranked = self.retriever.retrieve(queries, where, timings, sparse=self.config.sparse if sparse is None else sparse)
+        probes = self.retriever.probes(question, q_lang, user.current_topic)
+        ranked = self.retriever.retrieve(queries, where, timings, sparse=self.config.sparse if sparse is None else sparse,
+                                         probes=probes, user=user)
         with timed(timings, "postprocess"):
             final = postprocess(ranked, user, k, self.boosts, self.config.max_pages)
         return SearchResult(question, q_lang, final, timings, list(broadening.queries) if broadening else None)

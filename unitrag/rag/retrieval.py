@@ -7,17 +7,19 @@ like any other list, so a chunk found by several sub-queries rises.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from ..config import Config
 from .arguments import question_text
+from .crosslingual import CrossLingual, Probe
 from .query_embedding import QueryEncoder
 from .store import ChunkStore
 from .timing import timed
-from .types import SearchFilter, Source
+from .types import SearchFilter, Source, UserContext
 
 RRF_K = 60
 _SPARSE_LOCK = threading.Lock()
@@ -31,10 +33,12 @@ class Retriever:
     sparse_index: Any = None  # unitrag.rag.sparse.SparseIndex: at open when sparse is on, else on first use
     reranker: Any = None
     gate: Any = None
+    crosslingual: CrossLingual | None = None  # probes into the other language's units (rag.crosslingual)
 
     @classmethod
     def build(cls, store: ChunkStore, encoder: QueryEncoder, config: Config) -> "Retriever":
         retriever = cls(store, encoder, config)
+        retriever.crosslingual = CrossLingual.from_rows(store.topics, set(store.lang.tolist()))
         if config.reranker != "none":
             from ..providers.rerankers import load_reranker
 
@@ -44,17 +48,23 @@ class Retriever:
         return retriever
 
     def retrieve(
-        self, queries: list[str], where: SearchFilter, timings: dict[str, float], *, sparse: bool
+        self, queries: list[str], where: SearchFilter, timings: dict[str, float], *, sparse: bool,
+        probes: Sequence[Probe] = (), user: UserContext | None = None,
     ) -> list[Source]:
-        """Candidates best first, each carrying its dense / sparse / rrf / rerank scores."""
-        found = self.candidates(queries, where, timings, sparse=sparse)
+        """Candidates best first, each carrying its dense / sparse / rrf / rerank / topic scores."""
+        found = self.candidates(queries, where, timings, sparse=sparse, probes=probes)
+        self.mark_topics(queries[0], found, user)
         return self.rerank(queries[0], found, timings) if self.reranker is not None else found
 
     def candidates(
         self, queries: list[str], where: SearchFilter, timings: dict[str, float], *,
-        sparse: bool, dense: bool = True, depth: int | None = None,
+        sparse: bool, dense: bool = True, depth: int | None = None, probes: Sequence[Probe] = (),
     ) -> list[Source]:
-        """The first stage: dense and/or BM25 lists of every query, fused by RRF, ``depth`` long.
+        """The first stage: dense and/or BM25 lists of every query and probe, fused by RRF, ``depth`` long.
+
+        Dense cosines are corrected per (query language, chunk language) pair (``crosslingual.offset``).
+        A probe's list joins the fusion; only probes that ask the question itself (not ``expand``'s
+        topic names) lend their scores to the ``dense`` / ``sparse`` a reranker and the gate read.
 
         Queries over ``max_question_chars`` are refused here too: evaluation ranks through this
         method directly, and nothing unbounded may reach jieba, BM25 or the embedder's lock.
@@ -62,19 +72,72 @@ class Retriever:
         for query in queries:
             question_text(query, self.config.max_question_chars)
         k = depth or self.config.dense_k
-        dense_lists: list[tuple[np.ndarray, np.ndarray]] = []
-        for query in queries if dense else ():
+        searches = [(q, where, True, True) for q in queries] + [
+            (p.text, _narrowed(where, p), p.dense, p.sparse and p.why == "expand") for p in probes
+        ]
+        scored = [True] * len(queries) + [p.why != "expand" for p in probes]
+        dense_lists: list[tuple[np.ndarray, np.ndarray, bool]] = []
+        for (query, narrowed, use_dense, _), keep in zip(searches, scored):
+            if not (dense and use_dense):
+                continue
             with timed(timings, "embed"):
                 vector = self.encoder.encode(query)
             with timed(timings, "dense"):
-                dense_lists.append(self.store.dense_search(vector, k, where))
-        sparse_lists: list[tuple[np.ndarray, np.ndarray]] = []
+                rows, scores = self.store.dense_search(vector, k, narrowed)
+                dense_lists.append((rows, self._corrected(query, rows, scores), keep))
+        sparse_lists: list[tuple[np.ndarray, np.ndarray, bool]] = []
         if sparse:
             with timed(timings, "sparse"):
-                index, mask = self._sparse(), self.store.filter_mask(where)
-                sparse_lists = [index.search(query, k, mask) for query in queries]
+                index = self._sparse()
+                for (query, narrowed, _, use_sparse), keep in zip(searches, scored):
+                    if use_sparse:
+                        sparse_lists.append((*index.search(query, k, self.store.filter_mask(narrowed)), keep))
         with timed(timings, "fuse"):
-            return self._fuse(dense_lists, sparse_lists, k)
+            return self._fuse(dense_lists, sparse_lists, k, by_rank=bool(probes) or (bool(sparse_lists) and bool(dense_lists)))
+
+    def _corrected(self, query: str, rows: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        """Cosines made comparable across languages: the pair's offset added where the chunk's language differs."""
+        if self.crosslingual is None or not len(rows):
+            return scores
+        langs = self.store.lang[rows]
+        if (langs == langs[0]).all() and self.crosslingual.offset(query, str(langs[0])) == 0.0:
+            return scores
+        return scores + np.array([self.crosslingual.offset(query, str(g)) for g in langs], dtype=scores.dtype)
+
+    def use_calibration(self, rows: list[dict[str, Any]], pipeline: str) -> None:
+        """The artifact's gate for ``pipeline`` (and the cosine corrections it was fitted with), else the default.
+
+        The default gate (fitted on the bundled sample's dev questions) keeps "not found" working on a
+        knowledge base not yet calibrated; using it is said once, with how to fit one (rag.gate).
+        """
+        from .gate import gate_in_use, say_once, uncalibrated_message
+
+        self.gate, is_default = gate_in_use(rows, pipeline)
+        if is_default:
+            say_once(uncalibrated_message(pipeline, self.gate))
+        if self.gate is not None and self.gate.lang_offsets is not None and self.crosslingual is not None:
+            self.crosslingual.offsets = dict(self.gate.lang_offsets)
+
+    def mark_topics(self, question: str, sources: list[Source], user: UserContext | None = None) -> None:
+        """``scores["topic"]``: 1 when a source is on what the question is about, whatever its language.
+
+        That is: it shares a topic the question names, or the caller's context points at it (the
+        current topic, a triggered rule, a recent scene: "is that safe?" refers to them). A gate feature.
+        """
+        if self.crosslingual is None:
+            return
+        named = set(self.crosslingual.topics_in(question))
+        user = user or UserContext()
+        if user.current_topic:
+            named.add(user.current_topic)
+        for source in sources:
+            about = bool(named.intersection(source.topics)) or source.unit_id in user.triggered_rules \
+                or (source.scene_id is not None and source.scene_id in user.recent_scenes)
+            source.scores["topic"] = float(about)
+
+    def probes(self, question: str, q_lang: str, current_topic: str | None = None) -> list[Probe]:
+        """The cross-lingual and current-topic searches ``question`` gets besides its own (rag.crosslingual)."""
+        return self.crosslingual.probes(question, q_lang, current_topic) if self.crosslingual is not None else []
 
     def rerank(self, question: str, candidates: list[Source], timings: dict[str, float]) -> list[Source]:
         """The top ``rerank_k`` candidates re-scored by the reranker, best first (the rest are dropped)."""
@@ -94,21 +157,23 @@ class Retriever:
         return self.sparse_index
 
     def _fuse(
-        self, dense: list[tuple[np.ndarray, np.ndarray]], sparse: list[tuple[np.ndarray, np.ndarray]], k: int
+        self, dense: list[tuple[np.ndarray, np.ndarray, bool]], sparse: list[tuple[np.ndarray, np.ndarray, bool]], k: int,
+        by_rank: bool,
     ) -> list[Source]:
-        """Best dense and sparse score per chunk, plus reciprocal-rank fusion of all lists.
+        """Best dense and sparse score per chunk (from the lists marked to keep theirs), plus RRF of all lists.
 
-        With only one list (dense alone, or BM25 alone), that list's own score ranks.
+        ``by_rank`` (both arms, or probes): RRF ranks; else (one arm of the queries alone) that arm's own score.
         """
         best_dense: dict[int, float] = {}
         best_sparse: dict[int, float] = {}
         rrf: dict[int, float] = {}
         for lists, best in ((dense, best_dense), (sparse, best_sparse)):
-            for rows, scores in lists:
+            for rows, scores, keep in lists:
                 for rank, (row, score) in enumerate(zip(rows.tolist(), scores.tolist()), start=1):
-                    best[row] = max(best.get(row, -np.inf), score)
+                    if keep:
+                        best[row] = max(best.get(row, -np.inf), score)
                     rrf[row] = rrf.get(row, 0.0) + 1.0 / (RRF_K + rank)
-        fused = bool(sparse) and bool(dense)
+        fused = by_rank
         sources = []
         for row in rrf:
             scores = {"dense": best_dense[row]} if row in best_dense else {}
@@ -127,3 +192,10 @@ class Retriever:
         if self.gate is None:
             return True
         return bool(self.gate.answerable(sources))
+
+
+def _narrowed(where: SearchFilter, probe: Probe) -> SearchFilter:
+    """The caller's filter narrowed by a probe; the caller's own language or topic filter wins."""
+    return replace(
+        where, lang=where.lang or probe.lang, topics=where.topics or probe.topics,
+    )
