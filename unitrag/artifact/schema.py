@@ -56,6 +56,17 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
                 fitted_at VARCHAR, metrics JSON)""",
         ],
     ),
+    (
+        "semantic guard: rule examples, near-misses and negatives with their query vectors; the fitted classifier",
+        [
+            """CREATE TABLE guard_examples (
+                rule_id VARCHAR, role VARCHAR NOT NULL, lang VARCHAR NOT NULL, text VARCHAR NOT NULL,
+                content_hash VARCHAR NOT NULL, embedding FLOAT[{dim}] NOT NULL)""",
+            """CREATE TABLE guard_model (
+                class VARCHAR PRIMARY KEY, type VARCHAR, intercept DOUBLE NOT NULL, weights FLOAT[{dim}] NOT NULL,
+                threshold DOUBLE, metrics JSON)""",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

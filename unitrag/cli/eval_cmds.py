@@ -47,6 +47,12 @@ def eval_cmd(
     min_notfound_f1: Annotated[Optional[float], typer.Option("--min-notfound-f1", help="Exit 1 when not-found F1 is below.")] = None,
     min_success: Annotated[Optional[float], typer.Option(
         "--min-success", help="--questions: exit 1 when any answerable category's Success@5 is below.")] = None,
+    min_guard_recall: Annotated[Optional[float], typer.Option(
+        "--min-guard-recall", help="--questions: exit 1 when red-flag recall (of the last set) is below.")] = None,
+    min_guard_precision: Annotated[Optional[float], typer.Option(
+        "--min-guard-precision", help="--questions: exit 1 when red-flag or out-of-scope precision is below.")] = None,
+    min_guard_pass: Annotated[Optional[float], typer.Option(
+        "--min-guard-pass", help="--questions: exit 1 when the share of near-misses (guard: pass) let through is below.")] = None,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table (CI job summaries).")] = False,
     config: ConfigOpt = None,
     json: JsonOpt = False,
@@ -73,12 +79,18 @@ def eval_cmd(
         sys.stdout.write("".join(r.markdown() for r in reports))
         if beir is None:
             sys.stdout.write("\n" + category_markdown(reports))
+            sys.stdout.write("\n" + _guard_markdown(reports))
     else:
         for r in reports:
             _print_eval(r, plot)
         if beir is None:
             _print_categories(reports)
+            _print_guard(reports)
     failures = gate_failures(report, min_ndcg, min_notfound_f1, min_success)
+    if beir is None:
+        from ..eval.guard_report import guard_failures
+
+        failures += guard_failures(report, min_guard_recall, min_guard_precision, min_guard_pass)
     for failure in failures:
         err.print(f"[red]gate failed:[/] {failure}")
     if failures:
@@ -130,6 +142,31 @@ def _print_categories(reports: list["EvalReport"]) -> None:
     for row in rows:
         table.add_row(*row)
     out.print(table, width=max(out.width, 100))
+
+
+def _guard_names(reports: list["EvalReport"]) -> list[str]:
+    names = [Path(r.dataset).name for r in reports]
+    return ["dev" if n == "questions.yaml" else "test" if n.endswith("_test.yaml") else n for n in names]
+
+
+def _print_guard(reports: list["EvalReport"]) -> None:
+    from ..eval.guard_report import guard_table
+
+    header, rows = guard_table(reports, _guard_names(reports))
+    table = Table(title="Guard (P / R (hits/expected); near-misses: guard: pass)", title_justify="left")
+    for column in header:
+        table.add_column(column, no_wrap=True)
+    for row in rows:
+        table.add_row(*row)
+    out.print(table, width=max(out.width, 100))
+
+
+def _guard_markdown(reports: list["EvalReport"]) -> str:
+    from ..eval.guard_report import guard_table
+
+    header, rows = guard_table(reports, _guard_names(reports))
+    lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"] + ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
 
 
 def _load_questions(path: Path) -> list[LoadedQuestion]:

@@ -23,6 +23,7 @@ from ..providers.embedders import Embedder, embedder_class, embedder_id, load_em
 from .cache import EmbeddingCache
 from .chunking import CHUNKER_VERSION, chunk_content
 from .estimate import EmbedEstimate, estimate_embedding, measured_rate
+from .guard_examples import embed_and_fit, guard_example_rows
 from .hashing import digest
 from .plan import HashedChunk, Plan, hash_chunks, make_plan
 from .tables import chunk_rows, registry_rows, unit_rows
@@ -84,7 +85,8 @@ def build(
     if content.problems:
         raise ContentInvalid(content.problems)
     hashed = hash_chunks(chunk_content(content, budget))
-    tables = {"units": unit_rows(content), **registry_rows(content, config.prompts_dir, config.calibration_file)}
+    tables = {"units": unit_rows(content), **registry_rows(content, config.prompts_dir, config.calibration_file),
+              "guard_examples": guard_example_rows(content)}
     table_hashes = {name: digest(rows) for name, rows in tables.items()}
     previous = None if full else read_previous(config.artifact)
     plan = make_plan(hashed, previous, model_id, table_hashes, complete=content.complete)
@@ -122,6 +124,9 @@ def build(
             _embed(embedder, missing, vectors, cache, config.batch_size, progress)
             report.embedded = len(missing)
             report.embed_rate = measured_rate(len(missing), time.perf_counter() - started)
+        report.pending += embed_and_fit(  # the semantic guard: its examples' vectors and the fitted classifier
+            tables, model_id=model_id, previous=previous, cache=cache,
+            embedder=None if reconcile else lambda: embedder or load_embedder(config.embedder))
     finally:
         cache.close()
     timings["embed"] = time.perf_counter() - clock

@@ -171,6 +171,17 @@ class GuardResponse(_Strict):
     zh: str = Field(min_length=1)
 
 
+class GuardTexts(_Strict):
+    """Short questions in each language (``zh`` entries must contain Chinese, ``en`` entries Latin letters)."""
+
+    en: list[str] = Field(default_factory=list)
+    zh: list[str] = Field(default_factory=list)
+
+    def items(self) -> list[tuple[str, str]]:
+        """(lang, text) pairs, English first, in file order."""
+        return [("en", t) for t in self.en] + [("zh", t) for t in self.zh]
+
+
 class GuardRule(_Strict):
     """A red flag (fixed safe answer) or an out-of-scope pattern (refusal)."""
 
@@ -178,6 +189,13 @@ class GuardRule(_Strict):
     type: Literal["red_flag", "out_of_scope"]
     patterns: GuardPatterns
     response: GuardResponse
+    examples: GuardTexts = Field(
+        default_factory=GuardTexts,
+        description="Questions this rule must stop, in lay words (embedded at build: a question close to them is stopped "
+                    "even when no pattern matches). A red-flag rule with examples needs at least 6 per language.")
+    near_misses: GuardTexts = Field(
+        default_factory=GuardTexts,
+        description="Benign questions with the same vocabulary that must pass (hard negatives for the fitted threshold).")
 
 
 class QuestionUser(_Strict):
@@ -203,8 +221,12 @@ class LabelledQuestion(_Strict):
         description="Ids of units that answer the question (any one is enough; all of them count for recall).",
     )
     unanswerable: bool = Field(default=False, description="No unit answers it: the right answer is \"not found\".")
-    guard: Literal["red_flag", "out_of_scope"] | None = Field(
-        default=None, description="The guard outcome expected before any retrieval (guard.yaml).")
+    guard: Literal["red_flag", "out_of_scope", "pass"] | None = Field(
+        default=None, description="The guard outcome expected before any retrieval (guard.yaml); pass: a look-alike the "
+                                  "guard must let through, scored for the guard only.")
+    guard_rule: Slug | None = Field(default=None, description="With guard: red_flag | out_of_scope, the rule expected to fire.")
+    phrasing: str | None = Field(default=None, alias="register",
+                                 description="How the question is written (first person, typo, ...): reporting only.")
     user: QuestionUser | None = Field(default=None, description="The user context to ask with (default: anonymous).")
     category: Literal[
         "cross_en_zh", "cross_zh_en", "same_lang", "unanswerable_in_domain", "unanswerable_off_domain",
@@ -219,6 +241,8 @@ class LabelledQuestion(_Strict):
         if len(labels) != 1:
             found = " and ".join(labels) if labels else "none of them"
             raise ValueError(f"give exactly one of expected_units, unanswerable: true, guard (found {found})")
+        if self.guard_rule is not None and self.guard not in ("red_flag", "out_of_scope"):
+            raise ValueError("guard_rule needs guard: red_flag or guard: out_of_scope")
         return self
 
     @property

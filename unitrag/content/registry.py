@@ -111,9 +111,18 @@ def load_taxonomy(paths: list[Path], root: Path, problems: list[Problem]) -> Tax
     return taxonomy
 
 
+#: A red-flag rule's examples must cover each language this well, or similarity has too little to go on.
+MIN_RED_FLAG_EXAMPLES_PER_LANG = 6
+#: Examples are questions, not documents: longer text would dilute what makes them an emergency.
+MAX_GUARD_TEXT_CHARS = 300
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
 def load_guard_rules(paths: list[Path], problems: list[Problem]) -> list[GuardRule]:
     """guard.yaml; every pattern must compile, since a broken red flag is a silent safety hole."""
     rules: list[GuardRule] = []
+    texts: dict[str, str] = {}  # every example and near-miss → where it was first written
     for i, rule, shown, lines in _entries(GuardRule, paths, problems):
         for lang in ("en", "zh"):
             for j, pattern in enumerate(getattr(rule.patterns, lang)):
@@ -123,8 +132,35 @@ def load_guard_rules(paths: list[Path], problems: list[Problem]) -> list[GuardRu
                     problems.append(
                         Problem(shown, lines.line((i, "patterns", lang, j)), f"{rule.id}.patterns.{lang}", f"bad regular expression: {exc}")
                     )
+        _check_guard_texts(rule, i, shown, lines, texts, problems)
         rules.append(rule)
     return rules
+
+
+def _check_guard_texts(rule: GuardRule, i: int, shown: str, lines: SourceMap, seen: dict[str, str], problems: list[Problem]) -> None:
+    """Examples and near-misses: in their language, short, each written once across all rules, enough of them."""
+    for section in ("examples", "near_misses"):
+        for lang in ("en", "zh"):
+            for j, text in enumerate(getattr(getattr(rule, section), lang)):
+                line = lines.line((i, section, lang, j))
+                where = (shown, line, f"{rule.id}.{section}.{lang}")
+                key = " ".join(text.split()).casefold()
+                if not key:
+                    problems.append(Problem(*where, "empty text"))
+                elif len(text) > MAX_GUARD_TEXT_CHARS:
+                    problems.append(Problem(*where, f"{len(text)} characters: keep it a question of at most {MAX_GUARD_TEXT_CHARS}"))
+                elif not (_HAN if lang == "zh" else _LATIN).search(text):
+                    problems.append(Problem(*where, f"not {'Chinese' if lang == 'zh' else 'English'}: put it under the other language"))
+                elif key in seen:
+                    problems.append(Problem(*where, f"written twice (also at {seen[key]}): one text, one label"))
+                else:
+                    seen[key] = f"{shown}:{line}"
+    if rule.type == "red_flag" and (rule.examples.en or rule.examples.zh):
+        for lang in ("en", "zh"):
+            count = len(getattr(rule.examples, lang))
+            if count < MIN_RED_FLAG_EXAMPLES_PER_LANG:
+                problems.append(Problem(shown, lines.line((i, "examples")), f"{rule.id}.examples.{lang}",
+                                        f"{count} example(s): a red-flag rule needs at least {MIN_RED_FLAG_EXAMPLES_PER_LANG} per language"))
 
 
 @dataclass(frozen=True)

@@ -63,8 +63,12 @@ def validate_content(root: Path, max_unit_bytes: int | None = None) -> ContentSe
 
 def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_ids: set[str], problems: list[Problem]) -> None:
     """Every id a labelled question names exists, has the right kind, and is visible to the one asking."""
+    rule_types = {rule.id: rule.type for rule in content.guard_rules}
     for lq in content.questions:
         q = lq.question
+        if q.guard_rule is not None and rule_types.get(q.guard_rule) != q.guard:
+            problems.append(Problem(lq.path, lq.line_of("guard_rule"), f"{q.id}.guard_rule",
+                                    f"{q.guard_rule!r} is not a {q.guard} rule of guard.yaml"))
         clinician = q.user is not None and "clinician" in q.user.roles
         for i, unit_id in enumerate(q.expected_units):
             where = (lq.path, lq.line_of("expected_units", i), f"{q.id}.expected_units")

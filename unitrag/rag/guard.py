@@ -7,16 +7,29 @@ question that is both ("my kid swallowed pills, can I sue?") gets the safety
 message. Patterns of both languages are tried on every question, because a
 Chinese question may quote English and the other way round; only the response
 follows the question's language.
+
+Patterns only stop the phrasings their authors foresaw, so a rule also fires when the
+classifier the build fitted on its examples (``guard_semantic``) scores the question's
+embedding past its type's threshold; the embedding is the one retrieval uses (the query
+encoder's cache hands it over), so similarity costs one small matrix product. The order
+is red-flag patterns, red-flag similarity, out-of-scope patterns, out-of-scope similarity.
+With an LLM configured, a score in the uncertain band gets a second opinion (``guard_llm``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+import numpy as np
+
+from .guard_llm import SecondOpinion
+from .guard_semantic import SemanticGuard, SemanticScore
 from .lang import normalize_question
+from .timing import timed
 from .types import GuardOutcome
 
 GuardType = Literal["red_flag", "out_of_scope"]
@@ -42,25 +55,82 @@ class CompiledRule:
 
 
 class Guard:
-    """Guard rules compiled once (case-insensitive), checked in ``CHECK_ORDER`` then file order."""
+    """Guard rules compiled once (case-insensitive), checked in ``CHECK_ORDER`` then file order.
 
-    def __init__(self, rules: Iterable[CompiledRule]) -> None:
+    ``semantic`` and ``embed`` (the query encoder's ``encode``) add similarity; ``llm`` (a
+    callable returning the configured LLM or None) adds the second opinion.
+    """
+
+    def __init__(
+        self, rules: Iterable[CompiledRule], *, semantic: SemanticGuard | None = None,
+        embed: Callable[[str], np.ndarray] | None = None, llm: Callable[[], Any] | None = None,
+    ) -> None:
         rules = list(rules)
         self.rules: tuple[CompiledRule, ...] = tuple(r for t in CHECK_ORDER for r in rules if r.type == t)
+        self._by_id = {r.id: r for r in self.rules}
+        self.semantic = semantic if embed is not None else None
+        self._embed = embed
+        self.second_opinion = SecondOpinion(llm) if llm is not None else None
 
     @classmethod
-    def from_rows(cls, rows: Iterable[Mapping[str, Any]]) -> "Guard":
+    def from_rows(cls, rows: Iterable[Mapping[str, Any]], **options: Any) -> "Guard":
         """Build from rows of the artifact's ``guard_rules`` table; a bad rule is an error, never skipped."""
-        return cls(_compile(row) for row in rows)
+        return cls((_compile(row) for row in rows), **options)
 
-    def check(self, question: str, lang: str) -> GuardOutcome | None:
-        """The first rule the question triggers, with its response in ``lang``; None when it may proceed."""
+    def check(self, question: str, lang: str, timings: dict[str, float] | None = None) -> GuardOutcome | None:
+        """The first rule the question triggers, with its response in ``lang``; None when it may proceed.
+
+        ``timings`` gets ``embed`` (the question's vector, which retrieval then reuses) and
+        ``guard`` (everything else) in milliseconds.
+        """
+        timings = {} if timings is None else timings
+        started, embedded_before = time.perf_counter(), timings.get("embed", 0.0)
         text = normalize_question(question)
-        if not text:
-            return None
+        outcome = None
+        if text:
+            scores: list[SemanticScore] | None = None  # computed once, when the first pattern-free type needs them
+            for rule_type in CHECK_ORDER:
+                outcome = self._by_pattern(text, rule_type, lang)
+                if outcome is None and self.semantic is not None:
+                    scores = self._scores(question, timings) if scores is None else scores
+                    outcome = self._by_similarity(question, scores, rule_type, lang)
+                if outcome is not None:
+                    break
+        spent = (time.perf_counter() - started) * 1000 - (timings.get("embed", 0.0) - embedded_before)
+        timings["guard"] = timings.get("guard", 0.0) + spent
+        return outcome
+
+    def scores(self, question: str) -> list[SemanticScore]:
+        """The classifier's best rule per type for ``question`` (empty without a semantic guard): for evaluation."""
+        if self.semantic is None or self._embed is None:
+            return []
+        return self.semantic.scores(self._embed(question))
+
+    def _by_pattern(self, text: str, rule_type: str, lang: str) -> GuardOutcome | None:
         for rule in self.rules:
-            if rule.matches(text):
+            if rule.type == rule_type and rule.matches(text):
                 return GuardOutcome(type=rule.type, rule=rule.id, response=rule.response(lang))
+        return None
+
+    def _scores(self, question: str, timings: dict[str, float]) -> list[SemanticScore]:
+        assert self.semantic is not None and self._embed is not None
+        with timed(timings, "embed"):
+            vector = self._embed(question)
+        return self.semantic.scores(vector)
+
+    def _by_similarity(self, question: str, scores: list[SemanticScore], rule_type: str, lang: str) -> GuardOutcome | None:
+        for score in scores:
+            rule = self._by_id.get(score.rule)
+            if score.type != rule_type or rule is None:
+                continue
+            fires, opinion = score.fires, None
+            if self.second_opinion is not None:
+                fires, opinion = self.second_opinion.decide(question, score, rule.response("en"))
+            if fires:
+                reason = "llm" if opinion is not None and not score.fires else "similarity"
+                return GuardOutcome(type=rule.type, rule=rule.id, response=rule.response(lang), reason=reason,
+                                    score=score.score, threshold=score.threshold,
+                                    nearest_example=score.nearest_example, similarity=score.nearest_similarity)
         return None
 
     def __len__(self) -> int:

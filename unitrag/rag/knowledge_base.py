@@ -91,7 +91,9 @@ class _Retrieved:
 class KnowledgeBase:
     """Load once at start-up (vectors into memory); thread-safe afterwards."""
 
-    def __init__(self, store: ChunkStore, encoder: QueryEncoder, config: Config, llm: Any = None) -> None:
+    def __init__(
+        self, store: ChunkStore, encoder: QueryEncoder, config: Config, llm: Any = None, semantic_guard: Any = None
+    ) -> None:
         from .broaden import Broadener
         from .gate import pipeline_id
         from .guard import Guard
@@ -99,7 +101,7 @@ class KnowledgeBase:
         self.store = store
         self.config = config
         self.encoder = encoder
-        self.guard = Guard.from_rows(store.guard_rules)
+        self.guard = Guard.from_rows(store.guard_rules, semantic=semantic_guard, embed=encoder.encode, llm=self._get_llm)
         self.broadener = Broadener.from_rows(store.topics)
         self.retriever = Retriever.build(store, encoder, config)
         self.retriever.use_calibration(store.calibration, pipeline_id(store.manifest, config))  # else the default gate, said once
@@ -129,8 +131,11 @@ class KnowledgeBase:
 
         ``llm`` (a ``unitrag.providers.llm.LLM``) overrides ``config.llm``.
         """
+        from .guard_semantic import SemanticGuard
+
         config = config or Config()
         store: ChunkStore
+        semantic_guard = None  # a published database has the patterns only (see unitrag.rag.guard_semantic)
         if str(path).startswith(("postgres://", "postgresql://")):  # published with `unitrag publish`
             from ..postgres.url import DatabaseUrl
             from .pg_store import PgChunkStore
@@ -138,7 +143,8 @@ class KnowledgeBase:
             store = PgChunkStore.load(path if isinstance(path, DatabaseUrl) else str(path))  # str() of one hides the password
         else:
             store = ChunkStore.load(Path(path))
-        return cls(store, QueryEncoder.for_manifest(store.manifest, embedder), config, llm)
+            semantic_guard = SemanticGuard.load(Path(path))
+        return cls(store, QueryEncoder.for_manifest(store.manifest, embedder), config, llm, semantic_guard)
 
     def close(self) -> None:
         """Release what the store holds (a PostgreSQL connection pool; nothing for an artifact)."""
@@ -224,8 +230,7 @@ class KnowledgeBase:
         user = self.check_user(user)
         answer_lang = choice(lang, "lang", LANGS) or detect_lang(question)
         timings: dict[str, float] = {}
-        with timed(timings, "guard"):
-            outcome = self.guard.check(question, answer_lang)
+        outcome = self.guard.check(question, answer_lang, timings)  # times "guard" and "embed" (reused by retrieval)
         if outcome is not None:
             timings["total"] = (time.perf_counter() - started) * 1000
             return Answer(question, answer_lang, outcome.response, False, outcome, [], [], None, timings_ms=timings)

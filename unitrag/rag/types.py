@@ -99,9 +99,20 @@ class GuardOutcome:
     type: Literal["red_flag", "out_of_scope"]
     rule: str
     response: str
+    #: Why it fired: "pattern" (a regular expression matched), "similarity" (the classifier's score reached
+    #: its threshold) or "llm" (the second opinion added a red flag the score was just short of).
+    reason: str = "pattern"
+    score: float | None = None  # the type's probability (similarity, llm)
+    threshold: float | None = None
+    nearest_example: str | None = None  # the rule's example closest to the question
+    similarity: float | None = None  # cosine similarity to it
 
-    def to_dict(self) -> dict[str, str]:
-        return {"type": self.type, "rule": self.rule}
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.type, "rule": self.rule, "reason": self.reason}
+        if self.score is not None:
+            data.update(score=round(self.score, 4), threshold=round(self.threshold or 0.0, 4),
+                        nearest_example=self.nearest_example, similarity=round(self.similarity or 0.0, 4))
+        return data
 
 
 @dataclass(frozen=True)

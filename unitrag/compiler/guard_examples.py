@@ -1,0 +1,116 @@
+"""Guard examples as build content: hashed, embedded only when new, fitted into the artifact.
+
+Each rule's ``examples`` and ``near_misses`` (guard.yaml), and the knowledge base's own
+labelled questions that no guard should stop (eval/*.yaml, as negatives), become rows
+of ``guard_examples``. They are embedded as *queries* (they are compared with
+questions), keyed like chunks by a content hash, so an unchanged example is never
+embedded twice: its vector comes from the previous artifact or the embedding cache.
+Moving a text between rules or roles, or editing a response or a pattern, embeds
+nothing (metadata only); the classifier (``guard_fit``) is refitted on every write,
+which takes seconds and no model.
+
+Held-out files (``eval/*_test.yaml``) are never read here: a test set fitted on is no test.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import PurePath
+from typing import Any
+
+import numpy as np
+
+from ..artifact.reader import PreviousState, has_table, open_artifact
+from ..content.loader import ContentSet
+from ..providers.embedders import Embedder
+from .cache import EmbeddingCache
+from .guard_fit import NONE, fit_guard
+
+#: What the hash covers besides the text: the role it is embedded in (a query, with the model's query prefix).
+EMBEDDED_AS = "guard-query:1"
+HELD_OUT_SUFFIX = "_test"
+
+
+def guard_example_rows(content: ContentSet) -> list[dict[str, Any]]:
+    """One row per example, near-miss and negative question (no vectors yet): what the plan hashes."""
+    rows = []
+    for rule in content.guard_rules:
+        for role, texts in (("example", rule.examples), ("near_miss", rule.near_misses)):
+            rows += [_row(rule.id, role, lang, text) for lang, text in texts.items()]
+    for lq in content.questions:
+        q = lq.question
+        if q.guard is None and not PurePath(lq.path).stem.endswith(HELD_OUT_SUFFIX):
+            rows.append(_row(None, "negative", q.lang, q.question))
+    return rows
+
+
+def example_hash(text: str) -> str:
+    return hashlib.sha256(f"{EMBEDDED_AS}\x00{text}".encode("utf-8")).hexdigest()
+
+
+def _row(rule_id: str | None, role: str, lang: str, text: str) -> dict[str, Any]:
+    return {"rule_id": rule_id, "role": role, "lang": lang, "text": text, "content_hash": example_hash(text)}
+
+
+def embed_and_fit(
+    tables: dict[str, list[dict[str, Any]]], *, model_id: str, previous: PreviousState | None, cache: EmbeddingCache,
+    embedder: Callable[[], Embedder] | None,
+) -> list[str]:
+    """Give every ``guard_examples`` row its vector and add the fitted ``guard_model`` rows; the pending ones.
+
+    ``embedder`` is called only when some text has no vector yet; None (``--reconcile``):
+    such rows are left out of this artifact and returned as pending.
+    """
+    rows = tables["guard_examples"]
+    wanted = list(dict.fromkeys(r["content_hash"] for r in rows))
+    vectors = _previous_vectors(previous, model_id) if previous is not None else {}
+    vectors = {h: vectors[h] for h in wanted if h in vectors}
+    vectors.update(cache.get_many(model_id, [h for h in wanted if h not in vectors]))
+    missing = [h for h in wanted if h not in vectors]
+    pending: list[str] = []
+    if missing and embedder is not None:
+        model = embedder()
+        texts = {r["content_hash"]: r["text"] for r in rows}
+        fresh = model.embed_queries([texts[h] for h in missing])
+        cache.put_many(model_id, missing, fresh)
+        vectors.update(zip(missing, np.asarray(fresh, dtype=np.float32)))
+    elif missing:
+        pending = [f"guard:{r['rule_id'] or 'negative'}:{r['role']}:{r['content_hash'][:12]}" for r in rows
+                   if r["content_hash"] not in vectors]
+    kept = [r for r in rows if r["content_hash"] in vectors]
+    for r in kept:
+        r["embedding"] = np.asarray(vectors[r["content_hash"]], dtype=np.float32).tolist()
+    tables["guard_examples"] = kept
+    tables["guard_model"] = model_rows(kept, tables.get("guard_rules", []))
+    return pending
+
+
+def model_rows(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ``guard_model`` table: one row per class (``NONE`` and every rule with examples)."""
+    if not rows:
+        return []
+    labels = [r["rule_id"] if r["role"] == "example" else NONE for r in rows]
+    fit = fit_guard(np.array([r["embedding"] for r in rows], dtype=np.float32), labels,
+                    {rule["id"]: rule["type"] for rule in rules})
+    if fit is None:
+        return []
+    types = {rule["id"]: rule["type"] for rule in rules}
+    return [
+        {"class": name, "type": types.get(name), "intercept": float(fit.intercepts[i]),
+         "weights": fit.weights[:, i].tolist(), "threshold": fit.thresholds.get(types.get(name, "")),
+         "metrics": json.dumps(fit.metrics, sort_keys=True) if name == NONE else None}
+        for i, name in enumerate(fit.classes)
+    ]
+
+
+def _previous_vectors(previous: PreviousState, model_id: str) -> dict[str, np.ndarray]:
+    """The last artifact's example vectors by content hash (none from another model or an older schema)."""
+    if previous.embedder_id != model_id:
+        return {}
+    with open_artifact(previous.path) as con:
+        if not has_table(con, "guard_examples"):
+            return {}
+        found = con.execute("SELECT content_hash, embedding FROM guard_examples").fetchall()
+    return {h: np.asarray(v, dtype=np.float32) for h, v in found}

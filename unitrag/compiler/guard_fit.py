@@ -1,0 +1,143 @@
+"""The semantic guard's classifier, fitted at build time on the guard rules' examples and near-misses.
+
+A multinomial logistic regression over the question embedding: one class per rule
+with examples, plus ``NONE`` (near-misses and the knowledge base's own labelled
+questions). It was chosen by measurement over nearest-example similarity (with and
+without a margin over near-misses) and k-nearest-neighbour votes: in 5-fold
+cross-validation on the sample's examples, near-misses and questions, it kept the
+most emergencies for the fewest false alarms (docs/benchmarks.md). Raw similarities
+of one small multilingual model crowd together (every emergency looks like every
+other), and a linear model learns which directions matter.
+
+A rule type fires on the summed probability of its rules, so an emergency torn
+between two red flags (chest pain or stroke?) is still one; the thresholds are fitted
+here on out-of-fold probabilities: red flags for recall, out of scope for precision.
+Pure NumPy, deterministic: the same content and model give the same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+#: The class of everything no rule should stop.
+NONE = "(none)"
+FOLDS = 5
+#: Out-of-fold red-flag recall the threshold is set for (a missed emergency costs far more than a false alarm).
+RED_FLAG_RECALL = 0.98
+#: Out-of-fold out-of-scope precision the threshold is set for (a refused nutrition question is a failure).
+OUT_OF_SCOPE_PRECISION = 0.97
+#: Bounds on the fitted thresholds: a degenerate fit (too few examples) must not stop everything or nothing.
+RED_FLAG_BOUNDS = (0.15, 0.5)
+OUT_OF_SCOPE_BOUNDS = (0.5, 0.95)
+L2 = 1e-5
+STEPS = 500
+LEARNING_RATE = 0.05
+
+
+@dataclass
+class GuardFit:
+    """The fitted classifier: weights per class, a threshold per rule type, and what cross-validation measured."""
+
+    classes: list[str]  # NONE first, then rule ids
+    weights: np.ndarray  # (dim, classes) float32
+    intercepts: np.ndarray  # (classes,) float32
+    thresholds: dict[str, float]  # rule type → threshold on the type's summed probability
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+
+def fit_guard(vectors: np.ndarray, labels: Sequence[str], rule_types: dict[str, str]) -> GuardFit | None:
+    """Fit on unit-length ``vectors`` labelled with a rule id or ``NONE``; None when no rule has examples."""
+    classes = [NONE] + sorted({label for label in labels if label != NONE})
+    if len(classes) < 2:
+        return None
+    y = np.array([classes.index(label) for label in labels])
+    X = np.asarray(vectors, dtype=np.float32)
+    fold = _folds(len(y))
+    out_of_fold = np.zeros((len(y), len(classes)), dtype=np.float32)
+    for f in range(FOLDS):
+        train = fold != f
+        if len(set(y[train].tolist())) < len(classes):  # too few examples to leave some out: skip CV for this fold
+            out_of_fold[~train] = np.nan
+            continue
+        W, b = _fit(X[train], y[train], len(classes))
+        out_of_fold[~train] = probabilities(X[~train], W, b)
+    W, b = _fit(X, y, len(classes))
+    types = [rule_types.get(c, "") for c in classes]
+    thresholds, metrics = _thresholds(out_of_fold, y, types)
+    return GuardFit(classes, W.astype(np.float32), b.astype(np.float32), thresholds, metrics)
+
+
+def probabilities(X: np.ndarray, W: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Softmax of ``X @ W + b``, row by row (also what the runtime computes, for one row)."""
+    z = X @ W + b
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _folds(n: int) -> np.ndarray:
+    """A fixed, interleaved assignment: every fold gets some of every class written in order."""
+    return np.arange(n) % FOLDS
+
+
+def _fit(X: np.ndarray, y: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Class-balanced softmax regression with a small L2 penalty, by full-batch Adam."""
+    n, d = X.shape
+    counts = np.bincount(y, minlength=k).astype(np.float32)
+    w = (1.0 / counts[y]) / k  # every class weighs the same in the loss; sums to 1
+    Y = np.eye(k, dtype=np.float32)[y]
+    W, b = np.zeros((d, k), np.float32), np.zeros(k, np.float32)
+    mW, vW, mb, vb = np.zeros_like(W), np.zeros_like(W), np.zeros_like(b), np.zeros_like(b)
+    for t in range(1, STEPS + 1):
+        G = (probabilities(X, W, b) - Y) * w[:, None]
+        for param, grad, m, v in ((W, X.T @ G + L2 * W, mW, vW), (b, G.sum(0), mb, vb)):
+            m *= 0.9
+            m += 0.1 * grad
+            v *= 0.999
+            v += 0.001 * grad * grad
+            param -= LEARNING_RATE * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+    return W, b
+
+
+def _thresholds(oof: np.ndarray, y: np.ndarray, types: list[str]) -> tuple[dict[str, float], dict[str, Any]]:
+    """Per type: red flags at ``RED_FLAG_RECALL`` out of fold, out of scope at ``OUT_OF_SCOPE_PRECISION``."""
+    judged = ~np.isnan(oof).any(axis=1)
+    label_type = np.array([types[c] for c in y])
+    negative = (y == 0) & judged
+    thresholds: dict[str, float] = {}
+    metrics: dict[str, Any] = {"folds": FOLDS, "rows": int(len(y)), "judged": int(judged.sum())}
+    for rule_type, (low, high) in (("red_flag", RED_FLAG_BOUNDS), ("out_of_scope", OUT_OF_SCOPE_BOUNDS)):
+        columns = [i for i, t in enumerate(types) if t == rule_type]
+        positive = (label_type == rule_type) & judged
+        if not columns or not positive.any():
+            continue
+        mass = oof[:, columns].sum(axis=1)
+        if rule_type == "red_flag":
+            ranked = np.sort(mass[positive])[::-1]
+            chosen = float(ranked[int(np.ceil(RED_FLAG_RECALL * len(ranked))) - 1])
+        else:
+            chosen = _precise_threshold(mass[positive], mass[negative])
+        threshold = float(min(max(chosen, low), high))
+        thresholds[rule_type] = threshold
+        predicted_rule = np.array(columns)[oof[:, columns].argmax(axis=1)]
+        hits = positive & (mass >= threshold)
+        metrics[rule_type] = {
+            "threshold": round(threshold, 4), "examples": int(positive.sum()),
+            "cv_recall": round(float(hits.sum() / positive.sum()), 4),
+            "cv_rule_accuracy": round(float((hits & (predicted_rule == y)).sum() / positive.sum()), 4),
+            "cv_false_alarms": int((negative & (mass >= threshold)).sum()), "negatives": int(negative.sum()),
+        }
+    return thresholds, metrics
+
+
+def _precise_threshold(positive: np.ndarray, negative: np.ndarray) -> float:
+    """The lowest threshold whose precision (positives over all stopped) reaches ``OUT_OF_SCOPE_PRECISION``."""
+    for candidate in np.sort(np.concatenate([positive, negative])):
+        tp, fp = (positive >= candidate).sum(), (negative >= candidate).sum()
+        if tp and tp / (tp + fp) >= OUT_OF_SCOPE_PRECISION:
+            return float(candidate)
+    return 1.0

@@ -1,0 +1,112 @@
+"""The guard as a detector, per rule type and per rule: what it stopped, why, what it cost.
+
+A question's expected outcome is its ``guard`` label (``pass`` and no label: it must get
+through) and, where given, its ``guard_rule``. A red flag stopped by another red-flag
+rule still counts as stopped for its type (the caller got a safety message) but not for
+its rule. Near-misses are the questions labelled ``guard: pass``: benign look-alikes.
+``guard_ms`` is the guard's own time beyond the question's embedding, which retrieval
+needs anyway.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..content.models import LabelledQuestion
+from .report import EvalReport, precision_recall
+
+TYPES = ("red_flag", "out_of_scope")
+
+
+def guard_row(q: LabelledQuestion, outcome: Any, guard_ms: float) -> dict[str, Any]:
+    """The ``guard`` entry of a question's row: expected and got, with the rule, the reason and the score."""
+    return {
+        "expected": q.guard, "rule": q.guard_rule, "got": outcome.type if outcome else None,
+        "got_rule": outcome.rule if outcome else None, "reason": outcome.reason if outcome else None,
+        "score": outcome.score if outcome else None, "ms": round(guard_ms, 4),
+    }
+
+
+def guard_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """By type and by rule precision / recall, near-miss pass rate, reasons, and the guard's p50 / p95 time."""
+    guards = [r["guard"] for r in rows if "guard" in r]
+    expected = [g["expected"] if g["expected"] in TYPES else None for g in guards]
+    by_type = {}
+    for rule_type in TYPES:
+        tp = sum(e == rule_type and g["got"] == rule_type for e, g in zip(expected, guards))
+        fp = sum(e != rule_type and g["got"] == rule_type for e, g in zip(expected, guards))
+        fn = sum(e == rule_type and g["got"] != rule_type for e, g in zip(expected, guards))
+        by_type[rule_type] = {**precision_recall(tp, fp, fn), "expected": sum(e == rule_type for e in expected)}
+    rules = sorted({g["rule"] for g in guards if g.get("rule")} | {g["got_rule"] for g in guards if g.get("got_rule")})
+    by_rule = {}
+    for rule in rules:
+        # a stop by `rule` is a false alarm only where the question names another rule or none is expected
+        tp = sum(g.get("rule") == rule and g["got_rule"] == rule for g in guards)
+        fp = sum(g["got_rule"] == rule and g.get("rule") != rule and (g.get("rule") or e is None)
+                 for e, g in zip(expected, guards))
+        fn = sum(g.get("rule") == rule and g["got_rule"] != rule for g in guards)
+        by_rule[rule] = {**precision_recall(tp, fp, fn), "expected": sum(g.get("rule") == rule for g in guards)}
+    near = [g for g in guards if g["expected"] == "pass"]
+    passed = sum(g["got"] is None for g in near)
+    times = np.array([g["ms"] for g in guards]) if guards else np.zeros(1)
+    return {
+        "by_type": by_type, "by_rule": by_rule,
+        "near_misses": {"questions": len(near), "passed": passed,
+                        "pass_rate": round(passed / len(near), 4) if near else None},
+        "reasons": {reason: sum(g["reason"] == reason for g in guards) for reason in ("pattern", "similarity", "llm")},
+        "guard_ms": {"p50": round(float(np.percentile(times, 50)), 4), "p95": round(float(np.percentile(times, 95)), 4)},
+    }
+
+
+def guard_table(reports: list[EvalReport], names: list[str]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows comparing labelled sets (dev, test) side by side: per type, per rule, near-misses, time."""
+    figures = [r.extra.get("guard_rules") or {} for r in reports]
+    header = ["guard", *names]
+    rows = []
+    for rule_type in TYPES:
+        rows.append([f"{rule_type} P / R", *(_pr(f.get("by_type", {}).get(rule_type)) for f in figures)])
+    for rule in sorted({rule for f in figures for rule in f.get("by_rule", {})}):
+        rows.append([f"  {rule} P / R", *(_pr(f.get("by_rule", {}).get(rule)) for f in figures)])
+    rows.append(["near-misses passed", *(_share(f.get("near_misses")) for f in figures)])
+    rows.append(["stopped by pattern / similarity / llm",
+                 *(" / ".join(str(f.get("reasons", {}).get(k, 0)) for k in ("pattern", "similarity", "llm")) for f in figures)])
+    rows.append(["guard ms p50 / p95 (beyond the embedding)",
+                 *(f"{f['guard_ms']['p50']:.3f} / {f['guard_ms']['p95']:.3f}" if f else "" for f in figures)])
+    return header, rows
+
+
+def guard_failures(report: EvalReport, min_recall: float | None, min_precision: float | None,
+                   min_pass: float | None) -> list[str]:
+    """The guard gate on one report: red-flag recall, precision of both types, near-misses passed."""
+    figures = report.extra.get("guard_rules") or {}
+    failures = []
+    red = figures.get("by_type", {}).get("red_flag", {})
+    if min_recall is not None and (red.get("recall") is None or red["recall"] < min_recall):
+        failures.append(f"red-flag recall is {red.get('recall')}, below --min-guard-recall {min_recall}")
+    for rule_type in TYPES:
+        precision = figures.get("by_type", {}).get(rule_type, {}).get("precision")
+        if min_precision is not None and precision is not None and precision < min_precision:
+            failures.append(f"{rule_type} precision is {precision}, below --min-guard-precision {min_precision}")
+    near = figures.get("near_misses", {})
+    if min_pass is not None and near.get("pass_rate") is not None and near["pass_rate"] < min_pass:
+        failures.append(f"near-misses passed {near['pass_rate']}, below --min-guard-pass {min_pass}")
+    return failures
+
+
+def _pr(m: dict[str, Any] | None) -> str:
+    if not m:
+        return ""
+    p, r = m.get("precision"), m.get("recall")
+    return f"{_f(p)} / {_f(r)} ({m['tp']}/{m.get('expected', m['tp'] + m['fn'])})"
+
+
+def _share(near: dict[str, Any] | None) -> str:
+    if not near or not near.get("questions"):
+        return ""
+    return f"{near['pass_rate']:.3f} ({near['passed']}/{near['questions']})"
+
+
+def _f(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
