@@ -170,3 +170,16 @@ def test_cors_is_off_by_default_and_configurable(make_client):
     assert "access-control-allow-origin" not in make_client().get("/v1/topics", headers=origin).headers
     allowed = make_client(ServeSettings(cors_origins=("https://app.example.org",), reload_poll_s=0))
     assert allowed.get("/v1/topics", headers=origin).headers["access-control-allow-origin"] == "https://app.example.org"
+
+
+def test_a_streamed_body_without_a_length_is_cut_off_too(make_client):
+    client = make_client(ServeSettings(max_body_bytes=1000, reload_poll_s=0))
+
+    def chunks():
+        yield b'{"question": "'
+        for _ in range(100):
+            yield b"x" * 100
+        yield b'"}'
+
+    response = client.post("/v1/ask", content=chunks(), headers={"content-type": "application/json"})
+    assert response.status_code == 413 and response.json() == {"error": "request body over 1000 bytes"}

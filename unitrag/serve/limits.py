@@ -64,27 +64,31 @@ class BodyLimit:
             await _refuse(send, 413, message)
             return
         seen = 0
-        started = False
+        started = refused = False
 
         async def counted() -> Message:
-            nonlocal seen
+            nonlocal seen, started, refused
             msg = await receive()
             if msg["type"] == "http.request":
                 seen += len(msg.get("body", b""))
                 if seen > self.max_bytes:
+                    if not started:  # answer now: the app may catch the exception and answer otherwise
+                        started = refused = True
+                        await _refuse(send, 413, message)
                     raise _TooLarge()
             return msg
 
         async def tracked(msg: Message) -> None:
             nonlocal started
+            if refused:  # the 413 went out already; whatever the app says after it is dropped
+                return
             started = started or msg["type"] == "http.response.start"
             await send(msg)
 
         try:
             await self.app(scope, counted, tracked)
         except _TooLarge:
-            if not started:
-                await _refuse(send, 413, message)
+            pass
 
 
 class _TooLarge(Exception):
