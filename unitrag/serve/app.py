@@ -121,6 +121,11 @@ def _version() -> str:
 
 def app_from_env() -> FastAPI:
     """The factory uvicorn calls in each worker: settings from the config file ``unitrag serve`` named."""
+    if not log.handlers:  # reloads and unexpected errors, next to uvicorn's own lines
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s:     %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
     path = os.environ.get(CONFIG_FILE_ENV)
     file = Path(path) if path else None
     return create_app(load_serve_settings(file), config=load_config(file))
