@@ -16,7 +16,7 @@ from unitrag.rag.knowledge_base import KnowledgeBase
 from unitrag.serve import ServeSettings, create_app
 from unitrag.serve.reload import KbHolder
 
-from .conftest import SlowLLM, live_server
+from .conftest import CLINICIAN_KEY, CLINICIAN_KEYS, SlowLLM, live_server
 
 pytestmark = pytest.mark.e2e
 
@@ -38,7 +38,8 @@ def browser():
 
 def _server(sample_kb: KnowledgeBase, llm=None):
     holder = KbHolder("sample", lambda _l, _p: KnowledgeBase(sample_kb.store, sample_kb.encoder, sample_kb.config, llm), 0)
-    return live_server(create_app(ServeSettings(reload_poll_s=0), config=sample_kb.config, holder=holder))
+    settings = ServeSettings(api_keys=CLINICIAN_KEYS, reload_poll_s=0)
+    return live_server(create_app(settings, config=sample_kb.config, holder=holder))
 
 
 @pytest.fixture(scope="module")
@@ -116,8 +117,18 @@ def test_a_red_flag_shows_the_safety_message_and_no_sources(page, tmp_path):
     shot(page, "red-flag-zh", tmp_path)
 
 
-def test_a_restricted_role_control_needs_a_key(page):
+def test_the_role_control_appears_only_for_a_key_that_grants_it(page, tmp_path):
     assert page.locator("[data-testid=role-clinician]").is_hidden()
+    ask(page, "B12 injections hydroxocobalamin dose")
+    assert "Treating B12 deficiency" not in page.inner_text("[data-testid=sources]")
+    page.click("text=User context and access")
+    page.fill("[data-testid=api-key]", CLINICIAN_KEY)
+    page.keyboard.press("Tab")  # the change event checks the key with /v1/me
+    page.wait_for_selector("[data-testid=role-clinician]", state="visible")
+    ask(page, "B12 injections hydroxocobalamin dose")
+    assert "Treating B12 deficiency" in page.inner_text("[data-testid=sources]")
+    assert page.locator("[data-testid=source] .tag.restricted").count() >= 1
+    shot(page, "clinician-en", tmp_path)
 
 
 def test_streaming_shows_text_before_the_end(browser, sample_kb, tmp_path):
@@ -125,6 +136,9 @@ def test_streaming_shows_text_before_the_end(browser, sample_kb, tmp_path):
     with _server(sample_kb, SlowLLM(text, 0.08)) as url:
         context = browser.new_context(viewport={"width": 390, "height": 844}, locale="zh-CN", is_mobile=True)
         page = context.new_page()
+        problems: list[str] = []
+        page.on("console", lambda msg: problems.append(msg.text) if msg.type == "error" else None)
+        page.on("pageerror", lambda exc: problems.append(str(exc)))
         page.goto(url + "/")
         page.wait_for_function("document.getElementById('kb-meta').textContent.length > 0")
         page.fill("[data-testid=question]", "How is vitamin B12 deficiency treated?")
@@ -137,3 +151,4 @@ def test_streaming_shows_text_before_the_end(browser, sample_kb, tmp_path):
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # no sideways scrolling on a phone
         shot(page, "stream-phone-zh", tmp_path)
         context.close()
+        assert problems == [], problems
