@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -106,16 +105,45 @@ def test_a_fresh_calibration_separates_the_labelled_questions(calibration: Calib
     assert m["loo_auc"] == best  # the chosen feature is the one that measured best
 
 
-def test_no_calibration_for_the_pipeline_means_no_gate(built_sample, workspace):
-    ws, _ = built_sample
-    other = replace(ws.config, sparse=not ws.config.sparse)
-    committed = {g["pipeline_id"] for g in json.loads((REPO / "calibration.json").read_text(encoding="utf-8"))["gates"]}
-    if pipeline_id(KnowledgeBase.open(ws.artifact, config=ws.config).store.manifest, other) not in committed:
-        assert KnowledgeBase.open(ws.artifact, config=other).retriever.gate is None
+def test_no_calibration_means_the_default_gate_and_a_plain_warning(workspace, caplog, monkeypatch):
+    import logging
+
+    import unitrag.rag.gate as gate_module
+
     (workspace.root / "calibration.json").unlink()
     report = workspace.build()
     assert report.written and report.embedded == 0 and report.plan.tables_changed == ["calibration"]
-    assert KnowledgeBase.open(workspace.artifact, config=workspace.config).retriever.gate is None
+    monkeypatch.setattr(gate_module, "_warned", set())
+    with caplog.at_level(logging.WARNING, logger="unitrag.rag.gate"):
+        kb = KnowledgeBase.open(workspace.artifact, config=workspace.config)
+        KnowledgeBase.open(workspace.artifact, config=workspace.config)  # said once, not per open
+    current = pipeline_id(kb.store.manifest, kb.config)
+    default = {g["pipeline_id"]: g for g in json.loads(gate_module.DEFAULT_CALIBRATION.read_text(encoding="utf-8"))["gates"]}
+    assert kb.store.calibration == [] and kb.retriever.gate == AnswerabilityGate.from_dict(default[current])
+    warnings = [r.getMessage() for r in caplog.records if "answerability gate" in r.getMessage()]
+    assert len(warnings) == 1 and "unitrag calibrate --write calibration.json" in warnings[0]
+    clutch = "How do I replace the clutch on a 2009 diesel pickup?"
+    assert kb.ask(clutch).not_found
+    monkeypatch.setattr(gate_module, "DEFAULT_CALIBRATION", workspace.root / "missing.json")  # no default: no gate
+    bare = KnowledgeBase.open(workspace.artifact, config=workspace.config)
+    assert bare.retriever.gate is None and not bare.ask(clutch).not_found
+
+
+def test_build_warns_when_the_gate_was_not_fitted_on_these_questions(workspace):
+    env = {**__import__("os").environ, "COLUMNS": "200"}
+    run = subprocess.run([sys.executable, "-m", "unitrag", "build", "--cache-dir", "cache"], cwd=workspace.root, capture_output=True, text=True,
+                         env=env, check=True)
+    assert "answerability gate" not in run.stderr  # the committed gate was fitted on these very questions
+    path = workspace.root / "content" / "eval" / "questions.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("Which foods are natural sources of vitamin B12?",
+                                                             "Which foods give me vitamin B12?"), encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "unitrag", "build", "--cache-dir", "cache"], cwd=workspace.root, capture_output=True, text=True,
+                         env=env, check=True)
+    assert "not fitted on this knowledge base's labelled questions" in " ".join(run.stderr.split())
+    (workspace.root / "calibration.json").unlink()
+    run = subprocess.run([sys.executable, "-m", "unitrag", "build", "--cache-dir", "cache"], cwd=workspace.root, capture_output=True, text=True,
+                         env=env, check=True)
+    assert "default answerability gate" in " ".join(run.stderr.split())
 
 
 def test_calibrate_command_writes_a_gate_the_next_build_copies(workspace):

@@ -1,0 +1,77 @@
+"""Cross-lingual retrieval, "not found" and the current topic on the built sample, with the real default embedder.
+
+The sample covers each topic in one language only. Each test also switches its mechanism off
+and checks the outcome flips, so it cannot pass by accident.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from unitrag.rag.knowledge_base import KnowledgeBase
+from unitrag.rag.types import UserContext
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def kb(built_sample) -> KnowledgeBase:
+    ws, _ = built_sample
+    return KnowledgeBase.open(ws.artifact, config=ws.config)
+
+
+def _units(kb: KnowledgeBase, question: str, user: UserContext | None = None) -> list[str]:
+    return [s.unit_id for s in kb.search(question, user=user).sources]
+
+
+@pytest.mark.parametrize(("question", "unit"), [
+    ("Which foods are rich in iron, and is plant iron absorbed as well as meat iron?", "zh-iron-sources"),  # only in Chinese
+    ("What is the recommended daily iodine intake for pregnant women?", "zh-iodine-intake-urinary"),
+    ("严格素食的人怎样获得足够的维生素B12？", "en-b12-food-sources"),  # only in English
+])
+def test_a_question_finds_the_unit_written_only_in_the_other_language(kb: KnowledgeBase, question: str, unit: str):
+    assert unit in _units(kb, question)
+    probes, kb.retriever.crosslingual = kb.retriever.crosslingual, None
+    try:
+        assert unit not in _units(kb, question), "without the cross-lingual probes the other language stays out"
+    finally:
+        kb.retriever.crosslingual = probes
+
+
+@pytest.mark.parametrize("question", [
+    "Does zinc help me get over a cold faster?",  # in the domain, covered by no unit
+    "补镁能改善睡眠吗？",
+    "How do I replace the clutch on a 2009 diesel pickup?",  # off the domain, past the guard
+])
+def test_uncovered_and_off_domain_questions_get_not_found(kb: KnowledgeBase, question: str):
+    answer = kb.ask(question)
+    assert answer.guard is None and answer.not_found
+    gate, kb.retriever.gate = kb.retriever.gate, None
+    try:
+        assert not kb.ask(question).not_found, "without the gate every question is answered from something"
+    finally:
+        kb.retriever.gate = gate
+
+
+def test_the_current_topic_brings_its_units_in_the_other_language(kb: KnowledgeBase):
+    user = UserContext(current_topic="iodine")  # every iodine unit is Chinese
+    question = "What should I watch in my diet?"
+    brought = [u for u in _units(kb, question, user) if u.startswith("zh-iodine")]
+    assert brought
+    kb.retriever.crosslingual.current_topic = False
+    try:
+        assert not [u for u in _units(kb, question, user) if u.startswith("zh-iodine")], "a ×1.6 boost alone brings nothing"
+    finally:
+        kb.retriever.crosslingual.current_topic = True
+
+
+def test_an_extractive_answer_says_its_source_is_in_the_other_language(kb: KnowledgeBase):
+    from unitrag.rag.extractive import extractive_answer
+
+    question = "Which foods are rich in iron, and is plant iron absorbed as well as meat iron?"
+    text = extractive_answer(question, "en", kb.search(question).sources)
+    assert "The following is from a Chinese source: " in text
+    question = "严格素食的人怎样获得足够的维生素B12？"
+    text = extractive_answer(question, "zh", kb.search(question).sources)
+    assert "以下内容来自英文资料：" in text
+    assert "以下内容来自英文资料" not in extractive_answer("哪些食物含铁多？", "zh", kb.search("哪些食物含铁多？").sources)

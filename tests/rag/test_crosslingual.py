@@ -1,0 +1,60 @@
+"""Which cross-lingual probes a question gets, the per-language-pair correction, and a gate with a mixed feature."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from unitrag.rag.crosslingual import CrossLingual
+from unitrag.rag.gate import AnswerabilityGate, fit_logistic
+from unitrag.rag.types import Source
+
+TOPICS = [
+    {"id": "iodine", "name_en": "Iodine", "name_zh": "碘", "synonyms_en": ["iodized salt"], "synonyms_zh": ["碘盐"],
+     "is_group": False, "members": []},
+    {"id": "pregnancy", "name_en": "Pregnancy", "name_zh": "孕期", "synonyms_en": ["pregnant"], "synonyms_zh": ["孕妇"],
+     "is_group": False, "members": []},
+]
+
+
+def test_a_question_naming_topics_gets_expansion_routing_and_a_pool_in_the_other_language():
+    xl = CrossLingual.from_rows(TOPICS, {"en", "zh"})
+    assert xl.topics_in("How much iodine does a pregnant woman need?") == ["iodine", "pregnancy"]
+    probes = {p.why: p for p in xl.probes("How much iodine does a pregnant woman need?", "en")}
+    assert probes["expand"].text == "碘 孕期" and probes["expand"].lang == "zh" and probes["expand"].sparse
+    assert probes["route"].topics == ("iodine", "pregnancy") and probes["route"].lang is None
+    assert probes["pool"].lang == "zh" and probes["pool"].text.startswith("How much")
+    assert {p.why for p in xl.probes("孕妇每天需要多少碘？", "zh")} == {"expand", "route", "pool"}
+    assert [p.why for p in xl.probes("What should I eat?", "en")] == ["pool"]  # no topic named
+
+
+def test_one_language_knowledge_bases_get_no_cross_lingual_probes_but_keep_the_current_topic():
+    xl = CrossLingual.from_rows(TOPICS, {"en"})
+    assert xl.probes("How much iodine?", "en") == []
+    assert [(p.why, p.topics) for p in xl.probes("What should I eat?", "en", "iodine")] == [("topic", ("iodine",))]
+    xl.current_topic = False
+    assert xl.probes("What should I eat?", "en", "iodine") == []
+
+
+def test_the_correction_applies_across_languages_only():
+    xl = CrossLingual.from_rows(TOPICS, {"en", "zh"})
+    xl.offsets = {"en>zh": 0.08, "zh>en": 0.07}
+    assert xl.offset("How much iodine?", "zh") == 0.08 and xl.offset("需要多少碘？", "en") == 0.07
+    assert xl.offset("How much iodine?", "en") == 0.0 and xl.offset("需要多少碘？", "zh") == 0.0
+
+
+def _sources(dense: float, topic: float) -> list[Source]:
+    return [Source("c", "u", "scene", "t", "x", [], [], "public", "en", scores={"dense": dense, "topic": topic})]
+
+
+def test_a_gate_with_a_mixed_feature_credits_a_topic_match_and_round_trips():
+    rng = np.random.default_rng(0)
+    topic = rng.integers(0, 2, 200).astype(float)
+    dense = rng.normal(0.86, 0.02, 200)
+    labels = dense + 0.05 * topic + rng.normal(0, 0.005, 200) > 0.9
+    weights, _ = fit_logistic(np.column_stack([dense, topic]), labels)
+    assert 0.03 < weights[1] / weights[0] < 0.07  # the topic is worth about 0.05 of cosine
+    gate = AnswerabilityGate.fit(dense, labels, feature="max_dense", mix={"topic": topic}, lang_offsets={"en>zh": 0.08})
+    assert not gate.answerable(_sources(0.875, 0.0)) and gate.answerable(_sources(0.875, 1.0))
+    stored = gate.to_dict()
+    assert stored["feature"].startswith("max_dense + ") and stored["feature"].endswith("*topic")
+    assert AnswerabilityGate.from_dict(stored) == gate
