@@ -224,7 +224,9 @@ class LabelledQuestion(_Strict):
     guard: Literal["red_flag", "out_of_scope", "pass"] | None = Field(
         default=None, description="The guard outcome expected before any retrieval (guard.yaml); pass: a look-alike the "
                                   "guard must let through, scored for the guard only.")
-    guard_rule: Slug | None = Field(default=None, description="With guard: red_flag | out_of_scope, the rule expected to fire.")
+    guard_rule: Slug | None = Field(
+        default=None, description="With guard: red_flag | out_of_scope, the rule expected to fire; with guard: pass, the "
+                                  "rule the question looks like (per-rule near-miss figures).")
     phrasing: str | None = Field(default=None, alias="register",
                                  description="How the question is written (first person, typo, ...): reporting only.")
     user: QuestionUser | None = Field(default=None, description="The user context to ask with (default: anonymous).")
@@ -241,8 +243,8 @@ class LabelledQuestion(_Strict):
         if len(labels) != 1:
             found = " and ".join(labels) if labels else "none of them"
             raise ValueError(f"give exactly one of expected_units, unanswerable: true, guard (found {found})")
-        if self.guard_rule is not None and self.guard not in ("red_flag", "out_of_scope"):
-            raise ValueError("guard_rule needs guard: red_flag or guard: out_of_scope")
+        if self.guard_rule is not None and self.guard is None:
+            raise ValueError("guard_rule needs guard: red_flag, out_of_scope or pass")
         return self
 
     @property

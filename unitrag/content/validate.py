@@ -66,9 +66,10 @@ def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_id
     rule_types = {rule.id: rule.type for rule in content.guard_rules}
     for lq in content.questions:
         q = lq.question
-        if q.guard_rule is not None and rule_types.get(q.guard_rule) != q.guard:
+        allowed = {"red_flag", "out_of_scope"} if q.guard == "pass" else {q.guard}  # pass: the rule it looks like
+        if q.guard_rule is not None and rule_types.get(q.guard_rule) not in allowed:
             problems.append(Problem(lq.path, lq.line_of("guard_rule"), f"{q.id}.guard_rule",
-                                    f"{q.guard_rule!r} is not a {q.guard} rule of guard.yaml"))
+                                    f"{q.guard_rule!r} is not a {' or '.join(sorted(allowed))} rule of guard.yaml"))
         clinician = q.user is not None and "clinician" in q.user.roles
         for i, unit_id in enumerate(q.expected_units):
             where = (lq.path, lq.line_of("expected_units", i), f"{q.id}.expected_units")

@@ -23,7 +23,8 @@ TYPES = ("red_flag", "out_of_scope")
 def guard_row(q: LabelledQuestion, outcome: Any, guard_ms: float) -> dict[str, Any]:
     """The ``guard`` entry of a question's row: expected and got, with the rule, the reason and the score."""
     return {
-        "expected": q.guard, "rule": q.guard_rule, "got": outcome.type if outcome else None,
+        "expected": q.guard, "rule": q.guard_rule if q.guard in TYPES else None,
+        "like": q.guard_rule if q.guard == "pass" else None, "got": outcome.type if outcome else None,
         "got_rule": outcome.rule if outcome else None, "reason": outcome.reason if outcome else None,
         "score": outcome.score if outcome else None, "ms": round(guard_ms, 4),
     }
@@ -44,12 +45,15 @@ def guard_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
     for rule in rules:
         # a stop by `rule` is a false alarm only where the question names another rule or none is expected
         tp = sum(g.get("rule") == rule and g["got_rule"] == rule for g in guards)
-        fp = sum(g["got_rule"] == rule and g.get("rule") != rule and (g.get("rule") or e is None)
+        fp = sum(g["got_rule"] == rule and g.get("rule") != rule and (bool(g.get("rule")) or e is None)
                  for e, g in zip(expected, guards))
         fn = sum(g.get("rule") == rule and g["got_rule"] != rule for g in guards)
         by_rule[rule] = {**precision_recall(tp, fp, fn), "expected": sum(g.get("rule") == rule for g in guards)}
     near = [g for g in guards if g["expected"] == "pass"]
     passed = sum(g["got"] is None for g in near)
+    for rule in sorted({g["like"] for g in near if g.get("like")}):
+        alike = [g for g in near if g.get("like") == rule]
+        by_rule.setdefault(rule, {})["near_misses"] = {"questions": len(alike), "passed": sum(g["got"] is None for g in alike)}
     times = np.array([g["ms"] for g in guards]) if guards else np.zeros(1)
     return {
         "by_type": by_type, "by_rule": by_rule,
@@ -68,7 +72,8 @@ def guard_table(reports: list[EvalReport], names: list[str]) -> tuple[list[str],
     for rule_type in TYPES:
         rows.append([f"{rule_type} P / R", *(_pr(f.get("by_type", {}).get(rule_type)) for f in figures)])
     for rule in sorted({rule for f in figures for rule in f.get("by_rule", {})}):
-        rows.append([f"  {rule} P / R", *(_pr(f.get("by_rule", {}).get(rule)) for f in figures)])
+        rows.append([f"  {rule} P / R; look-alikes passed",
+                     *(_rule_cell(f.get("by_rule", {}).get(rule)) for f in figures)])
     rows.append(["near-misses passed", *(_share(f.get("near_misses")) for f in figures)])
     rows.append(["stopped by pattern / similarity / llm",
                  *(" / ".join(str(f.get("reasons", {}).get(k, 0)) for k in ("pattern", "similarity", "llm")) for f in figures)])
@@ -100,6 +105,14 @@ def _pr(m: dict[str, Any] | None) -> str:
         return ""
     p, r = m.get("precision"), m.get("recall")
     return f"{_f(p)} / {_f(r)} ({m['tp']}/{m.get('expected', m['tp'] + m['fn'])})"
+
+
+def _rule_cell(m: dict[str, Any] | None) -> str:
+    if not m:
+        return ""
+    near = m.get("near_misses")
+    cells = [_pr(m) if "tp" in m else "", f"{near['passed']}/{near['questions']}" if near else ""]
+    return "; ".join(c for c in cells if c)
 
 
 def _share(near: dict[str, Any] | None) -> str:

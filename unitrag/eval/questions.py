@@ -19,7 +19,7 @@ from ..content.models import LabelledQuestion
 from ..rag.calibrate import user_context
 from ..rag.types import Source, UserContext
 from .guard_report import guard_figures, guard_row
-from .metrics import score_rankings
+from .metrics import MEASURES, score_rankings
 from .report import EvalProgress, EvalReport, VariantResult, precision_recall
 from .variants import VARIANTS, Variant, rank, warm_up
 
@@ -68,6 +68,10 @@ def evaluate_questions(
     qrels = {q.id: dict.fromkeys(q.expected_units, 1) for q in questions if q.answerable}
     results = {}
     for variant in variants:
+        if not qrels:  # a guard-only set (eval/guard_test.yaml): nothing to rank against
+            results[variant.name] = VariantResult(variant.name, variant.description, dict.fromkeys(MEASURES, 0.0), 0,
+                                                  seconds[variant.name])
+            continue
         scores = score_rankings(rankings[variant.name], qrels)
         results[variant.name] = VariantResult(variant.name, variant.description, scores.means, scores.n, seconds[variant.name])
         for row in rows:
