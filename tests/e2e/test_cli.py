@@ -86,7 +86,7 @@ def test_ask_json_reports_the_guard(workspace):
     result = _run(workspace, "ask", "我胸口剧痛，喘不上气", "--json")
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
-    assert answer["guard"] == {"type": "red_flag", "rule": "red-flag-chest-pain"} and answer["sources"] == []
+    assert answer["guard"] == {"type": "red_flag", "rule": "red-flag-chest-pain", "reason": "pattern"} and answer["sources"] == []
 
 
 def test_bad_user_context_file_is_one_readable_line(workspace, tmp_path):

@@ -127,7 +127,7 @@ def test_question_eval_has_a_row_per_question(questions_run, built_sample):
     for lq in labelled:
         row, q = rows[lq.question.id], lq.question
         if q.guard:
-            assert row["guard"] == {"expected": q.guard, "got": q.guard} and "variants" not in row
+            assert (row["guard"]["expected"], row["guard"]["got"]) == (q.guard, q.guard) and "variants" not in row
         else:
             assert row["not_found"]["expected"] == q.unanswerable
             assert ("ndcg@10" in row["variants"]["full"]) == q.answerable

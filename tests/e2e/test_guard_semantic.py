@@ -148,6 +148,18 @@ def test_adding_an_example_embeds_only_it(workspace: Workspace, monkeypatch: pyt
     assert embedded == ["my uncle keeps grabbing his chest and says it's crushing him"] and report.embedded == 0
 
 
+def test_reconcile_leaves_a_new_example_pending_without_a_model(workspace: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("unitrag.compiler.pipeline.load_embedder", lambda spec: pytest.fail("reconcile loads no model"))
+    path = workspace.config.content_dir / "guard.yaml"
+    rules = yaml.safe_load(path.read_text(encoding="utf-8"))
+    rules[0]["examples"]["zh"].append("我舅舅捂着胸口说喘不过气，满头大汗")
+    path.write_text(yaml.safe_dump(rules, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    report = workspace.build(reconcile=True)
+    assert [p.split(":")[:3] for p in report.pending] == [["guard", "red-flag-chest-pain", "example"]]
+    guard = KnowledgeBase.open(workspace.artifact).guard
+    assert guard.semantic is not None and "red-flag-chest-pain" in guard.semantic.classes  # refitted on the rest
+
+
 # -- the LLM second opinion (litellm mock_response) -----------------------------------------------------------------
 
 

@@ -1,0 +1,44 @@
+"""Guard figures per type and per rule from question rows: what counts as a hit, a miss and a false alarm."""
+
+from __future__ import annotations
+
+from unitrag.eval.guard_report import guard_failures, guard_figures, guard_table
+from unitrag.eval.report import EvalReport
+
+
+def row(expected: str | None, rule: str | None, got: str | None, got_rule: str | None, like: str | None = None,
+        reason: str | None = None, ms: float = 0.3) -> dict:
+    return {"guard": {"expected": expected, "rule": rule, "like": like, "got": got, "got_rule": got_rule,
+                      "reason": reason or ("similarity" if got else None), "score": None, "ms": ms}}
+
+
+ROWS = [
+    row("red_flag", "rf-a", "red_flag", "rf-a", reason="pattern"),
+    row("red_flag", "rf-a", "red_flag", "rf-b"),  # stopped, but by another red flag: a type hit, a rule miss
+    row("red_flag", "rf-b", None, None),  # missed
+    row("pass", None, "red_flag", "rf-b", like="rf-b"),  # a look-alike stopped: false alarm
+    row("pass", None, None, None, like="rf-a"),
+    row(None, None, None, None),  # an ordinary question that passed
+    row("out_of_scope", "oos-c", "out_of_scope", "oos-c"),
+]
+
+
+def test_type_and_rule_figures() -> None:
+    figures = guard_figures(ROWS)
+    red = figures["by_type"]["red_flag"]
+    assert (red["tp"], red["fp"], red["fn"]) == (2, 1, 1)
+    a, b = figures["by_rule"]["rf-a"], figures["by_rule"]["rf-b"]
+    assert (a["tp"], a["fp"], a["fn"], a["expected"]) == (1, 0, 1, 2)
+    assert (b["tp"], b["fp"], b["fn"]) == (0, 2, 1)  # named for an rf-a emergency, and for a look-alike
+    assert figures["near_misses"] == {"questions": 2, "passed": 1, "pass_rate": 0.5}
+    assert b["near_misses"] == {"questions": 1, "passed": 0} and a["near_misses"] == {"questions": 1, "passed": 1}
+    assert figures["reasons"] == {"pattern": 1, "similarity": 3, "llm": 0}
+
+
+def test_gate_and_table() -> None:
+    report = EvalReport("questions", "content/eval/guard_test.yaml", {}, {}, ROWS, {"guard_rules": guard_figures(ROWS)})
+    failures = guard_failures(report, 0.9, 0.9, 0.9)
+    assert len(failures) == 3 and "red-flag recall is 0.6667" in failures[0]
+    assert guard_failures(report, 0.5, None, 0.5) == []
+    header, rows = guard_table([report], ["test"])
+    assert header == ["guard", "test"] and rows[0] == ["red_flag P / R", "0.667 / 0.667 (2/3)"]
