@@ -64,6 +64,8 @@ def eval_cmd(
         raise UserError("give exactly one of --beir DIR or --questions FILE")
     if beir is not None and (min_notfound_f1 is not None or min_success is not None):
         raise UserError("--min-notfound-f1 and --min-success need --questions: a BEIR data set has no labelled categories")
+    if beir is not None and (min_guard_recall, min_guard_precision, min_guard_pass) != (None, None, None):
+        raise UserError("--min-guard-* need --questions: a BEIR data set has no guard labels")
     cfg = load_config(config, embedder=embedder, reranker=reranker, llm=llm)
     with ProgressBars(enabled=not (json or markdown)) as bars:
         reports = [_eval_beir(beir, split, variants, cfg, cache, limit, bars)] if beir is not None else \
