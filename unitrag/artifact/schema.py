@@ -67,6 +67,16 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
                 threshold DOUBLE, metrics JSON)""",
         ],
     ),
+    (
+        "stored BM25 index: vocabulary, postings by chunk number, document lengths (unitrag.artifact.postings)",
+        [
+            # NULL in rows carried over from an older artifact: the runtime then builds the index from sparse_terms.
+            "ALTER TABLE chunks ADD COLUMN chunk_no INTEGER",
+            "ALTER TABLE chunks ADD COLUMN sparse_length INTEGER",
+            "CREATE TABLE sparse_vocab (term_id INTEGER NOT NULL, term VARCHAR NOT NULL)",
+            "CREATE TABLE sparse_postings (term_id INTEGER NOT NULL, chunk_no INTEGER NOT NULL, tf USMALLINT NOT NULL)",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import UserError
+from .postings import Postings, count_postings, write_postings
 from .schema import migrate
 
 #: Test hook: set to "before-rename" to SIGKILL the process at the worst moment.
@@ -34,10 +35,17 @@ def write_artifact(
         raise ValueError(f"embeddings shape {embeddings.shape} does not match {len(chunk_rows)} chunks × {dim}")
     check_destination(path)
     sweep_stale_temporaries(path)
+    order = sorted(range(len(chunk_rows)), key=lambda i: chunk_rows[i]["chunk_id"])  # stored in chunk_id order:
+    chunk_rows, embeddings = [chunk_rows[i] for i in order], embeddings[order]  # a reader then needs no sort
+    postings = stored_postings(chunk_rows)
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     try:
-        _write(tmp, dim, manifest, tables, chunk_rows, embeddings)
-        _verify(tmp, {**{name: len(rows) for name, rows in tables.items()}, "chunks": len(chunk_rows)})
+        _write(tmp, dim, manifest, tables, chunk_rows, embeddings, postings)
+        expected = {name: len(rows) for name, rows in tables.items()}
+        expected.update(chunks=len(chunk_rows), sparse_postings=len(postings) if postings else 0,
+                        sparse_vocab=len(postings.terms) if postings else 0)
+        _verify(tmp, expected)
+        _fsync_file(tmp)  # the new file's bytes reach the disk before the rename makes it the artifact
         if os.environ.get(FAULT_ENV) == "before-rename":
             os.kill(os.getpid(), signal.SIGKILL)
         os.replace(tmp, path)
@@ -71,27 +79,53 @@ def check_destination(path: Path) -> None:
 
 def _write(
     tmp: Path, dim: int, manifest: dict[str, Any], tables: dict[str, list[dict[str, Any]]],
-    chunk_rows: list[dict[str, Any]], embeddings: np.ndarray,
+    chunk_rows: list[dict[str, Any]], embeddings: np.ndarray, postings: Postings | None,
 ) -> None:
     con = duckdb.connect(str(tmp))
     try:
         migrate(con, dim)
         con.execute("BEGIN")
+        manifest = {**manifest, **sparse_manifest(postings, len(chunk_rows))}
         con.executemany(
             "INSERT INTO manifest VALUES (?, ?)", [[k, json.dumps(v, ensure_ascii=False)] for k, v in manifest.items()]
         )
         for name, rows in tables.items():
             _insert(con, name, rows)
-        vectors = pa.FixedSizeListArray.from_arrays(pa.array(np.ascontiguousarray(embeddings, dtype=np.float32).ravel()), dim)
-        chunk_table = pa.Table.from_pylist(chunk_rows).append_column("embedding", vectors) if chunk_rows else None
-        if chunk_table is not None:
-            con.register("chunk_rows", chunk_table)
+        if chunk_rows:
+            con.register("chunk_rows", chunk_table(chunk_rows, embeddings, dim, np.arange(len(chunk_rows)), postings))
             con.execute("INSERT INTO chunks BY NAME SELECT * FROM chunk_rows")
             con.unregister("chunk_rows")
+        if postings is not None:
+            write_postings(con, postings, np.arange(len(chunk_rows)))
         con.execute("COMMIT")
         con.execute("CHECKPOINT")
     finally:
         con.close()
+
+
+def stored_postings(chunk_rows: list[dict[str, Any]]) -> Postings | None:
+    """The BM25 postings of rows that all carry ``sparse_terms``; None when any lacks them (the runtime tokenises)."""
+    if not chunk_rows or any(row.get("sparse_terms") is None for row in chunk_rows):
+        return None
+    return count_postings([row["sparse_terms"] for row in chunk_rows])
+
+
+def sparse_manifest(postings: Postings | None, n_chunks: int) -> dict[str, Any]:
+    """The manifest entry that says the stored BM25 index covers every chunk (absent: no stored index)."""
+    if postings is None:
+        return {}
+    return {"sparse_index": {"chunks": n_chunks, "terms": len(postings.terms), "postings": len(postings), "grouped": True}}
+
+
+def chunk_table(
+    chunk_rows: list[dict[str, Any]], embeddings: np.ndarray, dim: int, chunk_nos: np.ndarray, postings: Postings | None,
+) -> pa.Table:
+    """``chunks`` rows as one Arrow table: the rows, their chunk numbers and BM25 lengths, their vectors."""
+    vectors = pa.FixedSizeListArray.from_arrays(pa.array(np.ascontiguousarray(embeddings, dtype=np.float32).ravel()), dim)
+    table = pa.Table.from_pylist(chunk_rows).append_column("chunk_no", pa.array(np.asarray(chunk_nos, np.int32)))
+    if postings is not None:
+        table = table.append_column("sparse_length", pa.array(postings.lengths))
+    return table.append_column("embedding", vectors)
 
 
 def _insert(con: duckdb.DuckDBPyConnection, name: str, rows: list[dict[str, Any]]) -> None:
@@ -141,6 +175,14 @@ def _remove(tmp: Path) -> None:
             leftover.unlink()
         except FileNotFoundError:
             pass
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(directory: Path) -> None:

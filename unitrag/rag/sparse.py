@@ -1,8 +1,11 @@
 """The sparse arm: BM25 over the chunks, in memory, Chinese segmented with jieba.
 
-An inverted index in three NumPy arrays (CSR by term): for each term the rows it
-occurs in and the row's precomputed BM25 weight, so a query is one vectorised
-``scores[rows] += weights`` per query term and a partial sort. Exact, thread-safe
+An inverted index in NumPy arrays (CSR by term): for each term the rows it occurs
+in and its frequency there; a query computes the BM25 weights of its terms' postings
+(with per-term idf and per-row length norms) and adds them, one vectorised
+``scores[rows] += weights`` per query term, then a partial sort. Built from the
+postings the artifact stores (no pass over every posting at open), or counted from
+each chunk's terms for an older artifact. Exact, thread-safe
 (read-only after ``build``), and filtered like the dense arm: masked rows never
 enter the ranking.
 
@@ -21,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..artifact.postings import StoredPostings, count_postings
 from ..content.tokenize import STEM, TOKENIZER_VERSION, indexed_text, sparse_terms, tokenize
 
 K1 = 1.2
@@ -31,26 +35,34 @@ B = 0.75
 class SparseIndex:
     vocab: dict[str, int]
     indptr: np.ndarray  # (terms + 1,) int64: term t's postings are [indptr[t], indptr[t + 1])
-    rows: np.ndarray  # (postings,) int32, ascending within a term
-    weights: np.ndarray  # (postings,) float32: idf × saturated, length-normalised tf
+    rows: np.ndarray  # (postings,) int32
+    tf: np.ndarray  # (postings,) uint16: the term's frequency in the row
+    idf: np.ndarray  # (terms,) float64
+    norm: np.ndarray  # (rows,) float64: k1 × (1 − b + b × length / average length)
     size: int  # number of rows (chunks) indexed
     stem: bool = STEM
+    k1: float = K1
 
     @classmethod
     def build(cls, store: Any, *, k1: float = K1, b: float = B, stem: bool = STEM) -> "SparseIndex":
         """The index of a ``ChunkStore``.
 
-        Uses the ``sparse_terms`` the build stored per chunk (artifact schema 2) when the
-        store has them for every row and they were made the way questions will be
-        tokenised (same ``TOKENIZER_VERSION`` where the manifest records one under
-        ``sparse.tokenizer``, default stemming); otherwise tokenises the chunks now, which
-        costs about a minute per 100k English chunks on two cores (jieba is slower still).
+        The one the store read from the artifact (schema 5: postings counted at build time)
+        when it has one and the parameters are the defaults; else from the ``sparse_terms``
+        the build stored per chunk (schema 2) when the store has them for every row and they
+        were made the way questions will be tokenised (same ``TOKENIZER_VERSION`` where the
+        manifest records one under ``sparse.tokenizer``, default stemming); otherwise it
+        tokenises the chunks now, which costs about a minute per 100k English chunks on two
+        cores (jieba is slower still).
         """
+        prebuilt = getattr(store, "sparse_index", None)
+        if prebuilt is not None and (k1, b, stem) == (K1, B, prebuilt.stem):
+            return prebuilt
         columns = store.columns
         stored = columns.get("sparse_terms")
         recorded = ((getattr(store, "manifest", None) or {}).get("sparse") or {}).get("tokenizer", TOKENIZER_VERSION)
         if stored is not None and stem == STEM and recorded == TOKENIZER_VERSION and all(t is not None for t in stored):
-            return cls.from_joined(stored, k1=k1, b=b, stem=stem)
+            return cls.from_joined(list(stored), k1=k1, b=b, stem=stem)
         texts = [indexed_text(title, text) for title, text in zip(columns["title"], columns["text_for_prompt"])]
         return cls.from_texts(texts, k1=k1, b=b, stem=stem)
 
@@ -72,36 +84,65 @@ class SparseIndex:
 
         Splitting and interning run in Arrow, counting in NumPy: a few seconds at 100k chunks.
         """
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        n = len(docs)
-        lists = pc.split_pattern(pa.array(docs, pa.large_string()), " ")
-        encoded = pc.dictionary_encode(lists.flatten())
-        term_ids = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        row_ids = np.repeat(np.arange(n, dtype=np.int64), np.diff(lists.offsets.to_numpy()))
-        vocab = {term: i for i, term in enumerate(encoded.dictionary.to_pylist())}
-        empty = vocab.pop("", None)  # "" from an empty row or a doubled space: not a term
-        if empty is not None:
-            keep = term_ids != empty
-            term_ids, row_ids = term_ids[keep], row_ids[keep]
-        return cls._from_ids(vocab, term_ids, row_ids, n, len(encoded.dictionary), k1, b, stem)
+        p = count_postings(docs)
+        return cls.from_postings(p.terms, p.term_ids, p.docs, p.tf, p.lengths, k1=k1, b=b, stem=stem)
 
     @classmethod
-    def _from_ids(
-        cls, vocab: dict[str, int], term_ids: np.ndarray, row_ids: np.ndarray, n: int, n_terms: int,
-        k1: float, b: float, stem: bool,
+    def from_stored(
+        cls, stored: StoredPostings, chunk_nos: np.ndarray, lengths: np.ndarray, *, grouped: bool = False,
+        k1: float = K1, b: float = B,
     ) -> "SparseIndex":
-        lengths = np.bincount(row_ids, minlength=n).astype(np.float64)
-        keys, tf = np.unique(term_ids * max(n, 1) + row_ids, return_counts=True)  # sorted by term, then row
-        terms, rows = np.divmod(keys, max(n, 1))
-        df = np.bincount(terms, minlength=n_terms)
+        """From the postings the artifact stores; ``chunk_nos`` and ``lengths`` are the store's rows' (in row order).
+
+        ``grouped``: the writer says the postings are in term order (a full write), so they are not checked.
+        A posting naming a chunk number no row has means the artifact's index is stale: ValueError.
+        """
+        n = len(chunk_nos)
+        chunk_nos = np.asarray(chunk_nos, dtype=np.int64)
+        top = int(stored.chunk_nos.max(initial=-1))
+        if np.array_equal(chunk_nos, np.arange(n)):  # a full write numbers rows in order: postings name rows
+            rows = stored.chunk_nos
+            if top >= n or int(stored.chunk_nos.min(initial=0)) < 0:
+                raise ValueError("the stored BM25 postings name chunks the artifact does not hold")
+        else:
+            row_of = np.full(int(max(chunk_nos.max(initial=-1), top)) + 1, -1, dtype=np.int32)
+            row_of[chunk_nos] = np.arange(n, dtype=np.int32)
+            rows = row_of[stored.chunk_nos]
+            if (rows < 0).any():
+                raise ValueError("the stored BM25 postings name chunks the artifact does not hold")
+        term_ids, tf = stored.term_ids, stored.tf
+        if not grouped and term_ids.size and (term_ids[1:] < term_ids[:-1]).any():  # an incremental write appended
+            order = np.argsort(term_ids, kind="stable")  # timsort: nearly sorted input costs about one pass
+            term_ids, rows, tf = term_ids[order], rows[order], tf[order]
+        return cls.from_postings(stored.terms, term_ids, rows, tf, np.asarray(lengths), k1=k1, b=b)
+
+    @classmethod
+    def from_postings(
+        cls, terms: list[str], term_ids: np.ndarray, rows: np.ndarray, tf: np.ndarray, lengths: np.ndarray, *,
+        k1: float = K1, b: float = B, stem: bool = STEM,
+    ) -> "SparseIndex":
+        """BM25 weights of postings grouped by ascending term id (rows: store rows; lengths: terms per row)."""
+        n = len(lengths)
+        lengths = np.asarray(lengths, dtype=np.float64)
+        term_ids = np.asarray(term_ids)
+        df = np.bincount(term_ids, minlength=len(terms))
         indptr = np.concatenate(([0], np.cumsum(df))).astype(np.int64)
         idf = np.log1p((n - df + 0.5) / (df + 0.5))
         avgdl = lengths.mean() if n and lengths.mean() > 0 else 1.0
         norm = k1 * (1.0 - b + b * lengths / avgdl)
-        weights = idf[terms] * tf * (k1 + 1.0) / (tf + norm[rows])
-        return cls(vocab, indptr, rows.astype(np.int32), weights.astype(np.float32), n, stem)
+        vocab = dict(zip(terms, range(len(terms))))
+        tf = np.minimum(tf, 2**16 - 1).astype(np.uint16) if np.asarray(tf).dtype != np.uint16 else tf  # as the artifact stores it
+        return cls(vocab, indptr, np.asarray(rows, dtype=np.int32), tf, idf, norm, n, stem, k1)
+
+    def weights(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        """Rows of ``term``'s postings and their BM25 weights (idf × saturated, length-normalised tf).
+
+        Computed per query term rather than stored: opening then costs no pass over every posting.
+        """
+        start, end = self.indptr[term], self.indptr[term + 1]
+        rows = self.rows[start:end]
+        tf = self.tf[start:end].astype(np.float64)
+        return rows, (self.idf[term] * tf * (self.k1 + 1.0) / (tf + self.norm[rows])).astype(np.float32)
 
     def __len__(self) -> int:
         return self.size
@@ -113,8 +154,8 @@ class SparseIndex:
             t = self.vocab.get(term)
             if t is None:
                 continue
-            start, end = self.indptr[t], self.indptr[t + 1]
-            scores[self.rows[start:end]] += count * self.weights[start:end]
+            rows, weights = self.weights(t)
+            scores[rows] += count * weights
         return scores
 
     def search(self, query: str, k: int, mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

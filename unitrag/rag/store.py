@@ -7,14 +7,19 @@ threads can search it at once without locks.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from ..artifact.reader import has_table, open_artifact, read_manifest, read_vectors, rows_as_dicts
+from ..artifact.postings import read_postings
+from ..artifact.reader import ArtifactDamaged, has_table, open_artifact, read_manifest, rows_as_dicts
+from .columns import Column, categories, columns_of, rows_with_any, table_of
 from .dense import top_k
 from .types import SearchFilter, Source
 
@@ -22,6 +27,9 @@ from .types import SearchFilter, Source
 #: language) stay cached, while an app sending arbitrary topic filters cannot grow memory without
 #: limit (one bool per chunk each: 256 × 100k chunks is 25 MB at most).
 MASK_CACHE_SIZE = 256
+#: Rows kept as Python values (least recently used dropped): a result's rows are read from Arrow once, then
+#: served from here while they stay popular; a small knowledge base fits whole (4,096 rows × ~2 KB: ~8 MB).
+ROW_CACHE_SIZE = 4096
 CHUNK_COLUMNS = (  # what the runtime reads of each chunk (every backend)
     "chunk_id, unit_id, kind, title, text_for_prompt, topics, citation_ids, access, lang, story_id, scene_id, page"
 )
@@ -32,8 +40,8 @@ class ChunkStore:
     manifest: dict[str, Any]
     ids: list[str]
     vectors: np.ndarray  # (n, dim) float32, C-contiguous, unit rows
-    columns: dict[str, list[Any]]
-    access: np.ndarray  # (n,) object: "public" | "clinician"
+    columns: dict[str, Column]  # Arrow-backed; a value becomes a Python object only when read
+    access: np.ndarray  # (n,) object: "public" | "clinician" (one shared str per value)
     lang: np.ndarray
     kind: np.ndarray
     index: dict[str, int]
@@ -43,44 +51,75 @@ class ChunkStore:
     prompts: dict[str, str]
     units: dict[str, dict[str, Any]]
     calibration: list[dict[str, Any]] = field(default_factory=list)  # answerability gates (rag.gate), per pipeline
+    #: The BM25 index read from the artifact (schema 5); None: ``SparseIndex.build`` makes it from the terms.
+    sparse_index: Any = None
     _masks: Any = field(init=False, repr=False, compare=False)  # the LRU of _make_mask (thread-safe)
+    _rows: Any = field(init=False, repr=False, compare=False)  # the LRU of _row (thread-safe)
 
     def __post_init__(self) -> None:
         self._masks = lru_cache(maxsize=MASK_CACHE_SIZE)(self._make_mask)
+        self._rows = lru_cache(maxsize=ROW_CACHE_SIZE)(self._row)
 
     @classmethod
     def load(cls, path: Path) -> "ChunkStore":
+        """Read an artifact: one Arrow read of the chunks (vectors included), the stored BM25 index, the registries.
+
+        Rows are in ``chunk_id`` order (the writer stores them so; sorted here when an incremental
+        write appended some). An artifact older than schema 5 has no stored BM25 index: it is
+        built from the chunks' ``sparse_terms`` (seconds at 100k chunks; ``unitrag build --full`` stores it).
+        """
         with open_artifact(path) as con:
             manifest = read_manifest(con)
-            ids, vectors = read_vectors(con)
             present = {row[0] for row in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'chunks'").fetchall()}
-            extra = ", sparse_terms" if "sparse_terms" in present else ""  # artifact schema >= 2
-            table = con.execute(f"SELECT {CHUNK_COLUMNS}{extra} FROM chunks ORDER BY chunk_id").to_arrow_table()
+            stored = stored_index_usable(manifest, present)
+            extra = ", chunk_no, sparse_length" if stored else (", sparse_terms" if "sparse_terms" in present else "")
+            table = con.execute(f"SELECT {CHUNK_COLUMNS}{extra}, embedding FROM chunks").to_arrow_table()
+            postings = read_postings(con) if stored else None
             citations = rows_as_dicts(con, "SELECT * FROM citations")
             topics = rows_as_dicts(con, "SELECT * FROM topics ORDER BY id")
             guard_rules = rows_as_dicts(con, "SELECT * FROM guard_rules ORDER BY id")
             prompts = dict(con.execute("SELECT name, template FROM prompts").fetchall())
             units = rows_as_dicts(con, 'SELECT unit_id, kind, title, story_id, "order", trigger, severity FROM units')
             calibration = rows_as_dicts(con, "SELECT * FROM calibration") if has_table(con, "calibration") else []
-        columns = {name: table.column(name).to_pylist() for name in table.column_names}
-        assert columns["chunk_id"] == ids, "chunk order of metadata and vectors must agree"
-        return cls.assemble(
-            manifest=manifest, vectors=vectors, columns=columns, citations=citations, topics=topics,
+        table = in_chunk_order(table)
+        vectors = matrix_of(table.column("embedding"))
+        sparse_index = None
+        if postings is not None:
+            from .sparse import SparseIndex
+
+            try:
+                sparse_index = SparseIndex.from_stored(
+                    postings, table.column("chunk_no").to_numpy(), table.column("sparse_length").to_numpy(),
+                    grouped=manifest["sparse_index"].get("grouped") is True,
+                )
+            except ValueError as exc:
+                raise ArtifactDamaged(path, str(exc)) from None
+        table = table.drop_columns([c for c in ("embedding", "chunk_no", "sparse_length") if c in table.column_names])
+        store = cls.assemble(
+            manifest=manifest, vectors=vectors, columns=columns_of(table), citations=citations, topics=topics,
             guard_rules=guard_rules, prompts=prompts, units=units, calibration=calibration,
         )
+        store.sparse_index = sparse_index
+        return store
 
     @classmethod
     def assemble(
-        cls, *, manifest: dict[str, Any], vectors: np.ndarray, columns: dict[str, list[Any]],
+        cls, *, manifest: dict[str, Any], vectors: np.ndarray, columns: dict[str, Sequence[Any]],
         citations: list[dict[str, Any]], topics: list[dict[str, Any]], guard_rules: list[dict[str, Any]],
         prompts: dict[str, str], units: list[dict[str, Any]], calibration: list[dict[str, Any]],
     ) -> "ChunkStore":
-        """A store from rows as any backend reads them (JSON columns as text), so every backend serves the same."""
-        ids = columns["chunk_id"]
+        """A store from rows as any backend reads them (JSON columns as text), so every backend serves the same.
+
+        ``columns`` may be lists (a database's rows, a test's) or Arrow-backed ``Column``s.
+        """
+        if not all(isinstance(values, Column) for values in columns.values()):
+            columns = columns_of(table_of(columns))
+        arrow: dict[str, Column] = dict(columns)  # type: ignore[arg-type]
+        ids = arrow["chunk_id"].array.to_pylist()
         return cls(
-            manifest=manifest, ids=ids, vectors=vectors, columns=columns,
-            access=np.array(columns["access"], dtype=object), lang=np.array(columns["lang"], dtype=object),
-            kind=np.array(columns["kind"], dtype=object), index={cid: i for i, cid in enumerate(ids)},
+            manifest=manifest, ids=ids, vectors=vectors, columns=arrow,
+            access=categories(arrow["access"]), lang=categories(arrow["lang"]), kind=categories(arrow["kind"]),
+            index={cid: i for i, cid in enumerate(ids)},
             citations={c["id"]: c for c in citations}, topics=topics, guard_rules=guard_rules, prompts=prompts,
             units={u["unit_id"]: {**u, "trigger": json.loads(u["trigger"]) if u["trigger"] else None} for u in units},
             calibration=calibration,
@@ -122,19 +161,51 @@ class ChunkStore:
         if kinds:
             keep = _and(keep, np.isin(self.kind, list(kinds)))
         if topics:
-            wanted = set(topics)
-            keep = _and(keep, np.array([bool(wanted.intersection(t)) for t in self.columns["topics"]]))
+            keep = _and(keep, rows_with_any(self.columns["topics"], topics))
         return keep
 
     def source(self, i: int, **scores: float) -> Source:
-        c = self.columns
+        fields = self._rows(i)
         return Source(
-            chunk_id=c["chunk_id"][i], unit_id=c["unit_id"][i], kind=c["kind"][i], title=c["title"][i],
-            text=c["text_for_prompt"][i], topics=list(c["topics"][i]), citation_ids=list(c["citation_ids"][i]),
-            access=c["access"][i], lang=c["lang"][i], story_id=c["story_id"][i], scene_id=c["scene_id"][i],
-            page=c["page"][i], scores=dict(scores), score=next(iter(scores.values()), 0.0),
+            **{**fields, "topics": list(fields["topics"]), "citation_ids": list(fields["citation_ids"])},
+            scores=dict(scores), score=next(iter(scores.values()), 0.0),
         )
+
+    def _row(self, i: int) -> dict[str, Any]:
+        """Row ``i``'s fields as Python values (read from Arrow; cached by ``_rows``)."""
+        c = self.columns
+        return {
+            "chunk_id": c["chunk_id"][i], "unit_id": c["unit_id"][i], "kind": c["kind"][i], "title": c["title"][i],
+            "text": c["text_for_prompt"][i], "topics": c["topics"][i], "citation_ids": c["citation_ids"][i],
+            "access": c["access"][i], "lang": c["lang"][i], "story_id": c["story_id"][i], "scene_id": c["scene_id"][i],
+            "page": c["page"][i],
+        }
 
 
 def _and(a: np.ndarray | None, b: np.ndarray) -> np.ndarray:
     return b if a is None else (a & b)
+
+
+def stored_index_usable(manifest: dict[str, Any], chunk_columns: set[str]) -> bool:
+    """The artifact holds a BM25 index made by this tokenizer for every chunk (schema 5)."""
+    from ..content.tokenize import TOKENIZER_VERSION
+
+    tokenizer = (manifest.get("sparse") or {}).get("tokenizer", TOKENIZER_VERSION)
+    return "sparse_index" in manifest and "chunk_no" in chunk_columns and tokenizer == TOKENIZER_VERSION
+
+
+def in_chunk_order(table: pa.Table) -> pa.Table:
+    """``table`` sorted by chunk_id (a no-op check when it already is, as a full write leaves it)."""
+    ids = table.column("chunk_id")
+    if len(ids) < 2:
+        return table
+    ordered = pc.all(pc.less(ids.slice(0, len(ids) - 1), ids.slice(1))).as_py()
+    return table if ordered else table.take(pc.sort_indices(ids))
+
+
+def matrix_of(column: pa.ChunkedArray) -> np.ndarray:
+    """The FLOAT[dim] column as one (n, dim) float32 matrix, without a copy when Arrow holds it in one piece."""
+    array = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()  # combine copies even one chunk
+    dim = array.type.list_size
+    flat = array.flatten().to_numpy(zero_copy_only=False)
+    return np.ascontiguousarray(flat.reshape(len(array), dim), dtype=np.float32)

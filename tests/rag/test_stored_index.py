@@ -1,0 +1,154 @@
+"""The BM25 index the artifact stores (schema 5) serves exactly what the runtime would build; older artifacts still open."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from unitrag.artifact.postings import StoredPostings, count_postings, read_postings
+from unitrag.artifact.writer import write_artifact
+from unitrag.content.tokenize import indexed_text, sparse_terms
+from unitrag.errors import UserError
+from unitrag.rag.columns import Column, rows_with_any
+from unitrag.rag.sparse import SparseIndex
+from unitrag.rag.store import ChunkStore, in_chunk_order
+
+from tests.rag.test_sparse import CHUNKS
+
+DIM = 8
+QUESTIONS = ["B12 anaemia", "iron deficiency in pregnancy", "维生素D 骨质疏松", "叶酸 神经管", "hypertension 140/90",
+             "ferritin iron iron", "nothing matches zzz"]
+
+
+def rows(n: int) -> list[dict]:
+    """``n`` chunk rows cycling through CHUNKS with distinct ids, in reverse id order (the writer sorts them)."""
+    out = []
+    for i in reversed(range(n)):
+        title, text = CHUNKS[i % len(CHUNKS)]
+        text = f"{text} note {i}" if i % 3 else text
+        out.append({
+            "chunk_id": f"c{i:03d}", "unit_id": f"u{i:03d}", "kind": "rule", "story_id": None, "scene_id": None,
+            "page": None, "title": title, "lang": "zh" if "维" in title or "叶" in title else "en",
+            "access": "clinician" if i % 7 == 0 else "public", "topics": ["iron"] if "Iron" in title else ["other"],
+            "citation_ids": [], "text_for_embedding": text, "text_for_prompt": text, "extra": "{}",
+            "source_path": f"u{i}.md", "content_hash": f"h{i}", "meta_hash": f"m{i}",
+            "sparse_terms": sparse_terms(indexed_text(title, text)),
+        })
+    return out
+
+
+def write(path: Path, chunk_rows: list[dict]) -> None:
+    vectors = np.random.default_rng(0).normal(size=(len(chunk_rows), DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    write_artifact(path, dim=DIM, manifest={"embedder": {"id": "test:model", "dim": DIM}},
+                   tables={"units": [], "citations": [], "topics": [], "guard_rules": [], "prompts": []},
+                   chunk_rows=chunk_rows, embeddings=vectors)
+
+
+@pytest.fixture
+def artifact(tmp_path: Path) -> Path:
+    path = tmp_path / "kb.duckdb"
+    write(path, rows(40))
+    return path
+
+
+def runtime_index(store: ChunkStore) -> SparseIndex:
+    """What the runtime builds by tokenising every chunk (no stored terms, no stored index)."""
+    texts = [indexed_text(t, x) for t, x in zip(store.columns["title"], store.columns["text_for_prompt"])]
+    return SparseIndex.from_texts(texts)
+
+
+def test_the_stored_index_gives_the_runtime_scores(artifact: Path) -> None:
+    store = ChunkStore.load(artifact)
+    assert store.sparse_index is not None and "sparse_terms" not in store.columns  # no terms held in memory
+    built = runtime_index(store)
+    for question in QUESTIONS:
+        assert np.array_equal(store.sparse_index.scores(question), built.scores(question)), question
+    assert SparseIndex.build(store) is store.sparse_index
+
+
+def test_rows_are_in_chunk_id_order_with_their_vectors(artifact: Path) -> None:
+    store = ChunkStore.load(artifact)
+    assert store.ids == sorted(store.ids) and store.index["c005"] == 5
+    with duckdb.connect(str(artifact), read_only=True) as con:
+        row = con.execute("SELECT embedding, chunk_no FROM chunks WHERE chunk_id = 'c005'").fetchone()
+    assert np.allclose(store.vectors[5], row[0]) and row[1] == 5
+
+
+def downgrade_to_schema_3(path: Path) -> None:
+    """What an artifact written before migration 5 looks like: terms per chunk, no stored index."""
+    with duckdb.connect(str(path)) as con:
+        con.execute("DROP TABLE sparse_postings")
+        con.execute("DROP TABLE sparse_vocab")
+        con.execute("ALTER TABLE chunks DROP COLUMN chunk_no")
+        con.execute("ALTER TABLE chunks DROP COLUMN sparse_length")
+        con.execute("DELETE FROM manifest WHERE key = 'sparse_index'")
+        con.execute("DELETE FROM schema_migrations WHERE version = 5")
+
+
+def test_an_artifact_without_a_stored_index_still_opens_and_builds_it(artifact: Path) -> None:
+    downgrade_to_schema_3(artifact)
+    store = ChunkStore.load(artifact)
+    assert store.sparse_index is None and "sparse_terms" in store.columns
+    index, built = SparseIndex.build(store), runtime_index(store)
+    for question in QUESTIONS:
+        assert np.array_equal(index.scores(question), built.scores(question)), question
+
+
+def test_postings_naming_a_missing_chunk_are_a_damaged_artifact(artifact: Path) -> None:
+    with duckdb.connect(str(artifact)) as con:
+        con.execute("INSERT INTO sparse_postings VALUES (0, 999, 1)")
+    with pytest.raises(UserError, match="damaged.*unitrag build --full"):
+        ChunkStore.load(artifact)
+
+
+def test_postings_out_of_term_order_give_the_same_index() -> None:
+    docs = [r["sparse_terms"] for r in reversed(rows(12))]
+    counted = count_postings(docs)
+    stored = StoredPostings(counted.terms, counted.term_ids, counted.docs, counted.tf)
+    shuffle = np.random.default_rng(1).permutation(len(counted))
+    shuffled = StoredPostings(counted.terms, counted.term_ids[shuffle], counted.docs[shuffle], counted.tf[shuffle])
+    chunk_nos = np.arange(len(docs))
+    a = SparseIndex.from_stored(stored, chunk_nos, counted.lengths)
+    b = SparseIndex.from_stored(shuffled, chunk_nos, counted.lengths)
+    for question in QUESTIONS:
+        assert np.array_equal(a.scores(question), b.scores(question))
+        assert np.array_equal(a.scores(question), SparseIndex.from_joined(docs).scores(question))
+
+
+def test_count_postings_keeps_an_existing_vocabulary_and_skips_empty_terms() -> None:
+    counted = count_postings(["b  a", "", "c a"], vocabulary=["a", "z"])
+    assert counted.terms == ["a", "z", "b", "c"]
+    assert counted.lengths.tolist() == [2, 0, 2]
+    assert sorted(zip(counted.term_ids.tolist(), counted.docs.tolist(), counted.tf.tolist())) == [
+        (0, 0, 1), (0, 2, 1), (2, 0, 1), (3, 2, 1)]
+
+
+def test_the_writer_stores_postings_matching_the_terms(artifact: Path) -> None:
+    with duckdb.connect(str(artifact), read_only=True) as con:
+        stored = read_postings(con)
+        lengths = dict(con.execute("SELECT chunk_no, sparse_length FROM chunks").fetchall())
+        terms = dict(con.execute("SELECT chunk_no, sparse_terms FROM chunks").fetchall())
+    for no, joined in terms.items():
+        mine = stored.term_ids[stored.chunk_nos == no]
+        assert sorted(stored.terms[t] for t in mine) == sorted(set(joined.split()))
+        assert lengths[no] == len(joined.split())
+
+
+def test_in_chunk_order_sorts_only_when_needed() -> None:
+    table = pa.table({"chunk_id": ["b", "a", "c"], "x": [2, 1, 3]})
+    assert in_chunk_order(table).column("x").to_pylist() == [1, 2, 3]
+    ordered = pa.table({"chunk_id": ["a", "b"], "x": [1, 2]})
+    assert in_chunk_order(ordered) is ordered
+
+
+def test_arrow_columns_read_like_lists_and_filter_topics() -> None:
+    topics = Column(pa.array([["iron"], [], ["b12", "iron"], ["folate"]]))
+    assert topics[2] == ["b12", "iron"] and list(topics)[1] == [] and topics[1:3] == [[], ["b12", "iron"]]
+    assert rows_with_any(topics, ["iron"]).tolist() == [True, False, True, False]
+    assert rows_with_any(topics, ["zinc"]).tolist() == [False] * 4
+    assert rows_with_any(Column(pa.array([[], []], pa.list_(pa.null()))), ["iron"]).tolist() == [False, False]
