@@ -53,12 +53,13 @@ def test_a_damaged_previous_artifact_is_refused_with_a_hint_and_kept_until_full_
     from unitrag.artifact.reader import read_previous
 
     tiny.build()
+    calls = tiny.embedder.calls  # the chunks, and the guard's examples
     tiny.artifact.write_bytes(tiny.artifact.read_bytes()[: 2**20])
     damaged = tiny.artifact.read_bytes()
     for dry_run in (True, False):
-        with pytest.raises(UserError, match=r"damaged .*unitrag build --full"):
+        with pytest.raises(UserError, match=r"(damaged |cannot be opened).*unitrag build --full"):
             tiny.build(dry_run=dry_run)
-    assert tiny.artifact.read_bytes() == damaged and tiny.embedder.calls == 1
+    assert tiny.artifact.read_bytes() == damaged and tiny.embedder.calls == calls
     assert tiny.build(full=True).written
     assert len(read_previous(tiny.artifact).chunks) == 2
 

@@ -78,8 +78,9 @@ def test_one_body_edit_embeds_only_that_chunk(workspace):
 
 
 def _without_labelled_questions(workspace) -> None:
-    """The labelled questions name most units (and expect them public); they are not built, so drop them here."""
-    (workspace.config.content_dir / "eval" / "questions.yaml").unlink()
+    """The labelled question sets name most units (and expect them public); they are not built, so drop them here."""
+    for questions in (workspace.config.content_dir / "eval").glob("*.yaml"):
+        questions.unlink()
 
 
 def test_metadata_only_edit_embeds_nothing(workspace):

@@ -21,11 +21,12 @@ from ..content.validate import validate_content
 from ..errors import ContentInvalid, UserError
 from ..providers.embedders import Embedder, embedder_class, embedder_id, load_embedder
 from .cache import EmbeddingCache
-from .chunking import CHUNKER_VERSION, chunk_content
+from .chunking import CHUNKER_VERSION
 from .estimate import EmbedEstimate, estimate_embedding, measured_rate
 from .guard_examples import embed_and_fit, guard_example_rows
 from .hashing import digest
-from .plan import HashedChunk, Plan, hash_chunks, make_plan
+from .parse_cache import cached_chunks
+from .plan import HashedChunk, Plan, make_plan
 from .tables import chunk_rows, registry_rows, unit_rows
 
 Progress = Callable[[int, int], None]
@@ -49,6 +50,8 @@ class BuildReport:
     estimate: EmbedEstimate | None = None
     #: Chunks per second this build embedded at, when it embedded enough to measure.
     embed_rate: float | None = None
+    #: Units whose chunks came from the parse cache (hits) or were chunked and hashed again (misses).
+    parse_cache: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -57,6 +60,7 @@ class BuildReport:
             "reconcile": self.reconcile, "written": self.written, "pending": self.pending,
             "chunks": self.chunks, "units": self.units,
             "estimate": self.estimate.to_dict() if self.estimate else None,
+            "parse_cache": self.parse_cache,
             "timings_s": {k: round(v, 4) for k, v in self.timings_s.items()},
         }
 
@@ -84,17 +88,25 @@ def build(
     content = validate_content(config.content_dir, config.max_unit_bytes)
     if content.problems:
         raise ContentInvalid(content.problems)
-    hashed = hash_chunks(chunk_content(content, budget))
+    timings["validate"] = time.perf_counter() - clock
+    step = time.perf_counter()
+    hashed, parse_cache = cached_chunks(content, budget, None if full else config.cache_dir)
+    timings["chunk"] = time.perf_counter() - step
+    step = time.perf_counter()
     tables = {"units": unit_rows(content), **registry_rows(content, config.prompts_dir, config.calibration_file),
               "guard_examples": guard_example_rows(content)}
     table_hashes = {name: digest(rows) for name, rows in tables.items()}
+    timings["tables"] = time.perf_counter() - step
+    step = time.perf_counter()
     previous = None if full else read_previous(config.artifact)
     plan = make_plan(hashed, previous, model_id, table_hashes, complete=content.complete)
     if not allow_empty:
         _refuse_emptying(config, hashed, previous, plan)
+    timings["compare"] = time.perf_counter() - step
     timings["plan"] = time.perf_counter() - clock
     report = BuildReport(plan=plan, artifact=config.artifact, embedder=model_id, dry_run=dry_run,
                          reconcile=reconcile, chunks=len(hashed), units=len(content.units), timings_s=timings,
+                         parse_cache={"hits": parse_cache.hits, "misses": parse_cache.misses},
                          estimate=estimate_embedding(len(plan.to_embed), model_id, previous))
     if dry_run or (previous is not None and plan.is_noop):
         return report
