@@ -46,7 +46,8 @@ def eval_cmd(
     min_ndcg: Annotated[Optional[float], typer.Option("--min-ndcg", help="Exit 1 when nDCG@10 of full is below.")] = None,
     min_notfound_f1: Annotated[Optional[float], typer.Option("--min-notfound-f1", help="Exit 1 when not-found F1 is below.")] = None,
     min_success: Annotated[Optional[float], typer.Option(
-        "--min-success", help="--questions: exit 1 when any answerable category's Success@5 is below.")] = None,
+        "--min-success", help="--questions: exit 1 when Success@5 of same-language or either cross-lingual "
+                               "category is below.")] = None,
     min_guard_recall: Annotated[Optional[float], typer.Option(
         "--min-guard-recall", help="--questions: exit 1 when red-flag recall (of the last set) is below.")] = None,
     min_guard_precision: Annotated[Optional[float], typer.Option(

@@ -91,8 +91,9 @@ def summary_lines(report: EvalReport) -> list[str]:
     return lines
 
 
-#: Categories whose questions have answer units: Success@5 is their measure (the rest are judged by "not found").
-ANSWERABLE_CATEGORIES = ("same_lang", "cross_en_zh", "cross_zh_en", "restricted", "user_context")
+#: The retrieval categories ``--min-success`` gates (restricted and user-context questions are reported, not gated:
+#: too few of them for a stable threshold).
+RETRIEVAL_CATEGORIES = ("same_lang", "cross_en_zh", "cross_zh_en")
 
 
 def category_rows(reports: list[EvalReport]) -> tuple[list[str], list[list[str]]]:
@@ -140,11 +141,11 @@ def gate_failures(
 ) -> list[str]:
     """Why the report fails the regression gate; empty when it passes.
 
-    ``min_success``: every answerable category's Success@5 (same-language, each cross-lingual direction, ...).
+    ``min_success``: Success@5 of same-language questions and of each cross-lingual direction.
     """
     failures = []
     for name, cat in report.extra.get("by_category", {}).items():
-        if min_success is not None and name in ANSWERABLE_CATEGORIES and cat["success@5"] is not None \
+        if min_success is not None and name in RETRIEVAL_CATEGORIES and cat["success@5"] is not None \
                 and cat["success@5"] < min_success:
             failures.append(f"Success@5 of {name} is {cat['success@5']:.4f}, below --min-success {min_success}")
     if min_ndcg is not None and report.primary.metrics["ndcg@10"] < min_ndcg:

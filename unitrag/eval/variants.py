@@ -78,7 +78,7 @@ def rank(kb: Any, question: str, variant: Variant, depth: int, user: UserContext
 
         broadening = kb.broadener.expand(question, detect_lang(question))
         queries += list(broadening.queries) if broadening else []
-        probes = kb.retriever.probes(question, detect_lang(question), user.current_topic)
+        probes = kb.retriever.probes(question, detect_lang(question), user)
     where = SearchFilter(clinician=user.is_clinician)
     sparse = kb.config.sparse if variant.postprocess else variant.sparse  # full: whatever the config runs
     candidates = kb.retriever.candidates(queries, where, timings, sparse=sparse, dense=variant.dense, depth=depth,

@@ -15,6 +15,8 @@ language. Each probe here is one more candidate list for reciprocal-rank fusion
   per-language candidate pool, for questions that name no topic;
 * ``current topic``: with ``UserContext.current_topic`` set, the question among that
   topic's chunks (any language), so a generic question reaches the topic being viewed.
+* ``context``: the rules a user's report triggered and the scenes they read recently, so a
+  follow-up ("is that safe?") reaches them in whatever language they are written.
 
 Scores from these lists are corrected per (query language, chunk language) pair
 (:data:`DEFAULT_LANG_OFFSETS`, refitted by ``unitrag calibrate``) before fusion,
@@ -48,6 +50,7 @@ class Probe:
     topics: tuple[str, ...] = ()
     dense: bool = True
     sparse: bool = False
+    units: tuple[str, ...] = ()  # "context": exactly these units' chunks (scored by the question's cosine)
 
 
 @dataclass
@@ -60,6 +63,7 @@ class CrossLingual:
     route: bool = True
     pool: bool = True
     current_topic: bool = True
+    context: bool = True
     offsets: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_LANG_OFFSETS))
 
     @classmethod
@@ -78,12 +82,16 @@ class CrossLingual:
                 found.append((match.start(), topic_id))
         return [t for _, t in sorted(found)]
 
-    def probes(self, question: str, q_lang: str, current_topic: str | None = None) -> list[Probe]:
-        """The extra searches for ``question`` (asked in ``q_lang``); none for a one-language knowledge base."""
+    def probes(
+        self, question: str, q_lang: str, current_topic: str | None = None, context_units: tuple[str, ...] = ()
+    ) -> list[Probe]:
+        """The extra searches for ``question`` (asked in ``q_lang``); only the user's for a one-language knowledge base."""
         other = OTHER.get(q_lang)
         probes: list[Probe] = []
         if self.current_topic and current_topic:
             probes.append(Probe(question, "topic", topics=(current_topic,)))
+        if self.context and context_units:
+            probes.append(Probe(question, "context", units=tuple(context_units)))
         if other is None or other not in self.langs:
             return probes
         topics = self.topics_in(question)

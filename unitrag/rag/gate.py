@@ -84,7 +84,7 @@ FEATURES: dict[str, Callable[[Sequence[Source]], float | None]] = {
     "final": lambda s: s[0].score,  # the top final score (after fusion, rerank and boosts)
     "dense_margin": _dense_margin,  # top-1 minus top-5 dense cosine among the final sources
     "sparse": lambda s: _max(s, "sparse") or 0.0,  # the best BM25 score (0 when no source matched a term)
-    "topic": lambda s: _max(s[:3], "topic"),  # 1: one of the top 3 shares a topic the question names (rag.retrieval)
+    "topic": lambda s: _max(s, "topic"),  # 1: one of the final sources shares a topic the question names (rag.retrieval)
 }
 #: Features a gate may add to its main one (``mix``).
 MIX_FEATURES = ("topic",)

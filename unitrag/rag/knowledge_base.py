@@ -177,7 +177,7 @@ class KnowledgeBase:
             broadening = self.broadener.expand(question, q_lang)
         queries = [question] + (list(broadening.queries) if broadening else [])
         where = SearchFilter(clinician=user.is_clinician, lang=lang, kinds=tuple(kinds or ()), topics=tuple(topics or ()))
-        probes = self.retriever.probes(question, q_lang, user.current_topic)
+        probes = self.retriever.probes(question, q_lang, user)
         ranked = self.retriever.retrieve(queries, where, timings, sparse=self.config.sparse if sparse is None else sparse,
                                          probes=probes, user=user)
         with timed(timings, "postprocess"):

@@ -34,6 +34,7 @@ class Retriever:
     reranker: Any = None
     gate: Any = None
     crosslingual: CrossLingual | None = None  # probes into the other language's units (rag.crosslingual)
+    rows_of_unit: dict[str, list[int]] | None = None  # unit or scene id → chunk rows, for context probes
 
     @classmethod
     def build(cls, store: ChunkStore, encoder: QueryEncoder, config: Config) -> "Retriever":
@@ -73,9 +74,9 @@ class Retriever:
             question_text(query, self.config.max_question_chars)
         k = depth or self.config.dense_k
         searches = [(q, where, True, True) for q in queries] + [
-            (p.text, _narrowed(where, p), p.dense, p.sparse and p.why == "expand") for p in probes
+            (p.text, _narrowed(where, p), p.dense, p.sparse and p.why == "expand") for p in probes if not p.units
         ]
-        scored = [True] * len(queries) + [p.why != "expand" for p in probes]
+        scored = [True] * len(queries) + [p.why != "expand" for p in probes if not p.units]
         dense_lists: list[tuple[np.ndarray, np.ndarray, bool]] = []
         for (query, narrowed, use_dense, _), keep in zip(searches, scored):
             if not (dense and use_dense):
@@ -85,6 +86,11 @@ class Retriever:
             with timed(timings, "dense"):
                 rows, scores = self.store.dense_search(vector, k, narrowed)
                 dense_lists.append((rows, self._corrected(query, rows, scores), keep))
+        for probe in probes if dense else ():
+            if probe.units:
+                with timed(timings, "dense"):
+                    rows, scores = self._unit_rows(probe.units, self.encoder.encode(probe.text), where)
+                    dense_lists.append((rows, self._corrected(probe.text, rows, scores), True))
         sparse_lists: list[tuple[np.ndarray, np.ndarray, bool]] = []
         if sparse:
             with timed(timings, "sparse"):
@@ -94,6 +100,26 @@ class Retriever:
                         sparse_lists.append((*index.search(query, k, self.store.filter_mask(narrowed)), keep))
         with timed(timings, "fuse"):
             return self._fuse(dense_lists, sparse_lists, k, by_rank=bool(probes) or (bool(sparse_lists) and bool(dense_lists)))
+
+    def _unit_rows(self, units: tuple[str, ...], vector: np.ndarray, where: SearchFilter) -> tuple[np.ndarray, np.ndarray]:
+        """The chunks of ``units`` the caller may see, by the question's cosine (best first; unscored without vectors)."""
+        if self.rows_of_unit is None:  # built on first use (a benign race: both threads build the same dict)
+            index: dict[str, list[int]] = {}
+            for column in ("unit_id", "scene_id"):
+                values = self.store.columns[column]
+                for i in range(len(self.store)):
+                    if values[i]:
+                        index.setdefault(values[i], []).append(i)
+            self.rows_of_unit = index
+        mask = self.store.filter_mask(where)
+        found = sorted({i for unit in units for i in self.rows_of_unit.get(unit, ())})
+        rows = np.array([i for i in found if mask is None or mask[i]], dtype=np.int64)
+        vectors = getattr(self.store, "vectors", None)
+        if not len(rows) or vectors is None:
+            return rows, np.zeros(len(rows), dtype=np.float32)
+        scores = (vectors[rows] @ vector).astype(np.float32)
+        order = np.argsort(-scores, kind="stable")
+        return rows[order], scores[order]
 
     def _corrected(self, query: str, rows: np.ndarray, scores: np.ndarray) -> np.ndarray:
         """Cosines made comparable across languages: the pair's offset added where the chunk's language differs."""
@@ -135,9 +161,12 @@ class Retriever:
                 or (source.scene_id is not None and source.scene_id in user.recent_scenes)
             source.scores["topic"] = float(about)
 
-    def probes(self, question: str, q_lang: str, current_topic: str | None = None) -> list[Probe]:
-        """The cross-lingual and current-topic searches ``question`` gets besides its own (rag.crosslingual)."""
-        return self.crosslingual.probes(question, q_lang, current_topic) if self.crosslingual is not None else []
+    def probes(self, question: str, q_lang: str, user: UserContext | None = None) -> list[Probe]:
+        """The cross-lingual and user-context searches ``question`` gets besides its own (rag.crosslingual)."""
+        if self.crosslingual is None:
+            return []
+        user = user or UserContext()
+        return self.crosslingual.probes(question, q_lang, user.current_topic, user.triggered_rules + user.recent_scenes)
 
     def rerank(self, question: str, candidates: list[Source], timings: dict[str, float]) -> list[Source]:
         """The top ``rerank_k`` candidates re-scored by the reranker, best first (the rest are dropped)."""
