@@ -75,3 +75,14 @@ def test_an_extractive_answer_says_its_source_is_in_the_other_language(kb: Knowl
     text = extractive_answer(question, "zh", kb.search(question).sources)
     assert "以下内容来自英文资料：" in text
     assert "以下内容来自英文资料" not in extractive_answer("哪些食物含铁多？", "zh", kb.search("哪些食物含铁多？").sources)
+
+
+def test_a_triggered_rule_in_the_other_language_joins_the_sources(kb: KnowledgeBase):
+    user = UserContext(triggered_rules=("zh-hemoglobin-low-female",))
+    question = "What should I do about this result?"
+    assert "zh-hemoglobin-low-female" in _units(kb, question, user)
+    kb.retriever.crosslingual.context = False
+    try:
+        assert "zh-hemoglobin-low-female" not in _units(kb, question, user), "a ×1.5 boost alone brings nothing"
+    finally:
+        kb.retriever.crosslingual.context = True

@@ -58,3 +58,12 @@ def test_a_gate_with_a_mixed_feature_credits_a_topic_match_and_round_trips():
     stored = gate.to_dict()
     assert stored["feature"].startswith("max_dense + ") and stored["feature"].endswith("*topic")
     assert AnswerabilityGate.from_dict(stored) == gate
+
+
+def test_triggered_rules_and_recent_scenes_become_a_context_probe():
+    xl = CrossLingual.from_rows(TOPICS, {"en", "zh"})
+    probes = xl.probes("Is that safe?", "en", None, ("zh-ferritin-low", "en-salt-potassium"))
+    context = [p for p in probes if p.why == "context"]
+    assert len(context) == 1 and context[0].units == ("zh-ferritin-low", "en-salt-potassium")
+    xl.context = False
+    assert not [p for p in xl.probes("Is that safe?", "en", None, ("zh-ferritin-low",)) if p.why == "context"]
