@@ -232,3 +232,19 @@ def test_calibration_needs_both_labels():
     questions = labelled(6, "en", True)
     with pytest.raises(ValueError, match="2 answerable and 2 unanswerable"):
         run_calibration(StubKB({q.question: ("en", 0.9, 1.0) for q in questions}), questions)
+
+
+def test_calibration_never_fits_on_held_out_test_questions(tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from unitrag.cli import app
+    from unitrag.rag.calibrate import run_calibration
+
+    held_out = LabelledQuestion(id="qt-1", question="How much iodine?", lang="en", category="cross_en_zh",
+                                expected_units=["zh-iodine-intake-urinary"])
+    with pytest.raises(ValueError, match="never fitted on the test set"):
+        run_calibration(SimpleNamespace(), [held_out])
+    test_file = tmp_path / "questions_test.yaml"
+    test_file.write_text("- id: qt-1\n  question: x\n  lang: en\n  unanswerable: true\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["calibrate", "--questions", str(test_file)])
+    assert result.exit_code == 1 and "held-out test set" in str(result.exception)
