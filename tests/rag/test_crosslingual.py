@@ -67,3 +67,23 @@ def test_triggered_rules_and_recent_scenes_become_a_context_probe():
     assert len(context) == 1 and context[0].units == ("zh-ferritin-low", "en-salt-potassium")
     xl.context = False
     assert not [p for p in xl.probes("Is that safe?", "en", None, ("zh-ferritin-low",)) if p.why == "context"]
+
+
+def test_context_rows_respect_access_and_need_no_vectors_in_memory():
+    from unitrag.config import Config
+    from unitrag.rag.retrieval import Retriever
+    from unitrag.rag.types import SearchFilter
+
+    from .conftest import make_store
+
+    store = make_store()
+    retriever = Retriever(store, encoder=None, config=Config())  # type: ignore[arg-type]
+    vector = store.vectors[4]
+    rows, scores = retriever._unit_rows(("zh-iodine", "en-b12-treat"), vector, SearchFilter())
+    assert [store.columns["unit_id"][r] for r in rows] == ["zh-iodine"]  # the clinician-only unit stays out
+    assert scores[0] > 0.99
+    rows, _ = retriever._unit_rows(("zh-iodine", "en-b12-treat"), vector, SearchFilter(clinician=True))
+    assert len(rows) == 2
+    store.vectors = np.zeros((0, 384), np.float32)  # a published (PostgreSQL) store keeps no vectors in memory
+    rows, scores = retriever._unit_rows(("zh-iodine",), vector, SearchFilter())
+    assert len(rows) == 1 and scores.tolist() == [0.0]

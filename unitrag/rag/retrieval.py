@@ -115,7 +115,7 @@ class Retriever:
         found = sorted({i for unit in units for i in self.rows_of_unit.get(unit, ())})
         rows = np.array([i for i in found if mask is None or mask[i]], dtype=np.int64)
         vectors = getattr(self.store, "vectors", None)
-        if not len(rows) or vectors is None:
+        if not len(rows) or vectors is None or len(vectors) != len(self.store):  # a published store keeps none in memory
             return rows, np.zeros(len(rows), dtype=np.float32)
         scores = (vectors[rows] @ vector).astype(np.float32)
         order = np.argsort(-scores, kind="stable")
