@@ -39,12 +39,13 @@ def _assert_valid(path: Path, chunks: int) -> None:
     assert len(ids) == chunks and matrix.shape[0] == chunks
 
 
-def test_sigkill_before_rename_leaves_the_old_artifact_byte_identical(workspace):
+@pytest.mark.parametrize("point", ["before-rename", "after-copy"])  # a one-scene edit is written as a delta on a copy
+def test_sigkill_before_rename_leaves_the_old_artifact_byte_identical(workspace, point):
     before = workspace.artifact.read_bytes()
     chunks = workspace.build(dry_run=True).chunks
     scene = _first_scene(workspace)
     scene.write_text(scene.read_text(encoding="utf-8") + "\nA change that never lands.\n", encoding="utf-8")
-    proc = _unitrag(workspace, env={"UNITRAG_FAULT_INJECT": "before-rename"})
+    proc = _unitrag(workspace, env={"UNITRAG_FAULT_INJECT": point})
     proc.communicate(timeout=300)
     assert proc.returncode == -signal.SIGKILL
     assert workspace.artifact.read_bytes() == before

@@ -22,7 +22,7 @@ from ..errors import UserError
 from .postings import Postings, count_postings, write_postings
 from .schema import migrate
 
-#: Test hook: set to "before-rename" to SIGKILL the process at the worst moment.
+#: Test hook: set to a fault point ("before-rename"; "after-copy" in an incremental write) to SIGKILL the process there.
 FAULT_ENV = "UNITRAG_FAULT_INJECT"
 
 
@@ -44,15 +44,40 @@ def write_artifact(
         expected = {name: len(rows) for name, rows in tables.items()}
         expected.update(chunks=len(chunk_rows), sparse_postings=len(postings) if postings else 0,
                         sparse_vocab=len(postings.terms) if postings else 0)
-        _verify(tmp, expected)
-        _fsync_file(tmp)  # the new file's bytes reach the disk before the rename makes it the artifact
-        if os.environ.get(FAULT_ENV) == "before-rename":
-            os.kill(os.getpid(), signal.SIGKILL)
-        os.replace(tmp, path)
-        _fsync_dir(path.parent)
+        commit_temporary(tmp, path, expected)
     except BaseException:
-        _remove(tmp)
+        remove_temporary(tmp)
         raise
+
+
+#: Rows per DuckDB row group in a written artifact (DuckDB's default is 122,880). A checkpoint rewrites the
+#: row group an insert lands in: with small groups a one-chunk incremental write rewrites ≤ 16k rows, not
+#: the whole chunks table (measured at 100k chunks: 0.08 s instead of 13.8 s).
+ROW_GROUP_SIZE = 16_384
+
+
+def connect_for_writing(path: Path) -> duckdb.DuckDBPyConnection:
+    """A connection whose default database is ``path``, attached with ``ROW_GROUP_SIZE`` rows per row group."""
+    con = duckdb.connect()
+    quoted = str(path).replace("'", "''")
+    con.execute(f"ATTACH '{quoted}' AS artifact (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
+    con.execute("USE artifact")
+    return con
+
+
+def commit_temporary(tmp: Path, path: Path, expected: dict[str, int]) -> None:
+    """Verify the finished temporary, fsync it, rename it over ``path`` and fsync the folder."""
+    _verify(tmp, expected)
+    _fsync_file(tmp)  # the new file's bytes reach the disk before the rename makes it the artifact
+    fault_point("before-rename")
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def fault_point(name: str) -> None:
+    """Test hook: SIGKILL this process here when ``UNITRAG_FAULT_INJECT`` names this point."""
+    if os.environ.get(FAULT_ENV) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def check_destination(path: Path) -> None:
@@ -81,7 +106,7 @@ def _write(
     tmp: Path, dim: int, manifest: dict[str, Any], tables: dict[str, list[dict[str, Any]]],
     chunk_rows: list[dict[str, Any]], embeddings: np.ndarray, postings: Postings | None,
 ) -> None:
-    con = duckdb.connect(str(tmp))
+    con = connect_for_writing(tmp)
     try:
         migrate(con, dim)
         con.execute("BEGIN")
@@ -156,7 +181,7 @@ def sweep_stale_temporaries(path: Path) -> None:
     for tmp in path.parent.glob(f"{path.name}.tmp-*"):
         pid_text = tmp.name.split(".tmp-", 1)[1].split("-", 1)[0]
         if pid_text.isdigit() and not _alive(int(pid_text)):
-            _remove(tmp)
+            remove_temporary(tmp)
 
 
 def _alive(pid: int) -> bool:
@@ -169,7 +194,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _remove(tmp: Path) -> None:
+def remove_temporary(tmp: Path) -> None:
     for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
         try:
             leftover.unlink()

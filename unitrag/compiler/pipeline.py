@@ -15,6 +15,7 @@ import numpy as np
 from .. import __version__
 from ..artifact.reader import PreviousState, open_artifact, read_previous, read_vectors, rows_as_dicts
 from ..artifact.schema import SCHEMA_VERSION
+from ..artifact.incremental import can_write_incrementally, write_delta
 from ..artifact.writer import check_destination, write_artifact
 from ..config import Config
 from ..content.validate import validate_content
@@ -50,6 +51,8 @@ class BuildReport:
     estimate: EmbedEstimate | None = None
     #: Chunks per second this build embedded at, when it embedded enough to measure.
     embed_rate: float | None = None
+    #: The change was applied to a copy of the previous artifact (unitrag.artifact.incremental), not a full rewrite.
+    delta: bool = False
     #: Units whose chunks came from the parse cache (hits) or were chunked and hashed again (misses).
     parse_cache: dict[str, int] = field(default_factory=dict)
 
@@ -60,7 +63,7 @@ class BuildReport:
             "reconcile": self.reconcile, "written": self.written, "pending": self.pending,
             "chunks": self.chunks, "units": self.units,
             "estimate": self.estimate.to_dict() if self.estimate else None,
-            "parse_cache": self.parse_cache,
+            "parse_cache": self.parse_cache, "delta": self.delta,
             "timings_s": {k: round(v, 4) for k, v in self.timings_s.items()},
         }
 
@@ -115,9 +118,12 @@ def build(
     check_destination(config.artifact)  # before any embedding: minutes of work must not end in "cannot write"
 
     clock = time.perf_counter()
+    # a current previous artifact takes the change as a delta (unitrag.artifact.incremental): no full rewrite
+    delta = previous is not None and not plan.full_reembed_reason and can_write_incrementally(
+        previous.path, model_id, previous.dim)
     cache = EmbeddingCache(None if full else config.cache_dir)
     try:
-        vectors = _carry_over(previous, plan)
+        vectors = _carry_over(previous, plan, plan.metadata_only if delta else None)
         wanted = set(plan.to_embed)
         to_embed = [h for h in hashed if h.chunk.chunk_id in wanted]
         cached = cache.get_many(model_id, [h.content_hash for h in to_embed])
@@ -144,6 +150,11 @@ def build(
     timings["embed"] = time.perf_counter() - clock
 
     clock = time.perf_counter()
+    if delta:
+        assert previous is not None
+        _write_delta(config, report, plan, hashed, vectors, previous, model_id, budget, tables, table_hashes)
+        timings["write"] = time.perf_counter() - clock
+        return report
     kept = [h for h in hashed if h.chunk.chunk_id in vectors]
     rows = chunk_rows(kept)
     if report.pending:  # reconcile: a changed chunk keeps its old row until it is embedded
@@ -172,13 +183,32 @@ def _refuse_emptying(config: Config, hashed: list[HashedChunk], previous: Previo
         raise UserError(f"{config.content_dir} has no units: the artifact would be empty; {hint}")
 
 
-def _carry_over(previous: PreviousState | None, plan: Plan) -> dict[str, np.ndarray]:
-    """Vectors of unchanged and metadata-only chunks, straight from the last artifact."""
-    keep = plan.unchanged + plan.metadata_only
+def _write_delta(
+    config: Config, report: BuildReport, plan: Plan, hashed: list[HashedChunk], vectors: dict[str, np.ndarray],
+    previous: PreviousState, model_id: str, budget: int, tables: dict[str, list[dict[str, Any]]],
+    table_hashes: dict[str, str],
+) -> None:
+    """New, changed (embedded) and metadata-only chunks replace their rows; deleted ones go; registries are replaced."""
+    touched = set(plan.new) | set(plan.changed) | set(plan.metadata_only)
+    rows = chunk_rows([h for h in hashed if h.chunk.chunk_id in touched and h.chunk.chunk_id in vectors])
+    matrix = np.stack([vectors[r["chunk_id"]] for r in rows]) if rows else np.zeros((0, previous.dim), np.float32)
+    rate = report.embed_rate or previous.embed_rate
+    manifest = _manifest(config, model_id, budget, previous.dim, tables, table_hashes, rows, rate)  # counts: recomputed
+    write_delta(config.artifact, dim=previous.dim, manifest=manifest, tables=tables, upserts=rows, embeddings=matrix,
+                deletes=plan.deleted)
+    report.written = report.delta = True
+
+
+def _carry_over(previous: PreviousState | None, plan: Plan, only: list[str] | None = None) -> dict[str, np.ndarray]:
+    """Vectors of unchanged and metadata-only chunks (or of ``only`` these), straight from the last artifact."""
+    keep = plan.unchanged + plan.metadata_only if only is None else only
     if previous is None or not keep:
         return {}
     with open_artifact(previous.path) as con:
-        ids, matrix = read_vectors(con)
+        if only is None:
+            ids, matrix = read_vectors(con)
+        else:
+            ids, matrix = read_vectors(con, "WHERE list_contains(?, chunk_id)", [only])
     wanted = set(keep)
     return {cid: matrix[i] for i, cid in enumerate(ids) if cid in wanted}
 
