@@ -63,8 +63,10 @@ def eval_cmd(
 
     if (beir is None) == (not questions):
         raise UserError("give exactly one of --beir DIR or --questions FILE")
-    if beir is not None and (min_notfound_f1 is not None or min_success is not None):
-        raise UserError("--min-notfound-f1 and --min-success need --questions: a BEIR data set has no labelled categories")
+    if beir is not None and min_notfound_f1 is not None:
+        raise UserError("--min-notfound-f1 needs --questions: a BEIR data set has no unanswerable questions")
+    if beir is not None and min_success is not None:
+        raise UserError("--min-success needs --questions: a BEIR data set has no question categories")
     if beir is not None and (min_guard_recall, min_guard_precision, min_guard_pass) != (None, None, None):
         raise UserError("--min-guard-* need --questions: a BEIR data set has no guard labels")
     cfg = load_config(config, embedder=embedder, reranker=reranker, llm=llm)
