@@ -321,3 +321,20 @@ def write_synthetic(
         "avg_chars_by_lang": {k: round(v[1] / v[0]) if v[0] else 0 for k, v in chars.items()},
         "bytes": path.stat().st_size, "timings_s": {k: round(v, 2) for k, v in timings.items()},
     }
+
+
+def main() -> None:
+    """``python benchmarks/synthetic_kb.py OUT [--chunks N]``: write the synthetic artifact, print what was written."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Write a synthetic knowledge base artifact (see the module docstring).")
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    print(json.dumps(write_synthetic(args.out, args.chunks, content_dir=Path("content"), prompts_dir=Path("prompts"),
+                                     seed=args.seed)))
+
+
+if __name__ == "__main__":
+    main()
