@@ -96,14 +96,17 @@ class ParseCache:
         return digest.hexdigest()
 
 
-def cached_chunks(content: ContentSet, budget: int, directory: Path | None) -> tuple[list[HashedChunk], ParseCache]:
-    """Every hashed chunk of a validated content set, in ``chunk_content``'s order; the cache saved after."""
+def cached_chunks(
+    content: ContentSet, budget: int, directory: Path | None, *, save: bool = True,
+) -> tuple[list[HashedChunk], ParseCache]:
+    """Every hashed chunk of a validated content set, in ``chunk_content``'s order; the cache saved after (``save``)."""
     cache = ParseCache(directory, budget)
     stories = {lu.id: lu.unit for lu in content.units if isinstance(lu.unit, Story)}
     hashed: list[HashedChunk] = []
     for lu in sorted(content.units, key=lambda u: u.id):
         hashed.extend(cache.chunks(lu, stories, content.root))
-    cache.save()
+    if save:
+        cache.save()
     return hashed, cache
 
 

@@ -93,7 +93,7 @@ def build(
         raise ContentInvalid(content.problems)
     timings["validate"] = time.perf_counter() - clock
     step = time.perf_counter()
-    hashed, parse_cache = cached_chunks(content, budget, None if full else config.cache_dir)
+    hashed, parse_cache = cached_chunks(content, budget, None if full else config.cache_dir, save=False)
     timings["chunk"] = time.perf_counter() - step
     step = time.perf_counter()
     tables = {"units": unit_rows(content), **registry_rows(content, config.prompts_dir, config.calibration_file),
@@ -112,10 +112,12 @@ def build(
                          parse_cache={"hits": parse_cache.hits, "misses": parse_cache.misses},
                          estimate=estimate_embedding(len(plan.to_embed), model_id, previous))
     if dry_run or (previous is not None and plan.is_noop):
+        parse_cache.save()
         return report
     if reconcile and (previous is None or plan.full_reembed_reason):
         raise UserError("--reconcile needs an artifact built with the same embedder; run `unitrag build` first")
     check_destination(config.artifact)  # before any embedding: minutes of work must not end in "cannot write"
+    parse_cache.save()  # after the destination check: a build that cannot write leaves no cache folder behind
 
     clock = time.perf_counter()
     # a current previous artifact takes the change as a delta (unitrag.artifact.incremental): no full rewrite
