@@ -81,6 +81,10 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
+#: Columns of ``chunks`` that belong to the artifact's stored BM25 index (migration 5): row numbers of
+#: its postings. A PostgreSQL target keeps its own index from ``sparse_terms``, so publish leaves them out.
+INDEX_COLUMNS = ("chunk_no", "sparse_length")
+
 
 def migrate(con: duckdb.DuckDBPyConnection, dim: int) -> None:
     """Bring a new or older artifact up to ``SCHEMA_VERSION``, recording each step."""
