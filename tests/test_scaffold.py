@@ -105,3 +105,19 @@ def test_init_then_build_and_ask(tmp_path):
     answer = _unitrag(kb, "ask", "How much water should adults drink per day?", "--json")
     assert answer.returncode == 0, answer.stderr
     assert "en-hydration-how-much" in answer.stdout
+
+
+def test_a_new_knowledge_base_uses_the_default_embedder(tmp_path):
+    from unitrag.config import DEFAULT_EMBEDDER
+
+    init_knowledge_base(tmp_path / "kb")
+    config = (tmp_path / "kb" / "unitrag.toml").read_text(encoding="utf-8")
+    assert f'embedder = "{DEFAULT_EMBEDDER}"' in config
+
+
+def test_a_new_knowledge_base_has_held_out_test_sets_for_its_gates(tmp_path):
+    kb = tmp_path / "kb"
+    init_knowledge_base(kb)
+    workflow = (kb / ".github" / "workflows" / "content-pr.yml").read_text(encoding="utf-8")
+    for name in ("questions_test.yaml", "guard_test.yaml"):
+        assert f"content/eval/{name}" in workflow and (kb / "content" / "eval" / name).is_file()
