@@ -110,6 +110,12 @@ def test_bad_lang_is_a_value_error_naming_lang(kb, lang):
         kb.ask("How much salt a day?", lang=lang)
 
 
+@pytest.mark.parametrize("sparse", ["no", "false", 0, 1])
+def test_sparse_must_be_a_bool_not_a_truthy_string(kb, sparse):
+    with pytest.raises(ValueError, match=r"^sparse: "):
+        kb.search("How much salt a day?", sparse=sparse)
+
+
 def test_kinds_and_topics_filters_are_checked(kb):
     with pytest.raises(ValueError, match="kinds"):
         kb.search("salt", kinds="scene")  # type: ignore[arg-type]  # a string would filter by its letters

@@ -106,6 +106,13 @@ def choice(value: object, argument: str, known: Collection[str]) -> str | None:
     return value
 
 
+def switch(value: object, argument: str) -> bool | None:
+    """None (the configured default) or a real bool: ``"no"`` is truthy and would switch a stage on."""
+    if value is not None and not isinstance(value, bool):
+        raise InvalidArgument(f"{argument}: expected true, false or None, got {describe(value)}")
+    return value
+
+
 @dataclass(frozen=True)
 class KnownIds:
     """The ids one knowledge base holds: a user context or filter naming others is refused.

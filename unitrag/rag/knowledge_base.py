@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import Config
 from ..content.models import UNIT_KINDS
 from ..providers.embedders import Embedder
-from .arguments import KnownIds, choice, names, question_text, result_count, user_context
+from .arguments import KnownIds, choice, names, question_text, result_count, switch, user_context
 from .postprocess import Boosts, postprocess
 from .query_embedding import QueryEncoder
 from .retrieval import Retriever
@@ -169,6 +169,7 @@ class KnowledgeBase:
         lang = choice(lang, "lang", LANGS)
         kinds = list(names(kinds or [], "kinds", known=UNIT_KINDS))
         topics = list(names(topics or [], "topics"))
+        sparse = switch(sparse, "sparse")
         self.known.check("topics", topics, self.known.topics, "topic")
         user = self.check_user(user)
         timings: dict[str, float] = {}
@@ -176,7 +177,7 @@ class KnowledgeBase:
         with timed(timings, "broaden"):
             broadening = self.broadener.expand(question, q_lang)
         queries = [question] + (list(broadening.queries) if broadening else [])
-        where = SearchFilter(clinician=user.is_clinician, lang=lang, kinds=tuple(kinds or ()), topics=tuple(topics or ()))
+        where = SearchFilter(clinician=user.is_clinician, lang=lang, kinds=tuple(kinds), topics=tuple(topics))
         probes = self.retriever.probes(question, q_lang, user)
         ranked = self.retriever.retrieve(queries, where, timings, sparse=self.config.sparse if sparse is None else sparse,
                                          probes=probes, user=user)
