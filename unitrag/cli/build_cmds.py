@@ -11,6 +11,7 @@ from ..artifact.reader import open_artifact, read_manifest
 from ..compiler.pipeline import build
 from ..config import Config, load_config
 from ..content.json_schema import write_schemas
+from ..content.unit_cache import UnitCache
 from ..content.validate import validate_content
 from ..errors import ContentInvalid
 from .output import ProgressBars, err, out, print_json, print_report, report_markdown
@@ -29,7 +30,9 @@ def register(app: typer.Typer) -> None:
 def validate(content: ContentOpt = None, config: ConfigOpt = None, json: JsonOpt = False) -> None:
     """Check every unit and registry file; print each problem as path:line: field: message."""
     cfg = load_config(config, content_dir=content)
-    result = validate_content(cfg.content_dir, cfg.max_unit_bytes)
+    cache = UnitCache(cfg.cache_dir)
+    result = validate_content(cfg.content_dir, cfg.max_unit_bytes, cache)
+    cache.save()  # the next run reads only the files that changed
     if json:
         print_json({"ok": result.ok, "units": len(result.units), "problems": [p.to_dict() for p in result.problems]})
         if not result.ok:

@@ -28,7 +28,7 @@ from .chunking import CHUNKER_VERSION, Chunk, chunk_unit
 from .plan import HashedChunk, hash_chunks
 
 #: Bump when what is cached (or how a key is made) changes.
-PARSE_CACHE_VERSION = 1
+PARSE_CACHE_VERSION = 2  # 2: keyed by the loader's file hash
 FILE_NAME = "chunks.json"
 
 
@@ -83,17 +83,23 @@ class ParseCache:
         return data["entries"]
 
     def _key(self, lu: LoadedUnit, stories: dict[str, Story], root: Path) -> str | None:
-        try:
-            raw = (root / lu.rel_path).read_bytes()
-        except OSError:
+        file_hash = lu.file_hash or _file_hash(root / lu.rel_path)
+        if file_hash is None:
             return None  # changed or gone since it was read: chunk it, do not cache
-        digest = hashlib.sha256(raw)
-        digest.update(f"\0{lu.rel_path}\0{lu.path}".encode())
+        digest = hashlib.sha256(f"{file_hash}\0{lu.rel_path}\0{lu.path}".encode())
         if isinstance(lu.unit, Scene):  # a scene's chunks carry its story's title, language and access
             story = stories.get(lu.unit.story)
             if story is not None:
                 digest.update(json.dumps([story.id, story.title, story.lang, story.access], ensure_ascii=False).encode())
         return digest.hexdigest()
+
+
+def _file_hash(path: Path) -> str | None:
+    """For a unit the loader did not hash (made by hand): its file's hash now."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def cached_chunks(

@@ -18,6 +18,7 @@ from ..artifact.schema import SCHEMA_VERSION
 from ..artifact.incremental import can_write_incrementally, write_delta
 from ..artifact.writer import check_destination, write_artifact
 from ..config import Config
+from ..content.unit_cache import UnitCache
 from ..content.validate import validate_content
 from ..errors import ContentInvalid, UserError
 from ..providers.embedders import Embedder, embedder_class, embedder_id, load_embedder
@@ -55,6 +56,8 @@ class BuildReport:
     delta: bool = False
     #: Units whose chunks came from the parse cache (hits) or were chunked and hashed again (misses).
     parse_cache: dict[str, int] = field(default_factory=dict)
+    #: Unit files validation took from the unit cache unread (stat) or after one read (same bytes), or read and checked.
+    unit_cache: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -63,7 +66,7 @@ class BuildReport:
             "reconcile": self.reconcile, "written": self.written, "pending": self.pending,
             "chunks": self.chunks, "units": self.units,
             "estimate": self.estimate.to_dict() if self.estimate else None,
-            "parse_cache": self.parse_cache, "delta": self.delta,
+            "parse_cache": self.parse_cache, "unit_cache": self.unit_cache, "delta": self.delta,
             "timings_s": {k: round(v, 4) for k, v in self.timings_s.items()},
         }
 
@@ -88,8 +91,10 @@ def build(
     # chunks must fit the model's input; known from the class, so --dry-run needs no model
     max_tokens = embedder.max_tokens if embedder is not None else embedder_class(config.embedder).max_tokens
     budget = min(config.chunk_tokens, max_tokens)
-    content = validate_content(config.content_dir, config.max_unit_bytes)
+    unit_cache = UnitCache(None if full else config.cache_dir)
+    content = validate_content(config.content_dir, config.max_unit_bytes, unit_cache)
     if content.problems:
+        unit_cache.save()  # the next run replays these problems without reading the files again
         raise ContentInvalid(content.problems)
     timings["validate"] = time.perf_counter() - clock
     step = time.perf_counter()
@@ -110,14 +115,18 @@ def build(
     report = BuildReport(plan=plan, artifact=config.artifact, embedder=model_id, dry_run=dry_run,
                          reconcile=reconcile, chunks=len(hashed), units=len(content.units), timings_s=timings,
                          parse_cache={"hits": parse_cache.hits, "misses": parse_cache.misses},
+                         unit_cache={"unread": unit_cache.stat_hits, "same_bytes": unit_cache.hash_hits,
+                                     "read": unit_cache.misses},
                          estimate=estimate_embedding(len(plan.to_embed), model_id, previous))
     if dry_run or (previous is not None and plan.is_noop):
+        unit_cache.save()
         parse_cache.save()
         return report
     if reconcile and (previous is None or plan.full_reembed_reason):
         raise UserError("--reconcile needs an artifact built with the same embedder; run `unitrag build` first")
     check_destination(config.artifact)  # before any embedding: minutes of work must not end in "cannot write"
-    parse_cache.save()  # after the destination check: a build that cannot write leaves no cache folder behind
+    unit_cache.save()  # after the destination check: a build that cannot write leaves no cache folder behind
+    parse_cache.save()
 
     clock = time.perf_counter()
     # a current previous artifact takes the change as a delta (unitrag.artifact.incremental): no full rewrite

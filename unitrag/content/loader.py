@@ -6,22 +6,26 @@ is wrong with it is reported, so an author sees everything in one run.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import frontmatter
 import yaml
 from pydantic import ValidationError
 
+from .citation_tags import find_tags, line_of
 from .errors import problems_from_validation
 from .models import UNIT_KINDS, Citation, Document, GuardRule, Rule, Scene, Story, Taxonomy
-from .files import display_path, read_text
+from .files import decode_text, display_path, display_under, read_bytes, tree_files
 from .problems import Problem
 from .registry import REGISTRY_FILES, LoadedQuestion, load_citations, load_guard_rules, load_questions, load_taxonomy
 from .safe_yaml import load_yaml, yaml_problem
 from .source_map import SourceMap
+from .unit_cache import CachedFile, UnitCache, revived_meta
 
 AnyUnit = Story | Scene | Rule | Document
 _FM = frontmatter.YAMLHandler()
@@ -44,6 +48,10 @@ class LoadedUnit:
     meta: dict[str, Any] = field(default_factory=dict)
     #: Path inside the content folder (POSIX); what the artifact records, independent of the working folder.
     rel_path: str = ""
+    #: SHA-256 of the file's bytes: the parse caches' key (no second read of the file).
+    file_hash: str = ""
+    #: What is wrong with the body on its own (empty, malformed or undeclared citation tags); validation reports them.
+    body_problems: list[Problem] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -74,13 +82,13 @@ class ContentSet:
         return not self.problems
 
 
-def parse_unit(path: Path, text: str) -> tuple[LoadedUnit | None, list[Problem]]:
+def parse_unit(path: Path, text: str, shown: str | None = None) -> tuple[LoadedUnit | None, list[Problem]]:
     """Frontmatter → a typed unit; body kept as Markdown with its first line number.
 
     A unit whose fields fail the schema comes back with ``unit=None`` and its
     problems; a unit whose frontmatter cannot be read at all comes back as None.
     """
-    shown = display_path(path)
+    shown = shown or display_path(path)  # how problems name it (the loader knows it already)
     if not _FM.detect(text):
         return None, [
             Problem(shown, 1, "frontmatter", "no YAML frontmatter: a unit starts with '---', its fields, then '---'")
@@ -108,6 +116,7 @@ def parse_unit(path: Path, text: str) -> tuple[LoadedUnit | None, list[Problem]]
     last_line = len(all_lines) - (1 if text.endswith("\n") else 0)
     body_line = min(closing + 2, last_line)  # 1-based line after the closing '---' (or that line at the end)
     loaded = LoadedUnit(unit=None, path=shown, body=body, body_line=body_line, lines=lines, meta=meta)  # type: ignore[arg-type]
+    loaded.body_problems = _body_problems(loaded)
     try:
         loaded.unit = UNIT_KINDS[kind].model_validate(meta)  # type: ignore[assignment]
     except ValidationError as exc:
@@ -115,10 +124,11 @@ def parse_unit(path: Path, text: str) -> tuple[LoadedUnit | None, list[Problem]]
     return loaded, []
 
 
-def load_content(root: Path, max_unit_bytes: int | None = None) -> ContentSet:
+def load_content(root: Path, max_unit_bytes: int | None = None, cache: UnitCache | None = None) -> ContentSet:
     """Read every file under ``root``; the result carries all problems found, none raised.
 
     A unit larger than ``max_unit_bytes`` is a problem and is not read (None: no limit).
+    ``cache`` gives back what an unchanged unit file gave last time (``unitrag.content.unit_cache``).
     """
     content = ContentSet(root=root)
     if not root.is_dir():
@@ -128,23 +138,17 @@ def load_content(root: Path, max_unit_bytes: int | None = None) -> ContentSet:
         content.complete = False
         return content
     registry: dict[str, list[Path]] = {name: [] for name in REGISTRY_FILES}
-    for path in sorted(p for p in root.rglob("*") if not p.is_dir()):  # dangling links too: they are problems
-        rel = path.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts) or path.name.lower() == "readme.md":
+    shown_root = display_path(root)
+    for rel in tree_files(root):  # dangling links too: they are problems
+        name = rel.rpartition("/")[2]
+        if name.lower() == "readme.md":
             continue
-        kind = _registry_kind(rel)
+        suffix = os.path.splitext(name)[1].lower()
+        kind = _registry_kind(PurePosixPath(rel)) if suffix in {".yaml", ".yml"} else None
         if kind is not None:
-            registry[kind].append(path)
-        elif path.suffix.lower() in {".md", ".markdown"}:
-            over = _over_size_limit(path, max_unit_bytes, content.problems)
-            text = None if over else read_text(path, content.problems)
-            if text is None:
-                content.complete = False
-                continue
-            unit, problems = parse_unit(path, text)
-            content.problems.extend(problems)
-            if unit is not None:
-                unit.rel_path = rel.as_posix()
+            registry[kind].append(root / rel)
+        elif suffix in {".md", ".markdown"}:
+            unit = _load_unit(root / rel, rel, display_under(shown_root, rel), max_unit_bytes, cache, content.problems)
             if unit is not None and unit.unit is not None:
                 content.units.append(unit)
             else:
@@ -154,7 +158,7 @@ def load_content(root: Path, max_unit_bytes: int | None = None) -> ContentSet:
         else:
             content.problems.append(
                 Problem(
-                    display_path(path), 1, "file",
+                    display_under(shown_root, rel), 1, "file",
                     "not a Markdown file: units are .md files; registry files are citations/*.yaml, topics.yaml, guard.yaml, eval/*.yaml",
                 )
             )
@@ -165,23 +169,107 @@ def load_content(root: Path, max_unit_bytes: int | None = None) -> ContentSet:
     return content
 
 
-def _over_size_limit(path: Path, limit: int | None, problems: list[Problem]) -> bool:
-    """True, with a problem, when a unit is larger than ``limit`` bytes: it is then not read at all."""
+def _load_unit(
+    path: Path, rel: str, shown: str, limit: int | None, cache: UnitCache | None, problems: list[Problem],
+) -> LoadedUnit | None:
+    """One unit file: from the cache when its stat or its bytes are the recorded ones, else read and checked."""
     try:
-        size = path.stat().st_size
+        stat: os.stat_result | None = path.stat()
     except OSError:
-        return False  # read_text reports it
-    if limit is None or size <= limit:
-        return False
+        stat = None  # read_bytes reports it
+    if _over_size_limit(shown, stat, limit, problems):
+        return None
+    cached = cache.by_stat(rel, stat) if cache is not None else None
+    raw = None
+    if cached is None:
+        raw = read_bytes(path, problems)
+        if raw is None:
+            return None
+        cached = cache.by_hash(rel, stat, hashlib.sha256(raw).hexdigest()) if cache is not None else None
+    if cached is not None:
+        try:
+            return _replayed(cached, shown, rel, problems)
+        except (KeyError, TypeError, ValueError):  # an entry damaged by hand (JSON that parses): read the file
+            raw = raw if raw is not None else read_bytes(path, problems)
+            if raw is None:
+                return None
+    sha = hashlib.sha256(raw).hexdigest()
+    unit, found = _read_unit(path, shown, raw)
+    if unit is not None:
+        unit.rel_path, unit.file_hash = rel, sha
+    if cache is not None:
+        cache.put(rel, stat, sha, _stored(unit), found)
+    problems.extend(found)
+    return unit
+
+
+def _read_unit(path: Path, shown: str, raw: bytes) -> tuple[LoadedUnit | None, list[Problem]]:
+    """What a unit file gives on its own: its unit (None when unreadable) and the problems of its text and fields."""
+    found: list[Problem] = []
+    text = decode_text(raw, shown, found)
+    if text is None:
+        return None, found
+    return parse_unit(path, text, shown)
+
+
+def _stored(lu: LoadedUnit | None) -> dict[str, Any] | None:
+    """A unit as the unit cache keeps it: its frontmatter text and fields, body and body problems, no path."""
+    if lu is None:
+        return None
+    return {"valid": lu.unit is not None, "meta": lu.meta, "fm": lu.lines.text, "body": lu.body, "body_line": lu.body_line,
+            "body_problems": [[p.line, p.field, p.message] for p in lu.body_problems]}
+
+
+def _replayed(cached: CachedFile, shown: str, rel: str, problems: list[Problem]) -> LoadedUnit | None:
+    """A cached reading given back as read today: problems at their lines, under today's display path."""
+    found = [Problem(shown, line, field_name, message) for line, field_name, message in cached.problems]
+    unit = None
+    if cached.unit is not None:
+        stored = cached.unit
+        meta = revived_meta(stored["meta"]) if stored.get("dated") else stored["meta"]
+        unit = LoadedUnit(
+            unit=UNIT_KINDS[meta["kind"]].model_validate(meta) if stored["valid"] else None,  # type: ignore[arg-type]
+            path=shown, body=stored["body"], body_line=stored["body_line"], lines=SourceMap(stored["fm"], first_line=2),
+            meta=meta, rel_path=rel, file_hash=cached.sha,
+            body_problems=[Problem(shown, line, name, message) for line, name, message in stored["body_problems"]],
+        )
+    problems.extend(found)
+    return unit
+
+
+def _body_problems(lu: LoadedUnit) -> list[Problem]:
+    """An empty body (but for a story), malformed citation tags, tags whose id the unit does not declare."""
+    body = lu.body
+    if not body.strip() and lu.meta.get("kind") != "story":
+        return [Problem(lu.path, lu.body_line, "body", "empty body: write the text of this unit below the frontmatter")]
+    citation_ids = lu.meta.get("citationIds")
+    declared = {cid for cid in citation_ids if isinstance(cid, str)} if isinstance(citation_ids, list) else set()
+    found: list[Problem] = []
+    reported: set[str] = set()
+    for tag in find_tags(body):  # the runtime's tokenizer: whatever looks like a citation is checked
+        line = lu.body_line + line_of(body, tag.start)
+        if not tag.canonical or tag.id is None:
+            found.append(Problem(lu.path, line, "body", f"malformed citation tag {tag.written!r}: write <Cite id=\"...\"/>"))
+        elif tag.id not in declared and tag.id not in reported:
+            reported.add(tag.id)
+            found.append(Problem(lu.path, line, "body", f"<Cite id=\"{tag.id}\"/> is not declared in citationIds"))
+    return found
+
+
+def _over_size_limit(shown: str, stat: os.stat_result | None, limit: int | None, problems: list[Problem]) -> bool:
+    """True, with a problem, when a unit is larger than ``limit`` bytes: it is then not read at all."""
+    if stat is None or limit is None or stat.st_size <= limit:
+        return False  # no stat: read_bytes reports why
+    size = stat.st_size
     problems.append(Problem(
-        display_path(path), 1, "file",
+        shown, 1, "file",
         f"unit is {size:,} bytes, over the limit of {limit:,} (max_unit_bytes): split it into several units, "
         "or raise max_unit_bytes in unitrag.toml if it really is one",
     ))
     return True
 
 
-def _registry_kind(rel: Path) -> str | None:
+def _registry_kind(rel: PurePosixPath) -> str | None:
     if rel.suffix.lower() not in {".yaml", ".yml"}:
         return None
     if len(rel.parts) == 2 and rel.parts[0] == "citations":

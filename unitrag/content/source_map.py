@@ -19,16 +19,16 @@ class SourceMap:
     """
 
     def __init__(self, text: str, first_line: int = 1) -> None:
-        self._text = text
+        self.text = text  # what a cached unit keeps to rebuild its map (unitrag.content.unit_cache)
+        self.first_line = first_line
         self._lines: dict[tuple[Any, ...], int] | None = None
-        self._first = first_line
 
     def _compose(self) -> dict[tuple[Any, ...], int]:
         if self._lines is None:
             self._lines = {}
             try:
-                refuse_aliases(self._text)  # aliases share nodes: walking them could visit billions
-                node = yaml.compose(self._text, Loader=LOADER)
+                refuse_aliases(self.text)  # aliases share nodes: walking them could visit billions
+                node = yaml.compose(self.text, Loader=LOADER)
             except yaml.YAMLError:
                 node = None
             if node is not None:
@@ -37,12 +37,12 @@ class SourceMap:
 
     def _walk(self, node: yaml.Node, path: tuple[Any, ...]) -> None:
         assert self._lines is not None
-        self._lines[path] = node.start_mark.line + self._first
+        self._lines[path] = node.start_mark.line + self.first_line
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 sub = path + (key.value,)
                 self._walk(value, sub)
-                self._lines[sub] = key.start_mark.line + self._first
+                self._lines[sub] = key.start_mark.line + self.first_line
         elif isinstance(node, yaml.SequenceNode):
             for i, item in enumerate(node.value):
                 self._walk(item, path + (i,))
@@ -54,5 +54,5 @@ class SourceMap:
             found = lines.get(tuple(path[:end]))
             if found is not None:
                 return found
-        return self._first
+        return self.first_line
 

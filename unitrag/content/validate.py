@@ -10,9 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .citation_tags import find_tags, line_of
+from .citation_tags import find_tags
 from .loader import ContentSet, LoadedUnit, load_content
 from .problems import Problem
+from .unit_cache import UnitCache
 
 
 def cited_ids(body: str) -> list[str]:
@@ -20,12 +21,13 @@ def cited_ids(body: str) -> list[str]:
     return [t.id for t in find_tags(body) if t.canonical and t.id is not None]
 
 
-def validate_content(root: Path, max_unit_bytes: int | None = None) -> ContentSet:
+def validate_content(root: Path, max_unit_bytes: int | None = None, cache: UnitCache | None = None) -> ContentSet:
     """Load ``root`` and run every check; ``result.problems`` is empty when the content is good.
 
-    ``max_unit_bytes`` (config ``max_unit_bytes``) refuses larger units; None: no limit.
+    ``max_unit_bytes`` (config ``max_unit_bytes``) refuses larger units; None: no limit. ``cache``
+    spares re-reading unchanged unit files; the checks between files run over every unit all the same.
     """
-    content = load_content(root, max_unit_bytes)
+    content = load_content(root, max_unit_bytes, cache)
     problems = content.problems
     topic_ids = {t.id for t in content.taxonomy.topics} | {g.id for g in content.taxonomy.groups}
     every = sorted(content.units + content.invalid_units, key=lambda lu: lu.path)
@@ -47,7 +49,7 @@ def validate_content(root: Path, max_unit_bytes: int | None = None) -> ContentSe
         for i, cid in _strings(meta.get("citationIds")):
             if cid not in content.citations:
                 problems.append(Problem(lu.path, lu.line_of("citationIds", i), "citationIds", f"citation {cid!r} is not in the registry (content/citations/*.yaml)"))
-        _check_body(lu, problems)
+        problems.extend(lu.body_problems)  # found per file by the loader (and cached with it)
         if meta.get("kind") == "scene":
             story, order = meta.get("story"), meta.get("order")
             if isinstance(story, str) and story not in stories:
@@ -91,19 +93,3 @@ def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_id
 
 def _strings(value: Any) -> list[tuple[int, str]]:
     return [(i, v) for i, v in enumerate(value) if isinstance(v, str)] if isinstance(value, list) else []
-
-
-def _check_body(lu: LoadedUnit, problems: list[Problem]) -> None:
-    body = lu.body
-    if not body.strip() and lu.meta.get("kind") != "story":
-        problems.append(Problem(lu.path, lu.body_line, "body", "empty body: write the text of this unit below the frontmatter"))
-        return
-    declared = {cid for _, cid in _strings(lu.meta.get("citationIds"))}
-    reported: set[str] = set()
-    for tag in find_tags(body):  # the runtime's tokenizer: whatever looks like a citation is checked
-        line = lu.body_line + line_of(body, tag.start)
-        if not tag.canonical or tag.id is None:
-            problems.append(Problem(lu.path, line, "body", f"malformed citation tag {tag.written!r}: write <Cite id=\"...\"/>"))
-        elif tag.id not in declared and tag.id not in reported:
-            reported.add(tag.id)
-            problems.append(Problem(lu.path, line, "body", f"<Cite id=\"{tag.id}\"/> is not declared in citationIds"))
