@@ -9,6 +9,7 @@ import pytest
 
 from unitrag.config import Config
 from unitrag.rag import KnowledgeBase, UserContext, check_citations
+from unitrag.rag.types import SearchFilter
 
 pytestmark = pytest.mark.e2e
 
@@ -147,3 +148,34 @@ def test_a_disguised_fabricated_citation_is_caught_too(built_sample, tag):
     assert answer.extractive and answer.answer != llm_answer and "made-up-2099" not in answer.answer
     assert answer.llm_calls == 2 and "made-up-2099" in (answer.llm_error or "")
     assert answer.faithfulness.invalid_ids == [] and answer.faithfulness.score == 1.0
+
+
+def _translating(built_sample, translation: str) -> KnowledgeBase:
+    import json
+
+    ws, _ = built_sample
+    return KnowledgeBase.open(ws.artifact, llm=_llm(json.dumps({"translation": translation}, ensure_ascii=False)))
+
+
+def test_an_llm_translation_reaches_units_the_offline_probes_miss(kb, built_sample):
+    question = "is table salt with added iodine needed if I eat seaweed?"
+    offline = kb.search(question)
+    assert "zh-iodine-salt-policy" not in [s.unit_id for s in offline.sources]
+    result = _translating(built_sample, "如果我吃海带，还需要吃加碘盐吗？").search(question)
+    assert "zh-iodine-salt-policy" in [s.unit_id for s in result.sources], [s.unit_id for s in result.sources]
+    assert "translate" in result.timings_ms
+    # the translation adds candidates; the scores the gate reads stay the question's own
+    offline_dense = {s.chunk_id: s.scores.get("dense") for s in kb.retriever.candidates(
+        [question], SearchFilter(clinician=False), {}, sparse=True, probes=kb.retriever.probes(question, "en"))}
+    for source in result.sources:
+        if source.chunk_id in offline_dense:
+            assert source.scores.get("dense") == offline_dense[source.chunk_id]
+
+
+def test_a_translation_cannot_reach_restricted_units(kb, built_sample):
+    """Whatever the LLM returns, the translation is searched under the caller's own filter."""
+    translated = _translating(built_sample, "静脉补铁的适应证和总缺铁量的计算方法")
+    public = translated.search("when is an iron drip needed?")
+    assert all(s.access == "public" for s in public.sources)
+    clinician = translated.search("when is an iron drip needed?", user=UserContext(roles=["clinician"]))
+    assert "zh-iron-intravenous" in [s.unit_id for s in clinician.sources]

@@ -151,7 +151,10 @@ def _print_categories(reports: list["EvalReport"]) -> None:
 
 def _guard_names(reports: list["EvalReport"]) -> list[str]:
     names = [Path(r.dataset).name for r in reports]
-    return ["dev" if n == "questions.yaml" else "test" if n.endswith("_test.yaml") else n for n in names]
+    labels = ["dev" if n == "questions.yaml" else "test" if n.endswith("_test.yaml") else n for n in names]
+    if len(set(labels)) < len(labels):  # several test sets: name each by its file
+        labels = [n.removesuffix(".yaml") if label == "test" else label for n, label in zip(names, labels)]
+    return labels
 
 
 def _print_guard(reports: list["EvalReport"]) -> None:

@@ -45,7 +45,7 @@ class Probe:
     """One extra first-stage search: ``text`` among the chunks of ``lang`` / ``topics`` (None / (): no narrowing)."""
 
     text: str
-    why: str  # expand | route | pool | topic
+    why: str  # expand | route | pool | topic | context | translate (rag.translate)
     lang: str | None = None
     topics: tuple[str, ...] = ()
     dense: bool = True

@@ -11,21 +11,18 @@ JSON asked for, no answer within ``deadline_s``) keeps the local decision.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any
 
 from .guard_semantic import SemanticScore
+from .llm_json import ask_json, json_object
 
 #: Red flags: scores from this share of the threshold up to it are asked about.
 RED_FLAG_BAND = 0.5
 #: Out of scope: scores from the threshold up to this share of the way to 1 are asked about.
 OUT_OF_SCOPE_BAND = 0.5
 DEADLINE_S = 4.0
-_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="guard-llm")
 
 SYSTEM = (
     "You check messages sent to a nutrition information service before it answers. Decide whether the message "
@@ -84,25 +81,17 @@ class SecondOpinion:
             {"role": "system", "content": SYSTEM},
             {"role": "user", "content": f"Category: {CATEGORY[rule_type].format(response=response_en)}\n\nMessage: {question}"},
         ]
-        future = _POOL.submit(llm.complete, messages)
-        try:
-            return parse(future.result(timeout=self.deadline_s))
-        except FutureTimeout:
-            future.cancel()
-            return Opinion(None, f"no answer within {self.deadline_s:g} s")
-        except Exception as exc:  # LLMUnavailable, or anything a provider let through
-            return Opinion(None, f"{type(exc).__name__}: {exc}")
+        data, error = ask_json(llm, messages, self.deadline_s)
+        return Opinion(None, error) if data is None else opinion_of(data)
 
 
 def parse(text: Any) -> Opinion:
     """Strict: exactly ``{"match": true|false}`` (whitespace and a ```json fence allowed), else no opinion."""
-    raw = str(text).strip()
-    if raw.startswith("```"):
-        raw = raw.strip("`").removeprefix("json").strip()
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        return Opinion(None, f"not JSON: {raw[:60]!r}")
-    if not isinstance(data, dict) or set(data) != {"match"} or not isinstance(data["match"], bool):
-        return Opinion(None, f"not {{\"match\": true|false}}: {raw[:60]!r}")
+    data, error = json_object(text)
+    return Opinion(None, error) if data is None else opinion_of(data)
+
+
+def opinion_of(data: dict[str, Any]) -> Opinion:
+    if set(data) != {"match"} or not isinstance(data["match"], bool):
+        return Opinion(None, f"not {{\"match\": true|false}}: {str(data)[:60]!r}")
     return Opinion(data["match"])

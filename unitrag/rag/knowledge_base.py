@@ -108,6 +108,10 @@ class KnowledgeBase:
         self.boosts = Boosts(config.boost_rule, config.boost_recent, config.boost_topic)
         self.known = KnownIds.of(store.topics, store.units)
         self._llm: Any = llm
+        if config.translate_queries and (llm is not None or config.llm != "none"):
+            from .translate import QueryTranslator
+
+            self.retriever.translator = QueryTranslator(self._get_llm)
         self._warm_segmenter()
 
     def _warm_segmenter(self) -> None:
@@ -178,7 +182,7 @@ class KnowledgeBase:
             broadening = self.broadener.expand(question, q_lang)
         queries = [question] + (list(broadening.queries) if broadening else [])
         where = SearchFilter(clinician=user.is_clinician, lang=lang, kinds=tuple(kinds), topics=tuple(topics))
-        probes = self.retriever.probes(question, q_lang, user)
+        probes = self.retriever.probes(question, q_lang, user, timings)
         ranked = self.retriever.retrieve(queries, where, timings, sparse=self.config.sparse if sparse is None else sparse,
                                          probes=probes, user=user)
         with timed(timings, "postprocess"):

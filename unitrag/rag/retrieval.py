@@ -15,13 +15,16 @@ import numpy as np
 
 from ..config import Config
 from .arguments import question_text
-from .crosslingual import CrossLingual, Probe
+from .crosslingual import OTHER, CrossLingual, Probe
 from .query_embedding import QueryEncoder
 from .store import ChunkStore
 from .timing import timed
 from .types import SearchFilter, Source, UserContext
 
 RRF_K = 60
+#: Probes whose lists add candidates but whose scores the reranker and the gate never read: they search
+#: words other than the question's own (the gate was fitted on the question's cosines).
+UNSCORED_PROBES = frozenset({"expand", "translate"})
 _SPARSE_LOCK = threading.Lock()
 
 
@@ -35,6 +38,7 @@ class Retriever:
     gate: Any = None
     crosslingual: CrossLingual | None = None  # probes into the other language's units (rag.crosslingual)
     rows_of_unit: dict[str, list[int]] | None = None  # unit or scene id → chunk rows, for context probes
+    translator: Any = None  # rag.translate.QueryTranslator: with an LLM configured, the question in the other language
 
     @classmethod
     def build(cls, store: ChunkStore, encoder: QueryEncoder, config: Config) -> "Retriever":
@@ -65,7 +69,8 @@ class Retriever:
 
         Dense cosines are corrected per (query language, chunk language) pair (``crosslingual.offset``).
         A probe's list joins the fusion; only probes that ask the question itself (not ``expand``'s
-        topic names) lend their scores to the ``dense`` / ``sparse`` a reranker and the gate read.
+        topic names, nor ``translate``'s LLM rendering) lend their scores to the ``dense`` / ``sparse``
+        a reranker and the gate read.
 
         Queries over ``max_question_chars`` are refused here too: evaluation ranks through this
         method directly, and nothing unbounded may reach jieba, BM25 or the embedder's lock.
@@ -74,9 +79,9 @@ class Retriever:
             question_text(query, self.config.max_question_chars)
         k = depth or self.config.dense_k
         searches = [(q, where, True, True) for q in queries] + [
-            (p.text, _narrowed(where, p), p.dense, p.sparse and p.why == "expand") for p in probes if not p.units
+            (p.text, _narrowed(where, p), p.dense, p.sparse) for p in probes if not p.units
         ]
-        scored = [True] * len(queries) + [p.why != "expand" for p in probes if not p.units]
+        scored = [True] * len(queries) + [p.why not in UNSCORED_PROBES for p in probes if not p.units]
         dense_lists: list[tuple[np.ndarray, np.ndarray, bool]] = []
         for (query, narrowed, use_dense, _), keep in zip(searches, scored):
             if not (dense and use_dense):
@@ -161,12 +166,21 @@ class Retriever:
                 or (source.scene_id is not None and source.scene_id in user.recent_scenes)
             source.scores["topic"] = float(about)
 
-    def probes(self, question: str, q_lang: str, user: UserContext | None = None) -> list[Probe]:
-        """The cross-lingual and user-context searches ``question`` gets besides its own (rag.crosslingual)."""
+    def probes(
+        self, question: str, q_lang: str, user: UserContext | None = None, timings: dict[str, float] | None = None
+    ) -> list[Probe]:
+        """The cross-lingual and user-context searches ``question`` gets besides its own (rag.crosslingual, rag.translate)."""
         if self.crosslingual is None:
             return []
         user = user or UserContext()
-        return self.crosslingual.probes(question, q_lang, user.current_topic, user.triggered_rules + user.recent_scenes)
+        probes = self.crosslingual.probes(question, q_lang, user.current_topic, user.triggered_rules + user.recent_scenes)
+        other = OTHER.get(q_lang)
+        if self.translator is not None and other in self.crosslingual.langs:
+            with timed(timings if timings is not None else {}, "translate"):
+                translation = self.translator.translate(question, other)
+            if translation is not None:
+                probes.append(Probe(translation, "translate", lang=other, sparse=True))
+        return probes
 
     def rerank(self, question: str, candidates: list[Source], timings: dict[str, float]) -> list[Source]:
         """The top ``rerank_k`` candidates re-scored by the reranker, best first (the rest are dropped)."""

@@ -50,5 +50,12 @@ class LLM(ABC):
         Raises :class:`LLMUnavailable` on any failure, also from inside the iterator.
         """
 
+    def prepare(self) -> None:
+        """Load what the first call needs (a library import) now, so a caller's deadline times the request alone.
+
+        The guard's second opinion and the translation probe give the LLM a few seconds; importing
+        litellm alone takes that long on a small machine.
+        """
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id}>"

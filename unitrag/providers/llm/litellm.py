@@ -105,6 +105,9 @@ class LiteLLMChat(LLM):
         first, rest = self._with_retries(lambda: self._open_stream(messages))
         return self._relay(first, rest)
 
+    def prepare(self) -> None:
+        import_litellm(f"llm {self.id}")
+
     # -- requests -----------------------------------------------------------------------
 
     def _request(self, messages: list[dict[str, str]], stream: bool) -> Any:
