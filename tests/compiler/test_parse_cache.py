@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,9 @@ from unitrag.compiler.chunking import chunk_content
 from unitrag.compiler.hashing import content_hash, meta_hash
 from unitrag.compiler.parse_cache import FILE_NAME, cached_chunks
 from unitrag.compiler.plan import hash_chunks
+from unitrag.content import loader
 from unitrag.content.validate import validate_content
+from unitrag.errors import ContentInvalid
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -85,3 +89,31 @@ def test_a_build_reports_parse_cache_hits_and_full_ignores_the_cache(tiny) -> No
     assert tiny.build().parse_cache == {"hits": 0, "misses": 2}
     assert tiny.build(dry_run=True).parse_cache == {"hits": 2, "misses": 0}
     assert tiny.build(dry_run=True, full=True).parse_cache == {"hits": 0, "misses": 2}
+
+
+def _settle(root: Path) -> None:
+    """Files last modified a minute ago: past the unit cache's racy-stat window."""
+    past = time.time_ns() - 60 * 10**9
+    for path in root.rglob("*"):
+        os.utime(path, ns=(past, past))
+
+
+def test_a_build_takes_unchanged_unit_files_from_the_unit_cache(tiny) -> None:
+    _settle(tiny.content)
+    assert tiny.build().unit_cache == {"unread": 0, "same_bytes": 0, "read": 2}
+    assert tiny.build(dry_run=True).unit_cache == {"unread": 2, "same_bytes": 0, "read": 0}
+    assert tiny.build(dry_run=True, full=True).unit_cache == {"unread": 0, "same_bytes": 0, "read": 2}
+
+
+def test_an_invalid_build_replays_the_cached_problems_of_files_it_does_not_parse(tiny, monkeypatch) -> None:
+    rule = sorted((tiny.content / "rules").iterdir())[0]
+    rule.write_text(rule.read_text(encoding="utf-8").replace("severity:", "colour: blue\nseverity:", 1), encoding="utf-8")
+    _settle(tiny.content)
+    with pytest.raises(ContentInvalid) as first:
+        tiny.build(dry_run=True)
+    parsed: list[str] = []
+    monkeypatch.setattr(loader, "load_yaml", lambda text: parsed.append(text) or pytest.fail("parsed again"))
+    with pytest.raises(ContentInvalid) as again:
+        tiny.build(dry_run=True)
+    assert parsed == [] and [str(p) for p in again.value.problems] == [str(p) for p in first.value.problems]
+    assert any(p.field == "colour" and p.path.endswith(rule.name) for p in again.value.problems)

@@ -1,0 +1,205 @@
+"""The unit cache: unchanged files are not parsed again, yet every problem and every cross-file check is as fresh."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from unitrag.content import loader, unit_cache
+from unitrag.content.unit_cache import FILE_NAME, RACY_NS, UnitCache
+from unitrag.content.validate import validate_content
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every unit frontmatter the loader hands to the YAML parser, in order."""
+    seen: list[str] = []
+    real = loader.load_yaml
+
+    def counting(text: str):
+        seen.append(text)
+        return real(text)
+
+    monkeypatch.setattr(loader, "load_yaml", counting)
+    return seen
+
+
+def settle(root: Path) -> None:
+    """Every file's mtime a minute ago: past the racy window, as for files not edited just now."""
+    past = time.time_ns() - 60 * 10**9
+    for path in root.rglob("*"):
+        if path.is_file():
+            os.utime(path, ns=(past, past))
+
+
+def stat_at(mtime_ns: int) -> os.stat_result:
+    """A 120-byte file's stat, modified at ``mtime_ns``."""
+    s = mtime_ns // 10**9
+    return os.stat_result((0o100644, 7, 1, 1, 0, 0, 120, s, s, s, s, s, s, mtime_ns, mtime_ns, mtime_ns))
+
+
+def check(root: Path, cache_dir: Path, **kwargs):
+    cache = UnitCache(cache_dir)
+    content = validate_content(root, cache=cache, **kwargs)
+    cache.save()
+    return content, cache
+
+
+def summary(content) -> tuple:
+    units = [(lu.id, lu.path, lu.rel_path, lu.file_hash, lu.body, lu.body_line, lu.unit) for lu in content.units]
+    return units, [str(p) for p in content.problems], content.complete
+
+
+def test_a_second_run_parses_no_unchanged_file_and_gives_the_same_result(tree, parses, tmp_path):
+    settle(tree.root)
+    first, cold = check(tree.root, tmp_path / "cache")
+    assert cold.misses == 4 and len(parses) == 4
+    parses.clear()
+    second, warm = check(tree.root, tmp_path / "cache")
+    assert parses == [] and (warm.stat_hits, warm.hash_hits, warm.misses) == (4, 0, 0)
+    assert summary(second) == summary(first) == summary(validate_content(tree.root))
+
+
+def test_a_file_touched_but_not_changed_is_read_once_and_not_parsed(tree, parses, tmp_path):
+    settle(tree.root)
+    check(tree.root, tmp_path / "cache")
+    parses.clear()
+    os.utime(tree.root / "rules" / "rule-one.md")  # now: another stat, the same bytes
+    _, cache = check(tree.root, tmp_path / "cache")
+    assert parses == [] and (cache.stat_hits, cache.hash_hits, cache.misses) == (3, 1, 0)
+
+
+def test_every_change_to_a_files_bytes_is_seen_even_with_its_size_and_mtime_kept(tree, samples, parses, tmp_path):
+    settle(tree.root)
+    check(tree.root, tmp_path / "cache")
+    rule = tree.root / "rules" / "rule-one.md"
+    before = rule.stat()
+    edited = samples.RULE.replace("Your B12 is low", "Your B12 is LOW")  # same size
+    rule.write_text(edited, encoding="utf-8")
+    os.utime(rule, ns=(before.st_atime_ns, before.st_mtime_ns))  # mtime put back: the ctime still moves
+    parses.clear()
+    content, cache = check(tree.root, tmp_path / "cache")
+    assert cache.misses == 1 and len(parses) == 1
+    assert next(lu.body for lu in content.units if lu.id == "rule-one").startswith("Your B12 is LOW")
+
+
+def test_a_file_modified_within_the_racy_window_is_hashed_again() -> None:
+    cache = UnitCache(None)
+    now = time.time_ns()
+    fresh, old = stat_at(now), stat_at(now - 2 * RACY_NS)
+    cache.put("a.md", fresh, "sha-a", None, [])
+    cache.put("b.md", old, "sha-b", None, [])
+    cache._old = cache._new  # as the next run reads them
+    assert cache.by_stat("a.md", fresh) is None  # the same stat, but it could hide an edit in the same tick
+    assert cache.by_stat("b.md", old) is not None and cache.by_stat("b.md", old).sha == "sha-b"
+    assert cache.by_hash("a.md", fresh, "sha-a") is not None  # its bytes, read again, are what was recorded
+    assert cache.by_hash("a.md", fresh, "sha-other") is None
+
+
+def test_a_file_written_just_now_is_not_trusted_by_its_stat_on_the_next_run(tree, parses, tmp_path):
+    check(tree.root, tmp_path / "cache")  # the files were written a moment ago: all racy
+    parses.clear()
+    _, cache = check(tree.root, tmp_path / "cache")
+    assert parses == [] and (cache.stat_hits, cache.hash_hits) == (0, 4)
+
+
+def test_problems_of_an_unchanged_file_are_reported_on_every_run_at_their_lines(tree, samples, parses, tmp_path, monkeypatch):
+    bad = samples.SCENE.replace("order: 1", "order: 0\ncolour: blue") + 'And <cite id="x">.\n'
+    tree.write("scenes/story-one/01-scene-one.md", bad)
+    tree.write("documents/broken.md", "---\nkind: [unclosed\n---\nText.\n")
+    tree.write("documents/latin1.md", samples.DOCUMENT.encode().replace(b"Plain", b"Pl\xe9in"))
+    settle(tree.root)
+    fresh = [str(p) for p in validate_content(tree.root).problems]
+    assert [p.split(": ")[0] + ": " + p.split(": ")[1] for p in fresh] == [
+        "content/documents/broken.md:3: frontmatter",  # YAML syntax
+        "content/documents/latin1.md:12: file",  # not UTF-8
+        "content/scenes/story-one/01-scene-one.md:6: order",  # schema
+        "content/scenes/story-one/01-scene-one.md:7: colour",  # unknown field
+        "content/scenes/story-one/01-scene-one.md:12: body",  # malformed citation tag
+    ]
+    first, _ = check(tree.root, tmp_path / "cache")
+    parses.clear()
+    for _ in range(2):
+        again, cache = check(tree.root, tmp_path / "cache")
+        assert parses == [] and cache.misses == 0
+        assert [str(p) for p in again.problems] == [str(p) for p in first.problems] == fresh
+        assert again.complete is False
+    monkeypatch.chdir(tree.root)  # another working folder: the same problems, under the paths it shows
+    moved = [str(p) for p in check(Path("."), tmp_path / "cache")[0].problems]
+    assert moved == [p.removeprefix("content/") for p in fresh]
+
+
+def test_a_cross_file_problem_from_editing_another_file_is_found(tree, samples, parses, tmp_path):
+    settle(tree.root)
+    assert check(tree.root, tmp_path / "cache")[0].problems == []
+    tree.write("citations/a.yaml", samples.CITATIONS.split("- id: cit-b")[0])  # cit-b leaves the registry
+    tree.write("stories/story-two.md", samples.STORY.replace("story-one", "story-two").replace("cit-a", "cit-b"))
+    tree.remove("stories/story-one.md")  # the scene's story is gone
+    parses.clear()
+    content, cache = check(tree.root, tmp_path / "cache")
+    assert cache.misses == 1 and len(parses) == 1  # only the new unit was parsed
+    assert [(p.path, p.line, p.field) for p in content.problems] == [
+        ("content/scenes/story-one/01-scene-one.md", 5, "story"),
+        ("content/scenes/story-one/01-scene-one.md", 8, "citationIds"),
+        ("content/stories/story-two.md", 8, "citationIds"),
+    ]
+    entries = json.loads((tmp_path / "cache" / FILE_NAME).read_text(encoding="utf-8"))["files"]
+    assert "stories/story-one.md" not in entries and "stories/story-two.md" in entries
+
+
+def test_a_smaller_max_unit_bytes_refuses_an_unchanged_cached_unit(tree, tmp_path):
+    settle(tree.root)
+    check(tree.root, tmp_path / "cache")
+    content, _ = check(tree.root, tmp_path / "cache", max_unit_bytes=100)
+    assert {p.path for p in content.problems if "max_unit_bytes" in p.message} == {
+        f"content/{rel}" for rel in ("stories/story-one.md", "scenes/story-one/01-scene-one.md", "rules/rule-one.md",
+                                     "documents/doc-one.md")}
+
+
+def test_dates_in_the_frontmatter_come_back_as_dates(tree, samples, tmp_path):
+    tree.write("stories/story-one.md", samples.STORY.replace("lang: en", "lang: en\nupdated: 2024-05-01"))
+    settle(tree.root)
+    check(tree.root, tmp_path / "cache")
+    content, cache = check(tree.root, tmp_path / "cache")
+    story = next(lu for lu in content.units if lu.id == "story-one")
+    assert cache.misses == 0 and story.meta["updated"] == date(2024, 5, 1) and story.unit.updated == date(2024, 5, 1)
+
+
+@pytest.mark.parametrize("damage", [
+    "{not json",
+    '{"settings": "other", "files": {}}',
+    "CURRENT-SETTINGS-BAD-ENTRIES",
+])
+def test_a_damaged_cache_is_ignored_and_rewritten(tree, parses, tmp_path, damage):
+    settle(tree.root)
+    first, _ = check(tree.root, tmp_path / "cache")
+    path = tmp_path / "cache" / FILE_NAME
+    if damage == "CURRENT-SETTINGS-BAD-ENTRIES":  # JSON this code could have read, with entries no code wrote
+        data = json.loads(path.read_text(encoding="utf-8"))
+        files = data["files"]
+        files["stories/story-one.md"]["unit"] = {"valid": True}  # fields missing
+        files["rules/rule-one.md"]["unit"]["meta"] = {"kind": "rule"}  # "valid" fields that are not
+        files["documents/doc-one.md"]["problems"] = "nothing"
+        files["scenes/story-one/01-scene-one.md"] = [1, 2]
+        damage = json.dumps(data)
+    path.write_text(damage, encoding="utf-8")
+    parses.clear()
+    again, _ = check(tree.root, tmp_path / "cache")
+    assert summary(again) == summary(first) and parses
+    parses.clear()
+    _, rewritten = check(tree.root, tmp_path / "cache")
+    assert parses == [] and rewritten.misses == 0
+
+
+def test_another_parser_version_reads_every_file_again(tree, parses, tmp_path, monkeypatch):
+    settle(tree.root)
+    check(tree.root, tmp_path / "cache")
+    monkeypatch.setattr(unit_cache, "UNIT_CACHE_VERSION", unit_cache.UNIT_CACHE_VERSION + 1)
+    parses.clear()
+    _, cache = check(tree.root, tmp_path / "cache")
+    assert cache.misses == 4 and len(parses) == 4
