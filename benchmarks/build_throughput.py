@@ -27,7 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scifact_corpus import Timer, artifact_texts, bench_config, chunk_budget, machine, write_content  # noqa: E402
+from measure import Timer, machine  # noqa: E402
+from scifact_corpus import artifact_texts, bench_config, chunk_budget, write_content  # noqa: E402
 
 from unitrag.compiler.chunking import chunk_content  # noqa: E402
 from unitrag.compiler.pipeline import build  # noqa: E402

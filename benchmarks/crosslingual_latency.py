@@ -12,10 +12,10 @@ way, alternating, so load on shared cores hits both alike. p50 and p95 in ms.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from pathlib import Path
 
+from measure import p50_p95
 from unitrag.config import Config
 from unitrag.content.registry import load_questions
 from unitrag.rag.knowledge_base import KnowledgeBase
@@ -42,9 +42,8 @@ def main() -> None:
                     timings[name].append((time.perf_counter() - started) * 1000)
     kb.retriever.crosslingual = probes
     for name, values in timings.items():
-        values.sort()
-        print(f"probes {name:3s}: p50 {statistics.median(values):.2f} ms, p95 {values[int(len(values) * 0.95)]:.2f} ms "
-              f"({len(values)} asks)")
+        p = p50_p95(values)
+        print(f"probes {name:3s}: p50 {p['p50']:.2f} ms, p95 {p['p95']:.2f} ms ({p['n']} asks)")
 
 
 if __name__ == "__main__":

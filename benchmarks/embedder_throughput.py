@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scifact_corpus import machine, read_scifact  # noqa: E402
+from measure import child_output, machine  # noqa: E402
+from scifact_corpus import read_scifact  # noqa: E402
 
 from unitrag.config import Config  # noqa: E402
 
@@ -67,10 +66,7 @@ print(time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxr
 
 
 def _child(code: str, *args: str, env: dict[str, str]) -> str:
-    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env={**os.environ, **env})
-    if done.returncode != 0:
-        raise SystemExit(f"child failed: {done.stderr[-2000:]}")
-    return done.stdout.strip().splitlines()[-1]
+    return child_output([sys.executable, "-c", code, *args], env)
 
 
 def throughput(texts: list[str], work: Path, batch: int) -> dict[str, dict]:

@@ -38,8 +38,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from measure import Timer, machine  # noqa: E402
 from scifact_corpus import (  # noqa: E402
-    CITATION, Timer, artifact_texts, bench_config, chunk_budget, machine, render_unit, unit_id, unit_path, write_content,
+    CITATION, artifact_texts, bench_config, chunk_budget, render_unit, unit_id, unit_path, write_content,
 )
 
 from unitrag.compiler.chunking import chunk_content  # noqa: E402

@@ -29,16 +29,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import re
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import yaml
+
+from measure import Timer, machine  # noqa: F401  (million_scale.py imports machine from here)
 
 if TYPE_CHECKING:
     from unitrag.config import Config
@@ -161,24 +160,6 @@ def artifact_texts(artifact: Path) -> list[str]:
         return [row[0] for row in con.execute("SELECT text_for_embedding FROM chunks ORDER BY chunk_id").fetchall()]
     finally:
         con.close()
-
-
-def machine() -> str:
-    """One line about where the numbers come from."""
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
-    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load average {load}, Python {platform.python_version()}"
-
-
-class Timer:
-    """``with Timer() as t: ...`` then ``t.s``."""
-
-    def __enter__(self) -> "Timer":
-        self._start = time.perf_counter()
-        self.s = 0.0
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.s = time.perf_counter() - self._start
 
 
 def main() -> None:

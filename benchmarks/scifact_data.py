@@ -3,7 +3,7 @@
 The corpus is embedded into ``.unitrag/bench/<embedder>/`` (the build's ``EmbeddingCache``, keyed
 by a hash of the embedded text) and frozen into a ``.npy`` beside it; query vectors are cached
 the same way. A document is ``title + " " + text``, as in BEIR's own dense baselines. Used by
-``scifact_retrieval.py`` (quality) and ``pg_publish.py`` (PostgreSQL parity).
+``scifact_retrieval.py`` (quality, through ``scifact_variants.py``) and ``pg_publish.py`` (PostgreSQL parity).
 """
 
 from __future__ import annotations
@@ -144,5 +144,3 @@ def evaluated_qids(data: SciFact) -> list[str]:
     """Every query that has judgements in some split (train ∪ test), in a fixed order."""
     return sorted({q for split in data.qrels.values() for q in split}, key=lambda q: (len(q), q))
 
-
-# --- the runtime's own retriever over SciFact ----------------------------------------------------

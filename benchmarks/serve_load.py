@@ -26,7 +26,6 @@ import asyncio
 import json
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import threading
@@ -39,6 +38,8 @@ from typing import Any
 import httpx
 import yaml
 
+from measure import percentile, proc_status_kib
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -49,13 +50,6 @@ def questions(n: int) -> list[str]:
     return [q["question"] for q in items][::step][:n]
 
 
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -63,10 +57,8 @@ def free_port() -> int:
 
 
 def summary(latencies: list[float], errors: int, seconds: float) -> dict[str, Any]:
-    ordered = sorted(latencies)
-    pick = (lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000) if ordered else (lambda q: float("nan"))
     return {"requests": len(latencies), "errors": errors, "rps": round(len(latencies) / seconds, 1),
-            "p50_ms": round(pick(0.50), 1), "p99_ms": round(pick(0.99), 1)}
+            "p50_ms": round(percentile(latencies, 50) * 1000, 1), "p99_ms": round(percentile(latencies, 99) * 1000, 1)}
 
 
 # -- over HTTP -------------------------------------------------------------------------------
@@ -169,12 +161,12 @@ def main() -> None:
     try:
         for q in qs:  # warm-up: the cold pass (model, jieba, query cache)
             httpx.post(f"{base}/v1/ask", json={"question": q}, timeout=120)
-        results["memory_mb"]["server_after_warmup"] = round(rss_mb(server.pid), 1)
+        results["memory_mb"]["server_after_warmup"] = round(proc_status_kib("VmRSS", server.pid) / 1024, 1)
         for endpoint in ("search", "ask"):
             for n in args.levels:
                 row = asyncio.run(http_level(base, endpoint, n, args.duration, qs))
                 results["http"][f"{endpoint}@{n}"] = row
-                results["memory_mb"][f"server_after_{endpoint}@{n}"] = round(rss_mb(server.pid), 1)
+                results["memory_mb"][f"server_after_{endpoint}@{n}"] = round(proc_status_kib("VmRSS", server.pid) / 1024, 1)
                 print(f"http    {endpoint:6} {n:3} clients: {row}  rss {results['memory_mb'][f'server_after_{endpoint}@{n}']} MB", flush=True)
     finally:
         server.terminate()
