@@ -58,7 +58,7 @@ def artifact(tmp_path: Path) -> Path:
 
 def runtime_index(store: ChunkStore) -> SparseIndex:
     """What the runtime builds by tokenising every chunk (no stored terms, no stored index)."""
-    texts = [indexed_text(t, x) for t, x in zip(store.columns["title"], store.columns["text_for_prompt"])]
+    texts = [indexed_text(t, x) for t, x in zip(store.columns["title"], store.prompt_texts(range(len(store))))]
     return SparseIndex.from_texts(texts)
 
 

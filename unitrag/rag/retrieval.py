@@ -216,19 +216,20 @@ class Retriever:
                     if keep:
                         best[row] = max(best.get(row, -np.inf), score)
                     rrf[row] = rrf.get(row, 0.0) + 1.0 / (RRF_K + rank)
-        fused = by_rank
-        sources = []
-        for row in rrf:
+        final = rrf if by_rank else (best_dense if dense else best_sparse)
+        top = sorted(final, key=lambda row: final[row], reverse=True)[:k]  # stable: ties keep first-seen order
+        stage_scores = []
+        for row in top:
             scores = {"dense": best_dense[row]} if row in best_dense else {}
             if row in best_sparse:
                 scores["sparse"] = best_sparse[row]
-            if fused:
+            if by_rank:
                 scores["rrf"] = rrf[row]
-            source = self.store.source(row, **scores)
-            source.score = rrf[row] if fused else (best_dense[row] if dense else best_sparse[row])
-            sources.append(source)
-        sources.sort(key=lambda s: s.score, reverse=True)
-        return sources[:k]
+            stage_scores.append(scores)
+        sources = self.store.sources(top, stage_scores)  # one fetch of prompt texts, for the k kept only
+        for row, source in zip(top, sources):
+            source.score = final[row]
+        return sources
 
     def answerable(self, sources: list[Source]) -> bool:
         """The answerability gate on the final-stage score (calibrated per model)."""

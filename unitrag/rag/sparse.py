@@ -63,7 +63,9 @@ class SparseIndex:
         recorded = ((getattr(store, "manifest", None) or {}).get("sparse") or {}).get("tokenizer", TOKENIZER_VERSION)
         if stored is not None and stem == STEM and recorded == TOKENIZER_VERSION and all(t is not None for t in stored):
             return cls.from_joined(list(stored), k1=k1, b=b, stem=stem)
-        texts = [indexed_text(title, text) for title, text in zip(columns["title"], columns["text_for_prompt"])]
+        held = columns.get("text_for_prompt")  # else an artifact's store: its texts read from the file once
+        prompts = held if held is not None else store.prompt_texts(range(len(store)))
+        texts = [indexed_text(title, text) for title, text in zip(columns["title"], prompts)]
         return cls.from_texts(texts, k1=k1, b=b, stem=stem)
 
     @classmethod

@@ -1,12 +1,15 @@
 """The artifact in memory: one contiguous float32 matrix and columnar chunk metadata.
 
 Loaded once at ``KnowledgeBase.open``; read-only afterwards, so any number of
-threads can search it at once without locks.
+threads can search it at once without locks. Prompt texts stay in the artifact and
+are fetched for the rows a search returns (``unitrag.rag.prompt_texts``).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -21,6 +24,7 @@ from ..artifact.postings import read_postings
 from ..artifact.reader import ArtifactDamaged, has_table, open_artifact, read_manifest, rows_as_dicts
 from .columns import Column, categories, columns_of, rows_with_any, table_of
 from .dense import top_k
+from .prompt_texts import ArtifactTexts, HeldTexts, PromptTexts
 from .types import SearchFilter, Source
 
 #: Filter masks kept (least recently used dropped): the common filters (public, clinician, each
@@ -28,11 +32,11 @@ from .types import SearchFilter, Source
 #: limit (one bool per chunk each: 256 × 100k chunks is 25 MB at most).
 MASK_CACHE_SIZE = 256
 #: Rows kept as Python values (least recently used dropped): a result's rows are read from Arrow once, then
-#: served from here while they stay popular; a small knowledge base fits whole (4,096 rows × ~2 KB: ~8 MB).
+#: served from here while they stay popular; a small knowledge base fits whole (4,096 rows × ~0.5 KB: ~2 MB).
 ROW_CACHE_SIZE = 4096
-CHUNK_COLUMNS = (  # what the runtime reads of each chunk (every backend)
-    "chunk_id, unit_id, kind, title, text_for_prompt, topics, citation_ids, access, lang, story_id, scene_id, page"
-)
+#: What the runtime holds of each chunk; the prompt text is fetched per result from an artifact (``prompt_texts``).
+METADATA_COLUMNS = "chunk_id, unit_id, kind, title, topics, citation_ids, access, lang, story_id, scene_id, page"
+CHUNK_COLUMNS = f"{METADATA_COLUMNS}, text_for_prompt"  # what the runtime reads of each chunk (every backend)
 
 
 @dataclass
@@ -53,6 +57,8 @@ class ChunkStore:
     calibration: list[dict[str, Any]] = field(default_factory=list)  # answerability gates (rag.gate), per pipeline
     #: The BM25 index read from the artifact (schema 5); None: ``SparseIndex.build`` makes it from the terms.
     sparse_index: Any = None
+    #: Where prompt texts come from: the artifact (``load``) or a ``text_for_prompt`` column (``assemble``).
+    texts: PromptTexts | None = None
     _masks: Any = field(init=False, repr=False, compare=False)  # the LRU of _make_mask (thread-safe)
     _rows: Any = field(init=False, repr=False, compare=False)  # the LRU of _row (thread-safe)
 
@@ -65,15 +71,33 @@ class ChunkStore:
         """Read an artifact: one Arrow read of the chunks (vectors included), the stored BM25 index, the registries.
 
         Rows are in ``chunk_id`` order (the writer stores them so; sorted here when an incremental
-        write appended some). An artifact older than schema 5 has no stored BM25 index: it is
-        built from the chunks' ``sparse_terms`` (seconds at 100k chunks; ``unitrag build --full`` stores it).
+        write appended some). Prompt texts are not read: ``prompt_texts`` fetches a result's from the
+        file. An artifact older than schema 5 has no stored BM25 index: it is built from the chunks'
+        ``sparse_terms`` or texts (seconds at 100k chunks; ``unitrag build --full`` stores it), and
+        its texts are held. jieba's dictionary loads in a thread meanwhile when the artifact holds Chinese.
         """
+        identity = _file_identity(path) if path.exists() else None  # missing: _read says so
+        store = cls._read(path)
+        if not isinstance(store.texts, ArtifactTexts):
+            return store
+        if _file_identity(path) != identity:  # replaced while read: the texts' connection may see another file
+            store.close()
+            store = cls._read(path)
+        return store
+
+    @classmethod
+    def _read(cls, path: Path) -> "ChunkStore":
+        segmenter: threading.Thread | None = None
         with open_artifact(path) as con:
             manifest = read_manifest(con)
             present = {row[0] for row in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'chunks'").fetchall()}
+            if con.execute("SELECT EXISTS (SELECT 1 FROM chunks WHERE lang = 'zh')").fetchone() == (True,):
+                segmenter = _load_segmenter_meanwhile()
             stored = stored_index_usable(manifest, present)
-            extra = ", chunk_no, sparse_length" if stored else (", sparse_terms" if "sparse_terms" in present else "")
-            table = con.execute(f"SELECT {CHUNK_COLUMNS}{extra}, embedding FROM chunks").to_arrow_table()
+            # without a stored index the sparse arm counts terms (or tokenises texts) at open: texts held, as before
+            extra = ", chunk_no, sparse_length" if stored else (", text_for_prompt, sparse_terms" if "sparse_terms" in present
+                                                                else ", text_for_prompt")
+            table = con.execute(f"SELECT {METADATA_COLUMNS}{extra}, embedding FROM chunks").to_arrow_table()
             postings = read_postings(con) if stored else None
             citations = rows_as_dicts(con, "SELECT * FROM citations")
             topics = rows_as_dicts(con, "SELECT * FROM topics ORDER BY id")
@@ -100,6 +124,11 @@ class ChunkStore:
             guard_rules=guard_rules, prompts=prompts, units=units, calibration=calibration,
         )
         store.sparse_index = sparse_index
+        if store.texts is None:
+            store.texts = ArtifactTexts(path, store.columns["chunk_id"])
+            store.texts.warm()
+        if segmenter is not None:
+            segmenter.join()
         return store
 
     @classmethod
@@ -110,7 +139,8 @@ class ChunkStore:
     ) -> "ChunkStore":
         """A store from rows as any backend reads them (JSON columns as text), so every backend serves the same.
 
-        ``columns`` may be lists (a database's rows, a test's) or Arrow-backed ``Column``s.
+        ``columns`` may be lists (a database's rows, a test's) or Arrow-backed ``Column``s. Prompt texts are
+        held when ``columns`` has ``text_for_prompt``; else the caller sets ``texts`` (``load`` does).
         """
         if not all(isinstance(values, Column) for values in columns.values()):
             columns = columns_of(table_of(columns))
@@ -122,14 +152,16 @@ class ChunkStore:
             index={cid: i for i, cid in enumerate(ids)},
             citations={c["id"]: c for c in citations}, topics=topics, guard_rules=guard_rules, prompts=prompts,
             units={u["unit_id"]: {**u, "trigger": json.loads(u["trigger"]) if u["trigger"] else None} for u in units},
-            calibration=calibration,
+            calibration=calibration, texts=HeldTexts(arrow["text_for_prompt"]) if "text_for_prompt" in arrow else None,
         )
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def close(self) -> None:
-        """Nothing to release: the artifact was read whole at load."""
+        """Close the artifact's connection for prompt texts; a search afterwards is a ``KnowledgeBaseClosed``."""
+        if self.texts is not None:
+            self.texts.close()
 
     def dense_search(self, vector: np.ndarray, k: int, where: SearchFilter) -> tuple[np.ndarray, np.ndarray]:
         """Row indexes and cosine scores of the ``k`` best rows ``where`` allows: exact, in memory."""
@@ -165,18 +197,33 @@ class ChunkStore:
         return keep
 
     def source(self, i: int, **scores: float) -> Source:
-        fields = self._rows(i)
-        return Source(
-            **{**fields, "topics": list(fields["topics"]), "citation_ids": list(fields["citation_ids"])},
-            scores=dict(scores), score=next(iter(scores.values()), 0.0),
-        )
+        """Row ``i`` as a Source with ``scores`` (its first value the current score)."""
+        return self.sources([i], [scores])[0]
+
+    def sources(self, rows: Sequence[int], scores: Sequence[dict[str, float]]) -> list[Source]:
+        """Rows as Sources, their prompt texts fetched in one batch; ``scores[j]`` belongs to ``rows[j]``."""
+        texts = self.prompt_texts(rows)
+        out = []
+        for i, text, scored in zip(rows, texts, scores):
+            fields = self._rows(i)
+            out.append(Source(
+                **{**fields, "topics": list(fields["topics"]), "citation_ids": list(fields["citation_ids"])},
+                text=text, scores=dict(scored), score=next(iter(scored.values()), 0.0),
+            ))
+        return out
+
+    def prompt_texts(self, rows: Sequence[int]) -> list[str]:
+        """The prompt texts of ``rows``, in order (one query to the artifact for those not cached)."""
+        if self.texts is None:
+            raise ValueError("this store has no prompt texts: assemble it with a text_for_prompt column, or load it")
+        return self.texts.fetch([int(i) for i in rows])
 
     def _row(self, i: int) -> dict[str, Any]:
-        """Row ``i``'s fields as Python values (read from Arrow; cached by ``_rows``)."""
+        """Row ``i``'s fields but the text as Python values (read from Arrow; cached by ``_rows``)."""
         c = self.columns
         return {
             "chunk_id": c["chunk_id"][i], "unit_id": c["unit_id"][i], "kind": c["kind"][i], "title": c["title"][i],
-            "text": c["text_for_prompt"][i], "topics": c["topics"][i], "citation_ids": c["citation_ids"][i],
+            "topics": c["topics"][i], "citation_ids": c["citation_ids"][i],
             "access": c["access"][i], "lang": c["lang"][i], "story_id": c["story_id"][i], "scene_id": c["scene_id"][i],
             "page": c["page"][i],
         }
@@ -184,6 +231,21 @@ class ChunkStore:
 
 def _and(a: np.ndarray | None, b: np.ndarray) -> np.ndarray:
     return b if a is None else (a & b)
+
+
+def _file_identity(path: Path) -> tuple[int, int, int, int]:
+    """What changes when the file at ``path`` is replaced or rewritten (builds replace it by rename)."""
+    st = os.stat(path)
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _load_segmenter_meanwhile() -> threading.Thread:
+    """jieba's dictionary (~1.5 s) loading in a thread while DuckDB reads the artifact (which releases the GIL)."""
+    from ..content.tokenize import tokenize
+
+    thread = threading.Thread(target=tokenize, args=("营养",), name="unitrag-jieba", daemon=True)
+    thread.start()
+    return thread
 
 
 def stored_index_usable(manifest: dict[str, Any], chunk_columns: set[str]) -> bool:
