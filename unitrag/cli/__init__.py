@@ -3,29 +3,57 @@
 from __future__ import annotations
 
 import sys
-from importlib.metadata import version as package_version
-from typing import Annotated
+from importlib import import_module
+from typing import Annotated, Any
 
 import typer
 
 from ..errors import ContentInvalid, UserError
-from . import build_cmds, eval_cmds, init_cmd, publish_cmds, query_cmds, serve_cmd
 from .output import print_problems
 
-# rich_markup_mode=None: help texts print as written (rich markup would swallow "[config: artifact]")
-app = typer.Typer(
-    name="unitrag", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
-    rich_markup_mode=None, help="Typed Markdown knowledge units → one DuckDB artifact → cited, checked answers.",
-)
+#: The modules that register commands, in help order, and the commands each defines: a command line imports
+#: only its command's module (`unitrag build` never loads the PostgreSQL publisher or the runtime, ~0.5 s);
+#: help, --version and an unknown name load them all.
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "build_cmds": ("validate", "build", "schema", "inspect"),
+    "query_cmds": ("search", "ask"),
+    "eval_cmds": ("eval", "calibrate"),
+    "publish_cmds": ("publish",),
+    "init_cmd": ("init",),
+    "serve_cmd": ("serve",),
+}
+
+
+def make_app(command: str | None = None) -> typer.Typer:
+    """The ``unitrag`` command group: every command, or only those of the module defining ``command``."""
+    # rich_markup_mode=None: help texts print as written (rich markup would swallow "[config: artifact]")
+    app = typer.Typer(
+        name="unitrag", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+        rich_markup_mode=None, help="Typed Markdown knowledge units → one DuckDB artifact → cited, checked answers.",
+    )
+    app.callback()(_root)
+    owner = [module for module, commands in COMMAND_MODULES.items() if command in commands]
+    for module in owner or COMMAND_MODULES:
+        import_module(f"{__name__}.{module}").register(app)
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    """``app``: the group with every command (what tests and ``typer.testing`` drive)."""
+    if name == "app":
+        globals()["app"] = full = make_app()
+        return full
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _print_version(value: bool) -> None:
     if value:
+        from importlib.metadata import version as package_version  # ~0.1 s to import: only for --version
+
         print(f"unitrag {package_version('unitrag')}")
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     version: Annotated[bool, typer.Option(
         "--version", callback=_print_version, is_eager=True, help="Print the installed unitrag version and exit.")] = False,
@@ -33,19 +61,11 @@ def _root(
     """The group's own options (--version); the app's help above is what users see."""
 
 
-build_cmds.register(app)
-query_cmds.register(app)
-eval_cmds.register(app)
-publish_cmds.register(app)
-init_cmd.register(app)
-serve_cmd.register(app)
-
-
 def main() -> None:
     """Console entry point: user errors become one readable message and exit 1, never a traceback."""
     try:
         # typer returns (not raises) the exit code of typer.Exit, and turns Ctrl-C into 130
-        code = app(standalone_mode=False)
+        code = make_app(sys.argv[1] if len(sys.argv) > 1 else None)(standalone_mode=False)
     except ContentInvalid as exc:
         print_problems(exc.problems)
         sys.exit(1)

@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 PAGE_BREAK = re.compile(r"^\s*<!--\s*page\s*-->\s*$", re.MULTILINE)
 _SENTENCE_END = re.compile(r"(?<=[。！？；!?])|(?<=[.;:])\s+")
@@ -30,6 +32,8 @@ class Block:
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # here: a plan whose units all come from the parse cache never needs it
+
     return MarkdownIt("commonmark").enable("table")
 
 

@@ -18,15 +18,17 @@ import hashlib
 import json
 from collections.abc import Callable
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..artifact.reader import PreviousState, has_table, open_artifact
 from ..content.loader import ContentSet
 from ..providers.embedders import Embedder
-from .cache import EmbeddingCache
 from .guard_fit import NONE, fit_guard
+
+if TYPE_CHECKING:
+    from .cache import EmbeddingCache
 
 #: What the hash covers besides the text: the role it is embedded in (a query, with the model's query prefix).
 EMBEDDED_AS = "guard-query:1"

@@ -8,21 +8,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import __version__
 from ..artifact.reader import PreviousState, open_artifact, read_previous, read_vectors, rows_as_dicts
 from ..artifact.schema import SCHEMA_VERSION
-from ..artifact.incremental import can_write_incrementally, write_delta
-from ..artifact.writer import check_destination, write_artifact
 from ..config import Config
 from ..content.unit_cache import UnitCache
 from ..content.validate import validate_content
 from ..errors import ContentInvalid, UserError
 from ..providers.embedders import Embedder, embedder_class, embedder_id, load_embedder
-from .cache import EmbeddingCache
 from .chunking import CHUNKER_VERSION
 from .estimate import EmbedEstimate, estimate_embedding, measured_rate
 from .guard_examples import embed_and_fit, guard_example_rows
@@ -30,6 +27,9 @@ from .hashing import digest
 from .parse_cache import cached_chunks
 from .plan import HashedChunk, Plan, make_plan
 from .tables import chunk_rows, registry_rows, unit_rows
+
+if TYPE_CHECKING:
+    from .cache import EmbeddingCache
 
 Progress = Callable[[int, int], None]
 
@@ -124,6 +124,11 @@ def build(
         return report
     if reconcile and (previous is None or plan.full_reembed_reason):
         raise UserError("--reconcile needs an artifact built with the same embedder; run `unitrag build` first")
+    # The writing half's modules (pyarrow and the writers, ~0.2 s to import) load only here: a plan never needs them.
+    from ..artifact.incremental import can_write_incrementally
+    from ..artifact.writer import check_destination, write_artifact
+    from .cache import EmbeddingCache
+
     check_destination(config.artifact)  # before any embedding: minutes of work must not end in "cannot write"
     unit_cache.save()  # after the destination check: a build that cannot write leaves no cache folder behind
     parse_cache.save()
@@ -200,6 +205,8 @@ def _write_delta(
     table_hashes: dict[str, str],
 ) -> None:
     """New, changed (embedded) and metadata-only chunks replace their rows; deleted ones go; registries are replaced."""
+    from ..artifact.incremental import write_delta  # the writing half: see build
+
     touched = set(plan.new) | set(plan.changed) | set(plan.metadata_only)
     rows = chunk_rows([h for h in hashed if h.chunk.chunk_id in touched and h.chunk.chunk_id in vectors])
     matrix = np.stack([vectors[r["chunk_id"]] for r in rows]) if rows else np.zeros((0, previous.dim), np.float32)

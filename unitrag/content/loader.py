@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import frontmatter
 import yaml
 from pydantic import ValidationError
 
@@ -28,7 +27,8 @@ from .source_map import SourceMap
 from .unit_cache import CachedFile, UnitCache, revived_meta
 
 AnyUnit = Story | Scene | Rule | Document
-_FM = frontmatter.YAMLHandler()
+#: A unit starts with a line of three or more dashes (python-frontmatter's rule, without importing it).
+_OPENING = re.compile(r"^-{3,}\s*$", re.MULTILINE)
 _DELIMITER = re.compile(r"^-{3,}\s*$")
 
 
@@ -89,7 +89,7 @@ def parse_unit(path: Path, text: str, shown: str | None = None) -> tuple[LoadedU
     problems; a unit whose frontmatter cannot be read at all comes back as None.
     """
     shown = shown or display_path(path)  # how problems name it (the loader knows it already)
-    if not _FM.detect(text):
+    if not _OPENING.match(text):
         return None, [
             Problem(shown, 1, "frontmatter", "no YAML frontmatter: a unit starts with '---', its fields, then '---'")
         ]
