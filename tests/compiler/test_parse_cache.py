@@ -11,7 +11,7 @@ import pytest
 
 from unitrag.compiler.chunking import chunk_content
 from unitrag.compiler.hashing import content_hash, meta_hash
-from unitrag.compiler.parse_cache import FILE_NAME, cached_chunks
+from unitrag.compiler.parse_cache import FOLDER, cached_chunks
 from unitrag.compiler.plan import hash_chunks
 from unitrag.content import loader
 from unitrag.content.validate import validate_content
@@ -73,7 +73,8 @@ def test_a_story_edit_misses_its_scenes_too(content: Path, tmp_path: Path) -> No
 
 def test_a_damaged_cache_file_is_an_empty_cache(content: Path, tmp_path: Path) -> None:
     plan_chunks(content, 500, tmp_path / "cache")
-    (tmp_path / "cache" / FILE_NAME).write_text("{not json", encoding="utf-8")
+    for shard in (tmp_path / "cache" / FOLDER).glob("*.json"):
+        shard.write_text("{not json", encoding="utf-8")
     _, cache = plan_chunks(content, 500, tmp_path / "cache")
     assert cache.hits == 0 and cache.misses > 0
     _, again = plan_chunks(content, 500, tmp_path / "cache")  # and it was rewritten

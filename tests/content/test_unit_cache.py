@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from unitrag.content import loader, unit_cache
-from unitrag.content.unit_cache import FILE_NAME, RACY_NS, UnitCache
+from unitrag.content.cache_shards import shard_of
+from unitrag.content.unit_cache import FOLDER, RACY_NS, UnitCache
 from unitrag.content.validate import validate_content
 
 
@@ -148,7 +149,8 @@ def test_a_cross_file_problem_from_editing_another_file_is_found(tree, samples, 
         ("content/scenes/story-one/01-scene-one.md", 8, "citationIds"),
         ("content/stories/story-two.md", 8, "citationIds"),
     ]
-    entries = json.loads((tmp_path / "cache" / FILE_NAME).read_text(encoding="utf-8"))["files"]
+    entries = {k for shard in (tmp_path / "cache" / FOLDER).glob("*.json")
+               for k in json.loads(shard.read_text(encoding="utf-8"))["entries"]}
     assert "stories/story-one.md" not in entries and "stories/story-two.md" in entries
 
 
@@ -170,30 +172,52 @@ def test_dates_in_the_frontmatter_come_back_as_dates(tree, samples, tmp_path):
     assert cache.misses == 0 and story.meta["updated"] == date(2024, 5, 1) and story.unit.updated == date(2024, 5, 1)
 
 
+def shard_file(cache_dir: Path, rel: str) -> Path:
+    return cache_dir / FOLDER / f"{shard_of(rel):02d}.json"
+
+
 @pytest.mark.parametrize("damage", [
     "{not json",
-    '{"settings": "other", "files": {}}',
+    '{"settings": "other", "entries": {}}',
     "CURRENT-SETTINGS-BAD-ENTRIES",
 ])
 def test_a_damaged_cache_is_ignored_and_rewritten(tree, parses, tmp_path, damage):
     settle(tree.root)
     first, _ = check(tree.root, tmp_path / "cache")
-    path = tmp_path / "cache" / FILE_NAME
+    shards = sorted((tmp_path / "cache" / FOLDER).glob("*.json"))
+    assert shards
     if damage == "CURRENT-SETTINGS-BAD-ENTRIES":  # JSON this code could have read, with entries no code wrote
-        data = json.loads(path.read_text(encoding="utf-8"))
-        files = data["files"]
-        files["stories/story-one.md"]["unit"] = {"valid": True}  # fields missing
-        files["rules/rule-one.md"]["unit"]["meta"] = {"kind": "rule"}  # "valid" fields that are not
-        files["documents/doc-one.md"]["problems"] = "nothing"
-        files["scenes/story-one/01-scene-one.md"] = [1, 2]
-        damage = json.dumps(data)
-    path.write_text(damage, encoding="utf-8")
+        for rel, spoil in (
+            ("stories/story-one.md", lambda e: e["unit"].clear()),  # fields missing
+            ("rules/rule-one.md", lambda e: e["unit"].update(meta={"kind": "rule"})),  # "valid" fields that are not
+            ("documents/doc-one.md", lambda e: e.update(problems="nothing")),
+            ("scenes/story-one/01-scene-one.md", lambda e: e.update(sha=[1, 2])),
+        ):
+            path = shard_file(tmp_path / "cache", rel)
+            data = json.loads(path.read_text(encoding="utf-8"))
+            spoil(data["entries"][rel])
+            path.write_text(json.dumps(data), encoding="utf-8")
+    else:
+        for path in shards:
+            path.write_text(damage, encoding="utf-8")
     parses.clear()
     again, _ = check(tree.root, tmp_path / "cache")
-    assert summary(again) == summary(first) and parses
+    assert summary(again) == summary(first) and len(parses) == 4
     parses.clear()
     _, rewritten = check(tree.root, tmp_path / "cache")
     assert parses == [] and rewritten.misses == 0
+
+
+def test_an_edit_rewrites_only_the_shard_holding_that_file(tree, samples, tmp_path):
+    settle(tree.root)
+    check(tree.root, tmp_path / "cache")
+    before = {path.name: path.stat().st_mtime_ns for path in (tmp_path / "cache" / FOLDER).glob("*.json")}
+    time.sleep(0.01)
+    tree.write("rules/rule-one.md", samples.RULE.replace("Your B12 is low", "Your B12 is quite low"))
+    check(tree.root, tmp_path / "cache")
+    after = {path.name: path.stat().st_mtime_ns for path in (tmp_path / "cache" / FOLDER).glob("*.json")}
+    assert after.keys() == before.keys()
+    assert [name for name in after if after[name] != before[name]] == [shard_file(tmp_path / "cache", "rules/rule-one.md").name]
 
 
 def test_another_parser_version_reads_every_file_again(tree, parses, tmp_path, monkeypatch):

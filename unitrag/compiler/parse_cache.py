@@ -7,21 +7,21 @@ chunker's and unitrag's versions and, for a scene, its story's id, title, langua
 and access; that is the key. Validation (every file and every cross-file check)
 still runs over the whole tree before any of this is consulted.
 
-One JSON file in the cache folder, rewritten (atomically) only when an entry was
-added or dropped; entries of units no longer in the tree are dropped. A missing,
-unreadable or foreign file is an empty cache, never an error.
+JSON shards in the cache folder (``unitrag.content.cache_shards``): a save rewrites,
+atomically, only the shards where an entry was added or dropped (a one-unit edit: one
+small file, not the 20 MB of the SciFact tree); entries of units no longer in the tree
+are dropped. A missing, unreadable or foreign shard is empty, never an error.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..content.cache_shards import CacheShards
 from ..content.loader import ContentSet, LoadedUnit
 from ..content.models import Scene, Story
 from .chunking import CHUNKER_VERSION, Chunk, chunk_unit
@@ -29,17 +29,18 @@ from .plan import HashedChunk, hash_chunks
 
 #: Bump when what is cached (or how a key is made) changes.
 PARSE_CACHE_VERSION = 2  # 2: keyed by the loader's file hash
-FILE_NAME = "chunks.json"
+FOLDER = "chunks"
 
 
 class ParseCache:
     """``chunks(unit)``: the unit's hashed chunks, from the cache when its key is there."""
 
     def __init__(self, directory: Path | None, budget: int) -> None:
-        self.path = directory / FILE_NAME if directory is not None else None
         self.settings = f"v{PARSE_CACHE_VERSION}|unitrag {__version__}|chunker {CHUNKER_VERSION}|budget {budget}"
+        self._shards = CacheShards(directory / FOLDER if directory is not None else None, self.settings)
         self.budget = budget
-        self._old: dict[str, list[dict[str, Any]]] = self._read()
+        self._old: dict[str, list[dict[str, Any]]] = {
+            key: entry for key, entry in self._shards.read().items() if isinstance(entry, list)}
         self._new: dict[str, list[dict[str, Any]]] = {}
         self.hits = 0
         self.misses = 0
@@ -58,29 +59,9 @@ class ParseCache:
         return hashed
 
     def save(self) -> None:
-        """Write the entries of this build when they differ from what was read (nothing else is kept)."""
-        if self.path is None or self._new.keys() == self._old.keys():
-            return
-        tmp = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            text = json.dumps({"settings": self.settings, "entries": self._new}, ensure_ascii=False, default=str)  # as hashed
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, self.path)
-        except OSError as exc:  # a read-only cache folder: the next build chunks again, nothing worse
-            print(f"warning: parse cache not saved ({exc})", file=sys.stderr)
-            tmp.unlink(missing_ok=True)
-
-    def _read(self) -> dict[str, list[dict[str, Any]]]:
-        if self.path is None:
-            return {}
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        if not isinstance(data, dict) or data.get("settings") != self.settings or not isinstance(data.get("entries"), dict):
-            return {}  # another version, budget or chunker: every unit is chunked again
-        return data["entries"]
+        """Write the entries of this build where they differ from what was read (nothing else is kept)."""
+        if self._new.keys() != self._old.keys():
+            self._shards.save(self._new, set(self._new.keys() - self._old.keys()), "parse cache")
 
     def _key(self, lu: LoadedUnit, stories: dict[str, Story], root: Path) -> str | None:
         file_hash = lu.file_hash or _file_hash(root / lu.rel_path)

@@ -1,7 +1,9 @@
 """Reading the content tree: every file becomes a unit, a registry entry or a problem.
 
 Nothing here stops at the first error: each file is read on its own, and whatever
-is wrong with it is reported, so an author sees everything in one run.
+is wrong with it is reported, so an author sees everything in one run. What a unit
+file gives on its own (its unit, its problems, its body's) is kept by the unit cache
+(``unit_cache``): an unchanged file is neither read nor parsed again.
 """
 
 from __future__ import annotations

@@ -16,17 +16,15 @@ the same timestamp tick could leave the stat as it was, so such a file is read a
 hashed again (git's racy-clean rule). A stat that differs but bytes that do not (a
 ``touch``, a checkout) reuse the entry after one read.
 
-One JSON file in the cache folder, written atomically when anything in it changed;
-entries of files no longer in the tree are dropped. A missing, damaged or foreign file
-is an empty cache, never an error.
+JSON shards in the cache folder (``cache_shards``: an edit rewrites one small file);
+entries of files no longer in the tree are dropped. A missing, damaged or foreign shard
+is empty, never an error.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import sys
 import time
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -37,11 +35,12 @@ import pydantic
 import yaml
 
 from .. import __version__
+from .cache_shards import CacheShards
 from .problems import Problem
 
 #: Bump when what is cached, or how, changes (the package's source is in the key anyway).
 UNIT_CACHE_VERSION = 1
-FILE_NAME = "units.json"
+FOLDER = "units"
 #: A file modified this close to when its stat was taken is read again next time (racy stat).
 RACY_NS = 2_000_000_000
 
@@ -72,11 +71,11 @@ class UnitCache:
     """``by_stat``/``by_hash`` give a file's cached reading; ``put`` records a fresh one; ``save`` writes them."""
 
     def __init__(self, directory: Path | None) -> None:
-        self.path = directory / FILE_NAME if directory is not None else None
-        self.settings = settings()
-        self._old: dict[str, dict[str, Any]] = self._read()
+        self._shards = CacheShards(directory / FOLDER if directory is not None else None, settings())
+        self._old: dict[str, dict[str, Any]] = {
+            rel: entry for rel, entry in self._shards.read().items() if _well_formed(entry)}  # others: read again
         self._new: dict[str, dict[str, Any]] = {}
-        self._changed = False
+        self._changed: set[str] = set()  # files recorded anew (or dropped for good) this run
         self.stat_hits = 0  # not read at all
         self.hash_hits = 0  # read and hashed: same bytes
         self.misses = 0  # read, parsed and checked
@@ -108,41 +107,20 @@ class UnitCache:
         try:
             stored = None if unit is None else _with_plain_meta(unit)
         except _NotPlain:
-            self._changed = True  # its old entry, if any, is dropped
+            self._changed.add(rel)  # its old entry, if any, is dropped
             return
         self._record(rel, stat, sha, stored, [[p.line, p.field, p.message] for p in problems])
 
     def save(self) -> None:
-        """Write this run's entries when they differ from what was read (a file gone drops its entry)."""
-        if self.path is None or not (self._changed or self._new.keys() != self._old.keys()):
-            return
-        tmp = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps({"settings": self.settings, "files": self._new}, ensure_ascii=False),
-                           encoding="utf-8")
-            os.replace(tmp, self.path)
-        except (OSError, ValueError) as exc:  # a read-only cache folder: the next run reads every file again, nothing worse
-            print(f"warning: unit cache not saved ({exc})", file=sys.stderr)
-            tmp.unlink(missing_ok=True)
+        """Write this run's entries where they differ from what was read (a file gone drops its entry)."""
+        if self._changed or self._new.keys() != self._old.keys():
+            self._shards.save(self._new, self._changed, "unit cache")
 
     def _record(self, rel: str, stat: os.stat_result | None, sha: str, unit: dict[str, Any] | None,
                 problems: list[list[Any]]) -> None:
-        self._changed = True
+        self._changed.add(rel)
         self._new[rel] = {"stat": _signature(stat) if stat is not None else None, "seen": time.time_ns(), "sha": sha,
                           "unit": unit, "problems": problems}
-
-    def _read(self) -> dict[str, dict[str, Any]]:
-        if self.path is None:
-            return {}
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        if not isinstance(data, dict) or data.get("settings") != self.settings or not isinstance(data.get("files"), dict):
-            return {}  # another version or parser: every file is read again
-        files = data["files"]
-        return {rel: entry for rel, entry in files.items() if _well_formed(entry)}
 
 
 def _with_plain_meta(unit: dict[str, Any]) -> dict[str, Any]:
