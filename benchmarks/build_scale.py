@@ -4,11 +4,15 @@
     .venv/bin/python benchmarks/build_scale.py /tmp/sf --code /tmp/base --code .   # baseline checkout first
 
 For each checkout (``--code``: a source tree put first on the path, in a fresh process):
-(1) ``unitrag build --dry-run`` three times through the CLI (wall, the first fills the parse cache);
+(0) the CLI's start-up, ``unitrag build --help`` (wall, best of three);
+(1) ``unitrag build --dry-run`` three times through the CLI (wall and the plan's ``timings_s``; the
+first fills the caches);
 (2) a full build through the Python API with a hash embedder (no model: the embedding itself is
 not what is measured; a real one-body edit adds one embedding), then a no-change build, then a
-one-body edit build; wall seconds and the build's own ``timings_s`` (where the time goes).
-Each checkout works on its own copy of the tree, artifact and cache.
+one-body edit build, each in a fresh process; wall seconds of ``build()`` and its own
+``timings_s`` (where the time goes).
+Each checkout works on its own copy of the tree, artifact and cache; the checkouts take turns at
+every step, so a change in the machine's load falls on all of them alike.
 """
 
 from __future__ import annotations
@@ -40,29 +44,36 @@ class HashEmbedder(Embedder):
                         .astype(np.float32) for t in texts])
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
-work = Path(sys.argv[2])
+work, step = Path(sys.argv[2]), sys.argv[3]
 config = Config(content_dir=work / "content", artifact=work / "dist" / "kb.duckdb", prompts_dir=work / "prompts",
                 cache_dir=work / "cache", calibration_file=work / "calibration.json", embedder="hash:bench")
-out = {}
-for step in ("full", "no_change", "edit"):
-    if step == "edit":
-        unit = sorted((work / "content" / "documents").glob("*.md"))[len(list((work / "content" / "documents").glob("*.md"))) // 2]
-        unit.write_text(unit.read_text(encoding="utf-8") + "\nOne more sentence from an author.\n", encoding="utf-8")
-    started = time.perf_counter()
-    report = build(config, embedder=HashEmbedder("bench"))
-    out[step] = {"wall_s": time.perf_counter() - started, "timings_s": report.timings_s, "embedded": report.embedded,
-                 "written": report.written, "delta": getattr(report, "delta", False)}
-print(json.dumps(out))
+if step == "edit":
+    documents = sorted((work / "content" / "documents").glob("*.md"))
+    unit = documents[len(documents) // 2]
+    unit.write_text(unit.read_text(encoding="utf-8") + "\nOne more sentence from an author.\n", encoding="utf-8")
+started = time.perf_counter()
+report = build(config, embedder=HashEmbedder("bench"))
+print(json.dumps({"wall_s": time.perf_counter() - started, "timings_s": report.timings_s, "embedded": report.embedded,
+                  "written": report.written, "delta": getattr(report, "delta", False)}))
 '''
+STEPS = ("full", "no_change", "edit")
 
 
-def cli_dry_run(code: Path, work: Path) -> float:
+def cli(code: Path, work: Path, *args: str) -> tuple[float, dict]:
+    """Wall seconds of one ``unitrag`` command line, and its ``timings_s`` when it printed a JSON report."""
     started = time.perf_counter()
     env = {**os.environ, "PYTHONPATH": str(code)}
-    subprocess.run([sys.executable, "-m", "unitrag", "build", "--dry-run", "--json", "--content", "content", "--out",
-                    "dist/kb.duckdb", "--prompts", "prompts", "--cache-dir", "cache"], cwd=work, env=env,
-                   capture_output=True, check=False)
-    return time.perf_counter() - started
+    done = subprocess.run([sys.executable, "-m", "unitrag", *args], cwd=work, env=env, capture_output=True, text=True,
+                          check=False)
+    wall = time.perf_counter() - started
+    try:
+        return wall, json.loads(done.stdout).get("timings_s", {})
+    except ValueError:
+        return wall, {}
+
+
+DRY_RUN = ("build", "--dry-run", "--json", "--content", "content", "--out", "dist/kb.duckdb", "--prompts", "prompts",
+           "--cache-dir", "cache")
 
 
 def main() -> None:
@@ -72,20 +83,33 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/unitrag-build-bench"))
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    results = {}
-    for n, code in enumerate(args.code or [Path(".")]):
-        work = args.work / f"run{n}"
+    codes = args.code or [Path(".")]
+    works = [args.work / f"run{n}" for n in range(len(codes))]
+    for work in works:
         shutil.rmtree(work, ignore_errors=True)
         shutil.copytree(args.tree / "content", work / "content")
         shutil.copytree(args.tree / "prompts" if (args.tree / "prompts").is_dir() else Path("prompts"), work / "prompts")
-        dry = [cli_dry_run(code.resolve(), work) for _ in range(3)]
-        child = subprocess.run([sys.executable, "-c", CHILD, str(code.resolve()), str(work)], capture_output=True,
-                               text=True, check=True)
-        builds = json.loads(child.stdout.strip().splitlines()[-1])
-        results[str(code)] = {"dry_run_cli_s": dry, **builds}
-        print(f"{code}: dry-run CLI {', '.join(f'{d:.2f}' for d in dry)} s; " + "; ".join(
-            f"{step} {b['wall_s']:.2f} s (" + ", ".join(f"{k} {v:.2f}" for k, v in b["timings_s"].items()) + ")"
-            for step, b in builds.items()), flush=True)
+    results: dict[str, dict] = {str(code): {"startup_s": [], "dry_run_cli_s": [], "dry_run_timings_s": []} for code in codes}
+    for _ in range(3):
+        for code, work in zip(codes, works):
+            results[str(code)]["startup_s"].append(cli(code.resolve(), work, "build", "--help")[0])
+    for _ in range(3):
+        for code, work in zip(codes, works):
+            wall, timings = cli(code.resolve(), work, *DRY_RUN)
+            results[str(code)]["dry_run_cli_s"].append(wall)
+            results[str(code)]["dry_run_timings_s"].append(timings)
+    for step in STEPS:
+        for code, work in zip(codes, works):
+            child = subprocess.run([sys.executable, "-c", CHILD, str(code.resolve()), str(work), step],
+                                   capture_output=True, text=True, check=True)
+            results[str(code)][step] = json.loads(child.stdout.strip().splitlines()[-1])
+    for code in codes:
+        r = results[str(code)]
+        print(f"{code}: start-up {min(r['startup_s']):.2f} s; dry-run CLI "
+              + ", ".join(f"{d:.2f}" for d in r["dry_run_cli_s"]) + " s (last: "
+              + ", ".join(f"{k} {v:.2f}" for k, v in r["dry_run_timings_s"][-1].items()) + "); "
+              + "; ".join(f"{step} {r[step]['wall_s']:.2f} s (" + ", ".join(f"{k} {v:.2f}" for k, v in r[step]["timings_s"].items())
+                          + ")" for step in STEPS), flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 
