@@ -118,3 +118,11 @@ def test_an_invalid_build_replays_the_cached_problems_of_files_it_does_not_parse
         tiny.build(dry_run=True)
     assert parsed == [] and [str(p) for p in again.value.problems] == [str(p) for p in first.value.problems]
     assert any(p.field == "colour" and p.path.endswith(rule.name) for p in again.value.problems)
+
+
+def test_another_working_folder_hits_the_same_entries(content: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    _, first = plan_chunks(content, 500, tmp_path / "cache")
+    monkeypatch.chdir(content)  # the CLI run from another folder: other display paths, the same chunks
+    _, again = plan_chunks(content, 500, tmp_path / "cache")
+    assert first.misses > 0 and again.hits == first.misses and again.misses == 0

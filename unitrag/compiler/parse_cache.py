@@ -67,7 +67,8 @@ class ParseCache:
         file_hash = lu.file_hash or _file_hash(root / lu.rel_path)
         if file_hash is None:
             return None  # changed or gone since it was read: chunk it, do not cache
-        digest = hashlib.sha256(f"{file_hash}\0{lu.rel_path}\0{lu.path}".encode())
+        # not the display path: chunks do not depend on the working folder, and the CLI and the API share entries
+        digest = hashlib.sha256(f"{file_hash}\0{lu.rel_path}".encode())
         if isinstance(lu.unit, Scene):  # a scene's chunks carry its story's title, language and access
             story = stories.get(lu.unit.story)
             if story is not None:
