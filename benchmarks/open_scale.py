@@ -12,7 +12,8 @@ does; then time the first and later searches (whole ``search``, the dense arm, t
         --repeat 3 --json open.json
 
 RSS is the process's resident set after open minus before (after imports), and the peak
-(VmHWM) minus the same; the float32 matrix size is reported beside them.
+(VmHWM) minus the same; the float32 matrix size is reported beside them. RSS after the
+searches too: what the runtime holds once queries ran (caches, the texts' buffer pool).
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ def child(kb_path: str, code: str, sparse: bool) -> dict[str, Any]:
                 arms[arm].append((time.perf_counter() - t) * 1000)
     return {
         "load_s": load_s, "open_s": open_s, "rss_after_open_mib": (rss1 - rss0) / 1024,
+        "rss_after_searches_mib": (_status_kib("VmRSS") - rss0) / 1024,
         "peak_during_open_mib": (hwm - rss0) / 1024, "matrix_mib": store.vectors.nbytes / 2**20,
         "chunks": len(store), "stored_bm25": getattr(store, "sparse_index", None) is not None,
         "first_ms": {arm: times[0] for arm, times in arms.items()},
@@ -106,16 +108,18 @@ def child(kb_path: str, code: str, sparse: bool) -> dict[str, Any]:
     }
 
 
-def measure(label: str, kb_path: str, code: str, repeat: int, sparse: bool) -> dict[str, Any]:
-    runs = []
-    for _ in range(repeat):
-        out = subprocess.run([sys.executable, __file__, "--child", kb_path, "--code", code] + ([] if sparse else ["--no-sparse"]),
-                             capture_output=True, text=True, check=True, env={**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "2")})
-        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+def one_run(kb_path: str, code: str, sparse: bool) -> dict[str, Any]:
+    out = subprocess.run([sys.executable, __file__, "--child", kb_path, "--code", code] + ([] if sparse else ["--no-sparse"]),
+                         capture_output=True, text=True, check=True, env={**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "2")})
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def summary(label: str, kb_path: str, code: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
     med = lambda key: statistics.median(r[key] for r in runs)  # noqa: E731
     mid = sorted(runs, key=lambda r: r["open_s"])[len(runs) // 2]
     return {"label": label, "kb": kb_path, "code": code, "runs": runs, "load_s": med("load_s"), "open_s": med("open_s"),
             "rss_after_open_mib": med("rss_after_open_mib"), "peak_during_open_mib": med("peak_during_open_mib"),
+            "rss_after_searches_mib": med("rss_after_searches_mib"),
             "matrix_mib": runs[0]["matrix_mib"], "first_ms": mid["first_ms"], "later_p50_ms": mid["later_p50_ms"],
             "stored_bm25": runs[0]["stored_bm25"]}
 
@@ -132,22 +136,30 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(args.child, args.code, not args.no_sparse)))
         return
-    results = []
+    specs = []
     for spec in args.kb:
         label, rest = spec.split("=", 1)
-        kb_path, code = rest.rsplit("@", 1) if "@" in rest else (rest, ".")
-        results.append(measure(label, kb_path, code, args.repeat, not args.no_sparse))
+        specs.append((label, *(rest.rsplit("@", 1) if "@" in rest else (rest, "."))))
+    runs: dict[str, list[dict[str, Any]]] = {label: [] for label, _, _ in specs}
+    for _ in range(args.repeat):  # interleaved, so a change in the machine's load falls on every variant alike
+        for label, kb_path, code in specs:
+            runs[label].append(one_run(kb_path, code, not args.no_sparse))
+    results = []
+    for label, kb_path, code in specs:
+        results.append(summary(label, kb_path, code, runs[label]))
         r = results[-1]
         each = ", ".join(f"{x['open_s']:.2f}" for x in r["runs"])
         arms = ", ".join(f"{arm} {r['first_ms'][arm]:.0f}/{r['later_p50_ms'][arm]:.1f}" for arm in r["first_ms"])
         print(f"{label:>14}: store load {r['load_s']:.2f} s, open {r['open_s']:.2f} s ({each}), "
               f"RSS +{r['rss_after_open_mib']:.0f} MiB (peak +{r['peak_during_open_mib']:.0f}; matrix {r['matrix_mib']:.0f} MiB, "
-              f"{r['rss_after_open_mib'] / r['matrix_mib']:.2f}×); first/later p50 ms: {arms}; stored BM25 {r['stored_bm25']}",
+              f"{r['rss_after_open_mib'] / r['matrix_mib']:.2f}×; +{r['rss_after_searches_mib']:.0f} after the searches); "
+              f"first/later p50 ms: {arms}; stored BM25 {r['stored_bm25']}",
               flush=True)
     base = results[0]
     for r in results[1:]:
         print(f"{r['label']} vs {base['label']}: open {base['open_s'] / r['open_s']:.1f}× faster, "
-              f"RSS {r['rss_after_open_mib'] / base['rss_after_open_mib']:.2f}× of the baseline's")
+              f"RSS {r['rss_after_open_mib'] / base['rss_after_open_mib']:.2f}× of the baseline's, "
+              f"search p50 {r['later_p50_ms']['search'] / base['later_p50_ms']['search']:.2f}× the baseline's")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 

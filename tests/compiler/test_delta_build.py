@@ -12,5 +12,5 @@ def test_a_build_edit_is_written_as_a_delta(tiny) -> None:
     report = tiny.build()
     assert report.written and report.delta and report.embedded == 1
     store = ChunkStore.load(tiny.artifact)
-    assert any("One more sentence." in store.columns["text_for_prompt"][i] for i in range(len(store)))
+    assert any("One more sentence." in text for text in store.prompt_texts(range(len(store))))
     assert not tiny.build(full=True).delta

@@ -152,3 +152,31 @@ def test_arrow_columns_read_like_lists_and_filter_topics() -> None:
     assert rows_with_any(topics, ["iron"]).tolist() == [True, False, True, False]
     assert rows_with_any(topics, ["zinc"]).tolist() == [False] * 4
     assert rows_with_any(Column(pa.array([[], []], pa.list_(pa.null()))), ["iron"]).tolist() == [False, False]
+
+
+def test_loading_and_filtering_import_no_pandas(artifact: Path) -> None:
+    """pyarrow's to_numpy and DuckDB's parameter binding import pandas (1 s at open); the runtime avoids both."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; from pathlib import Path; from unitrag.rag.store import ChunkStore\n"
+        f"store = ChunkStore.load(Path({str(artifact)!r}))\n"
+        "assert store.mask(clinician=False, lang='en', topics=['iron']).any()\n"
+        "store.sources([0, 1], [{}, {}])\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_numpy_view_reads_arrow_columns_as_they_are() -> None:
+    from unitrag.artifact.arrow_numpy import numpy_view
+    from unitrag.rag.columns import categories
+
+    values = pa.chunked_array([pa.array(np.arange(5, dtype=np.int32)), pa.array(np.arange(5, 8, dtype=np.int32))])
+    assert numpy_view(values).tolist() == list(range(8)) and numpy_view(values).dtype == np.int32
+    assert numpy_view(values.chunk(0).slice(2, 2)).tolist() == [2, 3]  # an offset into the buffer
+    assert numpy_view(pa.array([], pa.uint16())).dtype == np.uint16
+    assert numpy_view(pa.array([1.5, None])).tolist()[0] == 1.5  # nulls: pyarrow's own conversion
+    assert categories(Column(pa.array(["en", None, "zh", "en"]))).tolist() == ["en", None, "zh", "en"]

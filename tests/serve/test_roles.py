@@ -26,7 +26,7 @@ def restricted(sample_kb) -> dict[str, list[str]]:
     store = sample_kb.store
     rows = [i for i in range(len(store)) if store.access[i] == "clinician"]
     assert RESTRICTED_UNIT in {store.columns["unit_id"][i] for i in rows}
-    texts = [store.columns["text_for_prompt"][i] for i in rows]
+    texts = store.prompt_texts(rows)
     return {
         "units": sorted({store.columns["unit_id"][i] for i in rows}),
         "titles": sorted({store.columns["title"][i] for i in rows}),

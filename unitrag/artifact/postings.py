@@ -22,6 +22,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrow_numpy import numpy_view
+
 
 @dataclass(frozen=True)
 class Postings:
@@ -89,17 +91,10 @@ class StoredPostings:
 def read_postings(con: duckdb.DuckDBPyConnection) -> StoredPostings:
     """The stored vocabulary and postings, each in one Arrow read (no ORDER BY: written grouped by term)."""
     vocab = con.execute("SELECT term_id, term FROM sparse_vocab").to_arrow_table()
-    ids = vocab.column("term_id").to_numpy()
+    ids = numpy_view(vocab.column("term_id"))
     terms_in_order = vocab.column("term").to_pylist()
     terms: list[str] = [""] * len(terms_in_order)
     for i, term in zip(ids.tolist(), terms_in_order):
         terms[i] = term
     table = con.execute("SELECT term_id, chunk_no, tf FROM sparse_postings").to_arrow_table()
-    return StoredPostings(terms, _numpy(table.column("term_id")), _numpy(table.column("chunk_no")), _numpy(table.column("tf")))
-
-
-def _numpy(column: pa.ChunkedArray) -> np.ndarray:
-    """One column as NumPy, without a copy when Arrow holds it in one piece (ChunkedArray.to_numpy always copies)."""
-    if column.num_chunks == 1:
-        return column.chunk(0).to_numpy()
-    return column.to_numpy()
+    return StoredPostings(terms, *(numpy_view(table.column(name)) for name in ("term_id", "chunk_no", "tf")))

@@ -138,8 +138,11 @@ def read_vectors(con: duckdb.DuckDBPyConnection, where: str = "", params: list[A
 
 
 def has_table(con: Any, name: str) -> bool:
-    """Tables added by later migrations are absent from older artifacts."""
-    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()[0])
+    """Tables added by later migrations are absent from older artifacts.
+
+    No bound parameter: DuckDB's Python client imports pandas to bind one (1 s at ``KnowledgeBase.open``).
+    """
+    return name in {row[0] for row in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
 
 
 def rows_as_dicts(con: Any, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:

@@ -14,6 +14,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..artifact.arrow_numpy import numpy_view
+
 
 class Column(Sequence[Any]):
     """One column, read-only, indexable like the list it replaces."""
@@ -63,8 +65,8 @@ def categories(column: Column) -> np.ndarray:
     """
     encoded = pc.dictionary_encode(column.array)
     values = np.array(encoded.dictionary.to_pylist() + [None], dtype=object)
-    indices = encoded.indices.fill_null(len(encoded.dictionary)).to_numpy()
-    return values[indices]
+    indices = encoded.indices.fill_null(len(encoded.dictionary)) if encoded.indices.null_count else encoded.indices
+    return values[numpy_view(indices)]
 
 
 def rows_with_any(column: Column, wanted: Sequence[str]) -> np.ndarray:
@@ -76,6 +78,9 @@ def rows_with_any(column: Column, wanted: Sequence[str]) -> np.ndarray:
     flat, parents = pc.list_flatten(array), pc.list_parent_indices(array)
     if pa.types.is_null(flat.type):  # every list empty
         return keep
-    hit = pc.fill_null(pc.is_in(flat, value_set=pa.array(list(wanted), flat.type)), False).to_numpy(zero_copy_only=False)
-    keep[parents.to_numpy()[hit]] = True
+    encoded = pc.dictionary_encode(flat)  # compared per distinct value: no Python list made into Arrow (pandas)
+    chosen = set(wanted)
+    known = np.array([value in chosen for value in encoded.dictionary.to_pylist()] + [False], dtype=bool)
+    indices = numpy_view(encoded.indices.fill_null(len(encoded.dictionary)) if encoded.indices.null_count else encoded.indices)
+    keep[numpy_view(parents)[known[indices]]] = True
     return keep
