@@ -7,7 +7,9 @@ then an upsert), metadata-only chunks are updated without their vectors, deleted
 ones are removed; nothing unchanged is sent. Each batch is its own transaction.
 Registry tables (units, citations, topics, ...) and the manifest are replaced in
 the last transaction, and only when their hash differs. A first publish loads into
-the table without its HNSW index and builds the index once at the end.
+the table without its HNSW index and builds the index once at the end; a publish
+whose index settings (``index.IndexSettings``) differ from the built index's
+rebuilds it, beside the old one, and says so in its report.
 
 Safe to interrupt: every committed batch is a correct state of its chunks, and the
 manifest row that records a completed publish is written last, so a re-run diffs
@@ -29,11 +31,12 @@ from typing import Any
 
 from ..artifact.writer import FAULT_ENV
 from ..compiler.plan import Plan
-from ..errors import UserError
+from ..errors import InvalidArgument, UserError
 from .connect import connect, database_errors, ensure_pgvector
+from .index import IndexSettings
 from .schema import (
-    CHUNKS, MANIFEST, SCHEMA_VERSION, check_tables, drop_dense_index, embedding_dim, ensure_dense_index, migrate,
-    schema_version,
+    CHUNKS, MANIFEST, SCHEMA_VERSION, check_tables, dense_index, drop_dense_index, embedding_dim, ensure_dense_index,
+    migrate, schema_version,
 )
 from .source import ArtifactSource, read_source
 from .transfer import delete_chunks, replace_table, update_metadata, upsert_chunks
@@ -48,6 +51,9 @@ class PublishReport:
     target: str
     plan: Plan
     dry_run: bool
+    index: IndexSettings = field(default_factory=IndexSettings)
+    #: The settings the database's index was built with before this publish (None: no index yet).
+    index_before: IndexSettings | None = None
     batches: int = 0
     rows_written: dict[str, int] = field(default_factory=dict)
     migrations_applied: list[int] = field(default_factory=list)
@@ -57,9 +63,16 @@ class PublishReport:
         return {
             "target": self.target, "dry_run": self.dry_run, "plan": self.plan.counts(),
             "ids": self.plan.to_dict()["ids"], "tables_changed": self.plan.tables_changed,
+            "index": {**self.index.to_dict(), "rebuild": self.index_rebuild,
+                      "before": self.index_before.to_dict() if self.index_before else None},
             "rows_written": self.rows_written, "batches": self.batches, "migrations_applied": self.migrations_applied,
             "timings_s": {k: round(v, 3) for k, v in self.timings_s.items()},
         }
+
+    @property
+    def index_rebuild(self) -> bool:
+        """Whether this publish builds the HNSW graph (there is none yet, or it was built with other settings)."""
+        return not self.index.same_graph(self.index_before)
 
 
 @dataclass
@@ -70,13 +83,22 @@ class TargetState:
     embedder_id: str | None
     chunks: dict[str, tuple[str, str]]
     publish: dict[str, Any]
+    index: IndexSettings | None = None  # as built (read from the catalog)
+    recorded_index: dict[str, Any] | None = None  # the manifest's record, ef_search included
 
 
 def publish(
     artifact: Path, url: str | DatabaseUrl, *, dry_run: bool = False, batch_size: int = 1000, lock_timeout_s: float = 60.0,
+    index: IndexSettings | None = None,
 ) -> PublishReport:
-    """Sync ``artifact`` into the database at ``url``; ``dry_run`` plans and writes nothing."""
+    """Sync ``artifact`` into the database at ``url``; ``dry_run`` plans and writes nothing.
+
+    ``index`` is how the dense index must be (None: the defaults); an index built otherwise is rebuilt.
+    """
     url = DatabaseUrl.parse(url)
+    index = IndexSettings() if index is None else index
+    if not isinstance(index, IndexSettings):
+        raise InvalidArgument(f"index: expected IndexSettings, got {type(index).__name__}")
     if batch_size < 1:
         raise UserError(f"--batch-size must be at least 1, got {batch_size}")
     clock = time.perf_counter()
@@ -90,8 +112,10 @@ def publish(
         _check_compatible(source, target)
         plan = diff(source, target)
         timings["plan"] = time.perf_counter() - clock
-        report = PublishReport(url.describe(), plan, dry_run, timings_s=timings)
-        if dry_run or (plan.is_noop and target.publish.get("state") == "complete"):
+        report = PublishReport(url.describe(), plan, dry_run, index, target.index, timings_s=timings)
+        current = (not report.index_rebuild and target.recorded_index == index.to_dict()
+                   and target.publish.get("state") == "complete")
+        if dry_run or (plan.is_noop and current):
             return report
         clock = time.perf_counter()
         ensure_pgvector(conn, create=True)
@@ -101,7 +125,7 @@ def publish(
             drop_dense_index(conn)
         _apply(conn, source, plan, batch_size, report)
         clock_index = time.perf_counter()
-        if ensure_dense_index(conn):
+        if ensure_dense_index(conn, index, source.dim):
             timings["index"] = time.perf_counter() - clock_index
         if plan.new or plan.deleted:  # fresh statistics, so the planner sizes the table right at once
             conn.execute(f"ANALYZE {CHUNKS}")
@@ -119,11 +143,13 @@ def read_target(conn: Any) -> TargetState:
                         "upgrade unitrag")
     if version == 0:
         return TargetState(None, None, {}, {})
-    manifest = dict(conn.execute(f"SELECT key, value FROM {MANIFEST} WHERE key IN ('embedder', 'publish')").fetchall())
+    manifest = dict(conn.execute(
+        f"SELECT key, value FROM {MANIFEST} WHERE key IN ('embedder', 'publish', 'index')").fetchall())
     rows = conn.execute(f"SELECT chunk_id, content_hash, meta_hash FROM {CHUNKS}").fetchall()
     return TargetState(
         dim=embedding_dim(conn), embedder_id=(manifest.get("embedder") or {}).get("id"),
         chunks={cid: (ch, mh) for cid, ch, mh in rows}, publish=manifest.get("publish") or {},
+        index=dense_index(conn), recorded_index=manifest.get("index"),
     )
 
 
@@ -205,14 +231,15 @@ def _apply(conn: Any, source: ArtifactSource, plan: Plan, batch_size: int, repor
 
 
 def _finish(conn: Any, source: ArtifactSource, plan: Plan, report: PublishReport) -> None:
-    """Registries whose hash differs, then the manifest that marks the publish complete: one transaction, last."""
+    """Registries whose hash differs, then the manifest that marks the publish complete (with the index
+    settings, whose ``ef_search`` the runtime uses): one transaction, last."""
     with conn.transaction():
         for name in plan.tables_changed:
             report.rows_written[name] = replace_table(conn, f"unitrag_{name}", source.table(name))
         state = {"state": "complete", "completed_at": _now(), "artifact_built_at": source.manifest.get("built_at"),
                  "table_hashes": source.table_hashes, "chunks": len(source.hashes)}
         conn.execute(f"DELETE FROM {MANIFEST}")
-        _put_manifest(conn, {**source.manifest, "publish": state})
+        _put_manifest(conn, {**source.manifest, "publish": state, "index": report.index.to_dict()})
     report.batches += 1
 
 

@@ -14,6 +14,7 @@ from functools import cache
 from typing import Any
 
 from ..errors import UserError
+from .index import INDEX_NAME, NEW_INDEX_NAME, IndexSettings, built_index, create_index_sql
 
 CHUNKS = "unitrag_chunks"
 MANIFEST = "unitrag_manifest"
@@ -24,12 +25,12 @@ MIGRATIONS_TABLE = (
 #: A table of ours in the schema new tables go to (the first of the search path), never one further down the path.
 _OWN = "to_regclass(format('%%I.%%I', current_schema(), %s::text))"
 #: The artifact's registry tables, each replaced whole when its rows change.
-REGISTRIES = ("units", "citations", "topics", "guard_rules", "prompts", "calibration")
+REGISTRIES = ("units", "citations", "topics", "guard_rules", "prompts", "calibration", "guard_examples", "guard_model")
 
-#: The dense index. A first publish drops it, loads every row, then builds it again with this
-#: statement (one bulk build is many times faster than maintaining the graph on each insert).
-HNSW_INDEX = "CREATE INDEX IF NOT EXISTS unitrag_chunks_embedding_hnsw ON unitrag_chunks USING hnsw (embedding vector_cosine_ops)"
-HNSW_INDEX_NAME = "unitrag_chunks_embedding_hnsw"
+#: The dense index as the first migration made it (pgvector's defaults). A first publish drops it, loads
+#: every row, then builds it once with the publish's settings (``index.create_index_sql``): one bulk
+#: build is many times faster than maintaining the graph on each insert.
+HNSW_INDEX = f"CREATE INDEX IF NOT EXISTS {INDEX_NAME} ON unitrag_chunks USING hnsw (embedding vector_cosine_ops)"
 #: Memory for building the HNSW graph (pgvector builds far faster when the graph fits); session-local.
 INDEX_BUILD_MEMORY = "512MB"
 
@@ -65,6 +66,17 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
                 pipeline_id text PRIMARY KEY, feature text NOT NULL, a double precision NOT NULL,
                 b double precision NOT NULL, threshold double precision, by_lang jsonb, n_answerable integer,
                 n_unanswerable integer, fitted_at text, metrics jsonb)""",
+        ],
+    ),
+    (
+        "semantic guard: rule examples with their query vectors, and the fitted classifier (artifact schema 4)",
+        [
+            """CREATE TABLE unitrag_guard_examples (
+                rule_id text, role text NOT NULL, lang text NOT NULL, text text NOT NULL, content_hash text NOT NULL,
+                embedding vector({dim}) NOT NULL)""",
+            """CREATE TABLE unitrag_guard_model (
+                class text PRIMARY KEY, type text, intercept double precision NOT NULL, weights vector({dim}) NOT NULL,
+                threshold double precision, metrics jsonb)""",
         ],
     ),
 ]
@@ -116,16 +128,27 @@ def column_types(conn: Any, table: str) -> list[tuple[str, int]]:
 def drop_dense_index(conn: Any) -> None:
     """Before loading into an empty table: the index is rebuilt in one pass by ``ensure_dense_index``."""
     with conn.transaction():
-        conn.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX_NAME}")
+        conn.execute(f"DROP INDEX IF EXISTS {INDEX_NAME}")
 
 
-def ensure_dense_index(conn: Any) -> bool:
-    """Build the HNSW index if it is missing (after a bulk load, or a publish killed after dropping it)."""
-    if conn.execute(f"SELECT {_OWN}", [HNSW_INDEX_NAME]).fetchone()[0] is not None:
+def dense_index(conn: Any) -> IndexSettings | None:
+    """The settings the dense index was built with (``index.built_index``); None when it is missing."""
+    return built_index(conn, _OWN)
+
+
+def ensure_dense_index(conn: Any, settings: IndexSettings, dim: int) -> bool:
+    """Build the HNSW index unless the one there was built with ``settings``; whether it built one.
+
+    The new graph is built beside the old one, which serves queries meanwhile, and swapped in by
+    rename in the same transaction: an interrupted rebuild leaves the old index, never none.
+    """
+    if settings.same_graph(dense_index(conn)):
         return False
     with conn.transaction():
         conn.execute(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
-        conn.execute(HNSW_INDEX)
+        conn.execute(create_index_sql(settings, dim, NEW_INDEX_NAME))
+        conn.execute(f"DROP INDEX IF EXISTS {INDEX_NAME}")
+        conn.execute(f"ALTER INDEX {NEW_INDEX_NAME} RENAME TO {INDEX_NAME}")
     return True
 
 

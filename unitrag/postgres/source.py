@@ -17,6 +17,10 @@ from ..artifact.reader import has_table, open_artifact, read_manifest, read_vect
 from ..compiler.hashing import digest
 from .schema import REGISTRIES
 
+#: Registries hashed from their stored rows, never from the manifest: the build records the guard examples'
+#: hash before they are embedded (a ``--reconcile`` build may store fewer) and none for the fitted model.
+HASHED_FROM_ROWS = ("guard_examples", "guard_model")
+
 
 @dataclass
 class ArtifactSource:
@@ -64,7 +68,7 @@ def read_source(path: Path) -> ArtifactSource:
     with open_artifact(path) as con:
         manifest = read_manifest(con)
         table = con.execute("SELECT chunk_id, content_hash, meta_hash FROM chunks ORDER BY chunk_id").to_arrow_table()
-        recorded = manifest.get("table_hashes") or {}
+        recorded = {k: v for k, v in (manifest.get("table_hashes") or {}).items() if k not in HASHED_FROM_ROWS}
         tables = {name: _table(con, name) for name in REGISTRIES if name not in recorded}
     hashes = dict(zip(table.column("chunk_id").to_pylist(),
                       zip(table.column("content_hash").to_pylist(), table.column("meta_hash").to_pylist())))

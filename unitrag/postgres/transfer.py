@@ -22,14 +22,14 @@ def copy_rows(conn: Any, table: str, columns: list[tuple[str, int]], rows: Itera
     """Binary COPY of ``rows`` (values in ``columns`` order) into ``table``; returns the row count."""
     from psycopg.types.json import Jsonb
 
-    jsonb = conn.adapters.types["jsonb"].oid
-    is_json = [oid == jsonb for _, oid in columns]
+    jsonb, vector = (conn.adapters.types[name].oid for name in ("jsonb", "vector"))
+    convert = [(lambda v: _json(v, Jsonb)) if oid == jsonb else _vector if oid == vector else None for _, oid in columns]
     names = ", ".join(f'"{name}"' for name, _ in columns)
     count = 0
     with conn.cursor().copy(f"COPY {table} ({names}) FROM STDIN (FORMAT BINARY)") as copy:
         copy.set_types([oid for _, oid in columns])
         for row in rows:
-            copy.write_row([_json(v, Jsonb) if j else v for v, j in zip(row, is_json)])
+            copy.write_row([f(v) if f else v for v, f in zip(row, convert)])
             count += 1
     return count
 
@@ -69,6 +69,11 @@ def replace_table(conn: Any, table: str, rows: list[dict[str, Any]]) -> int:
     conn.execute(f"DELETE FROM {table}")
     columns = column_types(conn, table)
     return copy_rows(conn, table, columns, ([row.get(n) for n, _ in columns] for row in rows))
+
+
+def _vector(value: Any) -> Any:
+    """A registry's vector (the guard's) arrives as a list of floats; the vector dumper wants an array."""
+    return None if value is None else np.asarray(value, dtype=np.float32)
 
 
 def _json(value: Any, wrap: Any) -> Any:

@@ -139,12 +139,12 @@ class KnowledgeBase:
 
         config = config or Config()
         store: ChunkStore
-        semantic_guard = None  # a published database has the patterns only (see unitrag.rag.guard_semantic)
         if str(path).startswith(("postgres://", "postgresql://")):  # published with `unitrag publish`
             from ..postgres.url import DatabaseUrl
             from .pg_store import PgChunkStore
 
             store = PgChunkStore.load(path if isinstance(path, DatabaseUrl) else str(path))  # str() of one hides the password
+            semantic_guard = store.semantic_guard  # published with the chunks
         else:
             store = ChunkStore.load(Path(path))
             semantic_guard = SemanticGuard.load(Path(path))

@@ -7,7 +7,9 @@ goes to the database: an HNSW index (cosine), the caller's filter in the WHERE
 clause so a restricted chunk never takes a slot, and pgvector's iterative scan so
 a selective filter still fills k rows. Connections come from a small pool, so
 one store serves many threads; a pooled connection the server dropped (a restart, a
-failover, ``pg_terminate_backend``) is replaced and the query run once more.
+failover, ``pg_terminate_backend``) is replaced and the query run once more. The
+semantic guard's classifier and examples are published too, so the guard is the
+artifact's in full.
 """
 
 from __future__ import annotations
@@ -19,17 +21,19 @@ import numpy as np
 
 from ..errors import InvalidArgument, UserError
 from ..postgres.connect import connect, database_errors, ensure_pgvector
-from ..postgres.schema import CHUNKS, check_tables, schema_version
+from ..postgres.index import IndexSettings, order_by_distance
+from ..postgres.schema import CHUNKS, check_tables, dense_index, schema_version
 from ..postgres.url import DatabaseUrl
 from ..artifact.reader import rows_as_dicts
+from .guard_semantic import SemanticGuard
 from .store import CHUNK_COLUMNS, ChunkStore
 from .types import SearchFilter
 
 T = TypeVar("T")
 
-#: HNSW candidate list per query (pgvector's default is 40; 100 gives recall@20 0.985 on SciFact, 200 0.996:
-#: docs/benchmarks.md); raised to k when k is larger.
-DEFAULT_EF_SEARCH = 200
+#: HNSW candidate list per query, unless the publish recorded another (pgvector's default is 40; 100 gives
+#: recall@20 0.985 on SciFact, 200 0.996: docs/benchmarks.md); raised to k when k is larger.
+DEFAULT_EF_SEARCH = IndexSettings().ef_search
 _MAX_EF_SEARCH = 1000  # pgvector's limit
 
 
@@ -38,16 +42,24 @@ class PgChunkStore(ChunkStore):
     pool: Any = None  # psycopg_pool.ConnectionPool
     ef_search: int = DEFAULT_EF_SEARCH
     url: DatabaseUrl | None = None
+    #: Whether the index is on ``embedding::halfvec(dim)``: the query's ORDER BY must say the same to use it.
+    halfvec: bool = False
+    semantic_guard: SemanticGuard | None = None
 
     def __repr__(self) -> str:
         return f"PgChunkStore({self.url}, {len(self.ids)} chunks)"  # the URL redacted, and not every column
 
     @classmethod
     def load(  # type: ignore[override]
-        cls, url: str | DatabaseUrl, *, ef_search: int = DEFAULT_EF_SEARCH, max_connections: int = 8,
+        cls, url: str | DatabaseUrl, *, ef_search: int | None = None, max_connections: int = 8,
     ) -> "PgChunkStore":
-        """Open what ``unitrag publish`` wrote to ``url``; a UserError when there is nothing complete there."""
+        """Open what ``unitrag publish`` wrote to ``url``; a UserError when there is nothing complete there.
+
+        ``ef_search`` overrides the one the publish recorded (``unitrag publish --hnsw-ef-search``).
+        """
         url = DatabaseUrl.parse(url)
+        if ef_search is not None:
+            IndexSettings(ef_search=ef_search)  # the same range check as the publish option
         with connect(url) as conn, database_errors(url, "loading the knowledge base"):
             check_tables(conn)
             if schema_version(conn) == 0:
@@ -69,9 +81,13 @@ class PgChunkStore(ChunkStore):
                                            "n_answerable, n_unanswerable, fitted_at, metrics::text AS metrics "
                                            "FROM unitrag_calibration"),
             }
+            built = dense_index(conn)
+            guard = _semantic_guard(conn)
         dim = int(manifest["embedder"]["dim"])
         store = cls.assemble(manifest=manifest, vectors=np.zeros((0, dim), np.float32), columns=columns, **tables)
-        store.ef_search, store.url = ef_search, url
+        recorded = (manifest.get("index") or {}).get("ef_search", DEFAULT_EF_SEARCH)
+        store.ef_search, store.url = recorded if ef_search is None else ef_search, url
+        store.halfvec, store.semantic_guard = built is not None and built.halfvec, guard
         store.pool = _pool(url, max_connections)
         return store
 
@@ -88,19 +104,21 @@ class PgChunkStore(ChunkStore):
         """
         conditions, params = filter_sql(where)
         query = np.asarray(vector, dtype=np.float32)
+        order = order_by_distance(self.halfvec, len(query))
 
         def search(conn: Any) -> list[tuple[str, float]]:  # one transaction: the SET LOCALs hold for the query only
             conn.execute(
                 "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)",
                 [str(min(max(self.ef_search, k), _MAX_EF_SEARCH))],
             )
-            return conn.execute(
-                f"SELECT chunk_id, embedding <=> %s AS distance FROM {CHUNKS}{conditions} ORDER BY distance LIMIT %s",
-                [query, *params, k],
+            return conn.execute(  # ranked by the index's distance; scored (and re-sorted) by the full vectors'
+                f"SELECT chunk_id, embedding <=> %s AS distance FROM {CHUNKS}{conditions} ORDER BY {order} LIMIT %s",
+                [query, *params, query, k],
             ).fetchall()
 
         rows = self._on_connection(search, "searching")
-        rows.sort(key=lambda row: row[1])  # relaxed_order: the index may return near-ties slightly out of order
+        # relaxed_order (and halfvec's rounding) may return near-ties slightly out of order
+        rows.sort(key=lambda row: row[1])
         found = [(self.index[cid], 1.0 - distance) for cid, distance in rows if cid in self.index]
         return (np.array([r for r, _ in found], dtype=np.int64), np.array([s for _, s in found], dtype=np.float32))
 
@@ -152,6 +170,17 @@ def filter_sql(where: SearchFilter) -> tuple[str, list[Any]]:
         conditions.append("topics && %s::text[]")
         params.append(list(where.topics))
     return (" WHERE " + " AND ".join(conditions) if conditions else ""), params
+
+
+def _semantic_guard(conn: Any) -> SemanticGuard | None:
+    """The guard's classifier as published; None before it was (schema 1) or when no rule has examples."""
+    if schema_version(conn) < 2:
+        return None
+    model = rows_as_dicts(conn, "SELECT class, type, intercept, weights::real[] AS weights, threshold, "
+                                "metrics::text AS metrics FROM unitrag_guard_model")
+    examples = rows_as_dicts(conn, "SELECT rule_id, role, text, embedding::real[] AS embedding "
+                                   "FROM unitrag_guard_examples WHERE role = 'example'")
+    return SemanticGuard(model, examples) if len(model) > 1 else None
 
 
 def _pool(url: DatabaseUrl, max_connections: int) -> Any:
