@@ -13,6 +13,9 @@ one-body edit build, each in a fresh process; wall seconds of ``build()`` and it
 ``timings_s`` (where the time goes).
 Each checkout works on its own copy of the tree, artifact and cache; the checkouts take turns at
 every step, so a change in the machine's load falls on all of them alike.
+
+``--cold-parse``: instead, whether parsing the tree's units in a process pool pays (the unit cache
+empty: a first run, or a new unitrag): serial and a pool of ``--workers`` processes take turns, 3 rounds.
 """
 
 from __future__ import annotations
@@ -76,13 +79,46 @@ DRY_RUN = ("build", "--dry-run", "--json", "--content", "content", "--out", "dis
            "--cache-dir", "cache")
 
 
+POOL_CHILD = r'''
+import sys, time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from unitrag.content.files import display_under, tree_files
+from unitrag.content.loader import _read_unit
+
+root, workers = Path(sys.argv[2]) / "content", int(sys.argv[3])
+rels = [r for r in tree_files(root) if r.endswith(".md")]
+
+def parse(batch):
+    return [_read_unit(root / r, display_under("content", r), (root / r).read_bytes()) for r in batch]
+
+def pooled():
+    size = -(-len(rels) // (4 * workers))
+    with ProcessPoolExecutor(workers) as pool:  # units come back pickled, as a loader using a pool would get them
+        return [u for part in pool.map(parse, [rels[i:i + size] for i in range(0, len(rels), size)]) for u in part]
+
+for _ in range(3):
+    for name, run in (("serial", lambda: parse(rels)), (f"pool of {workers}", pooled)):
+        started = time.perf_counter()
+        assert len(run()) == len(rels)
+        print(f"{name}: {time.perf_counter() - started:.2f} s for {len(rels)} units", flush=True)
+'''
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("tree", type=Path, help="a folder holding content/ (and prompts/, else the repo's)")
     parser.add_argument("--code", type=Path, action="append", default=[], help="checkout root (repeatable; first = baseline)")
     parser.add_argument("--work", type=Path, default=Path("/tmp/unitrag-build-bench"))
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--cold-parse", action="store_true", help="serial vs a process pool for a cold parse, and stop")
+    parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
+    if args.cold_parse:
+        code = (args.code or [Path(".")])[-1]
+        subprocess.run([sys.executable, "-c", POOL_CHILD, str(code.resolve()), str(args.tree), str(args.workers)], check=True)
+        return
     codes = args.code or [Path(".")]
     works = [args.work / f"run{n}" for n in range(len(codes))]
     for work in works:
