@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import duckdb
@@ -180,3 +181,15 @@ def test_numpy_view_reads_arrow_columns_as_they_are() -> None:
     assert numpy_view(pa.array([], pa.uint16())).dtype == np.uint16
     assert numpy_view(pa.array([1.5, None])).tolist()[0] == 1.5  # nulls: pyarrow's own conversion
     assert categories(Column(pa.array(["en", None, "zh", "en"]))).tolist() == ["en", None, "zh", "en"]
+
+
+def test_the_units_registry_reads_like_the_dict_it_replaces() -> None:
+    from unitrag.rag.columns import RowsByKey
+
+    table = pa.table({"unit_id": ["a", "b"], "kind": ["rule", "scene"], "trigger": ['{"marker": "bp"}', None]})
+    parse = lambda row: {**row, "trigger": json.loads(row["trigger"]) if row["trigger"] else None}  # noqa: E731
+    units = RowsByKey(table, "unit_id", parse)
+    expected = {"a": {"unit_id": "a", "kind": "rule", "trigger": {"marker": "bp"}},
+                "b": {"unit_id": "b", "kind": "scene", "trigger": None}}
+    assert dict(units.items()) == expected and units["b"] == expected["b"] and len(units) == 2
+    assert units.get("zzz") is None and "a" in units and list(units) == ["a", "b"]

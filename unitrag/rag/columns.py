@@ -7,7 +7,7 @@ vectorised (``categories``, ``rows_with_any``); ``Source`` reads one row at a ti
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 import numpy as np
@@ -46,6 +46,40 @@ class Column(Sequence[Any]):
         return list(self) == list(other) if isinstance(other, (Column, list, tuple)) else NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
+
+
+class RowsByKey(Mapping[str, dict[str, Any]]):
+    """A registry table (the units) held as Arrow, keyed by one column; a row becomes a dict when read.
+
+    At 100k chunks the 61k units as Python dicts held 39 MiB after open; as Arrow plus a key index, 14.
+    """
+
+    def __init__(self, table: pa.Table, key: str, parse: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        self.table, self.key, self.parse = table, key, parse
+        self._row_of = {value: i for i, value in enumerate(table.column(key).to_pylist())}
+
+    def __getitem__(self, key: str) -> dict[str, Any]:
+        i = self._row_of[key]
+        return self.parse({name: self.table.column(name)[i].as_py() for name in self.table.column_names})
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._row_of)
+
+    def __len__(self) -> int:
+        return len(self._row_of)
+
+    def items(self) -> ItemsView[str, dict[str, Any]]:
+        """Every row, made in one pass over the columns (a lookup per key costs ~10 µs: 0.6 s for 61k units)."""
+        return _RowItems(self)
+
+
+class _RowItems(ItemsView[str, dict[str, Any]]):
+    def __iter__(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        rows: RowsByKey = self._mapping  # type: ignore[assignment]
+        names = rows.table.column_names
+        for values in zip(*(rows.table.column(name).to_pylist() for name in names)):
+            row = rows.parse(dict(zip(names, values)))
+            yield row[rows.key], row
 
 
 def columns_of(table: pa.Table) -> dict[str, Column]:

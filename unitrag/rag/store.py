@@ -7,10 +7,12 @@ are fetched for the rows a search returns (``unitrag.rag.prompt_texts``).
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -23,7 +25,7 @@ import pyarrow.compute as pc
 from ..artifact.arrow_numpy import numpy_view
 from ..artifact.postings import read_postings
 from ..artifact.reader import ArtifactDamaged, has_table, open_artifact, read_manifest, rows_as_dicts
-from .columns import Column, categories, columns_of, rows_with_any, table_of
+from .columns import Column, RowsByKey, categories, columns_of, rows_with_any, table_of
 from .dense import top_k
 from .prompt_texts import ArtifactTexts, HeldTexts, PromptTexts
 from .types import SearchFilter, Source
@@ -54,7 +56,7 @@ class ChunkStore:
     topics: list[dict[str, Any]]
     guard_rules: list[dict[str, Any]]
     prompts: dict[str, str]
-    units: dict[str, dict[str, Any]]
+    units: Mapping[str, dict[str, Any]]  # unit id → its row (a RowsByKey: Arrow-backed)
     calibration: list[dict[str, Any]] = field(default_factory=list)  # answerability gates (rag.gate), per pipeline
     #: The BM25 index read from the artifact (schema 5); None: ``SparseIndex.build`` makes it from the terms.
     sparse_index: Any = None
@@ -79,6 +81,7 @@ class ChunkStore:
         """
         identity = _file_identity(path) if path.exists() else None  # missing: _read says so
         store = cls._read(path)
+        _return_freed_memory()
         if not isinstance(store.texts, ArtifactTexts):
             return store
         if _file_identity(path) != identity:  # replaced while read: the texts' connection may see another file
@@ -90,6 +93,7 @@ class ChunkStore:
     def _read(cls, path: Path) -> "ChunkStore":
         segmenter: threading.Thread | None = None
         with open_artifact(path) as con:
+            con.execute("SET enable_progress_bar = false")  # a slow read on a busy machine drew one on stdout
             manifest = read_manifest(con)
             present = {row[0] for row in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'chunks'").fetchall()}
             if con.execute("SELECT EXISTS (SELECT 1 FROM chunks WHERE lang = 'zh')").fetchone() == (True,):
@@ -104,7 +108,7 @@ class ChunkStore:
             topics = rows_as_dicts(con, "SELECT * FROM topics ORDER BY id")
             guard_rules = rows_as_dicts(con, "SELECT * FROM guard_rules ORDER BY id")
             prompts = dict(con.execute("SELECT name, template FROM prompts").fetchall())
-            units = rows_as_dicts(con, 'SELECT unit_id, kind, title, story_id, "order", trigger, severity FROM units')
+            units = con.execute('SELECT unit_id, kind, title, story_id, "order", trigger, severity FROM units').to_arrow_table()
             calibration = rows_as_dicts(con, "SELECT * FROM calibration") if has_table(con, "calibration") else []
         table = in_chunk_order(table)
         vectors = matrix_of(table.column("embedding"))
@@ -130,14 +134,13 @@ class ChunkStore:
             store.texts.warm()
         if segmenter is not None:
             segmenter.join()
-        pa.default_memory_pool().release_unused()  # the postings' term ids freed above: 39 MiB kept by the pool otherwise
         return store
 
     @classmethod
     def assemble(
         cls, *, manifest: dict[str, Any], vectors: np.ndarray, columns: dict[str, Sequence[Any]],
         citations: list[dict[str, Any]], topics: list[dict[str, Any]], guard_rules: list[dict[str, Any]],
-        prompts: dict[str, str], units: list[dict[str, Any]], calibration: list[dict[str, Any]],
+        prompts: dict[str, str], units: list[dict[str, Any]] | pa.Table, calibration: list[dict[str, Any]],
     ) -> "ChunkStore":
         """A store from rows as any backend reads them (JSON columns as text), so every backend serves the same.
 
@@ -153,7 +156,7 @@ class ChunkStore:
             access=categories(arrow["access"]), lang=categories(arrow["lang"]), kind=categories(arrow["kind"]),
             index={cid: i for i, cid in enumerate(ids)},
             citations={c["id"]: c for c in citations}, topics=topics, guard_rules=guard_rules, prompts=prompts,
-            units={u["unit_id"]: {**u, "trigger": json.loads(u["trigger"]) if u["trigger"] else None} for u in units},
+            units=RowsByKey(units if isinstance(units, pa.Table) else _units_table(units), "unit_id", _parsed_unit),
             calibration=calibration, texts=HeldTexts(arrow["text_for_prompt"]) if "text_for_prompt" in arrow else None,
         )
 
@@ -235,10 +238,33 @@ def _and(a: np.ndarray | None, b: np.ndarray) -> np.ndarray:
     return b if a is None else (a & b)
 
 
+def _parsed_unit(row: dict[str, Any]) -> dict[str, Any]:
+    """A unit row with its JSON trigger parsed."""
+    return {**row, "trigger": json.loads(row["trigger"]) if row["trigger"] else None}
+
+
+def _units_table(units: list[dict[str, Any]]) -> pa.Table:
+    """Unit rows (a database's, a test's) as the artifact's Arrow read gives them."""
+    names = ("unit_id", "kind", "title", "story_id", "order", "trigger", "severity")
+    types = (pa.string(), pa.string(), pa.string(), pa.string(), pa.int64(), pa.string(), pa.string())
+    return pa.table({name: pa.array([u.get(name) for u in units], type) for name, type in zip(names, types)})
+
+
 def _file_identity(path: Path) -> tuple[int, int, int, int]:
     """What changes when the file at ``path`` is replaced or rewritten (builds replace it by rename)."""
     st = os.stat(path)
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _return_freed_memory() -> None:
+    """Hand what the read freed back to the OS: Arrow's pool keeps the postings' term ids (38 MiB at 100k
+    chunks) and glibc its heaps' free pages (4-75 MiB in runs at 100k) until told."""
+    pa.default_memory_pool().release_unused()
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):  # not glibc (musl)
+            pass
 
 
 def _load_segmenter_meanwhile() -> threading.Thread:
