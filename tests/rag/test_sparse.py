@@ -157,3 +157,27 @@ def test_the_artifact_has_a_sparse_terms_column_and_the_build_fills_it() -> None
     chunk = Chunk("c1", "u1", "document", "Vitamin B12", "en", "public", "e", 'Low B12 <Cite id="r"/>', (), ())
     [row] = chunk_rows([HashedChunk(chunk, "h", "m")])
     assert row["sparse_terms"] == "vitamin b12 low b12"
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_rows_past_65536_are_found_whatever_their_order(shuffled: bool) -> None:
+    """Rows are held as uint16 offsets in 65,536-row blocks; a term's postings may cross blocks, in any order."""
+    from unitrag.artifact.postings import count_postings
+
+    n = 140_000
+    where = {"apple": [0, 5, 65_535, 65_536, 70_000, 139_999], "pear": [65_539, 131_072, 131_073]}
+    docs = [tokenize("filler")[0]] * n
+    for term, rows in where.items():
+        for row in rows:
+            docs[row] = tokenize(term)[0]  # stored as the query will be tokenised
+    p = count_postings(docs)
+    term_ids, doc_rows, tf = p.term_ids, p.docs, p.tf
+    if shuffled:  # an incremental write's appended postings are not in row order within a term
+        order = np.lexsort((np.random.default_rng(0).random(len(doc_rows)), term_ids))
+        term_ids, doc_rows, tf = term_ids[order], doc_rows[order], tf[order]
+    index = SparseIndex.from_postings(p.terms, term_ids, doc_rows, tf, p.lengths)
+    assert index.rows.nbytes < doc_rows.size * 4 or shuffled  # in full-write order the rows take two bytes each
+    for term, rows in where.items():
+        found, scores = index.search(term, 20)
+        assert sorted(found.tolist()) == rows and np.allclose(scores, scores[0])
+    assert sorted(np.flatnonzero(index.scores("filler")).tolist()) == sorted(set(range(n)) - {r for rows in where.values() for r in rows})
