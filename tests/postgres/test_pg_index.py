@@ -3,6 +3,7 @@ a halfvec index serving the same results (through the index, scored by the full 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -149,3 +150,20 @@ def test_a_halfvec_index_serves_the_artifacts_results(built_sample, pg_url):
             f"EXPLAIN SELECT chunk_id FROM unitrag_chunks ORDER BY {order_by_distance(True, 384)} LIMIT 20",
             [memory.vectors[0]]).fetchall())
     assert f"Index Scan using {INDEX_NAME}" in plan
+
+
+def test_cli_plan_says_when_the_index_would_be_rebuilt(built_sample, pg_url, tmp_path):
+    publish(built_sample[0].artifact, pg_url)
+    artifact = str(built_sample[0].artifact)
+
+    def dry_run(*flags: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "unitrag", "publish", "--kb", artifact, "--to", pg_url, "--dry-run",
+                               *flags], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+
+    as_built = dry_run()
+    assert as_built.returncode == 0, as_built.stderr
+    assert "HNSW index: " in as_built.stdout and "(as built)" in as_built.stdout
+    other = dry_run("--json", "--no-halfvec" if IndexSettings().halfvec else "--halfvec")
+    index = json.loads(other.stdout)["index"]
+    assert index["rebuild"] and index["storage"] != index["before"]["storage"]
+    assert "HNSW index: would rebuild" in dry_run("--hnsw-m", "24").stdout
