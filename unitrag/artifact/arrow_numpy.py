@@ -8,6 +8,8 @@ still goes through pyarrow.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 
@@ -16,6 +18,16 @@ _DTYPES = {
     pa.uint8(): np.uint8, pa.uint16(): np.uint16, pa.uint32(): np.uint32, pa.uint64(): np.uint64,
     pa.float32(): np.float32, pa.float64(): np.float64,
 }
+
+
+def read_whole(con: Any, columns: str, table: str) -> pa.Table:
+    """``SELECT columns FROM table`` as one Arrow batch, so each column is one contiguous array.
+
+    DuckDB's default 1M-row batches make the 9.4M postings at 100k chunks ten pieces to copy together
+    (a 0.7 s read instead of 0.3); the batch size is the row count, since DuckDB allocates that much up front.
+    """
+    rows = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    return con.execute(f"SELECT {columns} FROM {table}").to_arrow_table(max(int(rows), 1))
 
 
 def numpy_view(array: pa.Array | pa.ChunkedArray) -> np.ndarray:

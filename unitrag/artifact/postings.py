@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow_numpy import numpy_view
+from .arrow_numpy import numpy_view, read_whole
 
 
 @dataclass(frozen=True)
@@ -96,5 +96,5 @@ def read_postings(con: duckdb.DuckDBPyConnection) -> StoredPostings:
     terms: list[str] = [""] * len(terms_in_order)
     for i, term in zip(ids.tolist(), terms_in_order):
         terms[i] = term
-    table = con.execute("SELECT term_id, chunk_no, tf FROM sparse_postings").to_arrow_table()
+    table = read_whole(con, "term_id, chunk_no, tf", "sparse_postings")
     return StoredPostings(terms, *(numpy_view(table.column(name)) for name in ("term_id", "chunk_no", "tf")))

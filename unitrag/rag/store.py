@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..artifact.arrow_numpy import numpy_view
+from ..artifact.arrow_numpy import numpy_view, read_whole
 from ..artifact.postings import read_postings
 from ..artifact.reader import ArtifactDamaged, has_table, open_artifact, read_manifest, rows_as_dicts
 from .columns import Column, RowsByKey, categories, columns_of, rows_with_any, table_of
@@ -102,7 +102,7 @@ class ChunkStore:
             # without a stored index the sparse arm counts terms (or tokenises texts) at open: texts held, as before
             extra = ", chunk_no, sparse_length" if stored else (", text_for_prompt, sparse_terms" if "sparse_terms" in present
                                                                 else ", text_for_prompt")
-            table = con.execute(f"SELECT {METADATA_COLUMNS}{extra}, embedding FROM chunks").to_arrow_table()
+            table = read_whole(con, f"{METADATA_COLUMNS}{extra}, embedding", "chunks")
             postings = read_postings(con) if stored else None
             citations = rows_as_dicts(con, "SELECT * FROM citations")
             topics = rows_as_dicts(con, "SELECT * FROM topics ORDER BY id")
