@@ -88,7 +88,7 @@ from unitrag.content.files import display_under, tree_files
 from unitrag.content.loader import _read_unit
 
 root, workers = Path(sys.argv[2]) / "content", int(sys.argv[3])
-rels = [r for r in tree_files(root) if r.endswith(".md")]
+rels = [r for r in tree_files(root)[0] if r.endswith(".md")]
 
 def parse(batch):
     return [_read_unit(root / r, display_under("content", r), (root / r).read_bytes()) for r in batch]

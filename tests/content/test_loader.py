@@ -294,3 +294,22 @@ def test_a_unit_over_the_size_limit_is_a_problem_naming_it(tree, samples):
     assert f"{size:,} bytes" in problems[0].message and "max_unit_bytes" in problems[0].message
     assert validate_content(tree.root, max_unit_bytes=size).problems == []
     assert validate_content(tree.root).problems == []  # no limit unless one is given
+
+
+def test_an_unreadable_folder_is_a_problem_and_makes_content_incomplete(tree, monkeypatch):
+    import os
+
+    from unitrag.content import files
+
+    real = os.scandir
+
+    def scandir(path):
+        if str(path).endswith("rules"):
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(files.os, "scandir", scandir)
+    content = load_content(tree.root)
+    assert content.complete is False  # the rules in it may be in the artifact: nothing is swept
+    assert [str(p) for p in content.problems] == ["content/rules:1: file: cannot read the folder: Permission denied"]
+    assert "rule-one" not in {lu.id for lu in content.units} and "story-one" in {lu.id for lu in content.units}

@@ -34,17 +34,20 @@ def display_under(shown_root: str, rel: str) -> str:
     return native if shown_root == os.curdir else os.path.join(shown_root, native)
 
 
-def tree_files(root: Path) -> list[str]:
-    """Every non-folder under ``root`` (dangling links too) as a POSIX path inside it, in path order;
-    hidden files and folders (a name starting with ``.``) left out. Links to folders are not followed."""
+def tree_files(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
+    """Every non-folder under ``root`` (dangling links too) as a POSIX path inside it, in path order,
+    hidden files and folders (a name starting with ``.``) left out, links to folders not followed;
+    and the folders that could not be listed, with why (their units are unknown: nothing may be swept)."""
     found: list[str] = []
+    unreadable: list[tuple[str, str]] = []
     folders = [""]
     while folders:
         prefix = folders.pop()
         try:
             with os.scandir(root / prefix if prefix else root) as entries:
                 listed = list(entries)
-        except OSError:  # unreadable folder: what it holds cannot be built, as with rglob
+        except OSError as exc:
+            unreadable.append((prefix.rstrip("/"), exc.strerror or str(exc)))  # "": the root itself
             continue
         for entry in listed:
             if entry.name.startswith("."):
@@ -54,7 +57,7 @@ def tree_files(root: Path) -> list[str]:
                 folders.append(rel + "/")
             elif not _is_dir(entry):
                 found.append(rel)
-    return sorted(found, key=lambda rel: rel.split("/"))
+    return sorted(found, key=lambda rel: rel.split("/")), sorted(unreadable)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

@@ -141,7 +141,12 @@ def load_content(root: Path, max_unit_bytes: int | None = None, cache: UnitCache
         return content
     registry: dict[str, list[Path]] = {name: [] for name in REGISTRY_FILES}
     shown_root = display_path(root)
-    for rel in tree_files(root):  # dangling links too: they are problems
+    files, unreadable = tree_files(root)
+    for rel, why in unreadable:
+        shown = display_under(shown_root, rel) if rel else shown_root
+        content.problems.append(Problem(shown, 1, "file", f"cannot read the folder: {why}"))
+        content.complete = False  # its units may be in the artifact: don't sweep them
+    for rel in files:  # dangling links too: they are problems
         name = rel.rpartition("/")[2]
         if name.lower() == "readme.md":
             continue
