@@ -36,7 +36,7 @@ def artifact(tmp_path: Path) -> Path:
 
 
 def test_an_artifact_store_holds_no_texts_and_fetches_each_rows_own(artifact: Path) -> None:
-    store = ChunkStore.load(artifact)
+    store = ChunkStore.load(artifact, hold_texts_up_to=0)
     expected = texts_in_file(artifact)
     assert isinstance(store.texts, ArtifactTexts) and "text_for_prompt" not in store.columns
     order = list(reversed(range(len(store)))) + [3, 3]  # any order, repeats included
@@ -47,9 +47,12 @@ def test_an_artifact_store_holds_no_texts_and_fetches_each_rows_own(artifact: Pa
     store.close()
 
 
-def test_the_sample_knowledge_base_serves_every_chunks_text(built_sample) -> None:
+@pytest.mark.parametrize("hold", [0, 10_000])
+def test_the_sample_knowledge_base_serves_every_chunks_text(built_sample, hold: int) -> None:
+    """Fetched from the file or, a knowledge base this small by default, held: the same texts."""
     workspace, _ = built_sample
-    store = ChunkStore.load(workspace.artifact)
+    store = ChunkStore.load(workspace.artifact, hold_texts_up_to=hold)
+    assert isinstance(store.texts, HeldTexts if hold else ArtifactTexts)
     expected = texts_in_file(workspace.artifact)
     assert store.prompt_texts(range(len(store))) == [expected[cid] for cid in store.ids]
     assert {s.chunk_id: s.text for s in store.sources(range(len(store)), [{}] * len(store))} == expected
@@ -57,7 +60,7 @@ def test_the_sample_knowledge_base_serves_every_chunks_text(built_sample) -> Non
 
 
 def test_many_threads_fetch_the_right_texts_at_once(artifact: Path) -> None:
-    store = ChunkStore.load(artifact)
+    store = ChunkStore.load(artifact, hold_texts_up_to=0)
     expected = [texts_in_file(artifact)[cid] for cid in store.ids]
     store.texts.clear_cache()  # every thread queries the file, none reads another's cached rows
 
@@ -76,7 +79,7 @@ def test_many_threads_fetch_the_right_texts_at_once(artifact: Path) -> None:
 
 
 def test_a_replaced_or_deleted_file_keeps_serving_the_texts_loaded_with_it(artifact: Path, tmp_path: Path) -> None:
-    store = ChunkStore.load(artifact)
+    store = ChunkStore.load(artifact, hold_texts_up_to=0)
     before = store.prompt_texts([0, 1])
     store.texts.clear_cache()
     other = tmp_path / "other.duckdb"
@@ -86,7 +89,7 @@ def test_a_replaced_or_deleted_file_keeps_serving_the_texts_loaded_with_it(artif
     write(other, changed)
     os.replace(other, artifact)  # what a build does
     assert store.prompt_texts([0, 1]) == before
-    reopened = ChunkStore.load(artifact)  # a new open reads the new file, not the instance the old store holds
+    reopened = ChunkStore.load(artifact, hold_texts_up_to=0)  # the new file, not the DuckDB instance the old store holds
     assert reopened.prompt_texts([0])[0].startswith("rebuilt ")
     artifact.unlink()
     store.texts.clear_cache()
@@ -96,7 +99,7 @@ def test_a_replaced_or_deleted_file_keeps_serving_the_texts_loaded_with_it(artif
 
 
 def test_a_closed_store_says_so(artifact: Path) -> None:
-    store = ChunkStore.load(artifact)
+    store = ChunkStore.load(artifact, hold_texts_up_to=0)
     store.close()
     with pytest.raises(KnowledgeBaseClosed, match="closed: open it again"):
         store.source(0)
@@ -110,20 +113,20 @@ def test_a_file_replaced_while_it_is_read_is_read_again(artifact: Path, monkeypa
     reads = []
     real = store_module.ChunkStore._read.__func__
 
-    def counted(cls, path):
+    def counted(cls, path, hold):
         reads.append(path)
-        return real(cls, path)
+        return real(cls, path, hold)
 
     identities = iter([(1, 1, 1, 1), (2, 2, 2, 2)])
     monkeypatch.setattr(store_module, "_file_identity", lambda path: next(identities, (2, 2, 2, 2)))
     monkeypatch.setattr(store_module.ChunkStore, "_read", classmethod(counted))
-    store = ChunkStore.load(artifact)
+    store = ChunkStore.load(artifact, hold_texts_up_to=0)
     assert len(reads) == 2 and store.source(0).text == texts_in_file(artifact)[store.ids[0]]
     store.close()
 
 
 def test_public_results_never_carry_restricted_rows(artifact: Path) -> None:
-    store = ChunkStore.load(artifact)
+    store = ChunkStore.load(artifact, hold_texts_up_to=0)
     public = SearchFilter(clinician=False)
     rng = np.random.default_rng(1)
     for _ in range(10):

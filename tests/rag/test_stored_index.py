@@ -162,7 +162,7 @@ def test_loading_and_filtering_import_no_pandas(artifact: Path) -> None:
 
     script = (
         "import sys; from pathlib import Path; from unitrag.rag.store import ChunkStore\n"
-        f"store = ChunkStore.load(Path({str(artifact)!r}))\n"
+        f"store = ChunkStore.load(Path({str(artifact)!r}), hold_texts_up_to=0)\n"
         "assert store.mask(clinician=False, lang='en', topics=['iron']).any()\n"
         "store.sources([0, 1], [{}, {}])\n"
         "print('pandas' in sys.modules)\n"
