@@ -151,7 +151,7 @@ class KnowledgeBase:
         return cls(store, QueryEncoder.for_manifest(store.manifest, embedder), config, llm, semantic_guard)
 
     def close(self) -> None:
-        """Release what the store holds (a PostgreSQL connection pool; nothing for an artifact)."""
+        """Release what the store holds (a PostgreSQL connection pool, or the artifact's connection for prompt texts)."""
         self.store.close()
 
     # -- search -------------------------------------------------------------------------
