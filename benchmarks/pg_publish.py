@@ -235,14 +235,18 @@ def plan_of(url: str, query: np.ndarray, where: SearchFilter) -> str:
     import psycopg
     from pgvector.psycopg import register_vector
 
+    from unitrag.postgres.index import order_by_distance
+    from unitrag.postgres.schema import dense_index
     from unitrag.rag.pg_store import filter_sql
 
     conditions, params = filter_sql(where)
     with psycopg.connect(url) as conn:
         register_vector(conn)
+        built = dense_index(conn)  # the store's query: ordered by the index's expression (vector or halfvec)
+        order = order_by_distance(built is not None and built.halfvec, len(query))
         lines = [r[0] for r in conn.execute(
-            f"EXPLAIN SELECT chunk_id, embedding <=> %s AS distance FROM unitrag_chunks{conditions} ORDER BY distance LIMIT {K}",
-            [query, *params]).fetchall()]
+            f"EXPLAIN SELECT chunk_id FROM unitrag_chunks{conditions} ORDER BY {order} LIMIT {K}",
+            [*params, query]).fetchall()]
     return "HNSW index" if any("unitrag_chunks_embedding_hnsw" in line for line in lines) else "sequential scan"
 
 

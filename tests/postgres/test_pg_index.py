@@ -20,6 +20,7 @@ from unitrag.rag.store import ChunkStore
 from unitrag.rag.types import SearchFilter
 
 SMALL = IndexSettings(m=8, ef_construction=32, halfvec=True, ef_search=60)
+DEFAULT_OPS = "halfvec_cosine_ops" if IndexSettings().halfvec else "vector_cosine_ops"
 
 
 def _index(url: str) -> tuple[int, list[str] | None, str]:
@@ -53,7 +54,8 @@ def test_settings_come_from_the_config_then_the_environment_then_flags(tmp_path)
     env = {"UNITRAG_PUBLISH_HNSW_M": "32", "UNITRAG_PUBLISH_HALFVEC": "false"}
     assert load_index_settings(config, env=env) == IndexSettings(m=32, ef_construction=100, halfvec=False)
     assert load_index_settings(config, env=env, hnsw_m=40, hnsw_ef_construction=None) == IndexSettings(
-        m=40, ef_construction=100)
+        m=40, ef_construction=100, halfvec=False)
+    assert load_index_settings(tmp_path / "none.toml", env={}) == IndexSettings()  # nothing given: the defaults
     with pytest.raises(InvalidArgument, match="hnsw_m.*expected a whole number, got 'many'"):
         load_index_settings(config, env={"UNITRAG_PUBLISH_HNSW_M": "many"})
     config.write_text("[publish]\nhnsw_n = 24\n")
@@ -92,7 +94,7 @@ def test_changed_settings_rebuild_the_index_and_the_same_do_not(built_sample, pg
     artifact = built_sample[0].artifact
     publish(artifact, pg_url)
     first = _index(pg_url)
-    assert "vector_cosine_ops" in first[2]
+    assert DEFAULT_OPS in first[2] and f"m={IndexSettings().m}" in first[1]
 
     same = publish(artifact, pg_url)
     assert not same.index_rebuild and same.rows_written == {} and same.batches == 0
@@ -116,9 +118,9 @@ def test_changed_settings_rebuild_the_index_and_the_same_do_not(built_sample, pg
     finally:
         store.close()
 
-    back = publish(artifact, pg_url)  # no settings: the defaults, so back to a vector index
+    back = publish(artifact, pg_url)  # no settings: the defaults, so back to the default graph
     assert back.index_rebuild and back.index_before == IndexSettings(m=8, ef_construction=32, halfvec=True)
-    assert "vector_cosine_ops" in _index(pg_url)[2]
+    assert DEFAULT_OPS in _index(pg_url)[2] and f"m={IndexSettings().m}" in _index(pg_url)[1]
 
 
 def test_a_halfvec_index_serves_the_artifacts_results(built_sample, pg_url):

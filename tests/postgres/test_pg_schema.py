@@ -9,6 +9,7 @@ import pytest
 from unitrag.artifact.schema import INDEX_COLUMNS
 from unitrag.errors import UserError
 from unitrag.postgres.connect import connect
+from unitrag.postgres.index import IndexSettings
 from unitrag.postgres.publish import publish
 from unitrag.postgres.schema import MIGRATIONS, SCHEMA_VERSION, embedding_dim, migrate, schema_version
 from unitrag.rag.pg_store import PgChunkStore
@@ -26,7 +27,7 @@ def test_first_publish_creates_the_schema_and_records_each_migration(built_sampl
         indexdef = conn.execute(
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'unitrag_chunks_embedding_hnsw'"
         ).fetchone()[0]
-        assert "USING hnsw" in indexdef and "vector_cosine_ops" in indexdef
+        assert "USING hnsw" in indexdef and ("halfvec_cosine_ops" if IndexSettings().halfvec else "vector_cosine_ops") in indexdef
         assert embedding_dim(conn) == 384
         pg_columns = [r[0] for r in conn.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = 'unitrag_chunks'"

@@ -18,6 +18,7 @@ from pgvector.psycopg import register_vector
 from unitrag.artifact.reader import open_artifact, read_vectors
 from unitrag.config import Config
 from unitrag.errors import UserError
+from unitrag.postgres.index import IndexSettings, order_by_distance
 from unitrag.postgres.publish import publish
 from unitrag.rag.knowledge_base import KnowledgeBase
 from unitrag.rag.pg_store import PgChunkStore
@@ -104,7 +105,7 @@ def test_a_selective_filter_still_returns_k_rows_from_the_index(built_sample, pg
         conn.execute("SET hnsw.iterative_scan = off")
         plain = conn.execute(
             "SELECT chunk_id FROM unitrag_chunks WHERE access = 'public' AND lang = 'zh' AND kind = ANY(%s) "
-            "ORDER BY embedding <=> %s LIMIT %s", [["rule"], query, k],
+            f"ORDER BY {order_by_distance(IndexSettings().halfvec, len(query))} LIMIT %s", [["rule"], query, k],
         ).fetchall()
     assert len(plain) < k
     store = PgChunkStore.load(pg_url, ef_search=k)
