@@ -65,12 +65,8 @@ class IndexSettings:
             other.m, other.ef_construction, other.halfvec)
 
     def to_dict(self) -> dict[str, Any]:
+        """As the manifest records it (the runtime reads ``ef_search`` back) and ``publish --json`` prints it."""
         return {**asdict(self), "storage": self.storage}
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> "IndexSettings":
-        """From ``to_dict`` (the manifest's ``index``); the extra ``storage`` key is derived, so ignored."""
-        return cls(**{k: v for k, v in values.items() if k in ("m", "ef_construction", "halfvec", "ef_search")})
 
 
 def indexed_expression(halfvec: bool, dim: int) -> str:
