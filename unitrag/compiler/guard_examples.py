@@ -1,7 +1,9 @@
 """Guard examples as build content: hashed, embedded only when new, fitted into the artifact.
 
-Each rule's ``examples`` and ``near_misses`` (guard.yaml), and the knowledge base's own
-labelled questions that no guard should stop (eval/*.yaml, as negatives), become rows
+Each rule's ``examples`` and ``near_misses`` (guard.yaml), the knowledge base's own
+labelled questions that no guard should stop (eval/*.yaml, as negatives), and the titles
+of its public units (what it exists to answer: "Fasting glucose and the diagnosis of
+diabetes" is no emergency, however close a diabetic emergency's words are) become rows
 of ``guard_examples``. They are embedded as *queries* (they are compared with
 questions), keyed like chunks by a content hash, so an unchanged example is never
 embedded twice: its vector comes from the previous artifact or the embedding cache.
@@ -24,8 +26,10 @@ import numpy as np
 
 from ..artifact.reader import PreviousState, has_table, open_artifact
 from ..content.loader import ContentSet
+from ..content.models import Story
 from ..providers.embedders import Embedder
-from .guard_fit import NONE, fit_guard
+from .guard_fit import FIT_VERSION, NONE, fit_guard
+from .hashing import digest
 
 if TYPE_CHECKING:
     from .cache import EmbeddingCache
@@ -33,6 +37,9 @@ if TYPE_CHECKING:
 #: What the hash covers besides the text: the role it is embedded in (a query, with the model's query prefix).
 EMBEDDED_AS = "guard-query:1"
 HELD_OUT_SUFFIX = "_test"
+#: At most this many unit titles join the negatives (a large corpus would otherwise embed and fit
+#: thousands of them for little more than the first few hundred give): the first by id.
+MAX_TITLES = 1000
 
 
 def guard_example_rows(content: ContentSet) -> list[dict[str, Any]]:
@@ -45,7 +52,27 @@ def guard_example_rows(content: ContentSet) -> list[dict[str, Any]]:
         q = lq.question
         if q.guard is None and not PurePath(lq.path).stem.endswith(HELD_OUT_SUFFIX):
             rows.append(_row(None, "negative", q.lang, q.question))
+    if any(rule.examples.items() for rule in content.guard_rules):
+        rows += [_row(None, "title", lang, title) for lang, title in public_titles(content)[:MAX_TITLES]]
     return rows
+
+
+def public_titles(content: ContentSet) -> list[tuple[str, str]]:
+    """(language, title) of every public unit, by unit id; a scene's language and access default to its story's."""
+    stories = {lu.id: lu.unit for lu in content.units if isinstance(lu.unit, Story)}
+    found = []
+    for lu in sorted(content.units, key=lambda u: u.id):
+        unit, story = lu.unit, stories.get(getattr(lu.unit, "story", None) or "")
+        lang = getattr(unit, "lang", None) or getattr(story, "lang", None)
+        access = getattr(unit, "access", None) or getattr(story, "access", None)
+        if access == "public" and lang:
+            found.append((lang, unit.title))
+    return found
+
+
+def guard_table_hash(rows: list[dict[str, Any]]) -> str:
+    """What decides whether the classifier is refitted: the rows, and the version of the fit that made it."""
+    return digest({"fit": FIT_VERSION, "rows": rows})
 
 
 def example_hash(text: str) -> str:

@@ -22,7 +22,7 @@ from ..errors import ContentInvalid, UserError
 from ..providers.embedders import Embedder, embedder_class, embedder_id, load_embedder
 from .chunking import CHUNKER_VERSION
 from .estimate import EmbedEstimate, estimate_embedding, measured_rate
-from .guard_examples import embed_and_fit, guard_example_rows
+from .guard_examples import embed_and_fit, guard_example_rows, guard_table_hash
 from .hashing import digest
 from .parse_cache import cached_chunks
 from .plan import HashedChunk, Plan, make_plan
@@ -104,6 +104,7 @@ def build(
     tables = {"units": unit_rows(content), **registry_rows(content, config.prompts_dir, config.calibration_file),
               "guard_examples": guard_example_rows(content)}
     table_hashes = {name: digest(rows) for name, rows in tables.items()}
+    table_hashes["guard_examples"] = guard_table_hash(tables["guard_examples"])
     timings["tables"] = time.perf_counter() - step
     step = time.perf_counter()
     previous = None if full else read_previous(config.artifact)
