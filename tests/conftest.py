@@ -35,6 +35,17 @@ class Workspace:
     def build(self, **kwargs: object) -> BuildReport:
         return build(self.config, **kwargs)  # type: ignore[arg-type]
 
+    def drop_guard_examples(self, rule_id: str) -> None:
+        """Remove one guard rule's ``examples`` from this workspace's guard.yaml."""
+        import yaml
+
+        path = self.config.content_dir / "guard.yaml"
+        rules = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for rule in rules:
+            if rule["id"] == rule_id:
+                del rule["examples"]
+        path.write_text(yaml.safe_dump(rules, allow_unicode=True, sort_keys=False), encoding="utf-8")
+
 
 @pytest.fixture(scope="session")
 def built_sample(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, BuildReport]:

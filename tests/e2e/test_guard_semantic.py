@@ -107,12 +107,7 @@ def test_rule_without_examples_no_longer_stops_its_emergency(workspace: Workspac
     question = UNSEEN["red-flag-stroke"][0]
     before = KnowledgeBase.open(workspace.artifact).guard.check(question, "en")
     assert before is not None and before.rule == "red-flag-stroke"
-    path = workspace.config.content_dir / "guard.yaml"
-    rules = yaml.safe_load(path.read_text(encoding="utf-8"))
-    for rule in rules:
-        if rule["id"] == "red-flag-stroke":
-            del rule["examples"]
-    path.write_text(yaml.safe_dump(rules, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    workspace.drop_guard_examples("red-flag-stroke")
 
     def no_model(*args: object, **kwargs: object) -> None:
         raise AssertionError("removing examples must not load the embedder")

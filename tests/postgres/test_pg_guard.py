@@ -6,7 +6,6 @@ from __future__ import annotations
 import duckdb
 import psycopg
 import pytest
-import yaml
 
 from tests.e2e.test_guard_semantic import UNSEEN
 from unitrag.config import Config
@@ -63,12 +62,7 @@ def test_removing_a_rules_examples_is_published_and_stops_its_similarity(workspa
         embedder = before.encoder.embedder
     finally:
         before.close()
-    path = workspace.config.content_dir / "guard.yaml"
-    rules = yaml.safe_load(path.read_text(encoding="utf-8"))
-    for rule in rules:
-        if rule["id"] == "red-flag-stroke":
-            del rule["examples"]
-    path.write_text(yaml.safe_dump(rules, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    workspace.drop_guard_examples("red-flag-stroke")
     workspace.build()
     report = publish(workspace.artifact, pg_url)
     assert report.plan.tables_changed == ["guard_examples", "guard_model"] and report.rows_written["upserted"] == 0
