@@ -44,6 +44,11 @@ def test_top_level_keys_without_section(cwd):
     assert load_config(env={}).chunk_tokens == 100
 
 
+def test_top_level_keys_beside_other_tables(cwd):
+    toml(cwd, 'chunk_tokens = 100\n\n[serve]\nport = 9000\n\n[publish]\nhnsw_m = 16\n')
+    assert load_config(env={}).chunk_tokens == 100  # [serve] and [publish] belong to their own loaders
+
+
 def test_precedence_file_env_cli(cwd):
     toml(cwd, '[unitrag]\nbatch_size = 4\nembedder = "file"\nartifact = "file.duckdb"\nchunk_tokens = 100\n')
     env = {"UNITRAG_BATCH_SIZE": "8", "UNITRAG_EMBEDDER": "env", "UNITRAG_ARTIFACT": "env.duckdb"}

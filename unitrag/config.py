@@ -119,7 +119,8 @@ def load_config(path: Path | None = None, env: dict[str, str] | None = None, **c
             data = tomllib.loads(file.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise UserError(f"{file}: not valid TOML: {exc}") from None
-        section = data.get("unitrag", data)
+        # without a [unitrag] table the file's top-level keys are the settings; other tables ([serve], [publish]) are theirs
+        section = data.get("unitrag", {k: v for k, v in data.items() if not isinstance(v, dict)})
         config = config.with_overrides(**section)
     elif path is not None:
         raise UserError(f"config file {path} not found")
