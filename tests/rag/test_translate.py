@@ -34,6 +34,13 @@ def mocked(reply: str) -> LiteLLMChat:
     return LiteLLMChat("openai/gpt-4o-mini", mock_response=reply, api_key="test", num_retries=0)
 
 
+def test_a_translation_is_held_to_the_question_length_bound() -> None:
+    long_question = "iodine and seaweed " * 50  # 950 characters: four times that would pass the ratio check
+    translation = "碘和海带" * 100  # 400 characters
+    assert usable({"translation": translation}, long_question, "zh", max_chars=2000)[0] == translation
+    assert usable({"translation": translation}, long_question, "zh", max_chars=300)[0] is None
+
+
 def test_a_translation_is_asked_once_per_question_and_target() -> None:
     made = []
     llm = mocked(json.dumps({"translation": CHINESE}, ensure_ascii=False))

@@ -111,7 +111,7 @@ class KnowledgeBase:
         if config.translate_queries and (llm is not None or config.llm != "none"):
             from .translate import QueryTranslator
 
-            self.retriever.translator = QueryTranslator(self._get_llm)
+            self.retriever.translator = QueryTranslator(self._get_llm, max_chars=config.max_question_chars)
         self._warm_segmenter()
 
     def _warm_segmenter(self) -> None:

@@ -37,9 +37,10 @@ SYSTEM = (
 class QueryTranslator:
     """Translations of questions by ``llm()`` (a ``providers.llm.LLM`` or None), cached; see the module docstring."""
 
-    def __init__(self, llm: Callable[[], Any], deadline_s: float = DEADLINE_S) -> None:
+    def __init__(self, llm: Callable[[], Any], deadline_s: float = DEADLINE_S, max_chars: int = 2000) -> None:
         self._llm = llm
         self.deadline_s = deadline_s
+        self.max_chars = max_chars  # the knowledge base's max_question_chars: a translation is searched like a question
         self.last_error: str | None = None
         self._cache: OrderedDict[tuple[str, str], str] = OrderedDict()
         self._lock = threading.Lock()
@@ -63,7 +64,7 @@ class QueryTranslator:
             {"role": "user", "content": question},
         ]
         data, error = ask_json(llm, messages, self.deadline_s)
-        text, error = (None, error) if data is None else usable(data, question, target)
+        text, error = (None, error) if data is None else usable(data, question, target, self.max_chars)
         self.last_error = error
         if text is not None:
             with self._lock:
@@ -73,15 +74,16 @@ class QueryTranslator:
         return text
 
 
-def usable(data: dict[str, Any], question: str, target: str) -> tuple[str | None, str | None]:
-    """The translation in ``data`` if it is one: exactly ``{"translation": str}``, in ``target``, of a sane length."""
+def usable(data: dict[str, Any], question: str, target: str, max_chars: int = 2000) -> tuple[str | None, str | None]:
+    """The translation in ``data`` if it is one: exactly ``{"translation": str}``, in ``target``, of a sane length
+    (at most ``max_chars``, the bound every question searched is held to)."""
     if set(data) != {"translation"} or not isinstance(data["translation"], str):
         return None, f'not {{"translation": "..."}}: {str(data)[:60]!r}'
     spaced = " ".join(data["translation"].split())  # line breaks and tabs become single spaces
     text = "".join(c for c in spaced if not unicodedata.category(c).startswith("C"))  # then no control or format characters
     if not text or text == question.strip():
         return None, "no translation"
-    if len(text) > 4 * len(question) + 100:
+    if len(text) > min(4 * len(question) + 100, max_chars):
         return None, f"a translation of {len(text)} characters for a question of {len(question)}"
     if detect_lang(text) != target:
         return None, f"the translation is not in {LANGUAGE_NAMES[target]}: {text[:60]!r}"
