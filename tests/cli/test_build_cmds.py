@@ -36,6 +36,21 @@ def test_validate_prints_every_problem_and_exits_1(tmp_path):
     assert "Traceback" not in result.stderr
 
 
+def test_validate_checks_the_prompt_templates_too(tmp_path):
+    import shutil
+
+    shutil.copytree(REPO / "content", tmp_path / "content")
+    shutil.copytree(REPO / "prompts", tmp_path / "prompts")
+    with open(tmp_path / "prompts" / "user.j2", "a", encoding="utf-8") as handle:
+        handle.write("{{ question | no_such_filter }}\n")
+    line = (tmp_path / "prompts" / "user.j2").read_text(encoding="utf-8").count("\n")
+    for command in (("validate",), ("build", "--dry-run")):
+        result = _run(tmp_path, *command)
+        assert result.returncode == 1, command
+        assert f"prompts/user.j2:{line}: template: No filter named 'no_such_filter'." in result.stderr.splitlines()
+        assert "Traceback" not in result.stderr
+
+
 def test_unknown_flag_is_a_usage_error_not_a_traceback(tmp_path):
     result = _run(tmp_path, "build", "--no-such-flag")
     assert result.returncode == 2

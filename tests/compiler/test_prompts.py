@@ -21,6 +21,8 @@ BROKEN = {
     "undefined": ("{{ question }}\n{{ no_such_variable }}", 2, "does not render"),
     "sandbox": ("{{ ''.__class__.__mro__[1].__subclasses__() }}", 1, "does not render"),
     "division": ("{{ 1 / 0 }}", 1, "does not render"),
+    "unknown filter": ("{{ question }}\n{{ question | no_such_filter }}", 2, "No filter named 'no_such_filter'"),
+    "unknown test": ("{% if question is no_such_test %}x{% endif %}", 1, "No test named 'no_such_test'"),
 }
 
 

@@ -33,16 +33,22 @@ def validate(content: ContentOpt = None, config: ConfigOpt = None, json: JsonOpt
     cache = UnitCache(cfg.cache_dir)
     result = validate_content(cfg.content_dir, cfg.max_unit_bytes, cache)
     cache.save()  # the next run reads only the files that changed
+    from ..compiler.prompts import prompt_problems  # jinja2 only for this command
+
+    templates, template_problems = prompt_problems(cfg.prompts_dir)
+    problems = sorted([*result.problems, *template_problems])
     if json:
-        print_json({"ok": result.ok, "units": len(result.units), "problems": [p.to_dict() for p in result.problems]})
-        if not result.ok:
+        print_json({"ok": not problems, "units": len(result.units), "prompt_templates": templates,
+                    "problems": [p.to_dict() for p in problems]})
+        if problems:
             raise typer.Exit(1)
         return
-    if result.problems:
-        raise ContentInvalid(result.problems)
+    if problems:
+        raise ContentInvalid(problems)
     out.print(
         f"ok: {len(result.units)} units, {len(result.citations)} citations, "
-        f"{len(result.taxonomy.topics)} topics, {len(result.guard_rules)} guard rules in {cfg.content_dir}"
+        f"{len(result.taxonomy.topics)} topics, {len(result.guard_rules)} guard rules in {cfg.content_dir}; "
+        f"{templates} prompt templates in {cfg.prompts_dir}"
     )
 
 

@@ -62,6 +62,14 @@ def read_prompts(prompts_dir: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def prompt_problems(prompts_dir: Path) -> tuple[int, list[Problem]]:
+    """How many templates the folder holds and their problems: what ``unitrag validate`` reports."""
+    try:
+        return len(read_prompts(prompts_dir)), []
+    except ContentInvalid as exc:
+        return 0, list(exc.problems)
+
+
 def check_template(shown: str, name: str, source: str, seconds: float = RENDER_SECONDS) -> list[Problem]:
     """The problems of one template (empty when it is good), each at its line."""
     try:
@@ -76,7 +84,10 @@ def check_template(shown: str, name: str, source: str, seconds: float = RENDER_S
     ]
     if loading:
         return loading
-    template = TEMPLATE_ENV.from_string(source)
+    try:
+        template = TEMPLATE_ENV.from_string(source)
+    except TemplateSyntaxError as exc:  # found only when compiling: an unknown filter or test
+        return [Problem(shown, exc.lineno or 1, "template", f"{exc.message}")]
     wanted = TEMPLATE_VARIABLES.get(name)
     for lang in ("en", "zh"):
         variables = {**_SAMPLE, "lang": lang}
