@@ -167,3 +167,11 @@ def test_jieba_is_initialised_at_open_only_for_an_artifact_holding_chinese(langs
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == ("true" if loaded else "false")
+
+
+@pytest.mark.parametrize("location", ["http://example.com/kb.duckdb", "s3://bucket/kb.duckdb", "HTTPS://x/y"])
+def test_a_url_that_is_not_postgresql_is_refused_by_name(location: str) -> None:
+    from unitrag.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match=r"not a location unitrag opens.*postgresql://"):
+        KnowledgeBase.open(location)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Config
 from ..content.models import UNIT_KINDS
+from ..errors import InvalidArgument
 from ..providers.embedders import Embedder
 from .arguments import KnownIds, choice, names, question_text, result_count, switch, user_context
 from .postprocess import Boosts, postprocess
@@ -139,6 +140,10 @@ class KnowledgeBase:
 
         config = config or Config()
         store: ChunkStore
+        scheme, separator, _ = str(path).partition("://")
+        if separator and scheme not in ("postgres", "postgresql"):
+            raise InvalidArgument(f"knowledge base {scheme}://...: not a location unitrag opens; give an artifact path "
+                                  "(dist/kb.duckdb) or a postgresql:// URL published with `unitrag publish`")
         if str(path).startswith(("postgres://", "postgresql://")):  # published with `unitrag publish`
             from ..postgres.url import DatabaseUrl
             from .pg_store import PgChunkStore
