@@ -86,3 +86,24 @@ def test_anchors_without_aliases_and_stars_in_strings_are_fine() -> None:
 def test_source_map_of_a_bomb_is_bounded() -> None:
     lines = SourceMap(bomb_items(), first_line=1)
     assert lines.line((LEVELS, 3)) == 1  # no line map for a refused document: the document start
+
+
+def test_a_key_given_twice_is_refused_at_the_second() -> None:
+    from unitrag.content.safe_yaml import DuplicateKey
+
+    with pytest.raises(DuplicateKey) as caught:
+        load_yaml("title: a\ntopics:\n  - x\ntitle: b\n")
+    assert caught.value.problem_mark.line + 1 == 4 and "'title' is given twice" in caught.value.problem
+    with pytest.raises(DuplicateKey):
+        load_yaml("- id: q1\n  answers: [a]\n  answers: [b]\n")  # nested mappings too
+    assert load_yaml("a: 1\nb: {a: 2}\n") == {"a": 1, "b": {"a": 2}}  # the same key in two mappings is fine
+
+
+def test_a_unit_with_a_repeated_field_is_a_problem_at_its_line(tmp_path: Path) -> None:
+    from unitrag.content.validate import validate_content
+
+    (tmp_path / "content" / "rules").mkdir(parents=True)
+    (tmp_path / "content" / "topics.yaml").write_text("topics: []\n", encoding="utf-8")
+    (tmp_path / "content" / "rules" / "r.md").write_text("---\nkind: rule\nid: r\ntitle: x\ntitle: y\n---\nbody\n", encoding="utf-8")
+    problems = [p for p in validate_content(tmp_path / "content").problems if p.path.endswith("r.md")]
+    assert [(p.line, p.field) for p in problems] == [(5, "frontmatter")] and "given twice" in problems[0].message

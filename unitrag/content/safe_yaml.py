@@ -1,4 +1,4 @@
-"""Parsing author YAML: safe types only, and no aliases.
+"""Parsing author YAML: safe types only, no aliases, no key given twice.
 
 Every YAML file the project reads from content (unit frontmatter, citations,
 topics, guard rules, labelled questions) goes through ``load_yaml``. Aliases
@@ -20,7 +20,7 @@ import yaml
 
 from .problems import Problem
 
-LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: several times faster
+_BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: several times faster
 ALIAS_MESSAGE = (
     "YAML aliases (*name) are not allowed in content: write the value out in full "
     "(an alias can expand a few lines into gigabytes)"
@@ -34,6 +34,35 @@ class AliasRefused(yaml.YAMLError):
         super().__init__(ALIAS_MESSAGE)
         self.problem = ALIAS_MESSAGE
         self.problem_mark = mark
+
+
+class DuplicateKey(yaml.YAMLError):
+    """A mapping names the same key twice; ``problem_mark`` is the second one."""
+
+    def __init__(self, key: Any, mark: yaml.Mark) -> None:
+        self.problem = f"{key!r} is given twice in one mapping: keep one (YAML would silently drop the first)"
+        super().__init__(self.problem)
+        self.problem_mark = mark
+
+
+class _Loader(_BASE_LOADER):  # type: ignore[misc, valid-type]
+    """The safe loader, refusing a key repeated in one mapping (``title: a`` then ``title: b``)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            try:
+                repeated = key in seen
+            except TypeError:  # an unhashable key: the base constructor reports it
+                break
+            if repeated:
+                raise DuplicateKey(key, key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+
+
+LOADER = _Loader
 
 
 def refuse_aliases(text: str) -> None:
@@ -59,8 +88,8 @@ def yaml_error_line(exc: yaml.YAMLError, first_line: int = 1) -> int:
 
 def yaml_problem(exc: yaml.YAMLError, shown: str, field: str, first_line: int = 1) -> Problem:
     """The problem an author sees for a YAML error: a refused alias, or the parser's syntax complaint."""
-    if isinstance(exc, AliasRefused):
-        message = ALIAS_MESSAGE
+    if isinstance(exc, (AliasRefused, DuplicateKey)):
+        message = exc.problem
     else:
         message = f"YAML syntax error: {getattr(exc, 'problem', None) or str(exc).splitlines()[0]}"
     return Problem(shown, yaml_error_line(exc, first_line), field, message)
