@@ -264,6 +264,19 @@ def test_dangling_symlink_unit_is_reported(tree):
     assert content.complete is False
 
 
+def test_a_link_out_of_the_content_folder_is_not_read(tree, samples, tmp_path):
+    secret = tmp_path / "secret.md"
+    secret.write_text(samples.RULE.replace("rule-one", "rule-secret"), encoding="utf-8")  # would be a valid unit
+    (tree.root / "rules" / "leak.md").symlink_to(secret)
+    (tree.root / "citations" / "leak.yaml").symlink_to(secret)
+    (tree.root / "rules" / "same.md").symlink_to(tree.root / "rules" / "rule-one.md")  # inside: read (a duplicate id)
+    content = validate_content(tree.root)
+    outside = [p for p in content.problems if "outside the content folder" in p.message]
+    assert sorted(p.path for p in outside) == ["content/citations/leak.yaml", "content/rules/leak.md"]
+    assert "rule-secret" not in {u.unit.id for u in content.units} and content.complete is False
+    assert any("duplicate id 'rule-one'" in p.message for p in content.problems)
+
+
 @pytest.mark.parametrize("tail", ["---\n", "---\n\n  \n"])
 def test_empty_body_points_at_a_real_line(tree, tail):
     text = "---\nkind: scene\nid: s-e\ntitle: T\nstory: story-one\norder: 2\ntopics: [folate]\n" + tail

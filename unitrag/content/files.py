@@ -60,6 +60,18 @@ def tree_files(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
     return sorted(found, key=lambda rel: rel.split("/")), sorted(unreadable)
 
 
+def link_outside(root: Path, path: Path) -> str | None:
+    """Where ``path`` leads when it is a link out of ``root`` (resolved), else None.
+
+    Content is what a pull request adds; a link to ``/etc/passwd`` or a CI secret must not
+    be read into the plan's messages or the artifact. Links inside the tree are fine.
+    """
+    if not path.is_symlink():
+        return None
+    target = Path(os.path.realpath(path))
+    return None if target.is_relative_to(root) else str(target)
+
+
 def _is_dir(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_dir()  # a link to a folder: neither walked into nor a file

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from .citation_tags import find_tags, line_of
 from .errors import problems_from_validation
 from .models import UNIT_KINDS, Citation, Document, GuardRule, Rule, Scene, Story, Taxonomy
-from .files import decode_text, display_path, display_under, read_bytes, tree_files
+from .files import decode_text, display_path, display_under, link_outside, read_bytes, tree_files
 from .problems import Problem
 from .registry import REGISTRY_FILES, LoadedQuestion, load_citations, load_guard_rules, load_questions, load_taxonomy
 from .safe_yaml import load_yaml, yaml_problem
@@ -146,9 +146,17 @@ def load_content(root: Path, max_unit_bytes: int | None = None, cache: UnitCache
         shown = display_under(shown_root, rel) if rel else shown_root
         content.problems.append(Problem(shown, 1, "file", f"cannot read the folder: {why}"))
         content.complete = False  # its units may be in the artifact: don't sweep them
+    real_root = Path(os.path.realpath(root))
     for rel in files:  # dangling links too: they are problems
         name = rel.rpartition("/")[2]
         if name.lower() == "readme.md":
+            continue
+        target = link_outside(real_root, root / rel)
+        if target is not None:
+            content.problems.append(Problem(
+                display_under(shown_root, rel), 1, "file",
+                f"a link to {target}, outside the content folder: not read (copy the file into the content folder)"))
+            content.complete = False  # what it was may be in the artifact: don't sweep it
             continue
         suffix = os.path.splitext(name)[1].lower()
         kind = _registry_kind(PurePosixPath(rel)) if suffix in {".yaml", ".yml"} else None
