@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -70,9 +70,11 @@ def public_titles(content: ContentSet) -> list[tuple[str, str]]:
     return found
 
 
-def guard_table_hash(rows: list[dict[str, Any]]) -> str:
-    """What decides whether the classifier is refitted: the rows, and the version of the fit that made it."""
-    return digest({"fit": FIT_VERSION, "rows": rows})
+def guard_table_hash(rows: list[dict[str, Any]], rules: Sequence[dict[str, Any]] = ()) -> str:
+    """What decides whether the classifier is refitted: the rows, the rules' patterns (the red-flag threshold
+    counts what they stop) and the version of the fit that made it."""
+    patterns = [(r["id"], r["type"], r.get("patterns_en"), r.get("patterns_zh")) for r in rules]
+    return digest({"fit": FIT_VERSION, "rows": rows, "patterns": patterns})
 
 
 def example_hash(text: str) -> str:
@@ -121,17 +123,26 @@ def model_rows(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) -> list[
     if not rows:
         return []
     labels = [r["rule_id"] if r["role"] == "example" else NONE for r in rows]
-    fit = fit_guard(np.array([r["embedding"] for r in rows], dtype=np.float32), labels,
-                    {rule["id"]: rule["type"] for rule in rules})
+    types = {rule["id"]: rule["type"] for rule in rules}
+    fit = fit_guard(np.array([r["embedding"] for r in rows], dtype=np.float32), labels, types,
+                    caught_by_patterns(rows, rules))
     if fit is None:
         return []
-    types = {rule["id"]: rule["type"] for rule in rules}
     return [
         {"class": name, "type": types.get(name), "intercept": float(fit.intercepts[i]),
          "weights": fit.weights[:, i].tolist(), "threshold": fit.thresholds.get(types.get(name, "")),
          "metrics": json.dumps(fit.metrics, sort_keys=True) if name == NONE else None}
         for i, name in enumerate(fit.classes)
     ]
+
+
+def caught_by_patterns(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) -> list[bool]:
+    """Per row, whether a pattern of its rule's type stops it: such an example needs no score (``guard_fit``)."""
+    from ..rag.guard import Guard  # here: the compiler needs the runtime's pattern semantics only for the fit
+
+    guard, types = Guard.from_rows(rules), {rule["id"]: rule["type"] for rule in rules}
+    return [r["role"] == "example" and r["rule_id"] in types and guard.caught_by_pattern(r["text"], types[r["rule_id"]])
+            for r in rows]
 
 
 def _previous_vectors(previous: PreviousState, model_id: str) -> dict[str, np.ndarray]:

@@ -11,7 +11,10 @@ other), and a linear model learns which directions matter.
 
 A rule type fires on the summed probability of its rules, so an emergency torn
 between two red flags (chest pain or stroke?) is still one; the thresholds are fitted
-here on out-of-fold probabilities: red flags for recall, out of scope for precision.
+here on out-of-fold probabilities: red flags for recall, out of scope for precision,
+each held within its bounds (red flags, for now, at 0.5: see ``RED_FLAG_BOUNDS``).
+Red-flag recall is the guard's as a whole: an example a rule's pattern stops needs no
+score, so it does not drag the threshold down (which stops more ordinary questions).
 Pure NumPy, deterministic: the same content and model give the same numbers.
 """
 
@@ -24,18 +27,23 @@ from typing import Any
 import numpy as np
 
 #: Bumped when the fit changes what it makes from the same rows: the next build refits (compiler.guard_examples).
-FIT_VERSION = 1
+FIT_VERSION = 4
 #: The class of everything no rule should stop.
 NONE = "(none)"
 FOLDS = 5
-#: Out-of-fold red-flag recall the threshold is set for (a missed emergency costs far more than a false alarm).
+#: Out-of-fold red-flag recall the threshold is set for (a missed emergency costs far more than a false alarm),
+#: counting the examples a pattern stops anyway (``caught``) as stopped.
 #: A cost-weighted threshold (10 false alarms per miss) was tried and measured worse on held-out dev
 #: questions (docs/benchmarks.md, "Semantic guard").
 RED_FLAG_RECALL = 0.98
 #: Out-of-fold out-of-scope precision the threshold is set for (a refused nutrition question is a failure).
 OUT_OF_SCOPE_PRECISION = 0.97
 #: Bounds on the fitted thresholds: a degenerate fit (too few examples) must not stop everything or nothing.
-RED_FLAG_BOUNDS = (0.15, 0.5)
+#: Red flags are held at 0.5 (floor = ceiling), chosen on dev (benchmarks/guard_fit_dev.py, docs/benchmarks.md):
+#: with near-misses in personal registers the fitted 98% point (kept in the metrics as ``fitted``) falls to
+#: ~0.3, where a fifth of unseen questions that name a condition are stopped; at 0.5 held-out emergencies
+#: stay at 0.96 (pattern or classifier) and those false alarms fall to 5-13 of 80 (0.4: 10-18, 0.45: 8-14).
+RED_FLAG_BOUNDS = (0.5, 0.5)
 OUT_OF_SCOPE_BOUNDS = (0.5, 0.95)
 L2 = 1e-5
 STEPS = 500
@@ -53,8 +61,13 @@ class GuardFit:
     metrics: dict[str, Any] = field(default_factory=dict)
 
 
-def fit_guard(vectors: np.ndarray, labels: Sequence[str], rule_types: dict[str, str]) -> GuardFit | None:
-    """Fit on unit-length ``vectors`` labelled with a rule id or ``NONE``; None when no rule has examples."""
+def fit_guard(
+    vectors: np.ndarray, labels: Sequence[str], rule_types: dict[str, str], caught: Sequence[bool] | None = None,
+) -> GuardFit | None:
+    """Fit on unit-length ``vectors`` labelled with a rule id or ``NONE``; None when no rule has examples.
+
+    ``caught``: per row, whether a rule's pattern already stops it (the red-flag threshold need not).
+    """
     classes = [NONE] + sorted({label for label in labels if label != NONE})
     if len(classes) < 2:
         return None
@@ -71,7 +84,8 @@ def fit_guard(vectors: np.ndarray, labels: Sequence[str], rule_types: dict[str, 
         out_of_fold[~train] = probabilities(X[~train], W, b)
     W, b = _fit(X, y, len(classes))
     types = [rule_types.get(c, "") for c in classes]
-    thresholds, metrics = _thresholds(out_of_fold, y, types)
+    stopped = np.zeros(len(y), bool) if caught is None else np.asarray(caught, bool)
+    thresholds, metrics = _thresholds(out_of_fold, y, types, stopped)
     return GuardFit(classes, W.astype(np.float32), b.astype(np.float32), thresholds, metrics)
 
 
@@ -107,7 +121,9 @@ def _fit(X: np.ndarray, y: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return W, b
 
 
-def _thresholds(oof: np.ndarray, y: np.ndarray, types: list[str]) -> tuple[dict[str, float], dict[str, Any]]:
+def _thresholds(
+    oof: np.ndarray, y: np.ndarray, types: list[str], caught: np.ndarray,
+) -> tuple[dict[str, float], dict[str, Any]]:
     """Per type: red flags at ``RED_FLAG_RECALL`` out of fold, out of scope at ``OUT_OF_SCOPE_PRECISION``."""
     judged = ~np.isnan(oof).any(axis=1)
     label_type = np.array([types[c] for c in y])
@@ -121,8 +137,7 @@ def _thresholds(oof: np.ndarray, y: np.ndarray, types: list[str]) -> tuple[dict[
             continue
         mass = oof[:, columns].sum(axis=1)
         if rule_type == "red_flag":
-            ranked = np.sort(mass[positive])[::-1]
-            chosen = float(ranked[int(np.ceil(RED_FLAG_RECALL * len(ranked))) - 1])
+            chosen = _recall_threshold(mass[positive], caught[positive])
         else:
             chosen = _precise_threshold(mass[positive], mass[negative])
         threshold = float(min(max(chosen, low), high))
@@ -130,12 +145,24 @@ def _thresholds(oof: np.ndarray, y: np.ndarray, types: list[str]) -> tuple[dict[
         predicted_rule = np.array(columns)[oof[:, columns].argmax(axis=1)]
         hits = positive & (mass >= threshold)
         metrics[rule_type] = {
-            "threshold": round(threshold, 4), "examples": int(positive.sum()),
+            "threshold": round(threshold, 4), "fitted": round(chosen, 4), "examples": int(positive.sum()),
             "cv_recall": round(float(hits.sum() / positive.sum()), 4),
             "cv_rule_accuracy": round(float((hits & (predicted_rule == y)).sum() / positive.sum()), 4),
             "cv_false_alarms": int((negative & (mass >= threshold)).sum()), "negatives": int(negative.sum()),
         }
+        if rule_type == "red_flag":
+            stopped = hits | (positive & caught)
+            metrics[rule_type]["cv_recall_with_patterns"] = round(float(stopped.sum() / positive.sum()), 4)
     return thresholds, metrics
+
+
+def _recall_threshold(mass: np.ndarray, caught: np.ndarray) -> float:
+    """The highest threshold at which patterns and scores together stop ``RED_FLAG_RECALL`` of the examples."""
+    needed = int(np.ceil(RED_FLAG_RECALL * len(mass))) - int(caught.sum())
+    if needed <= 0:
+        return 1.0
+    ranked = np.sort(mass[~caught])[::-1]
+    return float(ranked[needed - 1])
 
 
 def _precise_threshold(positive: np.ndarray, negative: np.ndarray) -> float:

@@ -104,7 +104,7 @@ def build(
     tables = {"units": unit_rows(content), **registry_rows(content, config.prompts_dir, config.calibration_file),
               "guard_examples": guard_example_rows(content)}
     table_hashes = {name: digest(rows) for name, rows in tables.items()}
-    table_hashes["guard_examples"] = guard_table_hash(tables["guard_examples"])
+    table_hashes["guard_examples"] = guard_table_hash(tables["guard_examples"], tables["guard_rules"])
     timings["tables"] = time.perf_counter() - step
     step = time.perf_counter()
     previous = None if full else read_previous(config.artifact)

@@ -106,6 +106,10 @@ class Guard:
             return []
         return self.semantic.scores(self._embed(question))
 
+    def caught_by_pattern(self, question: str, rule_type: str) -> bool:
+        """Whether some rule of ``rule_type`` stops ``question`` by pattern alone (the fit counts these as stopped)."""
+        return self._by_pattern(normalize_question(question), rule_type, "en") is not None
+
     def _by_pattern(self, text: str, rule_type: str, lang: str) -> GuardOutcome | None:
         for rule in self.rules:
             if rule.type == rule_type and rule.matches(text):
