@@ -47,8 +47,7 @@ K = 20
 
 def base_vectors(artifact: Path | None) -> np.ndarray:
     """The chunk embeddings of an artifact of real text: the mixes' ingredients."""
-    from unitrag.artifact.reader import open_artifact
-    from unitrag.rag.store import matrix_of
+    from unitrag.artifact.reader import open_artifact, read_vectors
 
     if artifact is None:
         found = sorted((REPO / ".unitrag" / "eval" / "beir").glob("scifact-*/e5-openvino-*.duckdb"))
@@ -56,7 +55,7 @@ def base_vectors(artifact: Path | None) -> np.ndarray:
             raise SystemExit("no SciFact artifact under .unitrag/eval/beir/: run `unitrag eval` on SciFact or pass --base")
         artifact = found[0]
     with open_artifact(artifact) as con:
-        return matrix_of(con.execute("SELECT embedding FROM chunks").to_arrow_table().column("embedding"))
+        return read_vectors(con)[1]  # the embedding column (schema < 6) or dense_vectors, in chunk_id order
 
 
 def write(out: Path, chunks: int, base: Path | None, seed: int, slice_chunks: int) -> dict[str, Any]:

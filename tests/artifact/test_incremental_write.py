@@ -110,3 +110,22 @@ def test_only_a_current_artifact_of_the_same_embedder_takes_a_delta(tmp_path: Pa
         con.execute("DELETE FROM manifest WHERE key = 'sparse_index'")
     assert not can_write_incrementally(path, "test:model", DIM)
 
+
+
+def test_a_delta_keeps_each_terms_df_true_and_a_delete_only_delta_keeps_postings_grouped(tmp_path: Path) -> None:
+    before, after, deletes, upserts = edited()
+    inc, ref = tmp_path / "inc.duckdb", tmp_path / "ref.duckdb"
+    full(inc, before)
+    manifest = {"embedder": {"id": "test:model", "dim": DIM}}
+    write_delta(inc, dim=DIM, manifest=manifest, tables=TABLES, upserts=[], embeddings=np.zeros((0, DIM), np.float32),
+                deletes=deletes)
+    assert '"grouped":true' in dict(table(inc, "SELECT key, value FROM manifest"))["sparse_index"].replace(" ", "")
+    full(ref, [r for r in before if r["chunk_id"] not in deletes])
+    a, b = ChunkStore.load(inc), ChunkStore.load(ref)  # a: postings read with the stored df, none of their terms
+    for question in QUESTIONS:
+        assert np.array_equal(a.sparse_index.scores(question), b.sparse_index.scores(question)), question
+    write_delta(inc, dim=DIM, manifest=manifest, tables=TABLES, upserts=upserts, embeddings=vectors_for(upserts), deletes=[])
+    counted = "SELECT term_id, count(*) FROM sparse_postings GROUP BY term_id"
+    stored = "SELECT term_id, df FROM sparse_vocab WHERE df > 0"
+    assert sorted(table(inc, counted)) == sorted(table(inc, stored))
+    assert table(inc, "SELECT count(*) FROM sparse_vocab WHERE df IS NULL") == [(0,)]

@@ -11,7 +11,7 @@ from unitrag.artifact.schema import MIGRATIONS, SCHEMA_VERSION, migrate
 
 TABLES = {
     "manifest", "units", "chunks", "citations", "topics", "guard_rules", "prompts", "calibration", "schema_migrations",
-    "sparse_vocab", "sparse_postings",
+    "sparse_vocab", "sparse_postings", "dense_vectors",
     "guard_examples", "guard_model",
 }
 

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pytest
 
 from unitrag.artifact.postings import StoredPostings, count_postings, read_postings
+from unitrag.artifact.reader import open_artifact, read_vectors
 from unitrag.artifact.writer import write_artifact
 from unitrag.content.tokenize import indexed_text, sparse_terms
 from unitrag.errors import UserError
@@ -75,13 +76,17 @@ def test_the_stored_index_gives_the_runtime_scores(artifact: Path) -> None:
 def test_rows_are_in_chunk_id_order_with_their_vectors(artifact: Path) -> None:
     store = ChunkStore.load(artifact)
     assert store.ids == sorted(store.ids) and store.index["c005"] == 5
-    with duckdb.connect(str(artifact), read_only=True) as con:
-        row = con.execute("SELECT embedding, chunk_no FROM chunks WHERE chunk_id = 'c005'").fetchone()
-    assert np.allclose(store.vectors[5], row[0]) and row[1] == 5
+    with open_artifact(artifact) as con:
+        ids, matrix = read_vectors(con, "WHERE chunk_id = 'c005'")
+        number = con.execute("SELECT chunk_no FROM chunks WHERE chunk_id = 'c005'").fetchone()
+    assert ids == ["c005"] and np.array_equal(store.vectors[5], matrix[0]) and number == (5,)
 
 
 def downgrade_to_schema_3(path: Path) -> None:
     """What an artifact written before migration 5 looks like: terms per chunk, no stored index."""
+    from tests.artifact.test_vectors import downgrade_to_schema_5
+
+    downgrade_to_schema_5(path)
     with duckdb.connect(str(path)) as con:
         con.execute("DROP TABLE sparse_postings")
         con.execute("DROP TABLE sparse_vocab")
@@ -138,6 +143,26 @@ def test_the_writer_stores_postings_matching_the_terms(artifact: Path) -> None:
         mine = stored.term_ids[stored.chunk_nos == no]
         assert sorted(stored.terms[t] for t in mine) == sorted(set(joined.split()))
         assert lengths[no] == len(joined.split())
+
+
+def test_postings_read_grouped_take_each_terms_stored_df_instead_of_their_terms(artifact: Path) -> None:
+    with duckdb.connect(str(artifact), read_only=True) as con:
+        every, grouped = read_postings(con), read_postings(con, grouped=True)
+    assert grouped.term_ids is None and grouped.terms == every.terms
+    assert np.array_equal(grouped.df, np.bincount(every.term_ids, minlength=len(every.terms)))
+    assert np.array_equal(grouped.chunk_nos, every.chunk_nos) and np.array_equal(grouped.tf, every.tf)
+    n = int(every.chunk_nos.max()) + 1
+    lengths = np.ones(n)
+    a = SparseIndex.from_stored(every, np.arange(n), lengths, grouped=True)
+    b = SparseIndex.from_stored(grouped, np.arange(n), lengths, grouped=True)
+    assert np.array_equal(a.indptr, b.indptr) and np.array_equal(a.rows, b.rows) and np.array_equal(a.idf, b.idf)
+    short = StoredPostings(grouped.terms, None, grouped.chunk_nos[:-1], grouped.tf[:-1], grouped.df)
+    with pytest.raises(ValueError, match="do not add up"):
+        SparseIndex.from_stored(short, np.arange(n), lengths, grouped=True)
+    with duckdb.connect(str(artifact)) as con:  # a schema-5 vocabulary (no df): the terms are read and counted
+        con.execute("UPDATE sparse_vocab SET df = NULL")
+        old = read_postings(con, grouped=True)
+    assert old.term_ids is not None and np.array_equal(old.term_ids, every.term_ids)
 
 
 def test_in_chunk_order_sorts_only_when_needed() -> None:

@@ -33,7 +33,10 @@ def read_whole(con: Any, columns: str, table: str) -> pa.Table:
 def numpy_view(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """``array`` as a read-only NumPy array: no copy when Arrow holds it in one piece, and no pandas import."""
     if isinstance(array, pa.ChunkedArray):
-        array = array.chunk(0) if array.num_chunks == 1 else pa.concat_arrays(array.chunks)
+        if array.num_chunks == 0:  # an empty result
+            array = pa.array([], array.type)
+        else:
+            array = array.chunk(0) if array.num_chunks == 1 else pa.concat_arrays(array.chunks)
     dtype = _DTYPES.get(array.type)
     if dtype is None or array.null_count:
         return np.asarray(array.to_numpy(zero_copy_only=False))

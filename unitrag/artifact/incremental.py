@@ -10,7 +10,9 @@ new one, never a mix), at the cost of one file copy.
 A replaced or new chunk gets a fresh ``chunk_no``, so the BM25 postings of every
 other chunk stay valid; the postings of the new rows are appended (terms the
 vocabulary lacks are added after it), and the manifest says they are no longer
-grouped by term (the reader then sorts them, which costs about one pass).
+grouped by term (the reader then sorts them, which costs about one pass). Vectors
+(``unitrag.artifact.vectors``) go the same way: the rows of the numbers dropped are
+deleted, those of the numbers given appended.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from .postings import count_postings, write_postings
+from .postings import count_df, count_postings, write_postings
 from .reader import read_manifest
 from .schema import SCHEMA_VERSION
+from .vectors import TABLE as VECTORS, write_vectors
 from .writer import chunk_table, commit_temporary, connect_for_writing, fault_point, remove_temporary, sweep_stale_temporaries
 
 
@@ -86,10 +89,12 @@ def _apply(
         grouped = bool((previous.get("sparse_index") or {}).get("grouped")) and not upserts
         gone = sorted(set(deletes) | {row["chunk_id"] for row in upserts})
         con.execute("CREATE TEMP TABLE gone AS SELECT unnest(?::VARCHAR[]) AS chunk_id", [gone])
-        con.execute("DELETE FROM sparse_postings WHERE chunk_no IN (SELECT c.chunk_no FROM chunks c JOIN gone USING (chunk_id))")
+        for table in ("sparse_postings", VECTORS):
+            con.execute(f"DELETE FROM {table} WHERE chunk_no IN (SELECT c.chunk_no FROM chunks c JOIN gone USING (chunk_id))")
         con.execute("DELETE FROM chunks WHERE chunk_id IN (SELECT chunk_id FROM gone)")
         next_no = int(con.execute("SELECT coalesce(max(chunk_no), -1) + 1 FROM chunks").fetchone()[0])
-        next_no = max(next_no, int(con.execute("SELECT coalesce(max(chunk_no), -1) + 1 FROM sparse_postings").fetchone()[0]))
+        for table in ("sparse_postings", VECTORS):  # numbers are never reused, even one only these tables still name
+            next_no = max(next_no, int(con.execute(f"SELECT coalesce(max(chunk_no), -1) + 1 FROM {table}").fetchone()[0]))
         if upserts:
             order = sorted(range(len(upserts)), key=lambda i: upserts[i]["chunk_id"])
             upserts, embeddings = [upserts[i] for i in order], embeddings[order]
@@ -97,10 +102,12 @@ def _apply(
             terms = [t for (t,) in vocabulary]
             postings = count_postings([row["sparse_terms"] for row in upserts], vocabulary=terms)
             chunk_nos = np.arange(next_no, next_no + len(upserts))
-            con.register("chunk_rows", chunk_table(upserts, embeddings, dim, chunk_nos, postings))
+            con.register("chunk_rows", chunk_table(upserts, chunk_nos, postings))
             con.execute("INSERT INTO chunks BY NAME SELECT * FROM chunk_rows")
             con.unregister("chunk_rows")
+            write_vectors(con, embeddings, chunk_nos)
             write_postings(con, postings, chunk_nos, first_term=len(terms))
+        count_df(con)
         for name, rows in tables.items():
             con.execute(f"DELETE FROM {name}")
             if rows:
@@ -125,4 +132,4 @@ def _apply(
         expected = {name: int(con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]) for name in tables}
     finally:
         con.close()
-    return {**expected, "chunks": n_chunks, "sparse_postings": n_postings, "sparse_vocab": n_terms}
+    return {**expected, "chunks": n_chunks, "sparse_postings": n_postings, "sparse_vocab": n_terms, VECTORS: n_chunks}

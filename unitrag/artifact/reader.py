@@ -12,7 +12,9 @@ import duckdb
 import numpy as np
 
 from ..errors import UserError
+from .arrow_numpy import numpy_view
 from .schema import SCHEMA_VERSION
+from .vectors import TABLE as VECTORS, read_matrix, read_some
 
 
 @dataclass(frozen=True)
@@ -127,14 +129,28 @@ def _positive(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
 
 
+#: Up to this many chunks ``read_vectors`` fetches their rows by number; past it, one read of the whole table.
+FEW_VECTORS = 1000
+
+
 def read_vectors(con: duckdb.DuckDBPyConnection, where: str = "", params: list[Any] | None = None) -> tuple[list[str], np.ndarray]:
-    """Chunk ids and one contiguous float32 matrix, straight from Arrow (no Python lists)."""
-    table = con.execute(f"SELECT chunk_id, embedding FROM chunks {where} ORDER BY chunk_id", params or []).to_arrow_table()
-    ids = table.column("chunk_id").to_pylist()
-    column = table.column("embedding").combine_chunks()
-    dim = column.type.list_size
-    flat = column.values.to_numpy(zero_copy_only=False)
-    return ids, np.ascontiguousarray(flat.reshape(len(ids), dim), dtype=np.float32)
+    """Chunk ids (``where`` selects them) in id order and their vectors as one contiguous float32 matrix.
+
+    From ``dense_vectors`` in a schema-6 artifact (only the selected rows when they are few),
+    else from the ``embedding`` column older artifacts hold.
+    """
+    if not has_table(con, VECTORS):
+        sql = f"SELECT chunk_id, embedding FROM chunks {where} ORDER BY chunk_id"
+        table = con.execute(sql, params or []).to_arrow_table()
+        ids = table.column("chunk_id").to_pylist()
+        column = table.column("embedding").combine_chunks()
+        flat = column.values.to_numpy(zero_copy_only=False)
+        return ids, np.ascontiguousarray(flat.reshape(len(ids), column.type.list_size), dtype=np.float32)
+    table = con.execute(f"SELECT chunk_id, chunk_no FROM chunks {where} ORDER BY chunk_id", params or []).to_arrow_table()
+    dim = int(read_manifest(con)["embedder"]["dim"])
+    chunk_nos = numpy_view(table.column("chunk_no"))
+    few = chunk_nos.shape[0] <= FEW_VECTORS
+    return table.column("chunk_id").to_pylist(), (read_some if few else read_matrix)(con, dim, chunk_nos)
 
 
 def has_table(con: Any, name: str) -> bool:

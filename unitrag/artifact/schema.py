@@ -1,8 +1,8 @@
 """The artifact's tables, as numbered, additive migrations.
 
-Migration N only ever adds (tables, columns, rows); a reader of schema version N
-can read any artifact of version >= N it knows the tables of. ``SCHEMA_VERSION``
-is the number of migrations.
+Migration N only ever adds (tables, columns, rows) or relaxes a constraint; a reader of
+schema version N can read any artifact of version >= N it knows the tables of.
+``SCHEMA_VERSION`` is the number of migrations.
 """
 
 from __future__ import annotations
@@ -75,6 +75,16 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             "ALTER TABLE chunks ADD COLUMN sparse_length INTEGER",
             "CREATE TABLE sparse_vocab (term_id INTEGER NOT NULL, term VARCHAR NOT NULL)",
             "CREATE TABLE sparse_postings (term_id INTEGER NOT NULL, chunk_no INTEGER NOT NULL, tf USMALLINT NOT NULL)",
+        ],
+    ),
+    (
+        "vectors as raw float32 BLOBs by chunk number (unitrag.artifact.vectors), chunks.embedding left NULL; terms' df",
+        [
+            # Written NULL from schema 6 on (the vectors live in dense_vectors); older artifacts' rows keep theirs.
+            "ALTER TABLE chunks ALTER COLUMN embedding DROP NOT NULL",
+            "CREATE TABLE dense_vectors (chunk_no INTEGER NOT NULL, vector BLOB NOT NULL)",
+            # Postings per term, so that open need not count them (NULL in rows carried over from schema 5).
+            "ALTER TABLE sparse_vocab ADD COLUMN df INTEGER",
         ],
     ),
 ]

@@ -21,6 +21,7 @@ import pyarrow as pa
 from ..errors import UserError
 from .postings import Postings, count_postings, write_postings
 from .schema import migrate
+from .vectors import write_vectors
 
 #: Test hook: set to a fault point ("before-rename"; "after-copy" in an incremental write) to SIGKILL the process there.
 FAULT_ENV = "UNITRAG_FAULT_INJECT"
@@ -43,7 +44,7 @@ def write_artifact(
         _write(tmp, dim, manifest, tables, chunk_rows, embeddings, postings)
         expected = {name: len(rows) for name, rows in tables.items()}
         expected.update(chunks=len(chunk_rows), sparse_postings=len(postings) if postings else 0,
-                        sparse_vocab=len(postings.terms) if postings else 0)
+                        sparse_vocab=len(postings.terms) if postings else 0, dense_vectors=len(chunk_rows))
         commit_temporary(tmp, path, expected)
     except BaseException:
         remove_temporary(tmp)
@@ -117,9 +118,10 @@ def _write(
         for name, rows in tables.items():
             _insert(con, name, rows)
         if chunk_rows:
-            con.register("chunk_rows", chunk_table(chunk_rows, embeddings, dim, np.arange(len(chunk_rows)), postings))
+            con.register("chunk_rows", chunk_table(chunk_rows, np.arange(len(chunk_rows)), postings))
             con.execute("INSERT INTO chunks BY NAME SELECT * FROM chunk_rows")
             con.unregister("chunk_rows")
+            write_vectors(con, embeddings, np.arange(len(chunk_rows)))
         if postings is not None:
             write_postings(con, postings, np.arange(len(chunk_rows)))
         con.execute("COMMIT")
@@ -142,15 +144,12 @@ def sparse_manifest(postings: Postings | None, n_chunks: int) -> dict[str, Any]:
     return {"sparse_index": {"chunks": n_chunks, "terms": len(postings.terms), "postings": len(postings), "grouped": True}}
 
 
-def chunk_table(
-    chunk_rows: list[dict[str, Any]], embeddings: np.ndarray, dim: int, chunk_nos: np.ndarray, postings: Postings | None,
-) -> pa.Table:
-    """``chunks`` rows as one Arrow table: the rows, their chunk numbers and BM25 lengths, their vectors."""
-    vectors = pa.FixedSizeListArray.from_arrays(pa.array(np.ascontiguousarray(embeddings, dtype=np.float32).ravel()), dim)
+def chunk_table(chunk_rows: list[dict[str, Any]], chunk_nos: np.ndarray, postings: Postings | None) -> pa.Table:
+    """``chunks`` rows as one Arrow table: the rows, their chunk numbers and BM25 lengths (vectors: ``write_vectors``)."""
     table = pa.Table.from_pylist(chunk_rows).append_column("chunk_no", pa.array(np.asarray(chunk_nos, np.int32)))
     if postings is not None:
         table = table.append_column("sparse_length", pa.array(postings.lengths))
-    return table.append_column("embedding", vectors)
+    return table
 
 
 def _insert(con: duckdb.DuckDBPyConnection, name: str, rows: list[dict[str, Any]]) -> None:

@@ -130,8 +130,13 @@ class KnownIds:
     def of(cls, topics: Iterable[Mapping[str, Any]], units: Mapping[str, Mapping[str, Any]]) -> "KnownIds":
         """From a store's ``topics`` rows and ``units`` (unit id → row with its ``kind``)."""
         by_kind: dict[str, set[str]] = {}
-        for unit_id, row in units.items():
-            by_kind.setdefault(row["kind"], set()).add(unit_id)
+        table, key = getattr(units, "table", None), getattr(units, "key", None)
+        if table is not None and key is not None:  # Arrow-backed (RowsByKey): two columns, no row made per unit
+            pairs: Iterable[tuple[str, str]] = zip(table.column(key).to_pylist(), table.column("kind").to_pylist())
+        else:
+            pairs = ((unit_id, row["kind"]) for unit_id, row in units.items())
+        for unit_id, kind in pairs:
+            by_kind.setdefault(kind, set()).add(unit_id)
         return cls(
             topics=frozenset(t["id"] for t in topics), rules=frozenset(by_kind.get("rule", ())),
             scenes=frozenset(by_kind.get("scene", ())), kinds=frozenset(by_kind),

@@ -120,6 +120,8 @@ class SparseIndex:
             if (rows < 0).any():
                 raise ValueError("the stored BM25 postings name chunks the artifact does not hold")
         term_ids, tf = stored.term_ids, stored.tf
+        if term_ids is None:  # read grouped by term, with each term's count
+            return cls.from_postings(stored.terms, None, rows, tf, np.asarray(lengths), k1=k1, b=b, df=stored.df)
         if not grouped and term_ids.size and (term_ids[1:] < term_ids[:-1]).any():  # an incremental write appended
             order = np.argsort(term_ids, kind="stable")  # timsort: nearly sorted input costs about one pass
             term_ids, rows, tf = term_ids[order], rows[order], tf[order]
@@ -127,14 +129,21 @@ class SparseIndex:
 
     @classmethod
     def from_postings(
-        cls, terms: list[str], term_ids: np.ndarray, rows: np.ndarray, tf: np.ndarray, lengths: np.ndarray, *,
-        k1: float = K1, b: float = B, stem: bool = STEM,
+        cls, terms: list[str], term_ids: np.ndarray | None, rows: np.ndarray, tf: np.ndarray, lengths: np.ndarray, *,
+        k1: float = K1, b: float = B, stem: bool = STEM, df: np.ndarray | None = None,
     ) -> "SparseIndex":
-        """BM25 weights of postings grouped by ascending term id (rows: store rows; lengths: terms per row)."""
+        """BM25 weights of postings grouped by ascending term id (rows: store rows; lengths: terms per row).
+
+        ``df`` (postings per term) stands in for ``term_ids`` when the caller has the counts already.
+        """
         n = len(lengths)
         lengths = np.asarray(lengths, dtype=np.float64)
-        term_ids = np.asarray(term_ids)
-        df = np.bincount(term_ids, minlength=len(terms))
+        if df is None:
+            if term_ids is None:
+                raise ValueError("from_postings needs each posting's term or each term's count")
+            df = np.bincount(np.asarray(term_ids), minlength=len(terms))
+        elif int(df.sum()) != len(rows):
+            raise ValueError("the stored BM25 term counts do not add up to the postings")
         indptr = np.concatenate(([0], np.cumsum(df))).astype(np.int64)
         idf = np.log1p((n - df + 0.5) / (df + 0.5))
         avgdl = lengths.mean() if n and lengths.mean() > 0 else 1.0

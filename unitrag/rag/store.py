@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from ..artifact.arrow_numpy import numpy_view, read_whole
 from ..artifact.postings import read_postings
 from ..artifact.reader import ArtifactDamaged, has_table, open_artifact, read_manifest, rows_as_dicts
+from ..artifact.vectors import TABLE as VECTORS, read_matrix
 from .columns import Column, RowsByKey, categories, columns_of, rows_with_any, table_of
 from .dense import top_k
 from .prompt_texts import ArtifactTexts, HeldTexts, PromptTexts
@@ -74,7 +75,7 @@ class ChunkStore:
 
     @classmethod
     def load(cls, path: Path, *, hold_texts_up_to: int = HOLD_TEXTS_UP_TO) -> "ChunkStore":
-        """Read an artifact: one Arrow read of the chunks (vectors included), the stored BM25 index, the registries.
+        """Read an artifact: one Arrow read of the chunks, one of the vectors, the stored BM25 index, the registries.
 
         Rows are in ``chunk_id`` order (the writer stores them so; sorted here when an incremental
         write appended some). Prompt texts are read too up to ``hold_texts_up_to`` chunks; beyond,
@@ -108,16 +109,22 @@ class ChunkStore:
                                                                 else ", text_for_prompt")
             if stored and con.execute("SELECT count(*) FROM chunks").fetchone()[0] <= hold_texts_up_to:
                 extra += ", text_for_prompt"
-            table = read_whole(con, f"{METADATA_COLUMNS}{extra}, embedding", "chunks")
-            postings = read_postings(con) if stored else None
+            separate = has_table(con, VECTORS)  # schema 6: vectors in their own table, else the embedding column
+            extra += ("" if stored else ", chunk_no") if separate else ", embedding"
+            table = in_chunk_order(read_whole(con, f"{METADATA_COLUMNS}{extra}", "chunks"))
+            grouped = (manifest.get("sparse_index") or {}).get("grouped") is True  # postings in term order
+            try:
+                vectors = (read_matrix(con, int(manifest["embedder"]["dim"]), numpy_view(table.column("chunk_no"))) if separate
+                           else matrix_of(table.column("embedding")))
+                postings = read_postings(con, grouped=grouped) if stored else None
+            except ValueError as exc:
+                raise ArtifactDamaged(path, str(exc)) from None
             citations = rows_as_dicts(con, "SELECT * FROM citations")
             topics = rows_as_dicts(con, "SELECT * FROM topics ORDER BY id")
             guard_rules = rows_as_dicts(con, "SELECT * FROM guard_rules ORDER BY id")
             prompts = dict(con.execute("SELECT name, template FROM prompts").fetchall())
             units = con.execute('SELECT unit_id, kind, title, story_id, "order", trigger, severity FROM units').to_arrow_table()
             calibration = rows_as_dicts(con, "SELECT * FROM calibration") if has_table(con, "calibration") else []
-        table = in_chunk_order(table)
-        vectors = matrix_of(table.column("embedding"))
         sparse_index = None
         if postings is not None:
             from .sparse import SparseIndex
@@ -125,7 +132,7 @@ class ChunkStore:
             try:
                 sparse_index = SparseIndex.from_stored(
                     postings, numpy_view(table.column("chunk_no")), numpy_view(table.column("sparse_length")),
-                    grouped=manifest["sparse_index"].get("grouped") is True,
+                    grouped=grouped,
                 )
             except ValueError as exc:
                 raise ArtifactDamaged(path, str(exc)) from None
