@@ -170,13 +170,21 @@ def random_queries(n: int = 1000) -> np.ndarray:
 
 def one_unit_changed(src: Path, dst: Path) -> str:
     """A copy of ``src`` in which one chunk's embedded text (hash) and vector changed."""
+    from unitrag.artifact.reader import has_table, read_vectors
+    from unitrag.artifact.vectors import TABLE, write_vectors
+
     shutil.copy(src, dst)
     with duckdb.connect(str(dst)) as con:
-        chunk_id, vector = con.execute("SELECT chunk_id, embedding FROM chunks ORDER BY chunk_id LIMIT 1").fetchone()
-        moved = np.roll(np.asarray(vector, dtype=np.float32), 1)
+        [chunk_id], vectors = read_vectors(con, "WHERE chunk_id = (SELECT min(chunk_id) FROM chunks)")
+        moved = np.roll(vectors[0], 1)
         con.execute("UPDATE chunks SET content_hash = content_hash || '-edited', text_for_embedding = "
-                    "text_for_embedding || ' (edited)', embedding = ?::FLOAT[384] WHERE chunk_id = ?",
-                    [moved.tolist(), chunk_id])
+                    "text_for_embedding || ' (edited)' WHERE chunk_id = ?", [chunk_id])
+        if has_table(con, TABLE):  # schema 6: the vector lives in dense_vectors by chunk number
+            (chunk_no,) = con.execute("SELECT chunk_no FROM chunks WHERE chunk_id = ?", [chunk_id]).fetchone()
+            con.execute(f"DELETE FROM {TABLE} WHERE chunk_no = ?", [chunk_no])
+            write_vectors(con, moved[None, :], np.array([chunk_no]))
+        else:
+            con.execute("UPDATE chunks SET embedding = ?::FLOAT[384] WHERE chunk_id = ?", [moved.tolist(), chunk_id])
     return str(chunk_id)
 
 

@@ -31,7 +31,7 @@ def child_open(path: str, small: str | None, reranker: str | None) -> None:
     import pyarrow  # noqa: F401
 
     from unitrag.artifact.postings import read_postings
-    from unitrag.artifact.reader import has_table, open_artifact
+    from unitrag.artifact.reader import has_table, open_artifact, read_vectors
     from unitrag.config import Config
     from unitrag.rag import KnowledgeBase
     from unitrag.rag.store import CHUNK_COLUMNS
@@ -54,8 +54,11 @@ def child_open(path: str, small: str | None, reranker: str | None) -> None:
     parts: dict[str, float] = {}
     with open_artifact(Path(path)) as con:
         t = time.perf_counter()
-        con.execute(f"SELECT {CHUNK_COLUMNS}, embedding FROM chunks").to_arrow_table()
+        con.execute(f"SELECT {CHUNK_COLUMNS} FROM chunks").to_arrow_table()
         parts["chunks_arrow_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        read_vectors(con)
+        parts["vectors_s"] = time.perf_counter() - t
         if has_table(con, "sparse_postings"):
             t = time.perf_counter()
             read_postings(con)
@@ -174,7 +177,10 @@ def dense_alone(kb: Any, path: Path, measured: list[str], k: int, mask: np.ndarr
     DuckDB's top ``k`` is checked against NumPy's for each question it answers.
     """
     import duckdb
+    import pyarrow as pa
 
+    from unitrag.artifact.reader import has_table
+    from unitrag.artifact.vectors import TABLE as VECTORS
     from unitrag.rag.dense import top_k
 
     vectors = kb.store.vectors
@@ -192,6 +198,14 @@ def dense_alone(kb: Any, path: Path, measured: list[str], k: int, mask: np.ndarr
     con = duckdb.connect(str(path), read_only=True)
     threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
     dim = vectors.shape[1]
+    if has_table(con, VECTORS):  # schema 6 keeps vectors as BLOBs: DuckDB's SQL needs them as FLOAT[dim], in memory
+        con.close()
+        con = duckdb.connect()
+        con.register("stored", pa.table({
+            "chunk_id": list(kb.store.ids),
+            "access": np.where(mask, "public", "clinician") if mask is not None else np.full(len(vectors), "public"),
+            "embedding": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), dim)}))
+        con.execute("CREATE TABLE chunks AS SELECT * FROM stored")
     sql = {
         "duckdb": f"SELECT chunk_id FROM chunks ORDER BY array_cosine_distance(embedding, ?::FLOAT[{dim}]) LIMIT {k}",
         "duckdb masked": f"SELECT chunk_id FROM chunks WHERE access = 'public' "
