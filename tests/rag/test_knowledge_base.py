@@ -5,6 +5,7 @@ A small store assembled in memory, embedded with the real default embedder (six 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -161,12 +162,16 @@ def test_jieba_is_initialised_at_open_only_for_an_artifact_holding_chinese(langs
         from unitrag.rag.query_embedding import QueryEncoder
         rows = [r for r in module.ROWS if r[3] in {langs!r}]
         KnowledgeBase(module.make_store(rows=rows), QueryEncoder(load_embedder(module.EMBEDDER)), Config(llm="none"))
+        from unitrag.content import tokenize
         jieba = sys.modules.get("jieba")
-        print(json.dumps(bool(jieba is not None and jieba.dt.initialized)))
+        print(json.dumps([tokenize._jieba is not None, type(getattr(tokenize._jieba, "FREQ", None)).__name__,
+                          bool(jieba is not None and jieba.dt.initialized)]))
     """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == ("true" if loaded else "false")
+    # loaded at open, as the hashed dictionary (content.jieba_lean): jieba's own 62 MB dict stays unloaded
+    expected = [True, "HashedFreq", False] if loaded else [False, "NoneType", False]
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == expected
 
 
 @pytest.mark.parametrize("location", ["http://example.com/kb.duckdb", "s3://bucket/kb.duckdb", "HTTPS://x/y"])

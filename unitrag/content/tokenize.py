@@ -63,8 +63,10 @@ _jieba_lock = threading.Lock()
 _jieba = None
 
 
-def _segmenter():  # type: ignore[no-untyped-def]
-    """jieba, imported and its dictionary loaded once, without its log lines on stderr."""
+def load_segmenter(*, lean: bool = False) -> None:
+    """Load jieba's dictionary now, unless one is loaded: the full dict (fast lookups, for the build) or,
+    with ``lean``, the hashed one (``jieba_lean``: ~0.1 s and 6 MB instead of ~1 s and 62 MB, for a
+    knowledge base that segments questions). Both segment alike; the first one loaded stays."""
     global _jieba
     if _jieba is None:
         with _jieba_lock:
@@ -73,8 +75,27 @@ def _segmenter():  # type: ignore[no-untyped-def]
 
                 jieba.setLogLevel(logging.WARNING)
                 logging.getLogger("jieba").setLevel(logging.WARNING)
-                jieba.initialize()
-                _jieba = jieba
+                _jieba = _lean(jieba) if lean else None
+                if _jieba is None:
+                    jieba.initialize()
+                    _jieba = jieba
+
+
+def _lean(jieba):  # type: ignore[no-untyped-def]
+    """The hashed-dictionary tokenizer, or None when it cannot be made (the full dict then serves)."""
+    from .jieba_lean import lean_tokenizer
+
+    try:
+        return lean_tokenizer(jieba)
+    except (OSError, RuntimeError, ValueError) as exc:
+        logging.getLogger(__name__).warning("jieba: the hashed dictionary could not be made (%s); using the full one", exc)
+        return None
+
+
+def _segmenter():  # type: ignore[no-untyped-def]
+    """Whichever jieba is loaded (the full dict when none is yet)."""
+    if _jieba is None:
+        load_segmenter()
     return _jieba
 
 

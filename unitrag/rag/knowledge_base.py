@@ -116,13 +116,14 @@ class KnowledgeBase:
         self._warm_segmenter()
 
     def _warm_segmenter(self) -> None:
-        """jieba loads its dictionary (~1.5 s) on first use: pay it at open, not on the first Chinese question.
+        """jieba loads its dictionary on first use: pay it at open, not on the first Chinese question.
 
         Only for an artifact holding Chinese; the sparse arm and the extractive answer tokenise questions with it.
         """
         if bool((self.store.lang == "zh").any()):
-            from ..content.tokenize import tokenize
+            from ..content.tokenize import load_segmenter, tokenize
 
+            load_segmenter(lean=True)  # the hashed dictionary (content.jieba_lean), unless one is loaded
             tokenize("营养")
 
     @classmethod

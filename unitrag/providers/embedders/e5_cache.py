@@ -16,18 +16,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ...user_cache import CACHE_ENV, cache_root
 from .e5_weights import file_digest
 
-CACHE_ENV = "UNITRAG_MODEL_CACHE"
+__all__ = ["CACHE_ENV", "ENCODER_XML", "cache_root", "has_encoder", "model_dir", "save_encoder", "weights_digest"]
 ENCODER_XML = "encoder.xml"
-
-
-def cache_root() -> Path:
-    """The user-level cache for derived model files (not the project's embedding cache)."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "unitrag"
 
 
 def weights_digest(path: Path, root: Path) -> str:
