@@ -99,7 +99,7 @@ def _table(jieba: Any, root: Path) -> tuple[np.ndarray, np.ndarray, int]:
             return stored["hashes"], stored["freqs"], int(stored["total"][0])
     except (OSError, KeyError, ValueError):  # not derived yet, or a damaged file: derive again
         pass
-    full = jieba.Tokenizer()
+    full = jieba.dt if jieba.dt.initialized else jieba.Tokenizer()  # the process's own, when a build loaded it
     logging.getLogger("jieba").setLevel(logging.WARNING)
     full.initialize()
     keyed = np.fromiter((key_hash(word) for word in full.FREQ), dtype=np.uint64, count=len(full.FREQ))
