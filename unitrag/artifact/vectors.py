@@ -46,8 +46,21 @@ def read_matrix(con: duckdb.DuckDBPyConnection, dim: int, chunk_nos: np.ndarray)
     One read of the whole table. No copy when it holds exactly these numbers in this order (a
     fully written artifact), else one gather. A number without a vector is a ValueError.
     """
+    return in_order(read_stored(con, dim), chunk_nos)
+
+
+def read_stored(con: duckdb.DuckDBPyConnection, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """The whole table as stored: chunk numbers and the (n, dim) matrix (a view of the read's buffer).
+
+    Apart from ``in_order`` so a reader can run it on its own cursor while it reads other tables.
+    """
     table = read_whole(con, "chunk_no, vector", TABLE)
-    return _pick(numpy_view(table.column("chunk_no")), _matrix(table.column("vector"), dim), chunk_nos)
+    return numpy_view(table.column("chunk_no")), _matrix(table.column("vector"), dim)
+
+
+def in_order(stored: tuple[np.ndarray, np.ndarray], chunk_nos: np.ndarray) -> np.ndarray:
+    """``read_stored``'s matrix with row i the vector of ``chunk_nos[i]``."""
+    return _pick(stored[0], stored[1], chunk_nos)
 
 
 def read_some(con: duckdb.DuckDBPyConnection, dim: int, chunk_nos: np.ndarray) -> np.ndarray:

@@ -13,6 +13,7 @@ import os
 import sys
 import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -25,7 +26,7 @@ import pyarrow.compute as pc
 from ..artifact.arrow_numpy import numpy_view, read_whole
 from ..artifact.postings import read_postings
 from ..artifact.reader import ArtifactDamaged, has_table, open_artifact, read_manifest, rows_as_dicts
-from ..artifact.vectors import TABLE as VECTORS, read_matrix
+from ..artifact.vectors import TABLE as VECTORS, in_order, read_stored
 from .columns import Column, RowsByKey, categories, columns_of, rows_with_any, table_of
 from .dense import top_k
 from .prompt_texts import ArtifactTexts, HeldTexts, PromptTexts
@@ -111,14 +112,21 @@ class ChunkStore:
                 extra += ", text_for_prompt"
             separate = has_table(con, VECTORS)  # schema 6: vectors in their own table, else the embedding column
             extra += ("" if stored else ", chunk_no") if separate else ", embedding"
-            table = in_chunk_order(read_whole(con, f"{METADATA_COLUMNS}{extra}", "chunks"))
-            grouped = (manifest.get("sparse_index") or {}).get("grouped") is True  # postings in term order
+            # schema 6: the vectors (the biggest read) on a cursor of their own while the metadata and postings
+            # are read here; DuckDB releases the GIL (100k chunks: 0.53-0.56 s for the three reads, 0.61-0.79 in turn)
+            pool = ThreadPoolExecutor(1, thread_name_prefix="unitrag-vectors") if separate else None
+            matrix = pool.submit(read_stored, con.cursor(), int(manifest["embedder"]["dim"])) if pool else None
             try:
-                vectors = (read_matrix(con, int(manifest["embedder"]["dim"]), numpy_view(table.column("chunk_no"))) if separate
-                           else matrix_of(table.column("embedding")))
+                table = in_chunk_order(read_whole(con, f"{METADATA_COLUMNS}{extra}", "chunks"))
+                grouped = (manifest.get("sparse_index") or {}).get("grouped") is True  # postings in term order
                 postings = read_postings(con, grouped=grouped) if stored else None
+                vectors = (in_order(matrix.result(), numpy_view(table.column("chunk_no"))) if matrix
+                           else matrix_of(table.column("embedding")))
             except ValueError as exc:
                 raise ArtifactDamaged(path, str(exc)) from None
+            finally:
+                if pool:
+                    pool.shutdown(wait=True)  # never leave a read running on a connection about to close
             citations = rows_as_dicts(con, "SELECT * FROM citations")
             topics = rows_as_dicts(con, "SELECT * FROM topics ORDER BY id")
             guard_rules = rows_as_dicts(con, "SELECT * FROM guard_rules ORDER BY id")
