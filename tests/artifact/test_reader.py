@@ -117,11 +117,15 @@ def test_missing_file_is_a_user_error(tmp_path: Path) -> None:
 def test_non_duckdb_file_is_a_user_error(tmp_path: Path) -> None:
     path = tmp_path / "kb.duckdb"
     path.write_bytes(b"definitely not a database\n" * 500)
-    with pytest.raises(UserError, match="cannot be opened as a DuckDB file"):
+    with pytest.raises(UserError, match="is not a DuckDB file: pass the one `unitrag build` writes"):
         with open_artifact(path):
             pass
     with pytest.raises(UserError):
         read_previous(path)
+    path.write_bytes(b'{"a": 1}\n')  # shorter than DuckDB's header (DuckDB's own error read "in-memory database")
+    with pytest.raises(UserError, match="is not a DuckDB file"):
+        with open_artifact(path):
+            pass
 
 
 def test_duckdb_file_without_unitrag_tables_is_a_user_error(tmp_path: Path) -> None:

@@ -57,6 +57,9 @@ def open_artifact(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """
     if not path.exists():
         raise UserError(f"artifact {path} not found: run `unitrag build` first (or pass --kb/--out)")
+    if path.is_file() and not _looks_like_duckdb(path):
+        raise UserError(f"artifact {path} is not a DuckDB file: pass the one `unitrag build` writes "
+                        f"(dist/kb.duckdb by default), or {REBUILD_HINT}")
     try:
         con = duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
@@ -98,6 +101,16 @@ def _check_manifest(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         raise ArtifactDamaged(path, f"manifest says {dim} dimensions, the vectors are {column[0]}")
     if not isinstance(manifest.get("table_hashes", {}), dict):
         raise ArtifactDamaged(path, "manifest table_hashes is not a mapping")
+
+
+def _looks_like_duckdb(path: Path) -> bool:
+    """DuckDB files carry ``DUCK`` at byte 8; an empty file is left to DuckDB's own error."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(12)
+    except OSError:
+        return True  # unreadable: DuckDB says why
+    return head[8:12] == b"DUCK" if len(head) >= 12 else not head
 
 
 def _first_line(exc: BaseException) -> str:
