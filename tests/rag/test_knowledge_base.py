@@ -165,12 +165,13 @@ def test_jieba_is_initialised_at_open_only_for_an_artifact_holding_chinese(langs
         from unitrag.content import tokenize
         jieba = sys.modules.get("jieba")
         print(json.dumps([tokenize._jieba is not None, type(getattr(tokenize._jieba, "FREQ", None)).__name__,
-                          bool(jieba is not None and jieba.dt.initialized)]))
+                          bool(jieba is not None and jieba.dt.initialized), "Stemmer" in sys.modules]))
     """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     # loaded at open, as the hashed dictionary (content.jieba_lean): jieba's own 62 MB dict stays unloaded
-    expected = [True, "HashedFreq", False] if loaded else [False, "NoneType", False]
+    # and the stemmer's C extension, which every question's terms need, in both cases
+    expected = [True, "HashedFreq", False, True] if loaded else [False, "NoneType", False, True]
     assert json.loads(result.stdout.strip().splitlines()[-1]) == expected
 
 
