@@ -54,8 +54,7 @@ def read_stored(con: duckdb.DuckDBPyConnection, dim: int) -> tuple[np.ndarray, n
 
     Apart from ``in_order`` so a reader can run it on its own cursor while it reads other tables.
     """
-    table = read_whole(con, "chunk_no, vector", TABLE)
-    return numpy_view(table.column("chunk_no")), _matrix(table.column("vector"), dim)
+    return _stored(read_whole(con, "chunk_no, vector", TABLE), dim)
 
 
 def in_order(stored: tuple[np.ndarray, np.ndarray], chunk_nos: np.ndarray) -> np.ndarray:
@@ -68,7 +67,12 @@ def read_some(con: duckdb.DuckDBPyConnection, dim: int, chunk_nos: np.ndarray) -
     chunk_nos = np.asarray(chunk_nos, dtype=np.int64)
     wanted = ", ".join(str(no) for no in sorted(set(chunk_nos.tolist()))) or "NULL"
     table = con.execute(f"SELECT chunk_no, vector FROM {TABLE} WHERE chunk_no IN ({wanted})").to_arrow_table()
-    return _pick(numpy_view(table.column("chunk_no")), _matrix(table.column("vector"), dim), chunk_nos)
+    return in_order(_stored(table, dim), chunk_nos)
+
+
+def _stored(table: pa.Table, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """A read of (chunk_no, vector) rows as chunk numbers and their (n, dim) matrix."""
+    return numpy_view(table.column("chunk_no")), _matrix(table.column("vector"), dim)
 
 
 def _matrix(column: pa.ChunkedArray, dim: int) -> np.ndarray:

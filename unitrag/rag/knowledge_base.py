@@ -145,7 +145,7 @@ class KnowledgeBase:
         if separator and scheme not in ("postgres", "postgresql"):
             raise InvalidArgument(f"knowledge base {scheme}://...: not a location unitrag opens; give an artifact path "
                                   "(dist/kb.duckdb) or a postgresql:// URL published with `unitrag publish`")
-        if str(path).startswith(("postgres://", "postgresql://")):  # published with `unitrag publish`
+        if separator:  # a postgresql:// URL, published with `unitrag publish`
             from ..postgres.url import DatabaseUrl
             from .pg_store import PgChunkStore
 

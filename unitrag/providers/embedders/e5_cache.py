@@ -16,7 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ...user_cache import CACHE_ENV, cache_root
+from ...user_cache import CACHE_ENV, cache_root, write_atomically
 from .e5_weights import file_digest
 
 __all__ = ["CACHE_ENV", "ENCODER_XML", "cache_root", "has_encoder", "model_dir", "save_encoder", "weights_digest"]
@@ -34,7 +34,7 @@ def weights_digest(path: Path, root: Path) -> str:
         index = {}
     if key not in index:
         index[key] = file_digest(path)
-        _write_atomically(index_path, json.dumps(index, indent=1))
+        write_atomically(index_path, json.dumps(index, indent=1).encode("utf-8"))
     return str(index[key])
 
 
@@ -61,11 +61,3 @@ def save_encoder(folder: Path, model: object) -> None:
             os.replace(staging / name, folder / name)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
