@@ -24,13 +24,18 @@ def config_table(name: str, path: Path | None = None) -> dict[str, Any]:
     file = path or Path(CONFIG_FILE)
     if not file.exists():
         return {}
-    try:
-        section = tomllib.loads(file.read_text(encoding="utf-8")).get(name, {})
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise UserError(f"{file}: not valid TOML: {exc}") from None
+    section = _read_toml(file).get(name, {})
     if not isinstance(section, dict):
         raise UserError(f"{file}: [{name}] must be a table")
     return section
+
+
+def _read_toml(file: Path) -> dict[str, Any]:
+    """The config file parsed, or one UserError naming it."""
+    try:
+        return tomllib.loads(file.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{file}: not valid TOML: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -115,10 +120,7 @@ def load_config(path: Path | None = None, env: dict[str, str] | None = None, **c
     config = Config()
     file = path or Path(CONFIG_FILE)
     if file.exists():
-        try:
-            data = tomllib.loads(file.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise UserError(f"{file}: not valid TOML: {exc}") from None
+        data = _read_toml(file)
         # without a [unitrag] table the file's top-level keys are the settings; other tables ([serve], [publish]) are theirs
         section = data.get("unitrag", {k: v for k, v in data.items() if not isinstance(v, dict)})
         config = config.with_overrides(**section)
