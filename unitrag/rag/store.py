@@ -113,7 +113,7 @@ class ChunkStore:
             separate = has_table(con, VECTORS)  # schema 6: vectors in their own table, else the embedding column
             extra += ("" if stored else ", chunk_no") if separate else ", embedding"
             # schema 6: the vectors (the biggest read) on a cursor of their own while the metadata and postings
-            # are read here; DuckDB releases the GIL (100k chunks: 0.53-0.56 s for the three reads, 0.61-0.79 in turn)
+            # are read here; DuckDB releases the GIL (docs/benchmarks.md, "jieba's dictionary as hashes": open 1.16 -> 0.98 s)
             pool = ThreadPoolExecutor(1, thread_name_prefix="unitrag-vectors") if separate else None
             matrix = pool.submit(read_stored, con.cursor(), int(manifest["embedder"]["dim"])) if pool else None
             try:
