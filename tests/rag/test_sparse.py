@@ -121,6 +121,23 @@ def test_bm25_scores_match_the_formula() -> None:
     np.testing.assert_allclose(index.scores("fig fig"), [0, 0, 2 * bm25(4, 1, 4)], rtol=1e-5)  # repeats count
 
 
+def test_a_term_300_times_in_a_chunk_scores_with_its_true_frequency() -> None:
+    """Frequencies are held as uint8; from 255 up the true one is patched back, so the score is today's, bit for bit."""
+    docs = [["salt"] * 300 + ["iron"], ["salt", "iron"], ["iron"] * 254, ["salt"] * 255 + ["iron"] * 1000]
+    index = SparseIndex.from_terms(docs, k1=1.2, b=0.75, stem=False)
+    assert index.tf.dtype == np.uint8
+    lengths = [len(d) for d in docs]
+    avgdl = sum(lengths) / len(docs)
+    for term, tf in (("salt", {0: 300, 1: 1, 3: 255}), ("iron", {0: 1, 1: 1, 2: 254, 3: 1000})):
+        rows, weights = index.weights(index.vocab[term])
+        assert sorted(rows.tolist()) == sorted(tf)
+        df = len(tf)
+        idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+        for row, weight in zip(rows.tolist(), weights.tolist()):
+            norm = 1.2 * (1 - 0.75 + 0.75 * lengths[row] / avgdl)
+            assert weight == np.float32(idf * tf[row] * 2.2 / (tf[row] + norm)), (term, row)
+
+
 def test_empty_rows_and_an_empty_store_are_fine() -> None:
     index = SparseIndex.from_texts(["", "apple pie", ""])
     assert index.search("apple", 5)[0].tolist() == [1]

@@ -75,7 +75,7 @@ def test_the_stored_index_gives_the_runtime_scores(artifact: Path) -> None:
 
 def test_rows_are_in_chunk_id_order_with_their_vectors(artifact: Path) -> None:
     store = ChunkStore.load(artifact)
-    assert store.ids == sorted(store.ids) and store.index["c005"] == 5
+    assert list(store.ids) == sorted(store.ids) and store.index["c005"] == 5
     with open_artifact(artifact) as con:
         ids, matrix = read_vectors(con, "WHERE chunk_id = 'c005'")
         number = con.execute("SELECT chunk_no FROM chunks WHERE chunk_id = 'c005'").fetchone()

@@ -76,7 +76,7 @@ class PgChunkStore(ChunkStore):
                 "prompts": dict(conn.execute("SELECT name, template FROM unitrag_prompts").fetchall()),
                 # JSON as text, as the artifact returns it: one parser for every backend
                 "units": rows_as_dicts(conn, 'SELECT unit_id, kind, title, story_id, "order", trigger::text AS trigger, severity '
-                                     "FROM unitrag_units"),
+                                     'FROM unitrag_units ORDER BY unit_id COLLATE "C"'),  # RowsByKey bisects it as it is
                 "calibration": rows_as_dicts(conn, "SELECT pipeline_id, feature, a, b, threshold, by_lang::text AS by_lang, "
                                            "n_answerable, n_unanswerable, fitted_at, metrics::text AS metrics "
                                            "FROM unitrag_calibration"),
@@ -119,7 +119,8 @@ class PgChunkStore(ChunkStore):
         rows = self._on_connection(search, "searching")
         # relaxed_order (and halfvec's rounding) may return near-ties slightly out of order
         rows.sort(key=lambda row: row[1])
-        found = [(self.index[cid], 1.0 - distance) for cid, distance in rows if cid in self.index]
+        scored = [(self.index.get(cid), 1.0 - distance) for cid, distance in rows]  # one bisect per result
+        found = [(row, score) for row, score in scored if row is not None]
         return (np.array([r for r, _ in found], dtype=np.int64), np.array([s for _, s in found], dtype=np.float32))
 
     def _on_connection(self, run: Callable[[Any], T], doing: str) -> T:

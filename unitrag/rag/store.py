@@ -29,6 +29,7 @@ from ..artifact.reader import ArtifactDamaged, has_table, open_artifact, read_ma
 from ..artifact.vectors import TABLE as VECTORS, in_order, read_stored
 from .columns import Column, RowsByKey, categories, columns_of, rows_with_any, table_of
 from .dense import top_k
+from .keys import KeyIndex
 from .prompt_texts import ArtifactTexts, HeldTexts, PromptTexts
 from .types import SearchFilter, Source
 
@@ -42,6 +43,7 @@ ROW_CACHE_SIZE = 4096
 #: What the runtime holds of each chunk; the prompt text is fetched per result from an artifact (``prompt_texts``).
 METADATA_COLUMNS = "chunk_id, unit_id, kind, title, topics, citation_ids, access, lang, story_id, scene_id, page"
 CHUNK_COLUMNS = f"{METADATA_COLUMNS}, text_for_prompt"  # what the runtime reads of each chunk (every backend)
+INTERNAL = ("embedding", "chunk_no", "sparse_length")  # read with the metadata for the vectors and BM25, not kept
 #: Up to this many chunks an artifact's prompt texts are held (~1 KB each: ~10 MiB), so a small knowledge base
 #: pays no query per search for them (sample KB: search p50 12.7 → 17.6 ms under load when fetched).
 HOLD_TEXTS_UP_TO = 10_000
@@ -50,13 +52,13 @@ HOLD_TEXTS_UP_TO = 10_000
 @dataclass
 class ChunkStore:
     manifest: dict[str, Any]
-    ids: list[str]
+    ids: Column  # row → chunk_id: the Arrow column itself (a Python list of 100k ids held 7.6 MiB)
     vectors: np.ndarray  # (n, dim) float32, C-contiguous, unit rows
     columns: dict[str, Column]  # Arrow-backed; a value becomes a Python object only when read
     access: np.ndarray  # (n,) object: "public" | "clinician" (one shared str per value)
     lang: np.ndarray
     kind: np.ndarray
-    index: dict[str, int]
+    index: Mapping[str, int]  # chunk_id → row: bisects ``ids`` (a KeyIndex; a dict held 13 MiB at 100k chunks)
     citations: dict[str, dict[str, Any]]
     topics: list[dict[str, Any]]
     guard_rules: list[dict[str, Any]]
@@ -118,10 +120,16 @@ class ChunkStore:
             matrix = pool.submit(read_stored, con.cursor(), int(manifest["embedder"]["dim"])) if pool else None
             try:
                 table = in_chunk_order(read_whole(con, f"{METADATA_COLUMNS}{extra}", "chunks"))
+                # the metadata as held (held_columns: ~30 ms at 100k chunks, while the vectors are read), and the
+                # numbers kept apart, so the batch they came in (26 MiB) is freed before the postings are read
+                columns = columns_of(table.drop_columns([c for c in INTERNAL if c in table.column_names]))
+                chunk_nos, lengths = (numpy_view(table.column(c)).copy() if c in table.column_names else None
+                                      for c in ("chunk_no", "sparse_length"))
+                embedding = table.column("embedding") if "embedding" in table.column_names else None
+                del table
                 grouped = (manifest.get("sparse_index") or {}).get("grouped") is True  # postings in term order
                 postings = read_postings(con, grouped=grouped) if stored else None
-                vectors = (in_order(matrix.result(), numpy_view(table.column("chunk_no"))) if matrix
-                           else matrix_of(table.column("embedding")))
+                vectors = in_order(matrix.result(), chunk_nos) if matrix else matrix_of(embedding)
             except ValueError as exc:
                 raise ArtifactDamaged(path, str(exc)) from None
             finally:
@@ -131,6 +139,8 @@ class ChunkStore:
             topics = rows_as_dicts(con, "SELECT * FROM topics ORDER BY id")
             guard_rules = rows_as_dicts(con, "SELECT * FROM guard_rules ORDER BY id")
             prompts = dict(con.execute("SELECT name, template FROM prompts").fetchall())
+            # stored in unit_id order (``unit_rows`` sorts them), which RowsByKey checks (1 ms) and then bisects
+            # as it is; an ORDER BY here cost 15-50 ms more at 61k units
             units = con.execute('SELECT unit_id, kind, title, story_id, "order", trigger, severity FROM units').to_arrow_table()
             calibration = rows_as_dicts(con, "SELECT * FROM calibration") if has_table(con, "calibration") else []
         sparse_index = None
@@ -138,15 +148,11 @@ class ChunkStore:
             from .sparse import SparseIndex
 
             try:
-                sparse_index = SparseIndex.from_stored(
-                    postings, numpy_view(table.column("chunk_no")), numpy_view(table.column("sparse_length")),
-                    grouped=grouped,
-                )
+                sparse_index = SparseIndex.from_stored(postings, chunk_nos, lengths, grouped=grouped)
             except ValueError as exc:
                 raise ArtifactDamaged(path, str(exc)) from None
-        table = table.drop_columns([c for c in ("embedding", "chunk_no", "sparse_length") if c in table.column_names])
         store = cls.assemble(
-            manifest=manifest, vectors=vectors, columns=columns_of(table), citations=citations, topics=topics,
+            manifest=manifest, vectors=vectors, columns=columns, citations=citations, topics=topics,
             guard_rules=guard_rules, prompts=prompts, units=units, calibration=calibration,
         )
         store.sparse_index = sparse_index
@@ -171,11 +177,11 @@ class ChunkStore:
         if not all(isinstance(values, Column) for values in columns.values()):
             columns = columns_of(table_of(columns))
         arrow: dict[str, Column] = dict(columns)  # type: ignore[arg-type]
-        ids = arrow["chunk_id"].array.to_pylist()
+        ids = arrow["chunk_id"]
         return cls(
             manifest=manifest, ids=ids, vectors=vectors, columns=arrow,
             access=categories(arrow["access"]), lang=categories(arrow["lang"]), kind=categories(arrow["kind"]),
-            index={cid: i for i, cid in enumerate(ids)},
+            index=KeyIndex(ids.array),
             citations={c["id"]: c for c in citations}, topics=topics, guard_rules=guard_rules, prompts=prompts,
             units=RowsByKey(units if isinstance(units, pa.Table) else _units_table(units), "unit_id", _parsed_unit),
             calibration=calibration, texts=HeldTexts(arrow["text_for_prompt"]) if "text_for_prompt" in arrow else None,
