@@ -243,3 +243,16 @@ def test_guard_bad_regex_line_after_an_invalid_rule(ydir):
     load_guard_rules([g], problems)
     bad = next(p for p in problems if p.field == "bad-re.patterns.en")
     assert bad.line == 8  # reported as 3 (the invalid first rule's patterns line)
+
+
+def test_dev_question_files_are_every_eval_yaml_but_the_held_out_ones(tmp_path):
+    from unitrag.content.registry import dev_question_files, is_held_out
+
+    folder = tmp_path / "eval"
+    folder.mkdir()
+    for name in ("questions.yaml", "context_dev.yaml", "questions_test.yaml", "guard2_test.yaml", "notes.txt"):
+        (folder / name).write_text("[]\n", encoding="utf-8")
+    assert [p.name for p in dev_question_files(tmp_path)] == ["context_dev.yaml", "questions.yaml"]
+    assert is_held_out(folder / "questions3_test.yaml") and is_held_out(tmp_path / "test" / "q.yaml")
+    assert not is_held_out(tmp_path / "test_calibration" / "latest.yaml") and not is_held_out(folder / "contest.yaml")
+    assert dev_question_files(tmp_path / "missing") == []

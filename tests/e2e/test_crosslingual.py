@@ -65,6 +65,23 @@ def test_the_current_topic_brings_its_units_in_the_other_language(kb: KnowledgeB
         kb.retriever.crosslingual.current_topic = True
 
 
+@pytest.mark.parametrize(("question", "topic", "prefix"), [
+    ("Which foods have the most of it?", "calcium", "en-"),  # asked in English; calcium's units are English
+    ("平时吃什么能多补一点？", "potassium", "en-salt"),  # asked in Chinese about English units
+    ("is it safe for my kids?", "omega-3", "en-omega3"),  # same language: the reranker's cut must keep the topic
+    ("how much should I take a day?", "folate", "zh-folate"),  # English about Chinese units
+])
+def test_a_question_naming_nothing_else_is_about_the_current_topic(kb: KnowledgeBase, question: str, topic: str, prefix: str):
+    user = UserContext(current_topic=topic)
+    sources = kb.search(question, user=user).sources
+    assert topic in sources[0].topics and sources[0].unit_id.startswith(prefix)
+    focused, kb.retriever.focused = kb.retriever.focused, lambda question, user: False
+    try:
+        assert topic not in kb.search(question, user=user).sources[0].topics, "without the focus a boost alone is outranked"
+    finally:
+        kb.retriever.focused = focused
+
+
 def test_an_extractive_answer_says_its_source_is_in_the_other_language(kb: KnowledgeBase):
     from unitrag.rag.extractive import extractive_answer
 
@@ -80,9 +97,11 @@ def test_an_extractive_answer_says_its_source_is_in_the_other_language(kb: Knowl
 def test_a_triggered_rule_in_the_other_language_joins_the_sources(kb: KnowledgeBase):
     user = UserContext(triggered_rules=("zh-hemoglobin-low-female",))
     question = "What should I do about this result?"
-    assert "zh-hemoglobin-low-female" in _units(kb, question, user)
-    kb.retriever.crosslingual.context = False
+    assert _units(kb, question, user)[0] == "zh-hemoglobin-low-female"  # the question is about it: first
+    kb.retriever.crosslingual.context = False  # no probe for it, and the question not taken as about it
+    focused, kb.retriever.focused = kb.retriever.focused, lambda question, user: False
     try:
         assert "zh-hemoglobin-low-female" not in _units(kb, question, user), "a ×1.5 boost alone brings nothing"
     finally:
         kb.retriever.crosslingual.context = True
+        kb.retriever.focused = focused

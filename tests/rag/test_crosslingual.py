@@ -35,6 +35,17 @@ def test_one_language_knowledge_bases_get_no_cross_lingual_probes_but_keep_the_c
     assert xl.probes("What should I eat?", "en", "iodine") == []
 
 
+def test_the_current_topic_counts_as_named_for_expansion_and_routing():
+    xl = CrossLingual.from_rows(TOPICS, {"en", "zh"})
+    probes = {p.why: p for p in xl.probes("What should I eat?", "en", "iodine")}
+    assert probes["expand"].text == "碘" and probes["topic"].topics == ("iodine",)
+    assert "route" not in probes  # the same search as the "topic" probe
+    probes = {p.why: p for p in xl.probes("Is it safe when pregnant?", "en", "iodine")}
+    assert probes["expand"].text == "孕期 碘" and probes["route"].topics == ("pregnancy", "iodine")
+    xl.current_topic = False
+    assert [p.why for p in xl.probes("What should I eat?", "en", "iodine")] == ["pool"]
+
+
 def test_the_correction_applies_across_languages_only():
     xl = CrossLingual.from_rows(TOPICS, {"en", "zh"})
     xl.offsets = {"en>zh": 0.08, "zh>en": 0.07}

@@ -248,3 +248,7 @@ def test_calibration_never_fits_on_held_out_test_questions(tmp_path: Path):
     test_file.write_text("- id: qt-1\n  question: x\n  lang: en\n  unanswerable: true\n", encoding="utf-8")
     result = CliRunner().invoke(app, ["calibrate", "--questions", str(test_file)])
     assert result.exit_code == 1 and "held-out test set" in str(result.exception)
+    dev_file = tmp_path / "questions.yaml"
+    dev_file.write_text("- id: q-1\n  question: x\n  lang: en\n  unanswerable: true\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["calibrate", "--questions", str(dev_file), "--questions", str(test_file)])
+    assert result.exit_code == 1 and f"{test_file} is a held-out test set" in str(result.exception)  # one of several

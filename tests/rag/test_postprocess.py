@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from unitrag.rag.postprocess import Boosts, boost, limit_pages, postprocess, roll_up
+from unitrag.rag.postprocess import Boosts, boost, focus, limit_pages, postprocess, roll_up
 from unitrag.rag.types import Source, UserContext
 
 
@@ -65,3 +65,19 @@ def test_postprocess_returns_the_final_top_k():
     final = postprocess(ranked, UserContext(), k=5)
     assert [s.chunk_id for s in final] == ["c0", "c1", "c2", "c3", "c4"]
     assert all(s.scores["final"] == s.score for s in final)
+
+
+def test_a_focused_question_ranks_what_the_context_points_at_first_keeping_each_parts_order():
+    def ranked() -> list[Source]:  # fresh sources per call: boosts change scores in place
+        return [src("a", 0.9), src("b-iodine", 0.45, topics=("iodine",)), src("c", 0.8), src("d-iodine", 0.4, topics=("iodine",))]
+
+    user = UserContext(current_topic="iodine")
+    assert [s.chunk_id for s in postprocess(ranked(), user, k=3, focused=True)] == ["b-iodine", "d-iodine", "a"]
+    assert [s.chunk_id for s in postprocess(ranked(), user, k=3)] == ["a", "c", "b-iodine"]  # ×1.6 alone: 0.8 > 0.45·1.6
+
+
+def test_focus_puts_a_triggered_rule_and_a_recent_scene_first():
+    sources = [src("a", 0.9), src("rule-x", 0.2, kind="rule", story=None), src("scene-r", 0.1)]
+    user = UserContext(triggered_rules=("rule-x",), recent_scenes=("scene-r",))
+    assert [s.chunk_id for s in focus(sources, user)] == ["rule-x", "scene-r", "a"]
+    assert focus(sources, None) == sources

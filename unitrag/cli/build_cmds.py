@@ -91,11 +91,10 @@ def build_cmd(
 def _warn_uncalibrated(cfg: Config, embedder: str) -> None:
     """Say (on stderr) when the answerability gate in use will not be one fitted on this content's questions."""
     from ..compiler.tables import read_calibration
-    from ..content.registry import load_questions
+    from ..content.registry import dev_question_files, load_questions
     from ..rag.gate import build_warning, pipeline_id
 
-    path = cfg.content_dir / "eval" / "questions.yaml"
-    questions = [lq.question for lq in load_questions([path], [])] if path.is_file() else []
+    questions = [lq.question for lq in load_questions(dev_question_files(cfg.content_dir), [])]
     message = build_warning(read_calibration(cfg.calibration_file), pipeline_id({"embedder": {"id": embedder}}, cfg), questions)
     if message:
         err.print(f"[yellow]warning:[/] {message}")

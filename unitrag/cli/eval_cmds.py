@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ..config import Config, load_config
 from ..content.problems import Problem
-from ..content.registry import LoadedQuestion, load_questions
+from ..content.registry import LoadedQuestion, dev_question_files, is_held_out, load_questions
 from ..errors import ContentInvalid, UserError
 from .output import ProgressBars, err, out, print_json
 from .options import ConfigOpt, JsonOpt
@@ -149,18 +149,11 @@ def _print_categories(reports: list["EvalReport"]) -> None:
     out.print(table, width=max(out.width, 100))
 
 
-def _guard_names(reports: list["EvalReport"]) -> list[str]:
-    names = [Path(r.dataset).name for r in reports]
-    labels = ["dev" if n == "questions.yaml" else "test" if n.endswith("_test.yaml") else n for n in names]
-    if len(set(labels)) < len(labels):  # several test sets: name each by its file
-        labels = [n.removesuffix(".yaml") if label == "test" else label for n, label in zip(names, labels)]
-    return labels
-
-
 def _print_guard(reports: list["EvalReport"]) -> None:
     from ..eval.guard_report import guard_table
+    from ..eval.report import set_names
 
-    header, rows = guard_table(reports, _guard_names(reports))
+    header, rows = guard_table(reports, set_names([r.dataset for r in reports]))
     table = Table(title="Guard (P / R (hits/expected); near-misses: guard: pass)", title_justify="left")
     for column in header:
         table.add_column(column, no_wrap=True)
@@ -171,21 +164,25 @@ def _print_guard(reports: list["EvalReport"]) -> None:
 
 def _guard_markdown(reports: list["EvalReport"]) -> str:
     from ..eval.guard_report import guard_table
+    from ..eval.report import set_names
 
-    header, rows = guard_table(reports, _guard_names(reports))
+    header, rows = guard_table(reports, set_names([r.dataset for r in reports]))
     lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"] + ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines) + "\n"
 
 
-def _load_questions(path: Path) -> list[LoadedQuestion]:
-    if not path.is_file():
-        raise UserError(f"labelled questions {path} not found (pass --questions)")
+def _load_questions(paths: Path | list[Path]) -> list[LoadedQuestion]:
+    """Labelled questions from one file or several (an id defined in two of them is a problem)."""
+    paths = [paths] if isinstance(paths, Path) else paths
+    for path in paths:
+        if not path.is_file():
+            raise UserError(f"labelled questions {path} not found (pass --questions)")
     problems: list[Problem] = []
-    labelled = load_questions([path], problems)
+    labelled = load_questions(paths, problems)
     if problems:
         raise ContentInvalid(problems)
     if not labelled:
-        raise UserError(f"{path}: no questions")
+        raise UserError(f"{', '.join(map(str, paths))}: no questions")
     return labelled
 
 
@@ -214,9 +211,9 @@ def _print_eval(report: "EvalReport", plot: Path | None) -> None:
 
 def calibrate_cmd(
     kb: Annotated[Optional[str], typer.Option("--kb", help="Artifact path [config: artifact].")] = None,
-    questions: Annotated[
-        Optional[Path], typer.Option("--questions", help="Labelled questions [default: <content_dir>/eval/questions.yaml].")
-    ] = None,
+    questions: Annotated[Optional[list[Path]], typer.Option(
+        "--questions", help="Labelled dev questions; repeat it for several files [default: every <content_dir>/eval/*.yaml "
+                            "but the *_test.yaml ones].")] = None,
     write: Annotated[
         Optional[Path], typer.Option("--write", help="Add the gate to this calibration file (e.g. calibration.json).")
     ] = None,
@@ -231,21 +228,26 @@ def calibrate_cmd(
     from ..rag.knowledge_base import KnowledgeBase
 
     cfg = load_config(config, reranker=reranker, sparse=sparse)
-    path = questions or cfg.content_dir / "eval" / "questions.yaml"
-    if "test" in path.name or "test" in path.parent.name:
-        raise UserError(f"{path} is a held-out test set: calibrate on the dev questions (content/eval/questions.yaml); "
-                        "the test set only reports")
-    labelled = _load_questions(path)
+    paths = list(questions or dev_question_files(cfg.content_dir))
+    if not paths:
+        raise UserError(f"no labelled dev questions in {cfg.content_dir / 'eval'}: write eval/questions.yaml "
+                        "(or pass --questions FILE)")
+    for path in paths:
+        if is_held_out(path):
+            raise UserError(f"{path} is a held-out test set: calibrate on the dev questions (content/eval/*.yaml but "
+                            "the *_test.yaml ones); the test set only reports")
+    labelled = _load_questions(paths)
     knowledge_base = KnowledgeBase.open(kb or cfg.artifact, config=cfg)
     try:
         result = run_calibration(knowledge_base, labelled)
     except ValueError as exc:
-        raise UserError(f"cannot calibrate on {path}: {exc}") from None
+        raise UserError(f"cannot calibrate on {', '.join(map(str, paths))}: {exc}") from None
     if write is not None:
         write_calibration(write, result.gate)
     if json:
-        print_json({**result.to_dict(), "written": str(write) if write else None})
+        print_json({**result.to_dict(), "questions_files": [str(p) for p in paths], "written": str(write) if write else None})
         return
+    out.print(f"fitted on  {', '.join(map(str, paths))}")
     _print(result, write)
 
 

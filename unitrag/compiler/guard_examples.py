@@ -11,7 +11,8 @@ Moving a text between rules or roles, or editing a response or a pattern, embeds
 nothing (metadata only); the classifier (``guard_fit``) is refitted on every write,
 which takes seconds and no model.
 
-Held-out files (``eval/*_test.yaml``) are never read here: a test set fitted on is no test.
+Held-out files (``eval/*_test.yaml``, ``content.registry.is_held_out``) are never read here: a test set
+fitted on is no test.
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from pathlib import PurePath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..artifact.reader import PreviousState, has_table, open_artifact
 from ..content.loader import ContentSet
+from ..content.registry import is_held_out
 from ..content.models import Story
 from ..providers.embedders import Embedder
 from .guard_fit import FIT_VERSION, NONE, fit_guard
@@ -36,7 +38,6 @@ if TYPE_CHECKING:
 
 #: What the hash covers besides the text: the role it is embedded in (a query, with the model's query prefix).
 EMBEDDED_AS = "guard-query:1"
-HELD_OUT_SUFFIX = "_test"
 #: At most this many unit titles join the negatives (a large corpus would otherwise embed and fit
 #: thousands of them for little more than the first few hundred give): the first by id.
 MAX_TITLES = 1000
@@ -50,7 +51,7 @@ def guard_example_rows(content: ContentSet) -> list[dict[str, Any]]:
             rows += [_row(rule.id, role, lang, text) for lang, text in texts.items()]
     for lq in content.questions:
         q = lq.question
-        if q.guard is None and not PurePath(lq.path).stem.endswith(HELD_OUT_SUFFIX):
+        if q.guard is None and not is_held_out(Path(lq.path)):
             rows.append(_row(None, "negative", q.lang, q.question))
     if any(rule.examples.items() for rule in content.guard_rules):
         rows += [_row(None, "title", lang, title) for lang, title in public_titles(content)[:MAX_TITLES]]

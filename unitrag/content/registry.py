@@ -176,6 +176,18 @@ class LoadedQuestion:
         return self.lines.line((self.index, *key))
 
 
+def is_held_out(path: Path) -> bool:
+    """A test set (``questions_test.yaml``, ``test-guard.yaml``: "test" is one of the name's ``_``/``-`` parts, or
+    the folder is named ``test``): eval reports on it; the gate and the guard are never fitted on it."""
+    return "test" in re.split(r"[_\-.]", path.stem.lower()) or path.parent.name.lower() == "test"
+
+
+def dev_question_files(content_dir: Path) -> list[Path]:
+    """The dev sets calibration fits on by default: every ``eval/*.yaml`` but the held-out ones, in name order."""
+    folder = content_dir / "eval"
+    return sorted(p for p in folder.glob("*.yaml") if p.is_file() and not is_held_out(p)) if folder.is_dir() else []
+
+
 def load_questions(paths: list[Path], problems: list[Problem]) -> list[LoadedQuestion]:
     """eval/*.yaml, the labelled questions eval and calibration run on; an id defined twice is an error."""
     return [LoadedQuestion(q, shown, lines, i) for i, q, shown, lines in _unique_entries(LabelledQuestion, paths, problems, "question")]

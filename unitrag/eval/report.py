@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from ..content.registry import is_held_out
 from .metrics import MEASURES
 
 #: (task, done, total): called as queries are run, for a progress bar.
@@ -102,7 +104,7 @@ def category_rows(reports: list[EvalReport]) -> tuple[list[str], list[list[str]]
     Answerable categories show Success@5 of the gated variant; unanswerable ones the share
     answered "not found"; then not-found precision / recall / F1 and leaks of each set.
     """
-    header = ["category", *(_set_name(r) for r in reports)]
+    header = ["category", *set_names([r.dataset for r in reports])]
     names = sorted({c for r in reports for c in r.extra.get("by_category", {})})
     rows = []
     for name in names:
@@ -130,9 +132,14 @@ def category_markdown(reports: list[EvalReport]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _set_name(report: EvalReport) -> str:
-    name = report.dataset.rsplit("/", 1)[-1]
-    return "test" if "test" in name else "dev" if name == "questions.yaml" else name
+def set_names(datasets: list[str]) -> list[str]:
+    """Column names for labelled-question files: dev, test, or each file's stem where two would share one."""
+    names = [Path(d).name for d in datasets]
+    labels = ["dev" if n == "questions.yaml" else "test" if is_held_out(Path(d)) else n.removesuffix(".yaml")
+              for d, n in zip(datasets, names)]
+    if len(set(labels)) < len(labels):  # several test sets: name each by its file
+        labels = [n.removesuffix(".yaml") if label == "test" else label for n, label in zip(names, labels)]
+    return labels
 
 
 def gate_failures(

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserError
-from ..rag.postprocess import postprocess
+from ..rag.postprocess import focus, postprocess
 from ..rag.types import SearchFilter, Source, UserContext
 
 
@@ -83,12 +83,14 @@ def rank(kb: Any, question: str, variant: Variant, depth: int, user: UserContext
     sparse = kb.config.sparse if variant.postprocess else variant.sparse  # full: whatever the config runs
     candidates = kb.retriever.candidates(queries, where, timings, sparse=sparse, dense=variant.dense, depth=depth,
                                          probes=probes)
+    focused = variant.postprocess and kb.retriever.focused(question, user)
+    candidates = focus(candidates, user if focused else None)
     head, tail = candidates, []
     if variant.rerank and kb.retriever.reranker is not None:
         head = kb.retriever.rerank(question, candidates, timings)
         tail = candidates[kb.config.rerank_k:]
     if variant.postprocess:
-        head = postprocess(head, user, len(head), kb.boosts, kb.config.max_pages)
+        head = postprocess(head, user, len(head), kb.boosts, kb.config.max_pages, focused)
     sources = head + tail
     return Ranking(_unit_order(sources), sources, time.perf_counter() - started)
 

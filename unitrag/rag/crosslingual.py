@@ -14,7 +14,10 @@ language. Each probe here is one more candidate list for reciprocal-rank fusion
 * ``pool``: the question, dense only, among the other language's chunks alone: a
   per-language candidate pool, for questions that name no topic;
 * ``current topic``: with ``UserContext.current_topic`` set, the question among that
-  topic's chunks (any language), so a generic question reaches the topic being viewed.
+  topic's chunks (any language), so a generic question reaches the topic being viewed; the
+  current topic also counts as named for ``expand`` and ``route`` (its names in the other
+  language), and when the question names no other topic its sources rank first
+  (``postprocess.focus``).
 * ``context``: the rules a user's report triggered and the scenes they read recently, so a
   follow-up ("is that safe?") reaches them in whatever language they are written.
 
@@ -95,12 +98,14 @@ class CrossLingual:
         if other is None or other not in self.langs:
             return probes
         topics = self.topics_in(question)
+        if self.current_topic and current_topic and current_topic not in topics:
+            topics = [*topics, current_topic]  # "how much a day?" on the folate page: its names and chunks, both languages
         if self.expand and topics:
             names = [str(self.broadener.topics[t].names.get(other) or "") for t in topics]
             text = " ".join(n for n in names if n)
             if text:
                 probes.append(Probe(text, "expand", lang=other, sparse=True))
-        if self.route and topics:
+        if self.route and topics and topics != [current_topic]:  # else the "topic" probe is this search
             probes.append(Probe(question, "route", topics=tuple(topics)))
         if self.pool:
             probes.append(Probe(question, "pool", lang=other))

@@ -349,8 +349,8 @@ def uncalibrated_message(pipeline: str, default: AnswerabilityGate | None, calib
     using = ("the default answerability gate, fitted on the bundled sample's questions" if default is not None
              else "no answerability gate at all (every question is answered, none is \"not found\")")
     return (f"this knowledge base has no answerability gate fitted on its own questions for {pipeline}: it uses {using}. "
-            f"Write labelled questions in content/eval/questions.yaml, then run `unitrag calibrate --write {calibration_file}` "
-            "and rebuild.")
+            f"Write labelled questions in content/eval/questions.yaml (every eval/*.yaml but the *_test.yaml ones is a dev set), "
+            f"then run `unitrag calibrate --write {calibration_file}` and rebuild.")
 
 
 def build_warning(rows: Sequence[Mapping[str, Any]], pipeline: str, questions: Sequence[Any]) -> str | None:
@@ -364,7 +364,7 @@ def build_warning(rows: Sequence[Mapping[str, Any]], pipeline: str, questions: S
         return uncalibrated_message(pipeline, gate_for(default_gates(), pipeline))
     if questions and own.questions_digest != questions_digest(questions):
         return (f"the answerability gate for {pipeline} in calibration.json was not fitted on this knowledge base's "
-                "labelled questions (content/eval/questions.yaml differs from the set it was fitted on): run "
+                "labelled questions (the dev questions in content/eval/ differ from the set it was fitted on): run "
                 "`unitrag calibrate --write calibration.json` and rebuild.")
     return None
 
@@ -394,7 +394,7 @@ def write_calibration(path: Path, gate: AnswerabilityGate) -> None:
             raise UserError(f"{path}: not a calibration file ({exc}); move it away to start a new one") from None
     gates = [g for g in gates if g.get("pipeline_id") != gate.pipeline_id] + [gate.to_dict()]
     document = {
-        "about": "Answerability gates fitted by `unitrag calibrate` on content/questions.yaml, one per query "
+        "about": "Answerability gates fitted by `unitrag calibrate` on the dev questions in content/eval/, one per query "
                  "pipeline (embedder|reranker|sparse). `unitrag build` copies them into the artifact.",
         "gates": sorted(gates, key=lambda g: g["pipeline_id"]),
     }

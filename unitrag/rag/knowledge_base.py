@@ -192,7 +192,7 @@ class KnowledgeBase:
         ranked = self.retriever.retrieve(queries, where, timings, sparse=self.config.sparse if sparse is None else sparse,
                                          probes=probes, user=user)
         with timed(timings, "postprocess"):
-            final = postprocess(ranked, user, k, self.boosts, self.config.max_pages)
+            final = postprocess(ranked, user, k, self.boosts, self.config.max_pages, self.retriever.focused(question, user))
         return SearchResult(question, q_lang, final, timings, list(broadening.queries) if broadening else None)
 
     # -- ask ----------------------------------------------------------------------------

@@ -64,6 +64,26 @@ def boost(sources: list[Source], user: UserContext, boosts: Boosts = Boosts()) -
     return sorted(sources, key=lambda s: s.score, reverse=True)
 
 
-def postprocess(ranked: list[Source], user: UserContext, k: int = 5, boosts: Boosts = Boosts(), max_pages: int = 2) -> list[Source]:
-    """Roll-up → page limit → boosts → top ``k``; ``ranked`` is best first."""
-    return boost(limit_pages(roll_up(ranked), max_pages), user, boosts)[:k]
+def in_context(source: Source, user: UserContext) -> bool:
+    """What the user's context points at: the current topic, a rule their report triggered, a scene they read."""
+    return (user.current_topic is not None and user.current_topic in source.topics) or source.unit_id in user.triggered_rules \
+        or (source.scene_id is not None and source.scene_id in user.recent_scenes)
+
+
+def focus(sources: list[Source], user: UserContext | None) -> list[Source]:
+    """The sources ``user``'s context points at first (each part keeps its order); None: unchanged.
+
+    For a question that names nothing beyond that context ("which foods have the most?" on the
+    calcium page, "what should I check next?" after a rule fired), which is then what it is about.
+    """
+    if user is None:
+        return sources
+    return sorted(sources, key=lambda s: not in_context(s, user))  # stable
+
+
+def postprocess(
+    ranked: list[Source], user: UserContext, k: int = 5, boosts: Boosts = Boosts(), max_pages: int = 2,
+    focused: bool = False,
+) -> list[Source]:
+    """Roll-up → page limit → boosts → (``focused``) the user's context first → top ``k``; ``ranked`` is best first."""
+    return focus(boost(limit_pages(roll_up(ranked), max_pages), user, boosts), user if focused else None)[:k]

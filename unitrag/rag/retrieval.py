@@ -16,6 +16,7 @@ import numpy as np
 from ..config import Config
 from .arguments import question_text
 from .crosslingual import OTHER, CrossLingual, Probe
+from .postprocess import focus, in_context
 from .query_embedding import QueryEncoder
 from .store import ChunkStore
 from .timing import timed
@@ -56,8 +57,14 @@ class Retriever:
         self, queries: list[str], where: SearchFilter, timings: dict[str, float], *, sparse: bool,
         probes: Sequence[Probe] = (), user: UserContext | None = None,
     ) -> list[Source]:
-        """Candidates best first, each carrying its dense / sparse / rrf / rerank / topic scores."""
-        found = self.candidates(queries, where, timings, sparse=sparse, probes=probes)
+        """Candidates best first, each carrying its dense / sparse / rrf / rerank / topic scores.
+
+        A question about the user's context (``focused``) gets that context's candidates first, so the
+        reranker's cut keeps them.
+        """
+        user = user or UserContext()
+        found = focus(self.candidates(queries, where, timings, sparse=sparse, probes=probes),
+                      user if self.focused(queries[0], user) else None)
         self.mark_topics(queries[0], found, user)
         return self.rerank(queries[0], found, timings) if self.reranker is not None else found
 
@@ -159,12 +166,14 @@ class Retriever:
             return
         named = set(self.crosslingual.topics_in(question))
         user = user or UserContext()
-        if user.current_topic:
-            named.add(user.current_topic)
         for source in sources:
-            about = bool(named.intersection(source.topics)) or source.unit_id in user.triggered_rules \
-                or (source.scene_id is not None and source.scene_id in user.recent_scenes)
-            source.scores["topic"] = float(about)
+            source.scores["topic"] = float(bool(named.intersection(source.topics)) or in_context(source, user))
+
+    def focused(self, question: str, user: UserContext) -> bool:
+        """The question is about the user's context: it has one, and the question names no topic beyond its current one."""
+        if not user.has_context or self.crosslingual is None:
+            return False
+        return not set(self.crosslingual.topics_in(question)) - {user.current_topic}
 
     def probes(
         self, question: str, q_lang: str, user: UserContext | None = None, timings: dict[str, float] | None = None

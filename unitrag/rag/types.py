@@ -42,6 +42,11 @@ class UserContext:
     def is_clinician(self) -> bool:
         return "clinician" in self.roles
 
+    @property
+    def has_context(self) -> bool:
+        """It points at something a follow-up question may be about: a topic, a triggered rule, a recent scene."""
+        return bool(self.current_topic or self.triggered_rules or self.recent_scenes)
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "UserContext":
         """From parsed JSON (a ``--user-context`` file); a missing field takes its default, a ``null`` list is an error."""
