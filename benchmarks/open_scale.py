@@ -43,15 +43,14 @@ def _status_kib(field: str) -> int:
     return 0
 
 
-def child(kb_path: str, code: str, sparse: bool) -> dict[str, Any]:
-    """One measurement, in this (fresh) process."""
-    sys.path.insert(0, str(Path(code).resolve()))
+def stub_encoder(kb_path: str) -> Any:
+    """A ``QueryEncoder`` over a stub with the artifact's embedder id, vectors from a hash of the text: no model
+    to load (import unitrag from the code under test first)."""
     import numpy as np
 
-    from unitrag.config import Config
-    from unitrag.providers.embedders.base import Embedder
     from unitrag.artifact.reader import open_artifact, read_manifest
-    from unitrag.rag.knowledge_base import KnowledgeBase
+    from unitrag.providers.embedders.base import Embedder
+    from unitrag.rag.query_embedding import QueryEncoder
 
     with open_artifact(Path(kb_path)) as con:
         manifest = read_manifest(con)
@@ -59,8 +58,6 @@ def child(kb_path: str, code: str, sparse: bool) -> dict[str, Any]:
     dim = int(manifest["embedder"]["dim"])
 
     class Stub(Embedder):
-        """The manifest's embedder id, vectors from a hash of the text: no model to load."""
-
         @property
         def id(self) -> str:
             return f"{provider}:{model}"
@@ -75,7 +72,17 @@ def child(kb_path: str, code: str, sparse: bool) -> dict[str, Any]:
             return out / np.linalg.norm(out, axis=1, keepdims=True)
 
     Stub.provider = provider
-    from unitrag.rag.query_embedding import QueryEncoder
+    Stub(model).embed(["warm-up"])  # the stub's own first call imports numpy.random (~20 ms): not the runtime's cost
+    return QueryEncoder(Stub(model))
+
+
+def child(kb_path: str, code: str, sparse: bool) -> dict[str, Any]:
+    """One measurement, in this (fresh) process."""
+    sys.path.insert(0, str(Path(code).resolve()))
+    from unitrag.config import Config
+    from unitrag.rag.knowledge_base import KnowledgeBase
+
+    encoder = stub_encoder(kb_path)
     from unitrag.rag.store import ChunkStore
     from unitrag.rag.types import SearchFilter
 
@@ -83,7 +90,7 @@ def child(kb_path: str, code: str, sparse: bool) -> dict[str, Any]:
     started = time.perf_counter()
     store = ChunkStore.load(Path(kb_path))
     load_s = time.perf_counter() - started
-    kb = KnowledgeBase(store, QueryEncoder(Stub(model)), Config(llm="none", sparse=sparse))  # what open() does next
+    kb = KnowledgeBase(store, encoder, Config(llm="none", sparse=sparse))  # what open() does next
     open_s = time.perf_counter() - started
     rss1, hwm = _status_kib("VmRSS"), _status_kib("VmHWM")
     index = kb.retriever.sparse_index

@@ -60,8 +60,9 @@ def test_the_table_holds_every_key_and_prefix_with_its_frequency(lean, full) -> 
 
 
 def test_the_table_is_derived_once_then_read_from_the_cache(cache: Path, lean, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    [stored] = list((cache / "jieba").glob("*.npz"))
+    [stored] = list((cache / "jieba").glob("*.bin"))
     assert stored.stat().st_size < 10_000_000  # the dict it replaces holds ~62 MB
+    assert not isinstance(lean.FREQ.table, bytes)  # memory-mapped from the file
     monkeypatch.setattr(jieba.Tokenizer, "initialize", lambda *a, **k: pytest.fail("derived again"))
     again = lean_tokenizer(jieba, cache)
     assert list(again.cut_for_search("维生素D缺乏")) == list(lean.cut_for_search("维生素D缺乏"))
@@ -69,23 +70,23 @@ def test_the_table_is_derived_once_then_read_from_the_cache(cache: Path, lean, m
 
 def test_a_damaged_cache_file_is_derived_again(tmp_path: Path, lean) -> None:  # type: ignore[no-untyped-def]
     lean_tokenizer(jieba, tmp_path)
-    [stored] = list((tmp_path / "jieba").glob("*.npz"))
-    stored.write_bytes(b"not a table")
+    [stored] = list((tmp_path / "jieba").glob("*.bin"))
+    stored.write_bytes(b"not a table, and short")
     rebuilt = lean_tokenizer(jieba, tmp_path)
     assert list(rebuilt.cut_for_search("孕妇每天需要多少碘")) == list(lean.cut_for_search("孕妇每天需要多少碘"))
-    assert np.load(stored)["hashes"].dtype == np.uint64
+    assert len(HashedFreq(stored.read_bytes())) == len(lean.FREQ)  # written again, whole
 
 
 def test_remembered_lookups_give_the_same_answers(lean) -> None:  # type: ignore[no-untyped-def]
     import unitrag.content.jieba_lean as module
 
-    freq = HashedFreq(lean.FREQ._hashes, lean.FREQ._freqs)
+    freq = HashedFreq(lean.FREQ.table)
     words = ["营养", "不是一个词吧", "维", "维生", "维生素"] * 3
     first = [freq.get(w, -5) for w in words]
     assert first == [lean.FREQ.get(w, -5) for w in words] and len(freq._memo) == 5
     old_size, module.MEMO_SIZE = module.MEMO_SIZE, 2
     try:
-        small = HashedFreq(lean.FREQ._hashes, lean.FREQ._freqs)
+        small = HashedFreq(lean.FREQ.table)
         assert [small.get(w, -5) for w in words] == first and len(small._memo) <= 2  # bounded
     finally:
         module.MEMO_SIZE = old_size

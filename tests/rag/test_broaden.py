@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -184,3 +185,14 @@ def test_a_template_that_escapes_the_sandbox_or_fails_falls_back_without_calling
     llm = FakeLLM("What does vitamin B12 do?\nWhat does folate do?\nWhat does vitamin B6 do?")
     b = broadener.expand_with_llm("what do the B vitamins do", "en", llm, template)
     assert llm.prompts == [] and b == broadener.expand("what do the B vitamins do", "en")
+
+
+def test_mentions_ignore_case_in_ascii_and_beyond_it_when_a_name_needs_it():
+    rows = [{"id": "dairy", "is_group": False, "name_en": "Crème fraîche", "name_zh": "法式酸奶油", "synonyms_en": ["Quark"],
+             "synonyms_zh": [], "members": []},
+            {"id": "vitamin-d", "is_group": False, "name_en": "Vitamin D", "name_zh": "维生素D", "synonyms_en": [],
+             "synonyms_zh": [], "members": []}]
+    topics = Broadener.from_rows(rows).topics
+    assert topics["dairy"].mention.search("is CRÈME FRAÎCHE ok?") and topics["dairy"].mention.search("quark")
+    assert topics["vitamin-d"].mention.search("VITAMIN D levels") and topics["vitamin-d"].mention.search("维生素d")
+    assert topics["vitamin-d"].mention.flags & re.ASCII and not topics["dairy"].mention.flags & re.ASCII

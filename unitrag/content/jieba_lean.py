@@ -1,4 +1,4 @@
-"""jieba with its dictionary as 6 MB of hashes instead of a 62 MB Python dict: what a query needs.
+"""jieba with its dictionary as a 7 MB file of hashes instead of a 62 MB Python dict: what a query needs.
 
 jieba segments with one dictionary, ``FREQ``: every word and every prefix of a word
 (prefixes with frequency 0), about half a million strings. Loaded, that is a Python dict
@@ -7,9 +7,10 @@ knowledge base with Chinese costs in time and memory. A question needs a few hun
 lookups in it, not the dict.
 
 So the runtime segments with the same jieba code over a stand-in for ``FREQ``: a sorted
-array of 64-bit BLAKE2b hashes of the keys and their frequencies (derived once from
-jieba's own dictionary and cached under the user cache), looked up in buckets of the hashes. The
-segmentation is the same (the same keys, the same frequencies, the same algorithm); only a
+table of 64-bit BLAKE2b hashes of the keys, their frequencies and bucket offsets, derived once
+from jieba's own dictionary into one file under the user cache and memory-mapped from there
+(read-only: pages are read as lookups touch them, and shared by every process on the machine).
+The segmentation is the same (the same keys, the same frequencies, the same algorithm); only a
 hash collision could differ, at odds of about 3e-14 per lookup. A lookup not remembered costs
 about a microsecond instead of a dict's tens of nanoseconds, which is why the build, which
 segments every chunk, keeps the full dict.
@@ -18,10 +19,11 @@ segments every chunk, keeps the full dict.
 from __future__ import annotations
 
 import hashlib
-import io
 import logging
+import mmap
 import os
-from array import array
+import struct
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,10 @@ import numpy as np
 from ..user_cache import cache_root, write_atomically
 
 #: Bumped when the table's layout or hash changes: it is part of the cached file's name.
-TABLE_VERSION = 1
+TABLE_VERSION = 2
+#: The table file starts with the number of keys and jieba's total frequency (int64 each), then the sorted
+#: hashes (uint64), their frequencies (uint32) and the buckets' start offsets (uint32), in native byte order.
+_HEADER = struct.Struct("=qq")
 
 
 def key_hash(word: str) -> int:
@@ -48,18 +53,25 @@ BUCKET_BITS = 18
 class HashedFreq:
     """The part of the ``dict`` interface jieba's segmentation reads: ``in``, ``[]`` and ``get``.
 
-    The sorted hashes sit in ``array`` buckets by their top bits (about 2 keys a bucket), so a
-    lookup is one hash, two offsets and a C scan of a few words: ~1 µs, half of it the hash.
+    Over a table (``table_bytes``; a memory map of the cached file, or bytes): the sorted hashes sit
+    in buckets by their top bits (about 2 keys a bucket), so a lookup is one hash, two offsets and a
+    scan of a few words: ~1 µs, half of it the hash.
     """
 
-    __slots__ = ("_hashes", "_freqs", "_starts", "_size", "_memo")
+    __slots__ = ("table", "total", "_hashes", "_freqs", "_starts", "_size", "_memo")
 
-    def __init__(self, hashes: np.ndarray, freqs: np.ndarray) -> None:
-        self._size = len(hashes)
-        self._hashes = array("Q", np.ascontiguousarray(hashes, dtype=np.uint64).tobytes())
-        self._freqs = array("I", np.ascontiguousarray(freqs, dtype=np.uint32).tobytes())
-        buckets = (np.asarray(hashes, dtype=np.uint64) >> np.uint64(64 - BUCKET_BITS)).astype(np.int64)
-        self._starts = array("I", np.searchsorted(buckets, np.arange((1 << BUCKET_BITS) + 1)).astype(np.uint32).tobytes())
+    def __init__(self, table: bytes | mmap.mmap) -> None:
+        view = memoryview(table)
+        size, total = _HEADER.unpack_from(view)
+        hashes_at = _HEADER.size
+        freqs_at = hashes_at + 8 * size
+        starts_at = freqs_at + 4 * size
+        if size < 0 or len(view) != starts_at + 4 * ((1 << BUCKET_BITS) + 1):
+            raise ValueError("not a hashed jieba table (wrong size)")
+        self.table, self.total, self._size = table, int(total), int(size)
+        self._hashes = view[hashes_at:freqs_at].cast("Q")
+        self._freqs = view[freqs_at:starts_at].cast("I")
+        self._starts = view[starts_at:].cast("I")
         self._memo: dict[str, int] = {}
 
     def _freq(self, word: str) -> int:
@@ -68,10 +80,11 @@ class HashedFreq:
         if found is None:
             wanted = key_hash(word)
             bucket = wanted >> (64 - BUCKET_BITS)
-            try:
-                found = self._freqs[self._hashes.index(wanted, self._starts[bucket], self._starts[bucket + 1])]
-            except ValueError:
-                found = -1
+            hashes, found = self._hashes, -1
+            for i in range(self._starts[bucket], self._starts[bucket + 1]):
+                if hashes[i] == wanted:
+                    found = self._freqs[i]
+                    break
             if len(self._memo) >= MEMO_SIZE:
                 self._memo = {}  # a new dict, not clear(): another thread may be reading the old one
             self._memo[word] = found
@@ -94,38 +107,55 @@ class HashedFreq:
         return self._size
 
 
+def table_bytes(hashes: np.ndarray, freqs: np.ndarray, total: int) -> bytes:
+    """The table ``HashedFreq`` reads: header, sorted hashes, their frequencies, bucket offsets."""
+    hashes = np.ascontiguousarray(hashes, dtype=np.uint64)
+    buckets = (hashes >> np.uint64(64 - BUCKET_BITS)).astype(np.int64)
+    starts = np.searchsorted(buckets, np.arange((1 << BUCKET_BITS) + 1)).astype(np.uint32)
+    return b"".join([_HEADER.pack(len(hashes), total), hashes.tobytes(),
+                     np.ascontiguousarray(freqs, dtype=np.uint32).tobytes(), starts.tobytes()])
+
+
 def lean_tokenizer(jieba: Any, root: Path | None = None) -> Any:
     """A ``jieba.Tokenizer`` over the hashed dictionary, ready (its ``initialize`` never runs)."""
-    hashes, freqs, total = _table(jieba, root or cache_root())
+    freq = HashedFreq(_table(jieba, root or cache_root()))
     tokenizer = jieba.Tokenizer()
-    tokenizer.FREQ, tokenizer.total, tokenizer.initialized = HashedFreq(hashes, freqs), total, True
+    tokenizer.FREQ, tokenizer.total, tokenizer.initialized = freq, freq.total, True
     return tokenizer
 
 
-def _table(jieba: Any, root: Path) -> tuple[np.ndarray, np.ndarray, int]:
-    """The hashed dictionary from the cache, derived from jieba's (and cached) the first time."""
+def _table(jieba: Any, root: Path) -> bytes | mmap.mmap:
+    """The hashed dictionary, memory-mapped from the cache; derived from jieba's (and cached) the first time."""
     dictionary = Path(jieba.DEFAULT_DICT_NAME if os.path.isabs(jieba.DEFAULT_DICT_NAME)
                       else os.path.join(os.path.dirname(jieba.__file__), jieba.DEFAULT_DICT_NAME))
     stat = dictionary.stat()
-    path = root / "jieba" / f"v{TABLE_VERSION}-{jieba.__version__}-{stat.st_size}-{stat.st_mtime_ns}.npz"
-    try:
-        with np.load(path) as stored:
-            return stored["hashes"], stored["freqs"], int(stored["total"][0])
-    except (OSError, KeyError, ValueError):  # not derived yet, or a damaged file: derive again
-        pass
+    path = root / "jieba" / f"v{TABLE_VERSION}-{sys.byteorder}-{jieba.__version__}-{stat.st_size}-{stat.st_mtime_ns}.bin"
+    mapped = _mapped(path)
+    if mapped is not None:
+        return mapped
     full = jieba.dt if jieba.dt.initialized else jieba.Tokenizer()  # the process's own, when a build loaded it
     logging.getLogger("jieba").setLevel(logging.WARNING)
     full.initialize()
     keyed = np.fromiter((key_hash(word) for word in full.FREQ), dtype=np.uint64, count=len(full.FREQ))
     order = np.argsort(keyed)
     hashes = keyed[order]
-    freqs = np.fromiter(full.FREQ.values(), dtype=np.uint32, count=len(full.FREQ))[order]
     if np.any(hashes[1:] == hashes[:-1]):  # two keys, one hash: never seen; the full dict is then the only safe one
         raise RuntimeError("jieba's dictionary has colliding key hashes")
-    table = io.BytesIO()
-    np.savez(table, hashes=hashes, freqs=freqs, total=np.array([full.total], dtype=np.int64))
+    freqs = np.fromiter(full.FREQ.values(), dtype=np.uint32, count=len(full.FREQ))[order]
+    table = table_bytes(hashes, freqs, int(full.total))
     try:
-        write_atomically(path, table.getvalue())
+        write_atomically(path, table)
     except OSError:  # a read-only cache: derived again next time, still right
-        pass
-    return hashes, freqs, int(full.total)
+        return table
+    return _mapped(path) or table
+
+
+def _mapped(path: Path) -> mmap.mmap | None:
+    """The table file memory-mapped read-only; None when missing or damaged (it is then derived again)."""
+    try:
+        with open(path, "rb") as file:
+            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        HashedFreq(mapped)  # the size checks
+        return mapped
+    except (OSError, ValueError, struct.error):
+        return None

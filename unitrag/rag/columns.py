@@ -65,6 +65,11 @@ class RowsByKey(Mapping[str, dict[str, Any]]):
         i = self._row_of[key]
         return self.parse({name: self.table.column(name)[i].as_py() for name in self.table.column_names})
 
+    def value(self, key: str, column: str) -> Any:
+        """One column's value in ``key``'s row (None when no row has that key), without making the row."""
+        i = self._row_of.get(key)
+        return None if i is None else self.table.column(column)[i].as_py()
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._row_of)
 

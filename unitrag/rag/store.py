@@ -89,7 +89,7 @@ class ChunkStore:
         """
         identity = _file_identity(path) if path.exists() else None  # missing: _read says so
         store = cls._read(path, hold_texts_up_to)
-        _return_freed_memory()
+        return_freed_memory()
         if not isinstance(store.texts, ArtifactTexts):
             return store
         if _file_identity(path) != identity:  # replaced while read: the texts' connection may see another file
@@ -283,7 +283,7 @@ def _file_identity(path: Path) -> tuple[int, int, int, int]:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
-def _return_freed_memory() -> None:
+def return_freed_memory() -> None:
     """Hand what the read freed back to the OS: Arrow's pool keeps the postings' term ids (38 MiB at 100k
     chunks) and glibc its heaps' free pages (4-75 MiB in runs at 100k) until told."""
     pa.default_memory_pool().release_unused()
