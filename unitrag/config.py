@@ -73,6 +73,7 @@ class Config:
     boost_rule: float = 1.5
     boost_recent: float = 1.2
     boost_topic: float = 1.6
+    boost_named_topic: float = 2.5  # a source covering every topic the question names (idf-weighted share)
 
     def with_overrides(self, **overrides: Any) -> "Config":
         """A copy with every non-None override applied and coerced to the field's type."""

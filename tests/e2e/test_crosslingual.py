@@ -6,6 +6,8 @@ and checks the outcome flips, so it cannot pass by accident.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from unitrag.rag.knowledge_base import KnowledgeBase
@@ -80,6 +82,24 @@ def test_a_question_naming_nothing_else_is_about_the_current_topic(kb: Knowledge
         assert topic not in kb.search(question, user=user).sources[0].topics, "without the focus a boost alone is outranked"
     finally:
         kb.retriever.focused = focused
+
+
+@pytest.mark.parametrize(("question", "unit"), [
+    ("My urinary iodine result is 80 µg/L. What does that suggest?", "zh-urinary-iodine-low"),  # names iodine
+    ("低密度脂蛋白胆固醇200 mg/dL算很高吗？", "en-ldl-very-high"),  # names cholesterol
+])
+def test_a_unit_on_the_topic_a_question_names_ranks_in_the_top_five(kb: KnowledgeBase, question: str, unit: str):
+    from unitrag.eval.variants import VARIANTS, rank
+
+    def top5() -> list[str]:  # the units eval scores, Success@5
+        return rank(kb, question, VARIANTS["full"], kb.config.dense_k).units[:5]
+
+    assert unit in top5()
+    boosts, kb.boosts = kb.boosts, replace(kb.boosts, named_topic=1.0)
+    try:
+        assert unit not in top5(), "without the named-topic boost units on other topics crowd it out"
+    finally:
+        kb.boosts = boosts
 
 
 def test_an_extractive_answer_says_its_source_is_in_the_other_language(kb: KnowledgeBase):

@@ -196,3 +196,11 @@ def test_mentions_ignore_case_in_ascii_and_beyond_it_when_a_name_needs_it():
     assert topics["dairy"].mention.search("is CRÈME FRAÎCHE ok?") and topics["dairy"].mention.search("quark")
     assert topics["vitamin-d"].mention.search("VITAMIN D levels") and topics["vitamin-d"].mention.search("维生素d")
     assert topics["vitamin-d"].mention.flags & re.ASCII and not topics["dairy"].mention.flags & re.ASCII
+
+
+def test_a_plural_after_a_number_names_the_topic(broadener):
+    from unitrag.rag.crosslingual import CrossLingual
+
+    xl = CrossLingual(broadener, frozenset({"en", "zh"}))
+    assert "omega-3" in xl.topics_in("Is it true omega-3s lower blood pressure?")
+    assert "vitamin-b12" not in xl.topics_in("B123 is a part number")

@@ -81,3 +81,15 @@ def test_focus_puts_a_triggered_rule_and_a_recent_scene_first():
     user = UserContext(triggered_rules=("rule-x",), recent_scenes=("scene-r",))
     assert [s.chunk_id for s in focus(sources, user)] == ["rule-x", "scene-r", "a"]
     assert focus(sources, None) == sources
+
+
+def test_named_topics_boost_by_the_weighted_share_a_source_covers():
+    sources = [src("pregnancy-only", 1.0, topics=("pregnancy",)), src("iodine", 0.8, topics=("iodine",)),
+               src("both", 0.5, topics=("iodine", "pregnancy"))]
+    named = {"iodine": 0.7, "pregnancy": 0.3}
+    out = {s.chunk_id: s for s in boost(sources, UserContext(), Boosts(named_topic=2.5), named)}
+    assert out["both"].score == pytest.approx(0.5 * 2.5) and out["iodine"].score == pytest.approx(0.8 * (1 + 1.5 * 0.7))
+    assert out["pregnancy-only"].score == pytest.approx(1.0 * (1 + 1.5 * 0.3))
+    assert [s.chunk_id for s in boost(sources, UserContext(), Boosts(named_topic=2.5), named)][0] == "iodine"
+    assert [s.chunk_id for s in boost([src("a", 1.0, topics=("pregnancy",)), src("b", 0.8, topics=("iodine",))],
+                                      UserContext())] == ["a", "b"]  # no named topics: no change

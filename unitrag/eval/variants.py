@@ -90,7 +90,7 @@ def rank(kb: Any, question: str, variant: Variant, depth: int, user: UserContext
         head = kb.retriever.rerank(question, candidates, timings)
         tail = candidates[kb.config.rerank_k:]
     if variant.postprocess:
-        head = postprocess(head, user, len(head), kb.boosts, kb.config.max_pages, focused)
+        head = postprocess(head, user, len(head), kb.boosts, kb.config.max_pages, focused, kb.retriever.named_topics(question, user))
     sources = head + tail
     return Ranking(_unit_order(sources), sources, time.perf_counter() - started)
 

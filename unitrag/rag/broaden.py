@@ -55,6 +55,8 @@ def _form_pattern(form: str) -> str | None:
     parts = [r"[\s\-]*" if ch in " -" else re.escape(ch) for ch in form]
     if form.isascii() and form[-1] in "sS" and len(form) > 3:
         parts[-1] += "?"
+    elif form.isascii() and form[-1].isdigit():
+        parts[-1] += "s?"  # "omega-3s", "B12s": a plural after a number
     pattern = "".join(parts)
     if re.match(f"[{_ALNUM}]", form[0]):
         pattern = f"(?<![{_ALNUM}])" + pattern

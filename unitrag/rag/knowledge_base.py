@@ -106,7 +106,7 @@ class KnowledgeBase:
         self.broadener = Broadener.from_rows(store.topics)
         self.retriever = Retriever.build(store, encoder, config)
         self.retriever.use_calibration(store.calibration, pipeline_id(store.manifest, config))  # else the default gate, said once
-        self.boosts = Boosts(config.boost_rule, config.boost_recent, config.boost_topic)
+        self.boosts = Boosts(config.boost_rule, config.boost_recent, config.boost_topic, config.boost_named_topic)
         self.known = KnownIds.of(store.topics, store.units)
         self._llm: Any = llm
         if config.translate_queries and (llm is not None or config.llm != "none"):
@@ -204,7 +204,8 @@ class KnowledgeBase:
         ranked = self.retriever.retrieve(queries, where, timings, sparse=self.config.sparse if sparse is None else sparse,
                                          probes=probes, user=user)
         with timed(timings, "postprocess"):
-            final = postprocess(ranked, user, k, self.boosts, self.config.max_pages, self.retriever.focused(question, user))
+            final = postprocess(ranked, user, k, self.boosts, self.config.max_pages, self.retriever.focused(question, user),
+                                self.retriever.named_topics(question, user))
         return SearchResult(question, q_lang, final, timings, list(broadening.queries) if broadening else None)
 
     # -- ask ----------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .types import Source, UserContext
@@ -19,6 +20,10 @@ class Boosts:
     triggered_rule: float = 1.5
     recent_scene: float = 1.2
     current_topic: float = 1.6
+    #: A source covering every topic the question names gets ×2.5, one covering some of them its share,
+    #: weighted by how specific each topic is (``Retriever.named_topics``): "how much iodine does a pregnant
+    #: woman need?" is about iodine more than pregnancy. Chosen on dev (docs/benchmarks.md, issue 12).
+    named_topic: float = 2.5
 
 
 def roll_up(ranked: list[Source]) -> list[Source]:
@@ -47,10 +52,17 @@ def limit_pages(ranked: list[Source], max_pages: int = 2) -> list[Source]:
     return kept
 
 
-def boost(sources: list[Source], user: UserContext, boosts: Boosts = Boosts()) -> list[Source]:
-    """Multiply each source's score by every boost that applies to it; re-sort."""
+def boost(
+    sources: list[Source], user: UserContext, boosts: Boosts = Boosts(), named: Mapping[str, float] | None = None,
+) -> list[Source]:
+    """Multiply each source's score by every boost that applies to it; re-sort.
+
+    ``named``: the topics the question names, each with its weight (summing to 1).
+    """
     for source in sources:
         factor = 1.0
+        if named:
+            factor *= 1.0 + (boosts.named_topic - 1.0) * sum(w for topic, w in named.items() if topic in source.topics)
         if source.kind == "rule" and source.unit_id in user.triggered_rules:
             factor *= boosts.triggered_rule
         if source.scene_id and source.scene_id in user.recent_scenes:
@@ -83,7 +95,7 @@ def focus(sources: list[Source], user: UserContext | None) -> list[Source]:
 
 def postprocess(
     ranked: list[Source], user: UserContext, k: int = 5, boosts: Boosts = Boosts(), max_pages: int = 2,
-    focused: bool = False,
+    focused: bool = False, named: Mapping[str, float] | None = None,
 ) -> list[Source]:
     """Roll-up → page limit → boosts → (``focused``) the user's context first → top ``k``; ``ranked`` is best first."""
-    return focus(boost(limit_pages(roll_up(ranked), max_pages), user, boosts), user if focused else None)[:k]
+    return focus(boost(limit_pages(roll_up(ranked), max_pages), user, boosts, named), user if focused else None)[:k]
