@@ -78,7 +78,9 @@ def test_current_topic_promotes_that_topics_chunk(kb):
     boosted = kb.search(question, k=20, user=UserContext(current_topic=topic)).sources
     boosted_rank = next(i for i, s in enumerate(boosted) if topic in s.topics)
     assert boosted_rank < plain_rank
-    assert boosted[boosted_rank].scores["boost"] == pytest.approx(1.6)
+    chunk = boosted[boosted_rank].chunk_id
+    plain_boost = next((s.scores.get("boost", 1.0) for s in candidates if s.chunk_id == chunk), 1.0)  # the named topics'
+    assert boosted[boosted_rank].scores["boost"] == pytest.approx(1.6 * plain_boost)
 
 
 def test_extractive_answer_cites_only_its_sources(kb):
@@ -158,10 +160,19 @@ def _translating(built_sample, translation: str) -> KnowledgeBase:
 
 
 def test_an_llm_translation_reaches_units_the_offline_probes_miss(kb, built_sample):
+    from dataclasses import replace
+
     question = "is table salt with added iodine needed if I eat seaweed?"
-    offline = kb.search(question)
+    # the named-topic boost (iodine) finds this unit offline too: off here, the translation is what is tested
+    boosts, kb.boosts = kb.boosts, replace(kb.boosts, named_topic=1.0)
+    try:
+        offline = kb.search(question)
+    finally:
+        kb.boosts = boosts
     assert "zh-iodine-salt-policy" not in [s.unit_id for s in offline.sources]
-    result = _translating(built_sample, "如果我吃海带，还需要吃加碘盐吗？").search(question)
+    translating = _translating(built_sample, "如果我吃海带，还需要吃加碘盐吗？")
+    translating.boosts = replace(translating.boosts, named_topic=1.0)
+    result = translating.search(question)
     assert "zh-iodine-salt-policy" in [s.unit_id for s in result.sources], [s.unit_id for s in result.sources]
     assert "translate" in result.timings_ms
     # the translation adds candidates; the scores the gate reads stay the question's own
