@@ -13,9 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from .columns import RowsByKey
 
 #: Most sources one search may return: a prompt takes ``final_k`` (5), a results page a few
 #: dozen; and no more than ``dense_k`` candidates are ranked in the first place.
@@ -127,26 +130,18 @@ class KnownIds:
     kind_of: Callable[[str], str | None]  # unit id → its kind; None: not in this knowledge base
 
     @classmethod
-    def of(cls, topics: Iterable[Mapping[str, Any]], units: Mapping[str, Mapping[str, Any]]) -> "KnownIds":
-        """From a store's ``topics`` rows and ``units`` (unit id → row with its ``kind``)."""
-        value = getattr(units, "value", None)  # RowsByKey: one column of one row, no row made
+    def of(cls, topics: Iterable[Mapping[str, Any]], units: RowsByKey) -> "KnownIds":
+        """From a store's ``topics`` rows and ``units`` (its ``RowsByKey``: one column of one row, no row made)."""
+        return cls(topics=frozenset(t["id"] for t in topics), kind_of=lambda unit_id: units.value(unit_id, "kind"))
 
-        def kind_of(unit_id: str) -> str | None:
-            if value is not None:
-                return value(unit_id, "kind")
-            row = units.get(unit_id)
-            return None if row is None else row.get("kind")
-
-        return cls(topics=frozenset(t["id"] for t in topics), kind_of=kind_of)
-
-    def check(self, argument: str, ids: Iterable[str], known: Callable[[str], bool] | frozenset[str], what: str) -> None:
-        unknown = [i for i in ids if not (i in known if isinstance(known, frozenset) else known(i))]
+    def check(self, argument: str, ids: Iterable[str], known: Callable[[str], bool], what: str) -> None:
+        unknown = [i for i in ids if not known(i)]
         if unknown:
             listed = ", ".join(shown(i) for i in unknown[:5]) + (", …" if len(unknown) > 5 else "")
             raise InvalidArgument(f"{argument}: {what} {listed} not in this knowledge base")
 
     def check_user(self, user: Any) -> None:
         """Every id a ``UserContext`` names is one this knowledge base holds."""
-        self.check("current_topic", [user.current_topic] if user.current_topic else [], self.topics, "topic")
+        self.check("current_topic", [user.current_topic] if user.current_topic else [], self.topics.__contains__, "topic")
         self.check("triggered_rules", user.triggered_rules, lambda i: self.kind_of(i) == "rule", "rule")
         self.check("recent_scenes", user.recent_scenes, lambda i: self.kind_of(i) == "scene", "scene")

@@ -107,10 +107,8 @@ def categories(column: Column) -> np.ndarray:
     Vectorised comparisons work as on the old lists' arrays, without one Python string per row. A column
     ``columns_of`` encoded is read as it is.
     """
-    coded = column.array if pa.types.is_dictionary(column.array.type) else pc.dictionary_encode(column.array)
-    values = np.array(coded.dictionary.to_pylist() + [None], dtype=object)
-    indices = coded.indices.fill_null(len(coded.dictionary)) if coded.indices.null_count else coded.indices
-    return values[numpy_view(indices)]
+    values, indices = _codes(column.array)
+    return np.array(values + [None], dtype=object)[indices]
 
 
 def rows_with_any(column: Column, wanted: Sequence[str]) -> np.ndarray:
@@ -122,10 +120,28 @@ def rows_with_any(column: Column, wanted: Sequence[str]) -> np.ndarray:
     flat, parents = pc.list_flatten(array), pc.list_parent_indices(array)
     if pa.types.is_null(flat.type):  # every list empty
         return keep
-    # compared per distinct value: no Python list made into Arrow (pandas); a column columns_of encoded is as it is
-    coded = flat if pa.types.is_dictionary(flat.type) else pc.dictionary_encode(flat)
+    values, indices = _codes(flat)  # compared per distinct value: no Python list made into Arrow (pandas)
     chosen = set(wanted)
-    known = np.array([value in chosen for value in coded.dictionary.to_pylist()] + [False], dtype=bool)
-    indices = numpy_view(coded.indices.fill_null(len(coded.dictionary)) if coded.indices.null_count else coded.indices)
+    known = np.array([value in chosen for value in values] + [False], dtype=bool)
     keep[numpy_view(parents)[known[indices]]] = True
     return keep
+
+
+def list_value_counts(column: Column) -> dict[str, int]:
+    """How many rows' lists (topics) hold each value (a value listed twice in one row counts twice)."""
+    if len(column.array) == 0:
+        return {}
+    flat = pc.list_flatten(column.array)
+    if pa.types.is_null(flat.type) or len(flat) == 0:
+        return {}
+    values, indices = _codes(flat)
+    counts = np.bincount(indices, minlength=len(values) + 1)
+    return {value: int(count) for value, count in zip(values, counts) if count}
+
+
+def _codes(array: pa.Array) -> tuple[list[Any], np.ndarray]:
+    """The distinct values of ``array`` and each row's index into them, a null's index one past the last
+    (a column ``columns_of`` encoded is read as it is)."""
+    coded = array if pa.types.is_dictionary(array.type) else pc.dictionary_encode(array)
+    indices = coded.indices.fill_null(len(coded.dictionary)) if coded.indices.null_count else coded.indices
+    return coded.dictionary.to_pylist(), numpy_view(indices)

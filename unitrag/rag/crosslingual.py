@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
 from .broaden import Broadener
 from .lang import detect_lang, normalize_question
@@ -41,6 +43,8 @@ from .lang import detect_lang, normalize_question
 DEFAULT_LANG_OFFSETS: dict[str, float] = {"en>zh": 0.03, "zh>en": 0.03}
 
 OTHER = {"en": "zh", "zh": "en"}
+#: Questions whose named topics are remembered (least recently used dropped).
+TOPICS_REMEMBERED = 256
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,12 @@ class CrossLingual:
     current_topic: bool = True
     context: bool = True
     offsets: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_LANG_OFFSETS))
+    #: ``_named`` remembered for the last questions: one search asks for a question's topics up to five times
+    #: (probes, focus, topic marks, named-topic boosts), each a pass of every topic's regex.
+    _recent: Any = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._recent = lru_cache(maxsize=TOPICS_REMEMBERED)(self._named)
 
     @classmethod
     def from_rows(cls, topics: Iterable[Mapping[str, object]], langs: Iterable[str]) -> "CrossLingual":
@@ -75,6 +85,9 @@ class CrossLingual:
 
     def topics_in(self, question: str) -> list[str]:
         """Ids of the (non-group) topics the question names, in order of first mention."""
+        return list(self._recent(question))
+
+    def _named(self, question: str) -> tuple[str, ...]:
         text = normalize_question(question)
         found: list[tuple[int, str]] = []
         for topic_id, topic in self.broadener.topics.items():
@@ -83,7 +96,7 @@ class CrossLingual:
             match = topic.mention.search(text)
             if match:
                 found.append((match.start(), topic_id))
-        return [t for _, t in sorted(found)]
+        return tuple(t for _, t in sorted(found))
 
     def probes(
         self, question: str, q_lang: str, current_topic: str | None = None, context_units: tuple[str, ...] = ()

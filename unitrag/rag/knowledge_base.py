@@ -192,7 +192,7 @@ class KnowledgeBase:
         kinds = list(names(kinds or [], "kinds", known=UNIT_KINDS))
         topics = list(names(topics or [], "topics"))
         sparse = switch(sparse, "sparse")
-        self.known.check("topics", topics, self.known.topics, "topic")
+        self.known.check("topics", topics, self.known.topics.__contains__, "topic")
         user = self.check_user(user)
         timings: dict[str, float] = {}
         q_lang = detect_lang(question)

@@ -17,6 +17,7 @@ import numpy as np
 from ..config import Config
 from .arguments import question_text
 from .crosslingual import OTHER, CrossLingual, Probe
+from .columns import list_value_counts
 from .postprocess import focus, in_context
 from .query_embedding import QueryEncoder
 from .store import ChunkStore
@@ -273,14 +274,4 @@ def _narrowed(where: SearchFilter, probe: Probe) -> SearchFilter:
 
 def topic_idf(store: ChunkStore) -> dict[str, float]:
     """log(chunks / chunks carrying the topic) per topic, counted in Arrow (a few ms at 100k chunks)."""
-    import pyarrow.compute as pc
-
-    column = store.columns["topics"]
-    array = column.array if hasattr(column, "array") else None
-    if array is None or len(array) == 0:
-        return {}
-    flat = pc.list_flatten(array)
-    if len(flat) == 0:
-        return {}
-    counts = pc.value_counts(flat.dictionary_decode() if hasattr(flat, "dictionary_decode") else flat).to_pylist()
-    return {c["values"]: math.log(len(array) / c["counts"]) for c in counts if c["values"] is not None}
+    return {topic: math.log(len(store) / count) for topic, count in list_value_counts(store.columns["topics"]).items()}
