@@ -118,13 +118,13 @@ def table_bytes(hashes: np.ndarray, freqs: np.ndarray, total: int) -> bytes:
 
 def lean_tokenizer(jieba: Any, root: Path | None = None) -> Any:
     """A ``jieba.Tokenizer`` over the hashed dictionary, ready (its ``initialize`` never runs)."""
-    freq = HashedFreq(_table(jieba, root or cache_root()))
+    freq = _hashed_freq(jieba, root or cache_root())
     tokenizer = jieba.Tokenizer()
     tokenizer.FREQ, tokenizer.total, tokenizer.initialized = freq, freq.total, True
     return tokenizer
 
 
-def _table(jieba: Any, root: Path) -> bytes | mmap.mmap:
+def _hashed_freq(jieba: Any, root: Path) -> HashedFreq:
     """The hashed dictionary, memory-mapped from the cache; derived from jieba's (and cached) the first time."""
     dictionary = Path(jieba.DEFAULT_DICT_NAME if os.path.isabs(jieba.DEFAULT_DICT_NAME)
                       else os.path.join(os.path.dirname(jieba.__file__), jieba.DEFAULT_DICT_NAME))
@@ -146,16 +146,14 @@ def _table(jieba: Any, root: Path) -> bytes | mmap.mmap:
     try:
         write_atomically(path, table)
     except OSError:  # a read-only cache: derived again next time, still right
-        return table
-    return _mapped(path) or table
+        return HashedFreq(table)
+    return _mapped(path) or HashedFreq(table)
 
 
-def _mapped(path: Path) -> mmap.mmap | None:
+def _mapped(path: Path) -> HashedFreq | None:
     """The table file memory-mapped read-only; None when missing or damaged (it is then derived again)."""
     try:
         with open(path, "rb") as file:
-            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-        HashedFreq(mapped)  # the size checks
-        return mapped
+            return HashedFreq(mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ))  # checks the size
     except (OSError, ValueError, struct.error):
         return None
