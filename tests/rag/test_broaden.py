@@ -204,3 +204,20 @@ def test_a_plural_after_a_number_names_the_topic(broadener):
     xl = CrossLingual(broadener, frozenset({"en", "zh"}))
     assert "omega-3" in xl.topics_in("Is it true omega-3s lower blood pressure?")
     assert "vitamin-b12" not in xl.topics_in("B123 is a part number")
+
+
+@pytest.mark.parametrize("question, topic", [
+    ("vit D came back 18 ng/ml", "vitamin-d"), ("is vit. B12 safe", "vitamin-b12"), ("vitD3 dose?", "vitamin-d"),
+    ("维D查出来120", "vitamin-d"), ("维他命D怎么补", "vitamin-d"), ("补维B12有用吗", "vitamin-b12"),
+])
+def test_a_vitamin_names_its_topic_in_everyday_shorthand(broadener, question, topic):
+    from unitrag.rag.crosslingual import CrossLingual
+
+    assert CrossLingual(broadener, frozenset({"en", "zh"})).topics_in(question) == [topic]
+
+
+@pytest.mark.parametrize("question", ["revit D is a plug-in", "a vita drink", "vitamin B complex capsules"])
+def test_shorthand_stays_a_whole_word(broadener, question):
+    from unitrag.rag.crosslingual import CrossLingual
+
+    assert CrossLingual(broadener, frozenset({"en", "zh"})).topics_in(question) == []

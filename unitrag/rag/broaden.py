@@ -47,18 +47,31 @@ class _Topic:
     mention: re.Pattern[str] | None  # any name or synonym, of either language
 
 
+#: "vitamin D" is typed "vit D", "vit. D", "vitD"; "维生素D" is typed "维D", "维他命D" (a letter, maybe a number).
+_VITAMIN_WORDS = ((re.compile(r"vitamin(?=[\s\-]*[A-Ka-k][\s\-]?\d{0,2}$)", re.IGNORECASE), r"vit(?:amin)?\.?"),
+                  (re.compile(r"维生素(?=[A-Ka-k][\s\-]?\d{0,2}$)"), "(?:维生素|维他命|维)"))
+
+
 def _form_pattern(form: str) -> str | None:
-    """A name as a regex: spaces and hyphens interchangeable, an English plural 's' optional, whole words."""
+    """A name as a regex: spaces and hyphens interchangeable, an English plural 's' optional, whole words.
+
+    A vitamin's name also matches its everyday shorthand (``_VITAMIN_WORDS``).
+    """
     form = normalize_question(form)
     if len(form) < 2 and form.isascii():
         return None  # "K", "C": as a word in a question it is almost never the nutrient
-    parts = [r"[\s\-]*" if ch in " -" else re.escape(ch) for ch in form]
+    prefix = ""
+    for word, shorthand in _VITAMIN_WORDS:
+        if match := word.match(form):
+            prefix, form = shorthand, form[match.end():]
+            break
+    parts = [prefix] + [r"[\s\-]*" if ch in " -" else re.escape(ch) for ch in form]
     if form.isascii() and form[-1] in "sS" and len(form) > 3:
         parts[-1] += "?"
     elif form.isascii() and form[-1].isdigit():
         parts[-1] += "s?"  # "omega-3s", "B12s": a plural after a number
     pattern = "".join(parts)
-    if re.match(f"[{_ALNUM}]", form[0]):
+    if prefix.startswith("vit") or re.match(f"[{_ALNUM}]", form[0]) and not prefix:
         pattern = f"(?<![{_ALNUM}])" + pattern
     if re.match(f"[{_ALNUM}]", form[-1]):
         pattern += f"(?![{_ALNUM}])"
