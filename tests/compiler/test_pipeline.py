@@ -100,3 +100,40 @@ def test_a_broken_prompt_template_fails_the_build_naming_it(tiny) -> None:
         tiny.build()
     assert [(p.path, p.line, p.field) for p in caught.value.problems] == [("prompts/user.j2", 2, "template")]
     assert tiny.artifact.read_bytes() == before
+
+
+def test_topic_excludes_reach_the_artifact_and_an_artifact_older_than_them_still_opens(tiny) -> None:
+    import duckdb
+    import yaml
+
+    from unitrag.artifact.schema import MIGRATIONS
+    from unitrag.rag.crosslingual import CrossLingual
+    from unitrag.rag.store import ChunkStore
+
+    [version] = [v for v, (description, _) in enumerate(MIGRATIONS, start=1) if description.startswith("topics.excludes")]
+    topics_file = tiny.content / "topics.yaml"
+    data = yaml.safe_load(topics_file.read_text(encoding="utf-8"))
+    iron = next(t for t in data["topics"] if t["id"] == "iron")
+    iron["excludes"] = ["高铁", "地铁"]
+    for t in data["topics"] + data.get("groups", []):
+        if t["id"] != "iron":
+            t.pop("excludes", None)  # whatever content/topics.yaml holds today: only iron's here
+    topics_file.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    tiny.build()
+
+    def named(question: str) -> list[str]:
+        store = ChunkStore.load(tiny.artifact)
+        try:
+            return CrossLingual.from_rows(store.topics, {"en", "zh"}).topics_in(question)
+        finally:
+            store.close()
+
+    with duckdb.connect(str(tiny.artifact), read_only=True) as con:
+        rows = dict(con.execute("SELECT id, excludes FROM topics").fetchall())
+    assert rows["iron"] == ["高铁", "地铁"] and rows["calcium"] == []
+    assert named("坐高铁去上海") == [] and named("高铁上能补铁吗") == ["iron"]
+
+    with duckdb.connect(str(tiny.artifact)) as con:  # as an artifact written before the column was
+        con.execute("ALTER TABLE topics DROP COLUMN excludes")
+        con.execute("DELETE FROM schema_migrations WHERE version = ?", [version])
+    assert named("坐高铁去上海") == ["iron"]  # opens; no excludes, so 高铁 names iron as before

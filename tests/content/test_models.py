@@ -213,6 +213,37 @@ def test_taxonomy_group_needs_members():
         Taxonomy.model_validate({"topics": [], "groups": [{"id": "g", "names": {"en": "G", "zh": "G"}, "members": []}]})
 
 
+def _iron(*excludes: str, **more: object) -> dict[str, object]:
+    return {"id": "iron", "names": {"en": "Iron", "zh": "铁"}, "synonyms": {"en": ["heme iron"]}, "excludes": list(excludes),
+            **more}
+
+
+def test_topic_excludes_contain_a_name_or_synonym_after_normalisation():
+    tax = Taxonomy.model_validate({"topics": [_iron("  高铁 ", "地铁", "CAST IRON", "ＨＥＭＥ ＩＲＯＮ tablets")],
+                                   "groups": [{"id": "minerals", "names": {"en": "Minerals", "zh": "矿物质"},
+                                               "members": ["iron"], "excludes": ["矿物质水"]}]})
+    assert tax.topics[0].excludes == ["高铁", "地铁", "CAST IRON", "ＨＥＭＥ ＩＲＯＮ tablets"]  # stripped, else as written
+    assert tax.groups[0].excludes == ["矿物质水"]
+    assert Taxonomy.model_validate({"topics": [{"id": "a", "names": {"en": "A", "zh": "甲"}}]}).topics[0].excludes == []
+
+
+@pytest.mark.parametrize("section", ["topics", "groups"])
+def test_an_exclude_without_any_name_of_its_topic_is_an_error_naming_topic_and_entry(section):
+    entry = _iron("高铁", "高速公路", **({"members": ["iron"]} if section == "groups" else {}))
+    with pytest.raises(ValidationError) as exc:
+        Taxonomy.model_validate({"topics": [], section: [entry]})
+    [error] = exc.value.errors()
+    assert error["loc"] == (section, 0, "excludes", 1)
+    assert "'高速公路'" in error["msg"] and "'iron'" in error["msg"] and "names or synonyms" in error["msg"]
+
+
+def test_an_empty_exclude_is_an_error():
+    with pytest.raises(ValidationError) as exc:
+        Taxonomy.model_validate({"topics": [_iron("高铁", "   ")]})
+    assert [(e["loc"], e["msg"]) for e in exc.value.errors()] == [
+        (("topics", 0, "excludes", 1), "Value error, an exclude must not be empty")]
+
+
 def test_guard_rule_type():
     data = {"id": "g", "type": "red_flag", "patterns": {"en": ["x"]}, "response": {"en": "a", "zh": "b"}}
     assert GuardRule.model_validate(data).patterns.zh == []

@@ -180,6 +180,24 @@ def test_group_member_must_be_a_topic_not_a_group(ydir):
     assert [(p.line, p.field, p.message) for p in problems] == [(10, "g2.members", "unknown topic 'g1'")]
 
 
+def test_a_bad_exclude_is_reported_on_its_line_naming_the_topic(ydir):
+    t = write(
+        ydir / "topics.yaml",
+        "topics:\n"                                      # 1
+        "  - id: iron\n"                                 # 2
+        "    names: {en: Iron, zh: 铁}\n"                # 3
+        "    excludes:\n"                                # 4
+        "      - 高铁\n"                                 # 5
+        "      - 高速\n",                                # 6
+    )
+    problems: list[Problem] = []
+    tax = load_taxonomy([t], ydir, problems)
+    assert tax.topics == []
+    [problem] = problems
+    assert (problem.path, problem.line, problem.field) == ("topics.yaml", 6, "topics.0.excludes.1")
+    assert problem.message.startswith("exclude '高速' of topic 'iron' contains none of its names or synonyms (Iron, 铁)")
+
+
 def test_taxonomy_schema_error(ydir):
     t = write(ydir / "topics.yaml", "topics:\n  - id: a\n    names: {en: A}\n")
     problems: list[Problem] = []

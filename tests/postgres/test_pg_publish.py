@@ -50,11 +50,13 @@ def test_first_publish_sends_every_chunk_and_matches_the_artifact(built_sample, 
     with open_artifact(ws.artifact) as con:
         ids, matrix = read_vectors(con)
         units = con.execute("SELECT count(*) FROM units").fetchone()[0]
+        topics = con.execute("SELECT id, excludes FROM topics ORDER BY id").fetchall()
     stored = _vectors(pg_url)
     assert sorted(stored) == ids
     assert np.allclose(np.stack([stored[cid] for cid in ids]), matrix, atol=1e-7)
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT count(*) FROM unitrag_units").fetchone()[0] == units
+        assert conn.execute('SELECT id, excludes FROM unitrag_topics ORDER BY id COLLATE "C"').fetchall() == topics
         state = conn.execute("SELECT value FROM unitrag_manifest WHERE key = 'publish'").fetchone()[0]
     assert state["state"] == "complete" and state["chunks"] == n
 

@@ -22,7 +22,7 @@ def load_rows(path: Path = ROOT / "content" / "topics.yaml") -> list[dict[str, A
         {
             "id": t["id"], "is_group": is_group, "name_en": t["names"]["en"], "name_zh": t["names"]["zh"],
             "synonyms_en": list(t.get("synonyms", {}).get("en", [])), "synonyms_zh": list(t.get("synonyms", {}).get("zh", [])),
-            "members": list(t.get("members", [])),
+            "members": list(t.get("members", [])), "excludes": list(t.get("excludes", [])),
         }
         for is_group, key in ((False, "topics"), (True, "groups"))
         for t in data.get(key, [])
@@ -119,6 +119,40 @@ def _rows_minimal() -> list[dict[str, Any]]:
 def test_one_letter_synonyms_do_not_count_as_a_member_mention():
     b = Broadener.from_rows(_rows_minimal()).expand("Which minerals work with vitamin K?", "en")
     assert b is not None and b.queries == ["Which potassium work with vitamin K?", "Which zinc work with vitamin K?"]
+
+
+def _rows_with_excludes(excludes: bool = True) -> list[dict[str, Any]]:
+    def topic(tid: str, en: str, zh: str, members=(), excl=()) -> dict[str, Any]:
+        return {"id": tid, "is_group": bool(members), "name_en": en, "name_zh": zh, "synonyms_en": [],
+                "synonyms_zh": [], "members": list(members), "excludes": list(excl) if excludes else []}
+
+    return [topic("iron", "Iron", "铁", excl=["高铁", "地铁"]), topic("zinc", "Zinc", "锌"),
+            topic("minerals", "Minerals", "矿物质", members=["iron", "zinc"], excl=["矿物质水"])]
+
+
+def test_a_group_name_inside_its_exclude_is_not_broadened_and_is_left_as_it_is():
+    broadener = Broadener.from_rows(_rows_with_excludes())
+    assert broadener.expand("矿物质水好喝吗", "zh") is None
+    b = broadener.expand("矿物质水里的矿物质有用吗", "zh")
+    assert b is not None and b.queries == ["矿物质水里的铁有用吗", "矿物质水里的锌有用吗"]
+    unmasked = Broadener.from_rows(_rows_with_excludes(excludes=False))
+    assert unmasked.expand("矿物质水好喝吗", "zh") is not None  # the exclude, not the name, decides
+
+
+def test_a_member_name_inside_its_exclude_does_not_make_a_group_question_specific():
+    question = "坐高铁时矿物质怎么补"
+    b = Broadener.from_rows(_rows_with_excludes()).expand(question, "zh")
+    assert b is not None and b.queries == ["坐高铁时铁怎么补", "坐高铁时锌怎么补"]
+    assert Broadener.from_rows(_rows_with_excludes(excludes=False)).expand(question, "zh") is None  # 铁 in 高铁: a member
+
+
+def test_an_llm_line_names_a_member_only_outside_its_excludes():
+    reply = "坐高铁时吃什么\n怎么补锌\n怎么补铁"  # three lines for two members: assigned by the names they contain
+    b = Broadener.from_rows(_rows_with_excludes()).expand_with_llm("矿物质怎么补", "zh", FakeLLM(reply), BROADEN_TEMPLATE)
+    assert b is not None and (b.via, b.queries) == ("llm", ["怎么补铁", "怎么补锌"])
+    b = Broadener.from_rows(_rows_with_excludes(excludes=False)).expand_with_llm(
+        "矿物质怎么补", "zh", FakeLLM(reply), BROADEN_TEMPLATE)
+    assert b is not None and b.queries[0] == "坐高铁时吃什么"
 
 
 # --- with an LLM ------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from unitrag.rag.crosslingual import CrossLingual
 from unitrag.rag.gate import AnswerabilityGate, fit_logistic
@@ -98,3 +99,29 @@ def test_context_rows_respect_access_and_need_no_vectors_in_memory():
     store.vectors = np.zeros((0, 384), np.float32)  # a published (PostgreSQL) store keeps no vectors in memory
     rows, scores = retriever._unit_rows(("zh-iodine",), vector, SearchFilter())
     assert len(rows) == 1 and scores.tolist() == [0.0]
+
+
+# --- excludes: words that contain a topic's name but are not about it ---------------------------------------------
+
+IRON = {"id": "iron", "name_en": "Iron", "name_zh": "铁", "synonyms_en": ["heme iron"], "synonyms_zh": ["补铁"],
+        "is_group": False, "members": [], "excludes": ["高铁", "地铁", "cast iron"]}
+
+
+def test_a_name_inside_an_exclude_does_not_name_the_topic_and_one_outside_every_exclude_does():
+    xl = CrossLingual.from_rows([IRON, *TOPICS], {"en", "zh"})
+    not_iron = ["坐高铁去上海", "坐地铁还是打车？", "从北京坐高铁到上海要多久？",
+                "Is a CAST-IRON pan safe?"]  # case, and a hyphen for the space, as names are matched
+    assert [xl.topics_in(q) for q in not_iron] == [[]] * len(not_iron)
+    assert [p.why for p in xl.probes("从北京坐高铁到上海要多久？", "zh")] == ["pool"]  # no iron units to route to
+    iron = ["缺铁怎么办", "高铁上能补铁吗", "坐地铁的孕妇要补铁吗", "Cast iron pans add iron to food?"]
+    assert ["iron" in xl.topics_in(q) for q in iron] == [True] * len(iron)
+
+
+@pytest.mark.parametrize("row", [{k: v for k, v in IRON.items() if k != "excludes"}, {**IRON, "excludes": None},
+                                 {**IRON, "excludes": []}])
+def test_rows_without_excludes_match_as_before(row):
+    """An artifact or database older than the column gives rows without the key, or NULL."""
+    assert CrossLingual.from_rows([IRON], {"en", "zh"}).topics_in("坐高铁去上海") == []
+    xl = CrossLingual.from_rows([row], {"en", "zh"})
+    assert xl.topics_in("坐高铁去上海") == ["iron"]
+    assert xl.broadener.topics["iron"].excludes is None  # and no masking pass per question

@@ -87,6 +87,13 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             "ALTER TABLE sparse_vocab ADD COLUMN df INTEGER",
         ],
     ),
+    (
+        "topics.excludes: words that contain a topic's name but are not about it (高铁 for 铁)",
+        [
+            # NULL in rows carried over from an older artifact: no excludes.
+            "ALTER TABLE topics ADD COLUMN excludes VARCHAR[]",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -66,7 +66,7 @@ def registry_rows(
     topics = [
         {"id": t.id, "is_group": is_group, "name_en": t.names.en, "name_zh": t.names.zh,
          "synonyms_en": list(t.synonyms.en), "synonyms_zh": list(t.synonyms.zh),
-         "members": list(getattr(t, "members", []))}
+         "members": list(getattr(t, "members", [])), "excludes": list(t.excludes)}
         for is_group, entries in ((False, tax.topics), (True, tax.groups)) for t in entries
     ]
     return {

@@ -10,8 +10,9 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator, model_validator
 
+from ..rag.lang import normalize_question
 from .urls import check_url
 
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="lowercase slug: a-z, 0-9 and '-'")]
@@ -144,10 +145,34 @@ class LocalizedSynonyms(_Strict):
     zh: list[str] = Field(default_factory=list)
 
 
+def _check_exclude(entry: str, info: ValidationInfo) -> str:
+    """An exclude must contain one of its topic's names or synonyms (else it could never mask a mention)."""
+    entry = entry.strip()
+    if not entry:
+        raise ValueError("an exclude must not be empty")
+    names, synonyms = info.data.get("names"), info.data.get("synonyms")
+    if names is None or synonyms is None:
+        return entry  # the names are wrong already, and reported on their own
+    forms = [names.en, names.zh, *synonyms.en, *synonyms.zh]
+    text = normalize_question(entry).lower()
+    if not any(normalize_question(form).lower() in text for form in forms):
+        topic = info.data.get("id", "?")
+        raise ValueError(
+            f"exclude {entry!r} of topic {topic!r} contains none of its names or synonyms ({', '.join(forms)}): "
+            "an exclude is a word that contains a name but is not about the topic"
+        )
+    return entry
+
+
 class Topic(_Strict):
     id: Slug
     names: LocalizedNames
     synonyms: LocalizedSynonyms = Field(default_factory=LocalizedSynonyms)
+    excludes: list[Annotated[str, AfterValidator(_check_exclude)]] = Field(
+        default_factory=list,
+        description="False friends: words that contain one of the topic's names or synonyms but are not about it "
+                    "(铁 iron: 高铁, 地铁). A name found only inside one of them does not count as a mention.",
+    )
 
 
 class TopicGroup(Topic):

@@ -79,6 +79,13 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
                 threshold double precision, metrics jsonb)""",
         ],
     ),
+    (
+        "topics.excludes: words that contain a topic's name but are not about it (artifact schema 7)",
+        [
+            # NULL in rows published before it, or from an artifact older than schema 7: no excludes.
+            "ALTER TABLE unitrag_topics ADD COLUMN excludes text[]",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -40,11 +40,42 @@ class Broadening:
         return asdict(self)
 
 
+#: What an exclude's match is blanked with before a topic's mention is searched: neither a letter nor a space, so a
+#: blanked word joins nothing to its neighbours and stays a word boundary; the same length, so positions hold.
+_MASK = "\x00"
+
+
 @dataclass(frozen=True)
 class _Topic:
     id: str
     names: Mapping[str, str]
     mention: re.Pattern[str] | None  # any name or synonym, of either language
+    #: Its false friends (``excludes`` in topics.yaml: 高铁 for 铁): a mention inside one does not count. None: no excludes.
+    excludes: re.Pattern[str] | None = None
+
+    def _visible(self, text: str) -> str:
+        """``text`` with the excludes' matches blanked (the same length); ``text`` itself when there are none."""
+        if self.excludes is None:
+            return text
+        return self.excludes.sub(lambda m: _MASK * len(m.group()), text)
+
+    def find(self, text: str) -> re.Match[str] | None:
+        """The first mention of the topic in (normalised) ``text`` outside its excludes; its span indexes ``text``."""
+        if self.mention is None:
+            return None
+        return self.mention.search(self._visible(text))
+
+    def replace(self, text: str, repl: Callable[[re.Match[str]], str] | str) -> str:
+        """``text`` with every mention outside the excludes replaced (``re.sub``'s ``repl``)."""
+        if self.mention is None:
+            return text
+        if self.excludes is None:
+            return self.mention.sub(repl, text)
+        out, end = [], 0
+        for match in self.mention.finditer(self._visible(text)):
+            out += [text[end:match.start()], repl if isinstance(repl, str) else repl(match)]
+            end = match.end()
+        return "".join(out) + text[end:]
 
 
 #: "vitamin D" is typed "vit D", "vit. D", "vitD"; "维生素D" is typed "维D", "维他命D" (a letter, maybe a number).
@@ -93,9 +124,24 @@ def _mention_regex(forms: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(sorted(patterns, key=lambda p: (-len(p), p))), flags)
 
 
+def _exclude_regex(excludes: Iterable[str]) -> re.Pattern[str] | None:
+    """Any of a topic's excludes, as typed in a normalised question (spaces and hyphens interchangeable); None: none."""
+    patterns = set()
+    for entry in excludes:
+        form = normalize_question(entry)
+        if form:
+            patterns.add("".join(r"[\s\-]*" if ch in " -" else re.escape(ch) for ch in form))
+    if not patterns:
+        return None
+    return re.compile("|".join(sorted(patterns, key=lambda p: (-len(p), p))), re.IGNORECASE)
+
+
 def _topic(row: Mapping[str, Any]) -> _Topic:
     forms = [row["name_en"], row["name_zh"], *(row.get("synonyms_en") or ()), *(row.get("synonyms_zh") or ())]
-    return _Topic(id=row["id"], names={"en": row["name_en"], "zh": row["name_zh"]}, mention=_mention_regex(forms))
+    mention = _mention_regex(forms)
+    # rows of an artifact or database older than the column have no "excludes" key, or NULL: no excludes
+    excludes = _exclude_regex(row.get("excludes") or ()) if mention is not None else None
+    return _Topic(id=row["id"], names={"en": row["name_en"], "zh": row["name_zh"]}, mention=mention, excludes=excludes)
 
 
 def _localized(topic: _Topic, lang: str) -> str:
@@ -128,8 +174,7 @@ class Broadener:
         """The group mentioned first (the longest mention on a tie), with that mention."""
         found: list[tuple[int, int, str, re.Match[str]]] = []
         for group_id, members in self.groups.items():
-            mention = self.topics[group_id].mention
-            match = mention.search(question) if mention and members else None
+            match = self.topics[group_id].find(question) if members else None
             if match:
                 found.append((match.start(), -len(match.group()), group_id, match))
         if not found:
@@ -139,11 +184,8 @@ class Broadener:
 
     def names_member(self, question: str, group_id: str) -> bool:
         """True when the question names one of the group's members (outside the group's own mention)."""
-        group_mention = self.topics[group_id].mention
-        rest = group_mention.sub(" ", question) if group_mention else question
-        return any(
-            (mention := self.topics[m].mention) is not None and mention.search(rest) for m in self.groups[group_id]
-        )
+        rest = self.topics[group_id].replace(question, " ")
+        return any(self.topics[m].find(rest) for m in self.groups[group_id])
 
     def expand(self, question: str, lang: str) -> Broadening | None:
         """One sub-query per member, written by putting the member's name where the group was; None if not broad."""
@@ -153,10 +195,9 @@ class Broadener:
             return None
         group_id = found[0]
         members = self.groups[group_id]
-        mention = self.topics[group_id].mention
-        assert mention is not None
+        group = self.topics[group_id]
         queries = [
-            mention.sub(lambda m, t=self.topics[member]: _in_sentence(_localized(t, lang), m.start() == 0, lang), text)
+            group.replace(text, lambda m, t=self.topics[member]: _in_sentence(_localized(t, lang), m.start() == 0, lang))
             for member in members
         ]
         return Broadening(group=group_id, members=list(members), queries=queries)
@@ -198,8 +239,8 @@ class Broadener:
         chosen: list[str] = []
         unused = list(lines)
         for member in members:
-            mention = self.topics[member].mention
-            line = next((ln for ln in unused if mention is not None and mention.search(normalize_question(ln))), None)
+            topic = self.topics[member]
+            line = next((ln for ln in unused if topic.find(normalize_question(ln))), None)
             if line is None:
                 break
             chosen.append(line)

@@ -93,7 +93,7 @@ class CrossLingual:
         for topic_id, topic in self.broadener.topics.items():
             if topic_id in self.broadener.groups or topic.mention is None:
                 continue
-            match = topic.mention.search(text)
+            match = topic.find(text)
             if match:
                 found.append((match.start(), topic_id))
         return tuple(t for _, t in sorted(found))
