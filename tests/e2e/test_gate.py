@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import replace
 import sys
 from pathlib import Path
 
@@ -63,6 +64,23 @@ def test_an_off_topic_question_does_not_pass_the_gate(kb: KnowledgeBase, lang: s
     assert result.sources  # retrieval always finds something; the gate is what says "not found"
     assert kb.retriever.gate.probability(result.sources) < 0.5
     assert not kb.retriever.answerable(result.sources)
+
+
+#: In-domain, and named by topics.yaml as subjects no unit covers (its "gap" topics).
+DECLARED_GAP = {
+    "en": "How much zinc should I take to get over a cold faster?",
+    "zh": "吃益生菌能治便秘吗？",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(DECLARED_GAP))
+def test_a_question_on_a_declared_gap_is_not_found_because_of_the_gap(kb: KnowledgeBase, lang: str):
+    sources = kb.search(DECLARED_GAP[lang]).sources
+    assert sources and all(s.scores["gap"] == 1.0 for s in sources)
+    gate = kb.retriever.gate
+    assert gate.mix.get("gap", 0.0) < 0 and not kb.retriever.answerable(sources)
+    as_if_covered = [replace(s, scores={**s.scores, "gap": 0.0}) for s in sources]
+    assert gate.probability(as_if_covered) > gate.probability(sources)
 
 
 @pytest.mark.parametrize("question", ANSWERABLE)

@@ -242,6 +242,7 @@ def test_a_plural_after_a_number_names_the_topic(broadener):
 
 @pytest.mark.parametrize("question, topic", [
     ("vit D came back 18 ng/ml", "vitamin-d"), ("is vit. B12 safe", "vitamin-b12"), ("vitD3 dose?", "vitamin-d"),
+    ("vit-D levels", "vitamin-d"), ("vitamin d", "vitamin-d"), ("vitamin-b12 shots", "vitamin-b12"),
     ("维D查出来120", "vitamin-d"), ("维他命D怎么补", "vitamin-d"), ("补维B12有用吗", "vitamin-b12"),
 ])
 def test_a_vitamin_names_its_topic_in_everyday_shorthand(broadener, question, topic):
@@ -250,7 +251,7 @@ def test_a_vitamin_names_its_topic_in_everyday_shorthand(broadener, question, to
     assert CrossLingual(broadener, frozenset({"en", "zh"})).topics_in(question) == [topic]
 
 
-@pytest.mark.parametrize("question", ["revit D is a plug-in", "a vita drink", "vitamin B complex capsules"])
+@pytest.mark.parametrize("question", ["revit D is a plug-in", "a vita drink", "vitae", "vitamin B complex capsules"])
 def test_shorthand_stays_a_whole_word(broadener, question):
     from unitrag.rag.crosslingual import CrossLingual
 

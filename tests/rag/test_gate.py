@@ -252,3 +252,39 @@ def test_calibration_never_fits_on_held_out_test_questions(tmp_path: Path):
     dev_file.write_text("- id: q-1\n  question: x\n  lang: en\n  unanswerable: true\n", encoding="utf-8")
     result = CliRunner().invoke(app, ["calibrate", "--questions", str(dev_file), "--questions", str(test_file)])
     assert result.exit_code == 1 and f"{test_file} is a held-out test set" in str(result.exception)  # one of several
+
+
+# -- declared gaps: topics of the taxonomy no chunk carries ----------------------------------
+
+
+def _topic_row(topic_id: str, en: str, zh: str) -> dict:
+    return {"id": topic_id, "is_group": False, "name_en": en, "name_zh": zh, "synonyms_en": [], "synonyms_zh": [], "members": []}
+
+
+def test_a_question_naming_a_topic_no_chunk_carries_marks_every_source_with_a_gap():
+    from unitrag.rag.crosslingual import CrossLingual
+
+    retriever = Retriever(store=None, encoder=None, config=Config())  # type: ignore[arg-type]
+    retriever.crosslingual = CrossLingual.from_rows([_topic_row("iodine", "Iodine", "碘"), _topic_row("zinc", "Zinc", "锌")],
+                                                   {"en", "zh"})
+    retriever.topic_idf = {"iodine": 1.2}  # what the chunks carry: zinc is listed, and missing
+    sources = [src("a", dense=0.9), src("b", dense=0.8)]
+    sources[0].topics = ["iodine"]
+    for question, gap, topic in [("How much zinc a day?", 1.0, 0.0), ("每天补多少锌？", 1.0, 0.0),
+                                 ("Iodine or zinc in pregnancy?", 1.0, 1.0), ("How much iodine a day?", 0.0, 1.0)]:
+        retriever.mark_topics(question, sources)
+        assert [s.scores["gap"] for s in sources] == [gap, gap], question
+        assert feature_value("gap", sources) == gap and feature_value("topic", sources) == topic
+
+
+def test_a_gate_mixing_topic_and_gap_holds_back_a_declared_gap_and_round_trips():
+    rng = np.random.default_rng(2)
+    n = 300
+    topic, gap = rng.integers(0, 2, n).astype(float), (rng.random(n) < 0.2).astype(float)
+    dense = rng.normal(0.88, 0.02, n)
+    labels = dense + 0.05 * topic - 0.08 * gap + rng.normal(0, 0.004, n) > 0.9
+    gate = AnswerabilityGate.fit(dense, labels, feature="max_dense", mix={"topic": topic, "gap": gap})
+    assert gate.mix["gap"] < -0.05 < 0.03 < gate.mix["topic"]
+    high = [src("a", dense=0.91, topic=1.0)]
+    assert gate.answerable(high) and not gate.answerable([src("a", dense=0.91, topic=1.0, gap=1.0)])
+    assert AnswerabilityGate.from_dict(gate.to_dict()) == gate

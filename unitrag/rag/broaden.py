@@ -78,8 +78,10 @@ class _Topic:
         return "".join(out) + text[end:]
 
 
-#: "vitamin D" is typed "vit D", "vit. D", "vitD"; "维生素D" is typed "维D", "维他命D" (a letter, maybe a number).
-_VITAMIN_WORDS = ((re.compile(r"vitamin(?=[\s\-]*[A-Ka-k][\s\-]?\d{0,2}$)", re.IGNORECASE), r"vit(?:amin)?\.?"),
+#: "vitamin D" is typed "vit D", "vit. D", "vitD3"; "维生素D" is typed "维D", "维他命D" (a letter, maybe a number).
+#: Bare "vit" needs a dot, a space or a number after the letter: "a vita drink" names no vitamin A.
+_VITAMIN_WORDS = ((re.compile(r"vitamin[\s\-]*(?=[A-Ka-k][\s\-]?\d{0,2}$)", re.IGNORECASE),
+                   r"(?:vitamin[\s\-]*|vit\.[\s\-]*|vit[\s\-]+|vit(?=[A-Ka-k][\s\-]?\d))"),
                   (re.compile(r"维生素(?=[A-Ka-k][\s\-]?\d{0,2}$)"), "(?:维生素|维他命|维)"))
 
 
@@ -91,7 +93,7 @@ def _form_pattern(form: str) -> str | None:
     form = normalize_question(form)
     if len(form) < 2 and form.isascii():
         return None  # "K", "C": as a word in a question it is almost never the nutrient
-    prefix = ""
+    prefix, first = "", form[0]
     for word, shorthand in _VITAMIN_WORDS:
         if match := word.match(form):
             prefix, form = shorthand, form[match.end():]
@@ -102,7 +104,7 @@ def _form_pattern(form: str) -> str | None:
     elif form.isascii() and form[-1].isdigit():
         parts[-1] += "s?"  # "omega-3s", "B12s": a plural after a number
     pattern = "".join(parts)
-    if prefix.startswith("vit") or re.match(f"[{_ALNUM}]", form[0]) and not prefix:
+    if re.match(f"[{_ALNUM}]", first):
         pattern = f"(?<![{_ALNUM}])" + pattern
     if re.match(f"[{_ALNUM}]", form[-1]):
         pattern += f"(?![{_ALNUM}])"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import combinations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -203,7 +204,7 @@ def run_calibration(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuesti
             lang: round(auc(x[m], y_all[m]), 4)
             for lang in sorted({s.lang for s in samples}) for m in [np.array([s.lang == lang for s in samples])]
         }
-        for mixed in ((), *((m,) for m in mixes)):
+        for mixed in (c for n in range(len(mixes) + 1) for c in combinations(mixes, n)):
             mix = {m: np.array([s.values[m] for s in samples], float) for m in mixed} or None
             for per_lang in (False, True):
                 groups = [s.group for s in samples] if per_lang else None

@@ -85,9 +85,10 @@ FEATURES: dict[str, Callable[[Sequence[Source]], float | None]] = {
     "dense_margin": _dense_margin,  # top-1 minus top-5 dense cosine among the final sources
     "sparse": lambda s: _max(s, "sparse") or 0.0,  # the best BM25 score (0 when no source matched a term)
     "topic": lambda s: _max(s, "topic"),  # 1: one of the final sources shares a topic the question names (rag.retrieval)
+    "gap": lambda s: _max(s, "gap"),  # 1: the question names a topic of the taxonomy that no unit carries
 }
 #: Features a gate may add to its main one (``mix``).
-MIX_FEATURES = ("topic",)
+MIX_FEATURES = ("topic", "gap")
 
 
 def feature_value(feature: str, sources: Sequence[Source]) -> float | None:

@@ -165,13 +165,22 @@ class Retriever:
 
         That is: it shares a topic the question names, or the caller's context points at it (the
         current topic, a triggered rule, a recent scene: "is that safe?" refers to them). A gate feature.
+        ``scores["gap"]``: 1 on every source when the question names a topic no chunk carries, one the
+        taxonomy lists so that it is known to be missing ("zinc", "caffeine"). Another gate feature.
         """
         if self.crosslingual is None:
             return
         named = set(self.crosslingual.topics_in(question))
+        gap = float(bool(named - self._topic_idf().keys()))
         user = user or UserContext()
         for source in sources:
             source.scores["topic"] = float(bool(named.intersection(source.topics)) or in_context(source, user))
+            source.scores["gap"] = gap
+
+    def _topic_idf(self) -> dict[str, float]:
+        if self.topic_idf is None:  # once (a benign race: both threads count the same)
+            self.topic_idf = topic_idf(self.store)
+        return self.topic_idf
 
     def named_topics(self, question: str, user: UserContext) -> dict[str, float]:
         """The topics the question names, each weighted by how few chunks carry it (idf, normalised to sum 1);
@@ -181,9 +190,8 @@ class Retriever:
         named = self.crosslingual.topics_in(question)
         if not named:
             return {}
-        if self.topic_idf is None:  # once (a benign race: both threads count the same)
-            self.topic_idf = topic_idf(self.store)
-        weights = {t: self.topic_idf.get(t, 0.0) for t in named}
+        idf = self._topic_idf()
+        weights = {t: idf.get(t, 0.0) for t in named}
         total = sum(weights.values())
         return {t: w / total for t, w in weights.items()} if total > 0 else {}
 
