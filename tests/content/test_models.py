@@ -244,6 +244,14 @@ def test_an_empty_exclude_is_an_error():
         (("topics", 0, "excludes", 1), "Value error, an exclude must not be empty")]
 
 
+@pytest.mark.parametrize("entry", ["铁", "Heme Iron", " IRON "])
+def test_an_exclude_that_is_a_name_itself_is_an_error(entry):
+    with pytest.raises(ValidationError) as exc:
+        Taxonomy.model_validate({"topics": [_iron("高铁", entry)]})
+    [error] = exc.value.errors()
+    assert error["loc"] == ("topics", 0, "excludes", 1) and "would hide every mention" in error["msg"]
+
+
 def test_guard_rule_type():
     data = {"id": "g", "type": "red_flag", "patterns": {"en": ["x"]}, "response": {"en": "a", "zh": "b"}}
     assert GuardRule.model_validate(data).patterns.zh == []

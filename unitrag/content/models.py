@@ -161,6 +161,9 @@ def _check_exclude(entry: str, info: ValidationInfo) -> str:
             f"exclude {entry!r} of topic {topic!r} contains none of its names or synonyms ({', '.join(forms)}): "
             "an exclude is a word that contains a name but is not about the topic"
         )
+    if any(normalize_question(form).lower() == text for form in forms):
+        raise ValueError(f"exclude {entry!r} of topic {info.data.get('id', '?')!r} is one of its own names or synonyms: "
+                         "it would hide every mention of the topic; list the longer word that is not about it")
     return entry
 
 

@@ -18,7 +18,9 @@ pooled ``a``, ``b``.
 A gate may add other features to its main one before the sigmoid (``mix``, weights fitted
 jointly by logistic regression): ``topic``, whether a top source shares a topic the question
 names (in either language), separates covered from uncovered in-domain questions where a
-cosine alone cannot, and means the same whatever the languages. A gate also carries the
+cosine alone cannot, and means the same whatever the languages; ``gap``, whether the question
+names a topic of the taxonomy that no unit carries (a subject the knowledge base declares it does
+not cover), pulls the other way. A gate also carries the
 per-language-pair cosine corrections (``lang_offsets``, rag.crosslingual) its scores were
 measured with. A knowledge base whose artifact has no gate for its pipeline uses the
 default one fitted on the bundled sample's dev questions (``default_calibration.json``
