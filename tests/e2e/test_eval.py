@@ -94,7 +94,7 @@ def test_a_malformed_data_set_is_one_readable_error(tmp_path: Path):
     both = unitrag("eval", "--beir", "bad", "--questions", "q.yaml", cwd=tmp_path)
     assert both.returncode == 1 and "give exactly one of --beir DIR or --questions FILE" in both.stderr
     f1 = unitrag("eval", "--beir", "bad", "--min-notfound-f1", "0.5", cwd=tmp_path)
-    assert f1.returncode == 1 and f1.stderr == "error: --min-notfound-f1 needs --questions: a BEIR data set has no unanswerable questions\n"
+    assert f1.returncode == 1 and f1.stderr == "error: --min-notfound-* need --questions: a BEIR data set has no unanswerable questions\n"
 
 
 # -- the sample's own labelled questions ------------------------------------------------------------
@@ -107,6 +107,16 @@ def questions_run(built_sample) -> dict:
                      "--min-ndcg", "0.6", "--min-notfound-f1", "0.6", cwd=ws.root)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
+
+
+def test_the_gates_fail_on_any_held_out_set_and_name_it(built_sample):
+    ws, _ = built_sample
+    result = unitrag("eval", "--questions", "content/eval/questions.yaml", "--questions", "content/eval/questions3_test.yaml",
+                     "--questions", "content/eval/questions4_test.yaml", "--kb", "dist/kb.duckdb", "--variants", "full",
+                     "--markdown", "--min-notfound-precision", "1.01", cwd=ws.root)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    failed = [line for line in result.stderr.splitlines() if "gate failed" in line]
+    assert [line.split("gate failed: ")[1].split(":")[0] for line in failed] == ["questions3_test.yaml", "questions4_test.yaml"]
 
 
 def test_question_eval_scores_retrieval_guard_and_not_found(questions_run):

@@ -6,7 +6,9 @@ import pytest
 
 from unitrag.errors import UserError
 from unitrag.eval.metrics import MEASURES
-from unitrag.eval.report import EvalReport, VariantResult, gate_failures, precision_recall
+from pathlib import Path
+
+from unitrag.eval.report import EvalReport, VariantResult, gate_failures, gated_reports, precision_recall
 from unitrag.eval.variants import DEFAULT_VARIANTS, parse_variants
 
 
@@ -46,6 +48,19 @@ def test_the_gate_reads_the_full_variant_and_not_found_f1():
     assert gate_failures(report(0.70), min_ndcg=0.7, min_notfound_f1=0.8) == []
     failures = gate_failures(report(0.69, f1=0.5), min_ndcg=0.7, min_notfound_f1=0.8)
     assert failures == ["nDCG@10 of full is 0.6900, below --min-ndcg 0.7", "not-found F1 is 0.500, below --min-notfound-f1 0.8"]
+
+
+def test_the_gate_reads_not_found_precision():
+    assert gate_failures(report(0.9), min_notfound_precision=0.7) == []
+    assert gate_failures(report(0.9), min_notfound_precision=0.75) == [
+        "not-found precision is 0.700, below --min-notfound-precision 0.75"]
+
+
+def test_the_gates_read_every_held_out_set_or_else_the_last():
+    dev, test, test2 = report(0.9), report(0.8), report(0.7)
+    paths = [Path("eval/questions.yaml"), Path("eval/questions_test.yaml"), Path("eval/questions2_test.yaml")]
+    assert gated_reports([dev, test, test2], paths) == [("questions_test.yaml", test), ("questions2_test.yaml", test2)]
+    assert gated_reports([dev, test], [paths[0], Path("eval/context_dev.yaml")]) == [("context_dev.yaml", test)]
 
 
 def test_a_restricted_leak_always_fails_the_gate():

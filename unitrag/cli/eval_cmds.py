@@ -32,7 +32,8 @@ def eval_cmd(
     beir: Annotated[Optional[Path], typer.Option("--beir", help="A data set in BEIR layout (corpus.jsonl, queries.jsonl, qrels/).")] = None,
     questions: Annotated[Optional[list[Path]], typer.Option(
         "--questions", help="Labelled questions, e.g. content/eval/questions.yaml; repeat it (dev, then test) to compare "
-                            "them side by side per category; the --min-* gates read the last one.")] = None,
+                            "them side by side per category. The --min-* gates read every held-out set among them "
+                            "(a *_test.yaml file), or the last one when none is; --min-guard-* the last one.")] = None,
     split: Annotated[str, typer.Option("--split", help="--beir: the qrels split to score.")] = "test",
     variants: Annotated[Optional[str], typer.Option(
         "--variants", help="Comma-separated: bm25, dense, hybrid, rerank, sparse, full [default: all].")] = None,
@@ -45,6 +46,9 @@ def eval_cmd(
     plot: Annotated[Optional[Path], typer.Option("--plot", help="Write a PNG comparing the variants.")] = None,
     min_ndcg: Annotated[Optional[float], typer.Option("--min-ndcg", help="Exit 1 when nDCG@10 of full is below.")] = None,
     min_notfound_f1: Annotated[Optional[float], typer.Option("--min-notfound-f1", help="Exit 1 when not-found F1 is below.")] = None,
+    min_notfound_precision: Annotated[Optional[float], typer.Option(
+        "--min-notfound-precision", help="Exit 1 when not-found precision (answerable questions kept from \"not found\") "
+                                         "is below.")] = None,
     min_success: Annotated[Optional[float], typer.Option(
         "--min-success", help="--questions: exit 1 when Success@5 of same-language or either cross-lingual "
                                "category is below.")] = None,
@@ -59,12 +63,12 @@ def eval_cmd(
     json: JsonOpt = False,
 ) -> None:
     """Score every pipeline variant on a BEIR data set or on labelled questions; gate on thresholds."""
-    from ..eval.report import category_markdown, gate_failures
+    from ..eval.report import category_markdown, gate_failures, gated_reports
 
     if (beir is None) == (not questions):
         raise UserError("give exactly one of --beir DIR or --questions FILE")
-    if beir is not None and min_notfound_f1 is not None:
-        raise UserError("--min-notfound-f1 needs --questions: a BEIR data set has no unanswerable questions")
+    if beir is not None and (min_notfound_f1, min_notfound_precision) != (None, None):
+        raise UserError("--min-notfound-* need --questions: a BEIR data set has no unanswerable questions")
     if beir is not None and min_success is not None:
         raise UserError("--min-success needs --questions: a BEIR data set has no question categories")
     if beir is not None and (min_guard_recall, min_guard_precision, min_guard_pass) != (None, None, None):
@@ -91,7 +95,9 @@ def eval_cmd(
         if beir is None:
             _print_categories(reports)
             _print_guard(reports)
-    failures = gate_failures(report, min_ndcg, min_notfound_f1, min_success)
+    gated = gated_reports(reports, questions or [])
+    failures = [f"{name}: {failure}" if len(gated) > 1 else failure for name, r in gated
+                for failure in gate_failures(r, min_ndcg, min_notfound_f1, min_success, min_notfound_precision)]
     if beir is None:
         from ..eval.guard_report import guard_failures
 

@@ -142,9 +142,19 @@ def set_names(datasets: list[str]) -> list[str]:
     return labels
 
 
+def gated_reports(reports: list[EvalReport], paths: list[Path]) -> list[tuple[str, EvalReport]]:
+    """The reports the regression gates read, by name: every held-out set, else the last report.
+
+    Several test sets written by different people disagree more than one set with itself: a PR must
+    not regress any of them.
+    """
+    held_out = [(path.name, r) for path, r in zip(paths, reports) if is_held_out(path)]
+    return held_out or [(paths[-1].name if paths else reports[-1].primary.name, reports[-1])]
+
+
 def gate_failures(
     report: EvalReport, min_ndcg: float | None = None, min_notfound_f1: float | None = None,
-    min_success: float | None = None,
+    min_success: float | None = None, min_notfound_precision: float | None = None,
 ) -> list[str]:
     """Why the report fails the regression gate; empty when it passes.
 
@@ -161,6 +171,11 @@ def gate_failures(
         nf = report.extra.get("not_found")
         if nf is None or nf["f1"] is None or nf["f1"] < min_notfound_f1:
             failures.append(f"not-found F1 is {_f(nf and nf['f1'])}, below --min-notfound-f1 {min_notfound_f1}")
+    if min_notfound_precision is not None:
+        nf = report.extra.get("not_found")
+        if nf is None or nf["precision"] is None or nf["precision"] < min_notfound_precision:
+            failures.append(f"not-found precision is {_f(nf and nf['precision'])}, below --min-notfound-precision "
+                            f"{min_notfound_precision}")
     if report.extra.get("restricted_leaks"):
         failures.append(f"{len(report.extra['restricted_leaks'])} restricted chunk(s) reached an anonymous caller")
     return failures
