@@ -1,0 +1,64 @@
+"""What finding the topics a question names costs, for two taxonomies in one process.
+
+Usage (from the repository root)::
+
+    git show 5b9ed96:content/topics.yaml > /tmp/topics_before.yaml
+    .venv/bin/python benchmarks/topic_mentions.py /tmp/topics_before.yaml content/topics.yaml [--rounds 3]
+
+Every question of the dev sets is named once per pass (``CrossLingual._named``, the regex pass a search
+runs once per distinct question; its LRU cache is bypassed), the two taxonomies alternating so that load
+on shared cores hits both alike. Prints the mean per question for each and the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from measure import Timer, machine, ratio
+from unitrag.content.registry import dev_question_files
+from unitrag.rag.broaden import Broadener
+from unitrag.rag.crosslingual import CrossLingual
+
+
+def topic_rows(path: Path) -> list[dict[str, Any]]:
+    """topics.yaml as rows of the artifact's topics table."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [
+        {"id": t["id"], "is_group": is_group, "name_en": t["names"]["en"], "name_zh": t["names"]["zh"],
+         "synonyms_en": list(t.get("synonyms", {}).get("en", [])), "synonyms_zh": list(t.get("synonyms", {}).get("zh", [])),
+         "excludes": list(t.get("excludes", [])), "members": list(t.get("members", []))}
+        for is_group, key in ((False, "topics"), (True, "groups")) for t in data.get(key, [])
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("before", type=Path)
+    parser.add_argument("after", type=Path)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    questions = [q["question"] for path in dev_question_files(Path("content"))
+                 for q in yaml.safe_load(path.read_text(encoding="utf-8")) or []]
+    namers = {name: CrossLingual(Broadener.from_rows(topic_rows(path)), frozenset({"en", "zh"}))
+              for name, path in (("before", args.before), ("after", args.after))}
+    per_question: dict[str, list[float]] = {name: [] for name in namers}
+    for _ in range(args.rounds):
+        for name, namer in namers.items():
+            with Timer() as t:
+                for question in questions:
+                    namer._named(question)
+            per_question[name].append(t.s * 1000 / len(questions))
+    print(machine())
+    print(f"{len(questions)} dev questions, {args.rounds} rounds")
+    for name, values in per_question.items():
+        print(f"{name}: {len(namers[name].broadener.topics)} topics, {min(values):.3f}-{max(values):.3f} ms per question")
+    print(f"after / before: {ratio(min(per_question['after']), min(per_question['before']))} (best rounds)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
