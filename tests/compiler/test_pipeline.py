@@ -137,3 +137,20 @@ def test_topic_excludes_reach_the_artifact_and_an_artifact_older_than_them_still
         con.execute("ALTER TABLE topics DROP COLUMN excludes")
         con.execute("DELETE FROM schema_migrations WHERE version = ?", [version])
     assert named("坐高铁去上海") == ["iron"]  # opens; no excludes, so 高铁 names iron as before
+
+
+def test_the_report_lists_the_topics_no_unit_carries_and_a_unit_taking_one_removes_it(tiny) -> None:
+    import re
+
+    from unitrag.cli.output import report_markdown
+
+    report = tiny.build(dry_run=True)
+    assert "zinc" in report.gaps and report.to_dict()["gaps"] == report.gaps
+    carried = {t for rule in (tiny.content / "rules").iterdir()
+               for t in re.search(r"^topics: \[(.*)\]$", rule.read_text(encoding="utf-8"), re.M).group(1).split(", ")}
+    assert carried and not carried & set(report.gaps)
+    assert "Declared gaps (topics no unit carries): " in report_markdown(report)
+    rule = next((tiny.content / "rules").iterdir())
+    rule.write_text(re.sub(r"^topics: \[", "topics: [zinc, ", rule.read_text(encoding="utf-8"), count=1, flags=re.M),
+                    encoding="utf-8")
+    assert "zinc" not in tiny.build(dry_run=True).gaps

@@ -114,6 +114,9 @@ def print_report(report: BuildReport) -> None:
         out.print(f"tables changed: {', '.join(plan.tables_changed)}")
     if not plan.sweep_deletes:
         out.print("[yellow]deletes not swept: part of the content tree could not be read[/]")
+    if report.gaps:
+        out.print(f"declared gaps ({len(report.gaps)} topics no unit carries; a question naming one leans to "
+                  f"\"not found\"): {', '.join(report.gaps)}")
     if report.dry_run:
         out.print(report.estimate.describe(report.embedder) if report.estimate else f"would embed {len(plan.to_embed)} chunk(s) with {report.embedder}")
         return
@@ -136,4 +139,6 @@ def report_markdown(report: BuildReport) -> str:
         lines += ["", f"**Full re-embed:** {report.plan.full_reembed_reason}"]
     if report.estimate is not None and report.estimate.chunks:
         lines += ["", report.estimate.describe(report.embedder)]
+    if report.gaps:
+        lines += ["", f"Declared gaps (topics no unit carries): {', '.join(report.gaps)}"]
     return "\n".join(lines) + "\n"

@@ -58,6 +58,8 @@ class BuildReport:
     parse_cache: dict[str, int] = field(default_factory=dict)
     #: Unit files validation took from the unit cache unread (stat) or after one read (same bytes), or read and checked.
     unit_cache: dict[str, int] = field(default_factory=dict)
+    #: Topics no unit carries (declared gaps): a question naming one leans to "not found".
+    gaps: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -66,7 +68,7 @@ class BuildReport:
             "reconcile": self.reconcile, "written": self.written, "pending": self.pending,
             "chunks": self.chunks, "units": self.units,
             "estimate": self.estimate.to_dict() if self.estimate else None,
-            "parse_cache": self.parse_cache, "unit_cache": self.unit_cache, "delta": self.delta,
+            "parse_cache": self.parse_cache, "unit_cache": self.unit_cache, "delta": self.delta, "gaps": self.gaps,
             "timings_s": {k: round(v, 4) for k, v in self.timings_s.items()},
         }
 
@@ -118,7 +120,7 @@ def build(
                          parse_cache={"hits": parse_cache.hits, "misses": parse_cache.misses},
                          unit_cache={"unread": unit_cache.stat_hits, "same_bytes": unit_cache.hash_hits,
                                      "read": unit_cache.misses},
-                         estimate=estimate_embedding(len(plan.to_embed), model_id, previous))
+                         estimate=estimate_embedding(len(plan.to_embed), model_id, previous), gaps=content.gap_topics)
     if dry_run or (previous is not None and plan.is_noop):
         unit_cache.save()
         parse_cache.save()

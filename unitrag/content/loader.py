@@ -83,6 +83,12 @@ class ContentSet:
     def ok(self) -> bool:
         return not self.problems
 
+    @property
+    def gap_topics(self) -> list[str]:
+        """Topics of the taxonomy no unit carries: subjects the content declares it does not cover (the gate's ``gap``)."""
+        carried = {topic for loaded in self.units if loaded.unit is not None for topic in loaded.unit.topics}
+        return sorted(t.id for t in self.taxonomy.topics if t.id not in carried)
+
 
 def parse_unit(path: Path, text: str, shown: str | None = None) -> tuple[LoadedUnit | None, list[Problem]]:
     """Frontmatter → a typed unit; body kept as Markdown with its first line number.
