@@ -85,6 +85,11 @@ _VITAMIN_WORDS = ((re.compile(r"vitamin[\s\-]*(?=[A-Ka-k][\s\-]?\d{0,2}$)", re.I
                   (re.compile(r"维生素(?=[A-Ka-k][\s\-]?\d{0,2}$)"), "(?:维生素|维他命|维)"))
 
 
+def _spaced(form: str) -> list[str]:
+    """A form's characters as regex parts, where a space or a hyphen stands for any run of either."""
+    return [r"[\s\-]*" if ch in " -" else re.escape(ch) for ch in form]
+
+
 def _form_pattern(form: str) -> str | None:
     """A name as a regex: spaces and hyphens interchangeable, an English plural 's' optional, whole words.
 
@@ -98,7 +103,7 @@ def _form_pattern(form: str) -> str | None:
         if match := word.match(form):
             prefix, form = shorthand, form[match.end():]
             break
-    parts = [prefix] + [r"[\s\-]*" if ch in " -" else re.escape(ch) for ch in form]
+    parts = [prefix, *_spaced(form)]
     if form.isascii() and form[-1] in "sS" and len(form) > 3:
         parts[-1] += "?"
     elif form.isascii() and form[-1].isdigit():
@@ -132,7 +137,7 @@ def _exclude_regex(excludes: Iterable[str]) -> re.Pattern[str] | None:
     for entry in excludes:
         form = normalize_question(entry)
         if form:
-            patterns.add("".join(r"[\s\-]*" if ch in " -" else re.escape(ch) for ch in form))
+            patterns.add("".join(_spaced(form)))
     if not patterns:
         return None
     return re.compile("|".join(sorted(patterns, key=lambda p: (-len(p), p))), re.IGNORECASE)
