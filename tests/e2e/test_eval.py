@@ -119,6 +119,16 @@ def test_the_gates_fail_on_any_held_out_set_and_name_it(built_sample):
     assert [line.split("gate failed: ")[1].split(":")[0] for line in failed] == ["questions3_test.yaml", "questions4_test.yaml"]
 
 
+def test_the_guard_gates_read_the_held_out_sets_that_label_guard_outcomes(built_sample):
+    ws, _ = built_sample
+    result = unitrag("eval", "--questions", "content/eval/questions.yaml", "--questions", "content/eval/questions4_test.yaml",
+                     "--questions", "content/eval/guard_test.yaml", "--questions", "content/eval/guard2_test.yaml",
+                     "--kb", "dist/kb.duckdb", "--variants", "dense", "--markdown", "--min-guard-pass", "1.01", cwd=ws.root)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    failed = [line.split("gate failed: ")[1].split(":")[0] for line in result.stderr.splitlines() if "gate failed" in line]
+    assert failed == ["guard_test.yaml", "guard2_test.yaml"]  # not questions4_test.yaml: it labels no guard outcome
+
+
 def test_question_eval_scores_retrieval_guard_and_not_found(questions_run):
     report = questions_run
     assert report["restricted_leaks"] == []

@@ -42,3 +42,15 @@ def test_gate_and_table() -> None:
     assert guard_failures(report, 0.5, None, 0.5) == []
     header, rows = guard_table([report], ["test"])
     assert header == ["guard", "test"] and rows[0] == ["red_flag P / R", "0.667 / 0.667 (2/3)"]
+
+
+def test_a_set_labels_guard_outcomes_when_it_expects_a_stop_or_a_pass() -> None:
+    from unitrag.eval.guard_report import has_guard_labels
+
+    def report(rows: list[dict]) -> EvalReport:
+        return EvalReport("questions", "q.yaml", {}, {}, rows, {"guard_rules": guard_figures(rows)})
+
+    assert has_guard_labels(report(ROWS))
+    assert has_guard_labels(report([row("pass", None, None, None, like="rf-a")]))  # near-misses only
+    assert not has_guard_labels(report([row(None, None, "red_flag", "rf-a"), row(None, None, None, None)]))
+    assert not has_guard_labels(EvalReport("questions", "q.yaml", {}, {}, [], {}))

@@ -33,7 +33,8 @@ def eval_cmd(
     questions: Annotated[Optional[list[Path]], typer.Option(
         "--questions", help="Labelled questions, e.g. content/eval/questions.yaml; repeat it (dev, then test) to compare "
                             "them side by side per category. The --min-* gates read every held-out set among them "
-                            "(a *_test.yaml file), or the last one when none is; --min-guard-* the last one.")] = None,
+                            "(a *_test.yaml file), or the last one when none is; --min-guard-* those of them that label "
+                            "guard outcomes.")] = None,
     split: Annotated[str, typer.Option("--split", help="--beir: the qrels split to score.")] = "test",
     variants: Annotated[Optional[str], typer.Option(
         "--variants", help="Comma-separated: bm25, dense, hybrid, rerank, sparse, full [default: all].")] = None,
@@ -53,7 +54,7 @@ def eval_cmd(
         "--min-success", help="--questions: exit 1 when Success@5 of same-language or either cross-lingual "
                                "category is below.")] = None,
     min_guard_recall: Annotated[Optional[float], typer.Option(
-        "--min-guard-recall", help="--questions: exit 1 when red-flag recall (of the last set) is below.")] = None,
+        "--min-guard-recall", help="--questions: exit 1 when red-flag recall is below.")] = None,
     min_guard_precision: Annotated[Optional[float], typer.Option(
         "--min-guard-precision", help="--questions: exit 1 when red-flag or out-of-scope precision is below.")] = None,
     min_guard_pass: Annotated[Optional[float], typer.Option(
@@ -99,9 +100,11 @@ def eval_cmd(
     failures = [f"{name}: {failure}" if len(gated) > 1 else failure for name, r in gated
                 for failure in gate_failures(r, min_ndcg, min_notfound_f1, min_success, min_notfound_precision)]
     if beir is None:
-        from ..eval.guard_report import guard_failures
+        from ..eval.guard_report import guard_failures, has_guard_labels
 
-        failures += guard_failures(report, min_guard_recall, min_guard_precision, min_guard_pass)
+        guarded = [(name, r) for name, r in gated if has_guard_labels(r)] or [gated[-1]]
+        failures += [f"{name}: {failure}" if len(guarded) > 1 else failure for name, r in guarded
+                     for failure in guard_failures(r, min_guard_recall, min_guard_precision, min_guard_pass)]
     for failure in failures:
         err.print(f"[red]gate failed:[/] {failure}")
     if failures:

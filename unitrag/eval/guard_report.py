@@ -82,6 +82,13 @@ def guard_table(reports: list[EvalReport], names: list[str]) -> tuple[list[str],
     return header, rows
 
 
+def has_guard_labels(report: EvalReport) -> bool:
+    """The set labels guard outcomes (red flags, out of scope, near-misses): the guard gates can read it."""
+    figures = report.extra.get("guard_rules") or {}
+    expected = sum(m.get("expected") or 0 for m in figures.get("by_type", {}).values())
+    return bool(expected or (figures.get("near_misses") or {}).get("questions"))
+
+
 def guard_failures(report: EvalReport, min_recall: float | None, min_precision: float | None,
                    min_pass: float | None) -> list[str]:
     """The guard gate on one report: red-flag recall, precision of both types, near-misses passed."""
