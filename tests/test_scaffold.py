@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from importlib.metadata import version
@@ -119,5 +120,7 @@ def test_a_new_knowledge_base_has_held_out_test_sets_for_its_gates(tmp_path):
     kb = tmp_path / "kb"
     init_knowledge_base(kb)
     workflow = (kb / ".github" / "workflows" / "content-pr.yml").read_text(encoding="utf-8")
-    for name in ("questions_test.yaml", "guard_test.yaml"):
-        assert f"content/eval/{name}" in workflow and (kb / "content" / "eval" / name).is_file()
+    named = set(re.findall(r"content/eval/[\w*]+\.yaml", workflow))  # paths and globs the gates read
+    matched = {path.name for pattern in named for path in kb.glob(pattern)}
+    assert all(any(kb.glob(pattern)) for pattern in named), named
+    assert {"questions.yaml", "questions_test.yaml", "guard_test.yaml"} <= matched
