@@ -6,8 +6,6 @@ import pytest
 
 from unitrag.errors import UserError
 from unitrag.eval.metrics import MEASURES
-from pathlib import Path
-
 from unitrag.eval.report import EvalReport, VariantResult, gate_failures, gated_reports, precision_recall
 from unitrag.eval.variants import DEFAULT_VARIANTS, parse_variants
 
@@ -35,13 +33,13 @@ def test_precision_recall_and_f1():
     assert precision_recall(0, 0, 3)["precision"] is None and precision_recall(0, 2, 3)["f1"] == 0.0
 
 
-def report(ndcg: float, f1: float | None = 0.8, leaks: list | None = None) -> EvalReport:
+def report(ndcg: float, f1: float | None = 0.8, leaks: list | None = None, dataset: str = "q.yaml") -> EvalReport:
     metrics = {m: 0.5 for m in MEASURES} | {"ndcg@10": ndcg}
     variants = {"dense": VariantResult("dense", "", {m: 0.9 for m in MEASURES}, 10, 1.0),
                 "full": VariantResult("full", "", metrics, 10, 2.0)}
     extra = {"not_found": {"f1": f1, "precision": 0.7, "recall": 0.9, "unanswerable": 3, "questions": 10},
              "restricted_leaks": leaks or []}
-    return EvalReport("questions", "q.yaml", {"embedder": "e"}, variants, [], extra)
+    return EvalReport("questions", dataset, {"embedder": "e"}, variants, [], extra)
 
 
 def test_the_gate_reads_the_full_variant_and_not_found_f1():
@@ -57,10 +55,10 @@ def test_the_gate_reads_not_found_precision():
 
 
 def test_the_gates_read_every_held_out_set_or_else_the_last():
-    dev, test, test2 = report(0.9), report(0.8), report(0.7)
-    paths = [Path("eval/questions.yaml"), Path("eval/questions_test.yaml"), Path("eval/questions2_test.yaml")]
-    assert gated_reports([dev, test, test2], paths) == [("questions_test.yaml", test), ("questions2_test.yaml", test2)]
-    assert gated_reports([dev, test], [paths[0], Path("eval/context_dev.yaml")]) == [("context_dev.yaml", test)]
+    dev, test, test2, other = (report(0.9, dataset=d) for d in ("eval/questions.yaml", "eval/questions_test.yaml",
+                                                                  "eval/questions2_test.yaml", "eval/context_dev.yaml"))
+    assert gated_reports([dev, test, test2]) == [("questions_test.yaml", test), ("questions2_test.yaml", test2)]
+    assert gated_reports([dev, other]) == [("context_dev.yaml", other)]
 
 
 def test_a_restricted_leak_always_fails_the_gate():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -96,19 +97,24 @@ def eval_cmd(
         if beir is None:
             _print_categories(reports)
             _print_guard(reports)
-    gated = gated_reports(reports, questions or [])
-    failures = [f"{name}: {failure}" if len(gated) > 1 else failure for name, r in gated
-                for failure in gate_failures(r, min_ndcg, min_notfound_f1, min_success, min_notfound_precision)]
+    gated = gated_reports(reports)
+    failures = _named_failures(gated, lambda r: gate_failures(r, min_ndcg, min_notfound_f1, min_success,
+                                                              min_notfound_precision))
     if beir is None:
         from ..eval.guard_report import guard_failures, has_guard_labels
 
-        guarded = [(name, r) for name, r in gated if has_guard_labels(r)] or [gated[-1]]
-        failures += [f"{name}: {failure}" if len(guarded) > 1 else failure for name, r in guarded
-                     for failure in guard_failures(r, min_guard_recall, min_guard_precision, min_guard_pass)]
+        guarded = [(name, r) for name, r in gated if has_guard_labels(r)] or gated[-1:]
+        failures += _named_failures(guarded, lambda r: guard_failures(r, min_guard_recall, min_guard_precision,
+                                                                      min_guard_pass))
     for failure in failures:
         err.print(f"[red]gate failed:[/] {failure}")
     if failures:
         raise typer.Exit(1)
+
+
+def _named_failures(sets: list[tuple[str, "EvalReport"]], check: Callable[["EvalReport"], list[str]]) -> list[str]:
+    """``check``'s failures of each set, prefixed with the set's name when there are several."""
+    return [f"{name}: {failure}" if len(sets) > 1 else failure for name, report in sets for failure in check(report)]
 
 
 def _eval_beir(root: Path, split: str, spec: str | None, cfg: Config, cache: Path, limit: int | None,

@@ -142,14 +142,14 @@ def set_names(datasets: list[str]) -> list[str]:
     return labels
 
 
-def gated_reports(reports: list[EvalReport], paths: list[Path]) -> list[tuple[str, EvalReport]]:
-    """The reports the regression gates read, by name: every held-out set, else the last report.
+def gated_reports(reports: list[EvalReport]) -> list[tuple[str, EvalReport]]:
+    """The reports the regression gates read, by file name: every held-out set, else the last report.
 
     Several test sets written by different people disagree more than one set with itself: a PR must
     not regress any of them.
     """
-    held_out = [(path.name, r) for path, r in zip(paths, reports) if is_held_out(path)]
-    return held_out or [(paths[-1].name if paths else reports[-1].primary.name, reports[-1])]
+    named = [(Path(r.dataset).name, r) for r in reports]
+    return [(name, r) for name, r in named if is_held_out(Path(r.dataset))] or named[-1:]
 
 
 def gate_failures(
@@ -167,15 +167,10 @@ def gate_failures(
             failures.append(f"Success@5 of {name} is {cat['success@5']:.4f}, below --min-success {min_success}")
     if min_ndcg is not None and report.primary.metrics["ndcg@10"] < min_ndcg:
         failures.append(f"nDCG@10 of {report.primary.name} is {report.primary.metrics['ndcg@10']:.4f}, below --min-ndcg {min_ndcg}")
-    if min_notfound_f1 is not None:
-        nf = report.extra.get("not_found")
-        if nf is None or nf["f1"] is None or nf["f1"] < min_notfound_f1:
-            failures.append(f"not-found F1 is {_f(nf and nf['f1'])}, below --min-notfound-f1 {min_notfound_f1}")
-    if min_notfound_precision is not None:
-        nf = report.extra.get("not_found")
-        if nf is None or nf["precision"] is None or nf["precision"] < min_notfound_precision:
-            failures.append(f"not-found precision is {_f(nf and nf['precision'])}, below --min-notfound-precision "
-                            f"{min_notfound_precision}")
+    nf = report.extra.get("not_found")
+    for measure, shown, least in (("f1", "F1", min_notfound_f1), ("precision", "precision", min_notfound_precision)):
+        if least is not None and (nf is None or nf[measure] is None or nf[measure] < least):
+            failures.append(f"not-found {shown} is {_f(nf and nf[measure])}, below --min-notfound-{measure} {least}")
     if report.extra.get("restricted_leaks"):
         failures.append(f"{len(report.extra['restricted_leaks'])} restricted chunk(s) reached an anonymous caller")
     return failures
