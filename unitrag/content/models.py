@@ -154,15 +154,15 @@ def _check_exclude(entry: str, info: ValidationInfo) -> str:
     if names is None or synonyms is None:
         return entry  # the names are wrong already, and reported on their own
     forms = [names.en, names.zh, *synonyms.en, *synonyms.zh]
-    text = normalize_question(entry).lower()
-    if not any(normalize_question(form).lower() in text for form in forms):
-        topic = info.data.get("id", "?")
+    matched = [normalize_question(form).lower() for form in forms]
+    text, topic = normalize_question(entry).lower(), info.data.get("id", "?")
+    if not any(form in text for form in matched):
         raise ValueError(
             f"exclude {entry!r} of topic {topic!r} contains none of its names or synonyms ({', '.join(forms)}): "
             "an exclude is a word that contains a name but is not about the topic"
         )
-    if any(normalize_question(form).lower() == text for form in forms):
-        raise ValueError(f"exclude {entry!r} of topic {info.data.get('id', '?')!r} is one of its own names or synonyms: "
+    if text in matched:
+        raise ValueError(f"exclude {entry!r} of topic {topic!r} is one of its own names or synonyms: "
                          "it would hide every mention of the topic; list the longer word that is not about it")
     return entry
 
