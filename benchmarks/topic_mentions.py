@@ -20,20 +20,16 @@ from typing import Any
 import yaml
 
 from measure import Timer, machine, ratio
+from unitrag.compiler.tables import topic_rows
+from unitrag.content.models import Taxonomy
 from unitrag.content.registry import dev_question_files
 from unitrag.rag.broaden import Broadener
 from unitrag.rag.crosslingual import CrossLingual
 
 
-def topic_rows(path: Path) -> list[dict[str, Any]]:
-    """topics.yaml as rows of the artifact's topics table."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    return [
-        {"id": t["id"], "is_group": is_group, "name_en": t["names"]["en"], "name_zh": t["names"]["zh"],
-         "synonyms_en": list(t.get("synonyms", {}).get("en", [])), "synonyms_zh": list(t.get("synonyms", {}).get("zh", [])),
-         "excludes": list(t.get("excludes", [])), "members": list(t.get("members", []))}
-        for is_group, key in ((False, "topics"), (True, "groups")) for t in data.get(key, [])
-    ]
+def taxonomy_rows(path: Path) -> list[dict[str, Any]]:
+    """topics.yaml as rows of the artifact's topics table, as the build writes them."""
+    return topic_rows(Taxonomy.model_validate(yaml.safe_load(path.read_text(encoding="utf-8"))))
 
 
 def main() -> None:
@@ -44,7 +40,7 @@ def main() -> None:
     args = parser.parse_args()
     questions = [q["question"] for path in dev_question_files(Path("content"))
                  for q in yaml.safe_load(path.read_text(encoding="utf-8")) or []]
-    namers = {name: CrossLingual(Broadener.from_rows(topic_rows(path)), frozenset({"en", "zh"}))
+    namers = {name: CrossLingual(Broadener.from_rows(taxonomy_rows(path)), frozenset({"en", "zh"}))
               for name, path in (("before", args.before), ("after", args.after))}
     per_question: dict[str, list[float]] = {name: [] for name in namers}
     for _ in range(args.rounds):

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
+from unitrag.compiler.tables import topic_rows
+from unitrag.content.models import Taxonomy
 from unitrag.rag.broaden import Broadener
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -16,17 +18,8 @@ BROADEN_TEMPLATE = (ROOT / "prompts" / "broaden.j2").read_text(encoding="utf-8")
 
 
 def load_rows(path: Path = ROOT / "content" / "topics.yaml") -> list[dict[str, Any]]:
-    """topics.yaml in the shape of the artifact's topics table."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    return [
-        {
-            "id": t["id"], "is_group": is_group, "name_en": t["names"]["en"], "name_zh": t["names"]["zh"],
-            "synonyms_en": list(t.get("synonyms", {}).get("en", [])), "synonyms_zh": list(t.get("synonyms", {}).get("zh", [])),
-            "members": list(t.get("members", [])), "excludes": list(t.get("excludes", [])),
-        }
-        for is_group, key in ((False, "topics"), (True, "groups"))
-        for t in data.get(key, [])
-    ]
+    """topics.yaml in the shape of the artifact's topics table, as the build writes it."""
+    return topic_rows(Taxonomy.model_validate(yaml.safe_load(path.read_text(encoding="utf-8"))))
 
 
 ROWS = load_rows()

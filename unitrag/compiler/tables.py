@@ -8,7 +8,7 @@ from typing import Any
 
 from ..content.loader import ContentSet
 from ..errors import UserError
-from ..content.models import Document, Rule, Scene, Story
+from ..content.models import Document, Rule, Scene, Story, Taxonomy
 from ..content.tokenize import indexed_text, sparse_terms
 from .hashing import canonical_json
 from .plan import HashedChunk
@@ -58,17 +58,21 @@ def chunk_rows(chunks: list[HashedChunk]) -> list[dict[str, Any]]:
     ]
 
 
+def topic_rows(taxonomy: Taxonomy) -> list[dict[str, Any]]:
+    """The taxonomy as rows of the artifact's ``topics`` table (what ``Broadener.from_rows`` reads back)."""
+    return [
+        {"id": t.id, "is_group": is_group, "name_en": t.names.en, "name_zh": t.names.zh,
+         "synonyms_en": list(t.synonyms.en), "synonyms_zh": list(t.synonyms.zh),
+         "members": list(getattr(t, "members", [])), "excludes": list(t.excludes)}
+        for is_group, entries in ((False, taxonomy.topics), (True, taxonomy.groups)) for t in entries
+    ]
+
+
 def registry_rows(
     content: ContentSet, prompts_dir: Path, calibration_file: Path | None = None
 ) -> dict[str, list[dict[str, Any]]]:
     """citations, topics, guard_rules, prompts and calibration, ready to insert."""
-    tax = content.taxonomy
-    topics = [
-        {"id": t.id, "is_group": is_group, "name_en": t.names.en, "name_zh": t.names.zh,
-         "synonyms_en": list(t.synonyms.en), "synonyms_zh": list(t.synonyms.zh),
-         "members": list(getattr(t, "members", [])), "excludes": list(t.excludes)}
-        for is_group, entries in ((False, tax.topics), (True, tax.groups)) for t in entries
-    ]
+    topics = topic_rows(content.taxonomy)
     return {
         "citations": [
             {**c.model_dump(exclude={"authors"}), "authors": list(c.authors)}
