@@ -7,7 +7,8 @@ Usage (from the repository root)::
 
 Every question of the dev sets is named once per pass (``CrossLingual._named``, the regex pass a search
 runs once per distinct question; its LRU cache is bypassed), the two taxonomies alternating so that load
-on shared cores hits both alike. Prints the mean per question for each and the ratio.
+on shared cores hits both alike. Prints the mean per question for each and the ratio, then the time
+the new taxonomy takes on a few hostile questions of the longest length ``ask`` accepts.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import yaml
 
 from measure import Timer, machine, ratio
 from unitrag.compiler.tables import topic_rows
+from unitrag.config import Config
 from unitrag.content.models import Taxonomy
 from unitrag.content.registry import dev_question_files
 from unitrag.rag.broaden import Broadener
@@ -54,6 +56,12 @@ def main() -> None:
     for name, values in per_question.items():
         print(f"{name}: {len(namers[name].broadener.topics)} topics, {min(values):.3f}-{max(values):.3f} ms per question")
     print(f"after / before: {ratio(min(per_question['after']), min(per_question['before']))} (best rounds)")
+    longest = Config().max_question_chars  # what ask lets through: hostile runs of shorthand, false friends, hyphens
+    for hostile in ("vit" + "-" * (longest - 4) + "x", ("vit " * longest)[:longest], "高铁" * (longest // 2),
+                    ("vitamin-" * longest)[:longest]):
+        with Timer() as t:
+            namers["after"]._named(hostile)
+        print(f"after, a hostile {len(hostile)}-character question ({hostile[:12]!r}...): {t.s * 1000:.1f} ms")
 
 
 if __name__ == "__main__":
