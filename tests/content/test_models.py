@@ -268,3 +268,21 @@ def test_problem_format_and_order():
     assert p.to_dict() == {"path": "content/a.md", "line": 3, "field": "order", "message": "bad"}
     ps = [Problem("b.md", 1, "x", "m"), Problem("a.md", 10, "x", "m"), Problem("a.md", 2, "x", "m")]
     assert [(q.path, q.line) for q in sorted(ps)] == [("a.md", 2), ("a.md", 10), ("b.md", 1)]
+
+
+# --- a unit's questions ------------------------------------------------------------------
+
+STORY = {"kind": "story", "id": "s", "title": "T", "topics": ["iron"], "summary": "S.", "lang": "en"}
+
+
+def test_a_units_questions_are_stripped_strings():
+    unit = UNIT_ADAPTER.validate_python({**STORY, "questions": ["  What should I eat for iron?  ", "补铁吃什么？"]})
+    assert unit.questions == ["What should I eat for iron?", "补铁吃什么？"]
+    assert UNIT_ADAPTER.validate_python(STORY).questions == []
+
+
+@pytest.mark.parametrize("questions", ["one string, not a list", ["   "], ["x" * 301], [42], [None]])
+def test_a_bad_question_list_is_an_error_naming_the_field(questions):
+    with pytest.raises(ValidationError) as info:
+        UNIT_ADAPTER.validate_python({**STORY, "questions": questions})
+    assert all(error["loc"][1] == "questions" for error in info.value.errors())

@@ -73,3 +73,12 @@ def test_removing_a_rules_examples_is_published_and_stops_its_similarity(workspa
         assert outcome is None or outcome.rule != "red-flag-stroke"
     finally:
         after.close()
+
+
+def test_the_answerability_exemplars_are_published_with_the_guards_examples(kbs):
+    duck, pg = kbs
+    assert pg.retriever.exemplars is not None
+    assert sorted(pg.retriever.exemplars.texts) == sorted(duck.retriever.exemplars.texts)
+    question = "I get out of breath on the stairs and look pale, could it be my diet?"
+    expected = duck.search(question).sources[0].scores["exemplar"]
+    assert pg.search(question).sources[0].scores["exemplar"] == pytest.approx(expected, abs=1e-5)

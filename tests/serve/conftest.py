@@ -41,7 +41,8 @@ def make_client(sample_kb: KnowledgeBase) -> Iterator[Callable[..., TestClient]]
         def make(settings: ServeSettings | None = None, *, llm: Any = None, config: Config | None = None,
                  raise_server_exceptions: bool = True) -> TestClient:
             cfg = config or sample_kb.config
-            holder = KbHolder("sample", lambda _loc, _prev: KnowledgeBase(sample_kb.store, sample_kb.encoder, cfg, llm), 0)
+            holder = KbHolder("sample", lambda _loc, _prev: KnowledgeBase(sample_kb.store, sample_kb.encoder, cfg, llm,
+                                                                          exemplars=sample_kb.retriever.exemplars), 0)
             app = create_app(settings or ServeSettings(reload_poll_s=0), config=cfg, holder=holder)
             return stack.enter_context(TestClient(app, raise_server_exceptions=raise_server_exceptions))
 

@@ -28,7 +28,9 @@ import numpy as np
 from ..artifact.reader import PreviousState, has_table, open_artifact
 from ..content.loader import ContentSet
 from ..content.registry import is_held_out
-from ..content.models import Story
+from ..content.models import LabelledQuestion, Story
+from ..rag.exemplars import UNIT_ROLES
+from ..rag.lang import detect_lang
 from ..providers.embedders import Embedder
 from .guard_fit import FIT_VERSION, NONE, fit_guard
 from .hashing import digest
@@ -44,31 +46,58 @@ MAX_TITLES = 1000
 
 
 def guard_example_rows(content: ContentSet) -> list[dict[str, Any]]:
-    """One row per example, near-miss and negative question (no vectors yet): what the plan hashes."""
+    """One row per example, near-miss, labelled question and unit question (no vectors yet): what the plan hashes.
+
+    The labelled dev questions are the guard's negatives; asked without a user context they are also
+    answerability exemplars (rag.exemplars), by label. Authors' questions of units are exemplars only.
+    """
     rows = []
     for rule in content.guard_rules:
         for role, texts in (("example", rule.examples), ("near_miss", rule.near_misses)):
             rows += [_row(rule.id, role, lang, text) for lang, text in texts.items()]
+    units = unit_access(content)
     for lq in content.questions:
         q = lq.question
         if q.guard is None and not is_held_out(Path(lq.path)):
-            rows.append(_row(None, "negative", q.lang, q.question))
+            rows.append(_row(None, _question_role(q), q.lang, q.question))
     if any(rule.examples.items() for rule in content.guard_rules):
         rows += [_row(None, "title", lang, title) for lang, title in public_titles(content)[:MAX_TITLES]]
+    by_id = units_by_id(content)
+    for unit_id, (_, access) in units.items():
+        role = "unit_question" if access == "public" else "clinician_question"
+        rows += [_row(unit_id, role, detect_lang(text), text) for text in by_id[unit_id].questions]
     return rows
 
 
-def public_titles(content: ContentSet) -> list[tuple[str, str]]:
-    """(language, title) of every public unit, by unit id; a scene's language and access default to its story's."""
+def _question_role(q: LabelledQuestion) -> str:
+    """A labelled question's role: an answerability exemplar when asked without a user context (validation then
+    holds its expected units public), else a negative of the guard only."""
+    if q.user is not None:
+        return "negative"
+    return "unanswerable" if q.unanswerable else "answerable"
+
+
+def unit_access(content: ContentSet) -> dict[str, tuple[str, str]]:
+    """(language, access) of every unit, by unit id; a scene's default to its story's."""
     stories = {lu.id: lu.unit for lu in content.units if isinstance(lu.unit, Story)}
-    found = []
+    found = {}
     for lu in sorted(content.units, key=lambda u: u.id):
         unit, story = lu.unit, stories.get(getattr(lu.unit, "story", None) or "")
         lang = getattr(unit, "lang", None) or getattr(story, "lang", None)
         access = getattr(unit, "access", None) or getattr(story, "access", None)
-        if access == "public" and lang:
-            found.append((lang, unit.title))
+        if lang and access:
+            found[unit.id] = (lang, access)
     return found
+
+
+def public_titles(content: ContentSet) -> list[tuple[str, str]]:
+    """(language, title) of every public unit, by unit id."""
+    units = units_by_id(content)
+    return [(lang, units[uid].title) for uid, (lang, access) in unit_access(content).items() if access == "public"]
+
+
+def units_by_id(content: ContentSet) -> dict[str, Any]:
+    return {lu.id: lu.unit for lu in content.units}
 
 
 def guard_table_hash(rows: list[dict[str, Any]], rules: Sequence[dict[str, Any]] = ()) -> str:
@@ -123,6 +152,7 @@ def model_rows(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) -> list[
     """The ``guard_model`` table: one row per class (``NONE`` and every rule with examples)."""
     if not rows:
         return []
+    rows = [r for r in rows if r["role"] not in UNIT_ROLES]  # authors' questions of units: exemplars, not negatives
     labels = [r["rule_id"] if r["role"] == "example" else NONE for r in rows]
     types = {rule["id"]: rule["type"] for rule in rules}
     fit = fit_guard(np.array([r["embedding"] for r in rows], dtype=np.float32), labels, types,

@@ -10,7 +10,9 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Literal, Union
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationInfo, field_validator, model_validator,
+)
 
 from ..rag.lang import normalize_question
 from .urls import check_url
@@ -34,6 +36,12 @@ class UnitBase(_Strict):
         default_factory=list, alias="citationIds", description="Every id cited in the body; ids from the registry."
     )
     updated: date | None = Field(default=None, description="Optional date of the last review (YYYY-MM-DD).")
+    questions: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]] = Field(
+        default_factory=list,
+        description="Questions readers ask that this unit answers, in their own words and either language. Not shown: "
+                    "they teach the answerability gate what this knowledge base answers (a question near one of them "
+                    "is answered rather than \"not found\").",
+    )
 
 
 class Story(UnitBase):

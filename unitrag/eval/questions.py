@@ -30,7 +30,18 @@ def evaluate_questions(
     kb: Any, questions: Sequence[LabelledQuestion], variants: list[Variant], progress: EvalProgress | None = None,
     dataset: str = "questions",
 ) -> EvalReport:
-    """Score ``kb`` on labelled questions; with ``kb.config.llm`` set, generated answers are checked too."""
+    """Score ``kb`` on labelled questions; with ``kb.config.llm`` set, generated answers are checked too.
+
+    The set's own questions are left out of the answerability exemplars (rag.exemplars) while it is
+    scored: a dev question must not be its own neighbour (a held-out one never is one).
+    """
+    with kb.retriever.exemplars_without([q.question for q in questions]):
+        return _evaluate(kb, questions, variants, progress, dataset)
+
+
+def _evaluate(
+    kb: Any, questions: Sequence[LabelledQuestion], variants: list[Variant], progress: EvalProgress | None, dataset: str,
+) -> EvalReport:
     depth = kb.config.dense_k
     rankings: dict[str, dict[str, list[str]]] = {v.name: {} for v in variants}
     seconds = dict.fromkeys(rankings, 0.0)

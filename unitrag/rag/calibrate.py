@@ -18,6 +18,7 @@ are refused: a gate must never be fitted on the set that reports it.
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 from collections.abc import Sequence
 from itertools import combinations
 from dataclasses import asdict, dataclass, field
@@ -72,12 +73,35 @@ class Calibration:
 
 
 def measure(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuestion]) -> tuple[list[Sample], list[str]]:
-    """Search every question as ``ask`` would; the samples, and the ids the guard stops first."""
+    """Search every question as ``ask`` would; the samples, and the ids the guard stops first.
+
+    Each file's questions are searched with the answerability exemplars of the other files only
+    (rag.exemplars): a dev question is an exemplar itself, and must not be its own neighbour.
+    """
+    samples, guarded = [], []
+    retriever = getattr(kb, "retriever", None)
+    for texts, batch in by_file(questions):
+        with retriever.exemplars_without(texts) if retriever is not None else nullcontext():
+            found, stopped = _measure_batch(kb, batch)
+        samples += found
+        guarded += stopped
+    return samples, guarded
+
+
+def by_file(questions: Sequence[LabelledQuestion | LoadedQuestion]) -> list[tuple[list[str], list[LabelledQuestion]]]:
+    """The questions grouped by the file they come from (one group when none says), with each group's texts."""
+    groups: dict[str, list[LabelledQuestion]] = {}
+    for item in questions:
+        path = item.path if isinstance(item, LoadedQuestion) else ""
+        groups.setdefault(str(path), []).append(item.question if isinstance(item, LoadedQuestion) else item)
+    return [([q.question for q in batch], batch) for batch in groups.values()]
+
+
+def _measure_batch(kb: Any, questions: Sequence[LabelledQuestion]) -> tuple[list[Sample], list[str]]:
     from .lang import detect_lang
 
     samples, guarded = [], []
-    for item in questions:
-        q = item.question if isinstance(item, LoadedQuestion) else item
+    for q in questions:
         if q.guard is not None or kb.guard.check(q.question, detect_lang(q.question)) is not None:
             guarded.append(q.id)
             continue

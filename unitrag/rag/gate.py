@@ -88,9 +88,10 @@ FEATURES: dict[str, Callable[[Sequence[Source]], float | None]] = {
     "sparse": lambda s: _max(s, "sparse") or 0.0,  # the best BM25 score (0 when no source matched a term)
     "topic": lambda s: _max(s, "topic"),  # 1: one of the final sources shares a topic the question names (rag.retrieval)
     "gap": lambda s: _max(s, "gap"),  # 1: the question names a topic of the taxonomy that no unit carries
+    "exemplar": lambda s: _max(s, "exemplar"),  # best cosine to an answerable exemplar question minus to an unanswerable one
 }
 #: Features a gate may add to its main one (``mix``).
-MIX_FEATURES = ("topic", "gap")
+MIX_FEATURES = ("topic", "gap", "exemplar")
 
 
 def feature_value(feature: str, sources: Sequence[Source]) -> float | None:

@@ -93,7 +93,8 @@ class KnowledgeBase:
     """Load once at start-up (vectors into memory); thread-safe afterwards."""
 
     def __init__(
-        self, store: ChunkStore, encoder: QueryEncoder, config: Config, llm: Any = None, semantic_guard: Any = None
+        self, store: ChunkStore, encoder: QueryEncoder, config: Config, llm: Any = None, semantic_guard: Any = None,
+        exemplars: Any = None,
     ) -> None:
         from .broaden import Broadener
         from .gate import pipeline_id
@@ -105,6 +106,7 @@ class KnowledgeBase:
         self.guard = Guard.from_rows(store.guard_rules, semantic=semantic_guard, embed=encoder.encode, llm=self._get_llm)
         self.broadener = Broadener.from_rows(store.topics)
         self.retriever = Retriever.build(store, encoder, config)
+        self.retriever.exemplars = exemplars  # rag.exemplars: the gate's "exemplar" feature
         self.retriever.use_calibration(store.calibration, pipeline_id(store.manifest, config))  # else the default gate, said once
         self.boosts = Boosts(config.boost_rule, config.boost_recent, config.boost_topic, config.boost_named_topic)
         self.known = KnownIds.of(store.topics, store.units)
@@ -149,6 +151,7 @@ class KnowledgeBase:
 
         ``llm`` (a ``unitrag.providers.llm.LLM``) overrides ``config.llm``.
         """
+        from .exemplars import Exemplars
         from .guard_semantic import SemanticGuard
 
         config = config or Config()
@@ -162,11 +165,11 @@ class KnowledgeBase:
             from .pg_store import PgChunkStore
 
             store = PgChunkStore.load(path if isinstance(path, DatabaseUrl) else str(path))  # str() of one hides the password
-            semantic_guard = store.semantic_guard  # published with the chunks
+            semantic_guard, exemplars = store.semantic_guard, store.exemplars  # published with the chunks
         else:
             store = ChunkStore.load(Path(path))
-            semantic_guard = SemanticGuard.load(Path(path))
-        return cls(store, QueryEncoder.for_manifest(store.manifest, embedder), config, llm, semantic_guard)
+            semantic_guard, exemplars = SemanticGuard.load(Path(path)), Exemplars.load(Path(path))
+        return cls(store, QueryEncoder.for_manifest(store.manifest, embedder), config, llm, semantic_guard, exemplars)
 
     def close(self) -> None:
         """Release what the store holds (a PostgreSQL connection pool, or the artifact's connection for prompt texts)."""

@@ -25,6 +25,7 @@ from ..postgres.index import IndexSettings, order_by_distance
 from ..postgres.schema import CHUNKS, check_tables, dense_index, schema_version
 from ..postgres.url import DatabaseUrl
 from ..artifact.reader import rows_as_dicts
+from .exemplars import ROLES_SQL, Exemplars
 from .guard_semantic import SemanticGuard
 from .store import CHUNK_COLUMNS, ChunkStore
 from .types import SearchFilter
@@ -45,6 +46,7 @@ class PgChunkStore(ChunkStore):
     #: Whether the index is on ``embedding::halfvec(dim)``: the query's ORDER BY must say the same to use it.
     halfvec: bool = False
     semantic_guard: SemanticGuard | None = None
+    exemplars: Exemplars | None = None  # answerability exemplars (rag.exemplars), published with the guard's examples
 
     def __repr__(self) -> str:
         return f"PgChunkStore({self.url}, {len(self.ids)} chunks)"  # the URL redacted, and not every column
@@ -83,11 +85,12 @@ class PgChunkStore(ChunkStore):
             }
             built = dense_index(conn)
             guard = _semantic_guard(conn)
+            exemplars = _exemplars(conn)
         dim = int(manifest["embedder"]["dim"])
         store = cls.assemble(manifest=manifest, vectors=np.zeros((0, dim), np.float32), columns=columns, **tables)
         recorded = (manifest.get("index") or {}).get("ef_search", DEFAULT_EF_SEARCH)
         store.ef_search, store.url = recorded if ef_search is None else ef_search, url
-        store.halfvec, store.semantic_guard = built is not None and built.halfvec, guard
+        store.halfvec, store.semantic_guard, store.exemplars = built is not None and built.halfvec, guard, exemplars
         store.pool = _pool(url, max_connections)
         return store
 
@@ -182,6 +185,14 @@ def _semantic_guard(conn: Any) -> SemanticGuard | None:
     examples = rows_as_dicts(conn, "SELECT rule_id, role, text, embedding::real[] AS embedding "
                                    "FROM unitrag_guard_examples WHERE role = 'example'")
     return SemanticGuard(model, examples) if len(model) > 1 else None
+
+
+def _exemplars(conn: Any) -> Exemplars | None:
+    """The answerability exemplars as published; None before the guard's examples were (schema 1)."""
+    if schema_version(conn) < 2:
+        return None
+    return Exemplars.from_rows(rows_as_dicts(conn, "SELECT role, text, embedding::real[] AS embedding "
+                                                   f"FROM unitrag_guard_examples WHERE role IN ({ROLES_SQL})"))
 
 
 def _pool(url: DatabaseUrl, max_connections: int) -> Any:

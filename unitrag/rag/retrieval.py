@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -43,6 +44,7 @@ class Retriever:
     rows_of_unit: dict[str, list[int]] | None = None  # unit or scene id → chunk rows, for context probes
     topic_idf: dict[str, float] | None = None  # topic → log(chunks / chunks carrying it), for named-topic boosts
     translator: Any = None  # rag.translate.QueryTranslator: with an LLM configured, the question in the other language
+    exemplars: Any = None  # rag.exemplars.Exemplars: questions known to be answerable or not, for the gate
 
     @classmethod
     def build(cls, store: ChunkStore, encoder: QueryEncoder, config: Config) -> "Retriever":
@@ -70,6 +72,7 @@ class Retriever:
         found = focus(self.candidates(queries, where, timings, sparse=sparse, probes=probes),
                       user if self.focused(queries[0], user) else None)
         self.mark_topics(queries[0], found, user)
+        self.mark_exemplars(queries[0], found, user)
         return self.rerank(queries[0], found, timings) if self.reranker is not None else found
 
     def candidates(
@@ -176,6 +179,27 @@ class Retriever:
         for source in sources:
             source.scores["topic"] = float(bool(named.intersection(source.topics)) or in_context(source, user))
             source.scores["gap"] = gap
+
+    def mark_exemplars(self, question: str, sources: list[Source], user: UserContext | None = None) -> None:
+        """``scores["exemplar"]`` on every source: how much nearer the question is to questions the knowledge base
+        answers than to ones it does not (rag.exemplars). A gate feature; the query vector is the cached one."""
+        if self.exemplars is None or not sources:
+            return
+        value = self.exemplars.score(self.encoder.encode(question), (user or UserContext()).is_clinician)
+        if value is not None:
+            for source in sources:
+                source.scores["exemplar"] = value
+
+    @contextmanager
+    def exemplars_without(self, texts: Sequence[str]) -> Iterator[None]:
+        """Score with the exemplars but ``texts``: a dev set's own questions must not be their own neighbours
+        (evaluation and calibration; not thread-safe, as neither needs it)."""
+        kept = self.exemplars
+        self.exemplars = kept.without(texts) if kept is not None else None
+        try:
+            yield
+        finally:
+            self.exemplars = kept
 
     def _topic_idf(self) -> dict[str, float]:
         if self.topic_idf is None:  # once (a benign race: both threads count the same)

@@ -1,0 +1,66 @@
+"""Answerability exemplars on the built sample (real embedder, committed gate): a lay question near the questions the
+knowledge base answers is answered, one near those it does not is "not found", and neither counts itself."""
+
+from __future__ import annotations
+
+import pytest
+
+from unitrag.content.registry import load_questions
+from unitrag.rag.calibrate import measure
+from unitrag.rag.knowledge_base import KnowledgeBase
+from unitrag.rag.types import UserContext
+
+pytestmark = pytest.mark.e2e
+
+#: Written for this test, in none of the question sets: no topic name, no close cosine to a chunk.
+LAY_ANSWERABLE = "I get out of breath on the stairs and look pale, could it be my diet?"
+UNCOVERED = "My scan showed a fatty liver even though I rarely drink. What foods should I cut?"
+
+
+@pytest.fixture(scope="module")
+def kb(built_sample) -> KnowledgeBase:
+    ws, _ = built_sample
+    return KnowledgeBase.open(ws.artifact, config=ws.config)
+
+
+def test_the_artifact_carries_exemplars_of_both_kinds_and_the_gate_reads_them(kb: KnowledgeBase):
+    exemplars = kb.retriever.exemplars
+    assert exemplars is not None and exemplars.answerable.any() and (~exemplars.answerable).any()
+    assert exemplars.clinician.any()  # the clinician-only units' questions, for clinicians only
+    assert "exemplar" in kb.retriever.gate.mix
+
+
+def test_a_lay_question_near_answered_ones_is_answered_only_with_the_exemplars(kb: KnowledgeBase):
+    sources = kb.search(LAY_ANSWERABLE).sources
+    assert sources[0].scores["exemplar"] > 0
+    assert not kb.ask(LAY_ANSWERABLE).not_found
+    kept, kb.retriever.exemplars = kb.retriever.exemplars, None
+    try:
+        assert kb.ask(LAY_ANSWERABLE).not_found  # the cosine alone cannot tell it from an uncovered question
+    finally:
+        kb.retriever.exemplars = kept
+
+
+def test_an_uncovered_question_near_unanswered_ones_is_not_found(kb: KnowledgeBase):
+    sources = kb.search(UNCOVERED).sources
+    assert sources[0].scores["exemplar"] < 0
+    assert kb.ask(UNCOVERED).not_found
+
+
+def test_a_clinicians_exemplars_do_not_make_a_public_question_look_answered(kb: KnowledgeBase):
+    clinician_only = next(t for t, c in zip(kb.retriever.exemplars.texts, kb.retriever.exemplars.clinician) if c)
+    public = kb.search(clinician_only).sources[0].scores["exemplar"]
+    clinician = kb.search(clinician_only, user=UserContext(roles=("clinician",))).sources[0].scores["exemplar"]
+    assert clinician > public
+
+
+def test_a_dev_question_is_measured_without_its_own_file(kb: KnowledgeBase, built_sample):
+    ws, _ = built_sample
+    problems: list = []
+    questions = [q for q in load_questions([ws.root / "content" / "eval" / "questions.yaml"], problems)
+                 if q.question.user is None and q.question.guard is None and q.question.answerable][:3]
+    assert problems == [] and questions
+    samples, _ = measure(kb, questions)
+    for sample in samples:
+        with_itself = kb.search(sample.question).sources[0].scores["exemplar"]
+        assert with_itself > sample.values["exemplar"] + 0.02, sample.id  # its own text would be a cosine of 1
