@@ -1,0 +1,63 @@
+"""What the answerability exemplars cost: embedding the units' questions at build, scoring one at query time.
+
+Usage (from the repository root, after ``unitrag build``)::
+
+    .venv/bin/python benchmarks/exemplar_cost.py [dist/kb.duckdb] [--repeats 3]
+
+Build: the units' ``questions`` embedded as queries, against the sample's chunks embedded as
+passages, with the same embedder in the same run (the ratio is what holds on a busy machine).
+Query: ``Exemplars.score`` (one product with the exemplar matrix) against the dense search over
+the chunks, per question vector, for the first 60 dev questions.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import duckdb
+import numpy as np
+from measure import Timer, elapsed_ms, machine, p50_p95, ratio
+from unitrag.config import Config
+from unitrag.content.registry import load_questions
+from unitrag.content.validate import validate_content
+from unitrag.rag.knowledge_base import KnowledgeBase
+from unitrag.rag.types import SearchFilter
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("kb", nargs="?", default="dist/kb.duckdb")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    print(machine())
+    kb = KnowledgeBase.open(args.kb, config=Config(llm="none"))
+    embedder = kb.encoder.embedder
+    content = validate_content(Path("content"), 200_000)
+    questions = [q for lu in content.units for q in lu.unit.questions]
+    with duckdb.connect(args.kb, read_only=True) as con:
+        passages = [row[0] for row in con.execute("SELECT text_for_embedding FROM chunks ORDER BY chunk_id").fetchall()]
+    embedder.embed_queries(questions[:8])  # load and warm the model
+    best_q, best_p = float("inf"), float("inf")
+    for _ in range(args.repeats):
+        with Timer() as t:
+            embedder.embed_queries(questions)
+        best_q = min(best_q, t.s)
+        with Timer() as t:
+            embedder.embed_passages(passages)
+        best_p = min(best_p, t.s)
+    print(f"build: {len(questions)} unit questions embedded in {best_q:.2f} s; {len(passages)} chunks in {best_p:.2f} s "
+          f"(questions / chunks: {ratio(best_q, best_p)}; best of {args.repeats})")
+    labelled = load_questions([Path("content/eval/questions.yaml")], [])
+    vectors = [kb.encoder.encode(lq.question.question) for lq in labelled[:60]]
+    exemplars = kb.retriever.exemplars
+    where = SearchFilter(clinician=False)
+    score = [elapsed_ms(lambda v=v: exemplars.score(v)) for v in vectors for _ in range(5)]
+    dense = [elapsed_ms(lambda v=v: kb.store.dense_search(np.asarray(v), 20, where)) for v in vectors for _ in range(5)]
+    s, d = p50_p95(score), p50_p95(dense)
+    print(f"query: exemplar score p50 {s['p50']:.3f} ms (p95 {s['p95']:.3f}) over {len(exemplars.texts)} exemplars; "
+          f"dense search p50 {d['p50']:.3f} ms over {len(kb.store)} chunks (score / dense: {ratio(s['p50'], d['p50'])})")
+
+
+if __name__ == "__main__":
+    main()
