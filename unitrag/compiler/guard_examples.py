@@ -11,6 +11,12 @@ Moving a text between rules or roles, or editing a response or a pattern, embeds
 nothing (metadata only); the classifier (``guard_fit``) is refitted on every write,
 which takes seconds and no model.
 
+The same table holds the answerability exemplars (``rag.exemplars``): the labelled dev
+questions asked without a user context keep their label as their role (``answerable``,
+``unanswerable``; still the guard's negatives), and the ``questions`` authors list in each
+unit's frontmatter are rows of their own (``unit_question``, or ``clinician_question`` for a
+clinician-only unit, with the unit's id), which the guard's fit leaves out.
+
 Held-out files (``eval/*_test.yaml``, ``content.registry.is_held_out``) are never read here: a test set
 fitted on is no test.
 """
