@@ -52,20 +52,32 @@ class Exemplars:
         kept = [r for r in rows if r["role"] in ROLES]
         if not kept:
             return None
-        return cls(
-            tuple(r["text"] for r in kept), np.asarray([r["embedding"] for r in kept], dtype=np.float32),
-            np.array([ROLES[r["role"]][0] for r in kept], bool), np.array([ROLES[r["role"]][1] for r in kept], bool),
-        ).usable()
+        return cls.of([r["role"] for r in kept], [r["text"] for r in kept],
+                      np.asarray([r["embedding"] for r in kept], dtype=np.float32))
 
     @classmethod
     def load(cls, path: Path) -> "Exemplars | None":
-        """From an artifact; None when it predates them or holds none of both kinds."""
-        from ..artifact.reader import has_table, open_artifact, rows_as_dicts
+        """From an artifact; None when it predates them or holds none of both kinds.
+
+        The vectors are read as one Arrow column and viewed as the matrix (``rag.store.matrix_of``): a
+        thousand 384-float rows made Python lists first took ~100 ms of every open.
+        """
+        from ..artifact.reader import has_table, open_artifact
+        from .store import matrix_of
 
         with open_artifact(path) as con:
             if not has_table(con, "guard_examples"):
                 return None
-            return cls.from_rows(rows_as_dicts(con, f"SELECT role, text, embedding FROM guard_examples WHERE role IN ({ROLES_SQL})"))
+            table = con.execute(f"SELECT role, text, embedding FROM guard_examples WHERE role IN ({ROLES_SQL})").to_arrow_table()
+        if not table.num_rows:
+            return None
+        return cls.of(table.column("role").to_pylist(), table.column("text").to_pylist(), matrix_of(table.column("embedding")))
+
+    @classmethod
+    def of(cls, roles: list[str], texts: list[str], vectors: np.ndarray) -> "Exemplars | None":
+        """From each exemplar's role, text and vector (rows in the same order)."""
+        return cls(tuple(texts), vectors, np.array([ROLES[r][0] for r in roles], bool),
+                   np.array([ROLES[r][1] for r in roles], bool)).usable()
 
     def usable(self) -> "Exemplars | None":
         """Itself, or None when one kind is missing (the feature would then say nothing)."""
