@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -56,19 +55,18 @@ class Exemplars:
                       np.asarray([r["embedding"] for r in kept], dtype=np.float32))
 
     @classmethod
-    def load(cls, path: Path) -> "Exemplars | None":
-        """From an artifact; None when it predates them or holds none of both kinds.
+    def read(cls, con: Any) -> "Exemplars | None":
+        """From an artifact's connection; None when it predates them or holds none of both kinds.
 
-        The vectors are read as one Arrow column and viewed as the matrix (``rag.store.matrix_of``): a
+        The vectors are read as one Arrow column viewed as the matrix (``rag.store.matrix_of``): a
         thousand 384-float rows made Python lists first took ~100 ms of every open.
         """
-        from ..artifact.reader import has_table, open_artifact
+        from ..artifact.reader import has_table
         from .store import matrix_of
 
-        with open_artifact(path) as con:
-            if not has_table(con, "guard_examples"):
-                return None
-            table = con.execute(f"SELECT role, text, embedding FROM guard_examples WHERE role IN ({ROLES_SQL})").to_arrow_table()
+        if not has_table(con, "guard_examples"):
+            return None
+        table = con.execute(f"SELECT role, text, embedding FROM guard_examples WHERE role IN ({ROLES_SQL})").to_arrow_table()
         if not table.num_rows:
             return None
         return cls.of(table.column("role").to_pylist(), table.column("text").to_pylist(), matrix_of(table.column("embedding")))

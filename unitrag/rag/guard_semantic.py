@@ -17,12 +17,11 @@ import copy
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..artifact.reader import has_table, open_artifact, rows_as_dicts
+from ..artifact.reader import has_table, rows_as_dicts
 
 NONE = "(none)"  # the class of questions no rule should stop (compiler.guard_fit.NONE)
 
@@ -65,13 +64,12 @@ class SemanticGuard:
         }
 
     @classmethod
-    def load(cls, path: Path) -> "SemanticGuard | None":
-        """From an artifact; None when it predates the semantic guard or its rules have no examples."""
-        with open_artifact(path) as con:
-            if not has_table(con, "guard_model"):
-                return None
-            model = rows_as_dicts(con, "SELECT * FROM guard_model")
-            examples = rows_as_dicts(con, "SELECT rule_id, role, text, embedding FROM guard_examples WHERE role = 'example'")
+    def read(cls, con: Any) -> "SemanticGuard | None":
+        """From an artifact's connection; None when it predates the semantic guard or its rules have no examples."""
+        if not has_table(con, "guard_model"):
+            return None
+        model = rows_as_dicts(con, "SELECT * FROM guard_model")
+        examples = rows_as_dicts(con, "SELECT rule_id, role, text, embedding FROM guard_examples WHERE role = 'example'")
         return cls(model, examples) if len(model) > 1 else None
 
     def with_thresholds(self, **thresholds: float) -> "SemanticGuard":

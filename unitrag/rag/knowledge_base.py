@@ -151,9 +151,6 @@ class KnowledgeBase:
 
         ``llm`` (a ``unitrag.providers.llm.LLM``) overrides ``config.llm``.
         """
-        from .exemplars import Exemplars
-        from .guard_semantic import SemanticGuard
-
         config = config or Config()
         store: ChunkStore
         scheme, separator, _ = str(path).partition("://")
@@ -165,11 +162,11 @@ class KnowledgeBase:
             from .pg_store import PgChunkStore
 
             store = PgChunkStore.load(path if isinstance(path, DatabaseUrl) else str(path))  # str() of one hides the password
-            semantic_guard, exemplars = store.semantic_guard, store.exemplars  # published with the chunks
         else:
             store = ChunkStore.load(Path(path))
-            semantic_guard, exemplars = SemanticGuard.load(Path(path)), Exemplars.load(Path(path))
-        return cls(store, QueryEncoder.for_manifest(store.manifest, embedder), config, llm, semantic_guard, exemplars)
+        # the guard's classifier and the exemplars are read with the chunks (from the artifact, or as published)
+        return cls(store, QueryEncoder.for_manifest(store.manifest, embedder), config, llm, store.semantic_guard,
+                   store.exemplars)
 
     def close(self) -> None:
         """Release what the store holds (a PostgreSQL connection pool, or the artifact's connection for prompt texts)."""

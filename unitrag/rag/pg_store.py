@@ -45,8 +45,6 @@ class PgChunkStore(ChunkStore):
     url: DatabaseUrl | None = None
     #: Whether the index is on ``embedding::halfvec(dim)``: the query's ORDER BY must say the same to use it.
     halfvec: bool = False
-    semantic_guard: SemanticGuard | None = None
-    exemplars: Exemplars | None = None  # answerability exemplars (rag.exemplars), published with the guard's examples
 
     def __repr__(self) -> str:
         return f"PgChunkStore({self.url}, {len(self.ids)} chunks)"  # the URL redacted, and not every column

@@ -69,6 +69,9 @@ class ChunkStore:
     sparse_index: Any = None
     #: Where prompt texts come from: the artifact (``load``) or a ``text_for_prompt`` column (``assemble``).
     texts: PromptTexts | None = None
+    #: The guard's classifier (rag.guard_semantic) and the answerability exemplars (rag.exemplars), read with the rest.
+    semantic_guard: Any = None
+    exemplars: Any = None
     _masks: Any = field(init=False, repr=False, compare=False)  # the LRU of _make_mask (thread-safe)
     _rows: Any = field(init=False, repr=False, compare=False)  # the LRU of _row (thread-safe)
 
@@ -99,6 +102,9 @@ class ChunkStore:
 
     @classmethod
     def _read(cls, path: Path, hold_texts_up_to: int) -> "ChunkStore":
+        from .exemplars import Exemplars
+        from .guard_semantic import SemanticGuard
+
         segmenter: threading.Thread | None = None
         with open_artifact(path) as con:
             con.execute("SET enable_progress_bar = false")  # a slow read on a busy machine drew one on stdout
@@ -143,6 +149,7 @@ class ChunkStore:
             # as it is; an ORDER BY here cost 10-50 ms more at 61k units
             units = con.execute('SELECT unit_id, kind, title, story_id, "order", trigger, severity FROM units').to_arrow_table()
             calibration = rows_as_dicts(con, "SELECT * FROM calibration") if has_table(con, "calibration") else []
+            semantic_guard, exemplars = SemanticGuard.read(con), Exemplars.read(con)
         sparse_index = None
         if postings is not None:
             from .sparse import SparseIndex
@@ -155,7 +162,7 @@ class ChunkStore:
             manifest=manifest, vectors=vectors, columns=columns, citations=citations, topics=topics,
             guard_rules=guard_rules, prompts=prompts, units=units, calibration=calibration,
         )
-        store.sparse_index = sparse_index
+        store.sparse_index, store.semantic_guard, store.exemplars = sparse_index, semantic_guard, exemplars
         if store.texts is None:
             store.texts = ArtifactTexts(path, store.columns["chunk_id"])
             store.texts.warm()
