@@ -127,7 +127,11 @@ def _mention_regex(forms: Iterable[str]) -> re.Pattern[str] | None:
     # spaces are ASCII by then.
     unicode_case = any(not ch.isascii() and ch.lower() != ch.upper() for form in forms for ch in normalize_question(form))
     flags = re.IGNORECASE if unicode_case else re.IGNORECASE | re.ASCII
-    # longest first, so "vitamin B complex" wins over a shorter form inside it
+    return _longest_first(patterns, flags)
+
+
+def _longest_first(patterns: Iterable[str], flags: int) -> re.Pattern[str]:
+    """One alternation of ``patterns``, longest first, so "vitamin B complex" wins over a shorter form inside it."""
     return re.compile("|".join(sorted(patterns, key=lambda p: (-len(p), p))), flags)
 
 
@@ -140,7 +144,7 @@ def _exclude_regex(excludes: Iterable[str]) -> re.Pattern[str] | None:
             patterns.add("".join(_spaced(form)))
     if not patterns:
         return None
-    return re.compile("|".join(sorted(patterns, key=lambda p: (-len(p), p))), re.IGNORECASE)
+    return _longest_first(patterns, re.IGNORECASE)
 
 
 def _topic(row: Mapping[str, Any]) -> _Topic:
