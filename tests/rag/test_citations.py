@@ -227,3 +227,32 @@ def test_tags_of_unresolved_or_malformed_citations_are_dropped_not_numbered():
 def test_a_citation_the_text_does_not_mark_still_gets_a_number():
     text, refs = number_citations("Short answer.", [NIH])
     assert (text, refs) == ("Short answer.", [Reference(1, NIH)])
+
+
+# -- issue 22: invisible characters and look-alikes ------------------------------------------------
+
+DISGUISED = [
+    '<C\ufe0fite id="fake-2099"/>',  # a variation selector
+    '<C\U000e0100ite id="fake-2099"/>', '<C\u180bite id="fake-2099"/>', '<C\u3164ite id="fake-2099"/>',
+    '<C\u206aite id="fake-2099"/>', '<C\U0001d173ite id="fake-2099"/>', '<C\u2800ite id="fake-2099"/>',
+    '<\u1d04\u026a\u1d1b\u1d07 id="fake-2099"/>', '<\u13dfite id="fake-2099"/>', '<Ci\u0301te id="fake-2099"/>',
+    '<C\u0131te id="nih-b12"/>',  # a dotless i: an allowed id in a tag that is not <Cite>
+]
+
+
+@pytest.mark.parametrize("tag", DISGUISED)
+def test_a_disguised_tag_is_an_invalid_citation(tag):
+    report = check_citations(f"x {tag}", WHITELIST)
+    assert report.valid_ids == [] and len(report.invalid_ids) == 1 and report.score == 0.0
+    assert check_citations(f'B12 <Cite id="nih-b12"/>. x {tag}.', WHITELIST).score == 0.5
+
+
+@pytest.mark.parametrize("tag", DISGUISED)
+def test_a_disguised_tag_is_dropped_from_the_displayed_answer(tag):
+    text, refs = number_citations(f'Take B12 <Cite id="nih-b12"/>. Iodine too {tag}.', [NIH])
+    assert (text, refs) == ("Take B12[1]. Iodine too.", [Reference(1, NIH)])
+    assert strip_citations(f"Iodine too {tag}.") == "Iodine too."
+
+
+def test_the_report_names_the_invisible_character():
+    assert check_citations('x <C\ufe0fite id="fake-2099"/>', WHITELIST).invalid_ids == ['<C[U+FE0F]ite id="fake-2099"/>']

@@ -189,6 +189,10 @@ def test_patterns_of_both_languages_are_tried(guard):
         ("胸 口 痛 ， 喘 不 上 气", "red-flag-chest-pain"),  # spaces between Han characters
         ("ｈｅｌｐ ｍｅ ｄｅｂｕｇ ｍｙ ＰＹＴＨＯＮ", "out-of-scope-programming"),  # full-width Latin
         ("I\u200bwant to\u00a0\n kill\u200b myself", "red-flag-suicide-self-harm"),  # invisible and odd spaces
+        # invisible by Unicode property, not a list: variation selectors, Mongolian FVS, Hangul filler, tags
+        ("I want to ki\ufe0fll my\U000e0100self", "red-flag-suicide-self-harm"),
+        ("I want to k\u180bill\u3164 myself", "red-flag-suicide-self-harm"),
+        ("I want to kil\u206al myse\U0001d173lf", "red-flag-suicide-self-harm"),
     ],
 )
 def test_question_is_normalised_before_matching(guard, question, rule):

@@ -9,10 +9,11 @@ both use it; they differ only in which forms they accept.
 
 A span *looks like a citation* when, after undoing disguises (HTML character
 references, even double-escaped; ``%3C``-, ``\\u003c``- and ``\\x3c``-style escapes
-of ``<>"'/=``; Markdown backslash escapes; zero-width and other invisible
-characters; NFKC, so full-width ``＜Ｃｉｔｅ／＞`` and mathematical letters; a few
-Cyrillic and Greek look-alike letters; curly quotes and look-alike brackets such
-as ``‹〈⟨《«``), it is one of:
+of ``<>"'/=``; Markdown backslash escapes; and every character read as what a reader
+takes it for, by ``unicode_fold``: invisible ones dropped, full-width, mathematical and
+accented letters folded, look-alikes such as ``ᴄɪᴛᴇ``, Cyrillic ``с`` or ``‹《«`` read as
+the letters and brackets they imitate; an ``l``, ``1`` or ``|`` reads as the ``I`` of
+``cIte``), it is one of:
 
 * an angle-bracket tag named ``cit``, ``cite…`` or ``citation…`` (an XML prefix
   allowed), any case, opening, closing or self-closing, with any attributes,
@@ -35,59 +36,39 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
+
+from .unicode_fold import fold_table, is_invisible, read_as
 
 #: A malformed tag is named by what was written, cut to this many characters.
 LABEL_CHARS = 80
 
-_INVISIBLE = frozenset(
-    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200c\u200d\u200e\u200f"
-    "\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
-    + "".join(map(chr, range(0xE0000, 0xE0080)))  # Unicode tag characters
-)
-# What a tag is found by: its name's letters, its brackets and punctuation (spaces apart).
-_SYNTAX = frozenset("citeaondCITEAOND<>[]{}/=:")
-# Outside the BMP, the blocks that can hide a letter or a bracket: mathematical alphanumerics,
-# enclosed alphanumerics, tag characters (whole blocks: a short class is a fast one).
-_ASTRAL = "\U0001d400-\U0001d7ff\U0001f100-\U0001f1ff\U000e0000-\U000e007f"
-# Look-alikes NFKC leaves alone: only the letters of "cite" and "id", brackets, slashes and quotes.
-_LOOKALIKE = {
-    **dict.fromkeys("\u0441\u0421\u03f2\u03f9", "c"),  # Cyrillic es, Greek lunate sigma
-    **dict.fromkeys("\u0456\u0406\u0131\u04cf\u03b9\u0399", "i"),  # Cyrillic/Turkish/Greek i
-    **dict.fromkeys("\u0442\u0422\u03c4\u03a4", "t"),
-    **dict.fromkeys("\u0435\u0415\u03b5\u0395", "e"),
-    **dict.fromkeys("\u0501", "d"),
-    **dict.fromkeys("\u2039\u3008\u27e8\u300a\u00ab\u276e\u29fc\u1438\u02c2", "<"),
-    **dict.fromkeys("\u203a\u3009\u27e9\u300b\u00bb\u276f\u29fd\u1433\u02c3", ">"),
-    **dict.fromkeys("\u3010\u3014\u3016", "["),
-    **dict.fromkeys("\u3011\u3015\u3017", "]"),
-    **dict.fromkeys("\u2215\u2044\u29f8", "/"),
-    **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u300c\u300d", '"'),
-    **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'"),
-}
 _ENTITY = re.compile(r"&(?:amp;)*(#[0-9]{1,7};?|#[xX][0-9a-fA-F]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
 _PERCENT = re.compile(r"%(?:25)*(3[cCeEdD]|2[2fF7])")
 _CODE_ESCAPE = re.compile(r"\\(?:u00|x)(3[cCeEdD]|2[2fF7])")  # \u003c, \x3c: JSON, JavaScript, Python
 _ESCAPED = re.compile(r"\\(?=[<>\[\]{}/\"'=`*_&%])")
 
-_NAME = r"(?:[a-z][\w.-]*:)?(?:cit(?:e|ation)[a-z]*|cit(?![a-z]))"  # an XML prefix too: <x:cite>
+# ASCII look-alikes (TR39) of the name's letters, which the fold leaves as written: l, 1 and | for I, 0 for O.
+_I, _O = "[il1|]", "[o0]"
+_NAME = rf"(?:[a-z][\w.-]*:)?(?:c{_I}t(?:e|at{_I}{_O}n)[a-z]*|c{_I}t(?![a-z]))"  # an XML prefix too: <x:cite>
 _TOKEN = re.compile(
     rf"""<\s*/?\s*{_NAME}(?:[^<>]{{0,300}}>|[^<>\n]{{0,300}})  # <cite ...>, </cite>, or unclosed to the line's end
        |[\[{{]\s*{_NAME}(?=\s*[:=\]}}]|[^\[\]{{}}<>\n]{{0,300}}?\bid\s*[=:])  # [cite: x], [cite id=x], [cite]
         (?:[^\[\]{{}}<>]{{0,300}}[\]}}]|[^\[\]{{}}<>\n]{{0,300}})
-       |cite\s+id\s*[=:]\s*[^\s<>]*(?:\s*/?\s*>)?  # cite id="x"/>: the bracket lost
+       |c{_I}te\s+id\s*[=:]\s*[^\s<>]*(?:\s*/?\s*>)?  # cite id="x"/>: the bracket lost
     """,
     re.IGNORECASE | re.VERBOSE,
 )
 _CLOSING = re.compile(r"<\s*/")
 _SELF_CLOSED = re.compile(r"/\s*>$")
 _PAIRED_END = re.compile(rf"[^<>]{{0,200}}?<\s*/\s*{_NAME}\s*>", re.IGNORECASE)
+# Any case of the ASCII letters only: IGNORECASE alone also takes the dotless "ı" (and Kelvin's K) for them.
+_CITE, _ID = "[cC][iI][tT][eE]", "[iI][dD]"
 _WELL_FORMED = re.compile(
-    r"""<\s*cite\s+id\s*=\s*(?P<q>["'])(?P<id>[^"'<>]*)(?P=q)\s*(?:/\s*>|>(?:\s*<\s*/\s*cite\s*>)?)""", re.IGNORECASE
+    rf"""<\s*{_CITE}\s+{_ID}\s*=\s*(?P<q>["'])(?P<id>[^"'<>]*)(?P=q)\s*(?:/\s*>|>(?:\s*<\s*/\s*{_CITE}\s*>)?)"""
 )
 _CANONICAL = re.compile(r'<Cite[ \t]+id="[^"\'<>\s]*"[ \t]*/>')
 _SPACE = re.compile(r"\s+")
@@ -107,8 +88,9 @@ class CiteTag:
 
     @property
     def written(self) -> str:
-        """The tag as written, on one line and shortened: what a message quotes."""
-        text = _SPACE.sub(" ", self.raw).strip()
+        """The tag as written, on one line and shortened, its invisible characters named
+        (``<C[U+FE0F]ite``): what a message quotes."""
+        text = "".join(f"[U+{ord(c):04X}]" if is_invisible(c) else c for c in _SPACE.sub(" ", self.raw).strip())
         return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
     @property
@@ -208,6 +190,10 @@ class _Normalized:
         special = _special()
         if special.search(text) is None:
             return
+        if _shifting().search(text) is None:  # each disguise here is one character read as one other: offsets hold
+            table = fold_table()
+            self.text = special.sub(lambda m: table.get(m.group(), m.group()), text)
+            return
         out: list[str] = []
         self._starts, self._segments = [], []
         size = 0
@@ -225,8 +211,10 @@ class _Normalized:
             at = m.start()
             if at < pos:
                 continue
-            add(text[pos:at], pos, at - pos, True)
             piece, length = _undisguise(text, at)
+            if piece == text[at:at + length]:
+                continue  # reads as written (a lone "&", a character outside the astral ones that fold)
+            add(text[pos:at], pos, at - pos, True)
             add(piece, at, length, False)
             pos = at + length
         add(text[pos:], pos, len(text) - pos, True)
@@ -246,24 +234,30 @@ class _Normalized:
 
 @cache
 def _special() -> re.Pattern[str]:
-    """The characters a disguise is made of: ``&``, ``%``, ``\\`` and every other character that
-    undisguises to a letter of a tag's name, its punctuation or a space. The rest (CJK text and
-    its full-width commas, for one) cannot change what is found, and is left alone (built once, ~0.1 s)."""
-    chars = {ch for ch in set(_INVISIBLE) | set(_LOOKALIKE) if ch <= "\uffff"}
-    for code in [*range(0x80, 0x3400), *range(0xA000, 0xAC00), *range(0xF900, 0x10000)]:  # not CJK, not Hangul
-        ch = chr(code)
-        folded = unicodedata.normalize("NFKC", ch)
-        if folded != ch and any(c in _SYNTAX or c.isspace() or c in _LOOKALIKE for c in folded):
-            chars.add(ch)
-    codes = sorted(map(ord, chars))
+    """What a disguise is made of: ``&``, ``%``, ``\\`` and every character that does not read as
+    itself (``unicode_fold``). The rest (CJK text and its full-width commas, for one) cannot change
+    what is found, and is left alone."""
+    return _disguise_pattern(fold_table())
+
+
+@cache
+def _shifting() -> re.Pattern[str]:
+    """What a disguise is made of, less the characters that read as exactly one other (Cyrillic
+    letters, curly quotes): where there are none, the text is read in place, offsets unchanged."""
+    return _disguise_pattern(ch for ch, read in fold_table().items() if len(read) != 1)
+
+
+def _disguise_pattern(chars: Iterable[str]) -> re.Pattern[str]:
+    """``&``, ``%``, ``\\``, ``chars`` and anything outside the BMP (a class of thousands of astral
+    ranges is tested one by one on every character: the caller sorts those out)."""
     ranges: list[list[int]] = []
-    for code in codes:
+    for code in sorted(ord(ch) for ch in chars if ch <= "\uffff"):
         if ranges and code == ranges[-1][1] + 1:
             ranges[-1][1] = code
         else:
             ranges.append([code, code])
     spans = "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
-    return re.compile(rf"[&%\\{spans}]|[{_ASTRAL}]")
+    return re.compile(rf"[&%\\{spans}\U00010000-\U0010ffff]")
 
 
 def _undisguise(text: str, at: int) -> tuple[str, int]:
@@ -272,7 +266,7 @@ def _undisguise(text: str, at: int) -> tuple[str, int]:
     if ch == "&" and (m := _ENTITY.match(text, at)) is not None:
         decoded = html.unescape("&" + m.group(1))
         if not decoded.startswith("&"):
-            return "".join(_plain(c) for c in decoded), m.end() - at
+            return "".join(read_as(c) for c in decoded), m.end() - at
     elif ch == "%" and (m := _PERCENT.match(text, at)) is not None:
         return chr(int(m.group(1), 16)), m.end() - at
     elif ch == "\\" and (m := _CODE_ESCAPE.match(text, at)) is not None:
@@ -280,13 +274,4 @@ def _undisguise(text: str, at: int) -> tuple[str, int]:
     elif ch == "\\" and _ESCAPED.match(text, at):  # the backslash goes with what it escapes
         piece, length = _undisguise(text, at + 1)
         return piece, length + 1
-    return _plain(ch), 1
-
-
-def _plain(ch: str) -> str:
-    if ch in _INVISIBLE:
-        return ""
-    if ch in _LOOKALIKE:
-        return _LOOKALIKE[ch]
-    folded = unicodedata.normalize("NFKC", ch) if ord(ch) > 0x7F else ch
-    return "".join(_LOOKALIKE.get(c, c) for c in folded)
+    return read_as(ch), 1

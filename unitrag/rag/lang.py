@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ..content.unicode_fold import drop_invisible
 from .types import Lang
 
 # Han ideographs (CJK unified, extension A, compatibility).
@@ -35,7 +36,6 @@ _PUNCT = str.maketrans({
     "【": "[", "】": "]", "〔": "(", "〕": ")",
     "–": "-", "—": "-", "―": "-", "‐": "-", "‑": "-", "−": "-", "～": "~", "〜": "~",
 })
-_INVISIBLE = re.compile(r"[\u00ad\u200b-\u200f\u2060\ufeff]")
 _SPACE = re.compile(r"\s+")
 _SPACE_BETWEEN_CJK = re.compile(r"(?<=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]) (?=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
 
@@ -54,8 +54,9 @@ def detect_lang(text: str) -> Lang:
 
 
 def normalize_question(text: str) -> str:
-    """NFKC, ASCII punctuation, no invisible characters, single spaces (none between two Han characters)."""
+    """NFKC, ASCII punctuation, no invisible characters (by Unicode property: ``drop_invisible``), single
+    spaces (none between two Han characters)."""
     text = unicodedata.normalize("NFKC", text).translate(_PUNCT)
-    text = _INVISIBLE.sub("", text)
+    text = drop_invisible(text)
     text = _SPACE.sub(" ", text).strip()
     return _SPACE_BETWEEN_CJK.sub("", text)
