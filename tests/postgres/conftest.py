@@ -58,13 +58,15 @@ def published_sample(pg_server: object, built_sample: tuple) -> Iterator[str]:
 
 @pytest.fixture
 def new_database(pg_server: object, request: pytest.FixtureRequest) -> Iterator[Callable[[], str]]:
-    """Makes empty databases (one per call) and drops them after the test; returns their URLs."""
+    """Makes empty databases (one per call; ``make(copy_of=url)``: a copy of that one, which nothing may be
+    connected to) and drops them after the test; returns their URLs."""
     made: list[str] = []
     admin = psycopg.connect(pg_server.get_uri(), autocommit=True)  # type: ignore[attr-defined]
 
-    def make() -> str:
+    def make(copy_of: str | None = None) -> str:
         name = f"t_{re.sub(r'[^a-z0-9]+', '_', request.node.name.lower())[:40]}_{uuid.uuid4().hex[:6]}"
-        admin.execute(f'CREATE DATABASE "{name}"')
+        template = f' TEMPLATE "{psycopg.conninfo.conninfo_to_dict(copy_of)["dbname"]}"' if copy_of else ""
+        admin.execute(f'CREATE DATABASE "{name}"{template}')
         made.append(name)
         return pg_server.get_uri(name)  # type: ignore[attr-defined]
 
@@ -101,15 +103,15 @@ def dump_tables(url: str) -> dict[str, list[tuple]]:
     from unitrag.postgres.schema import REGISTRIES
 
     with psycopg.connect(url) as conn:
-        tables = {
-            "chunks": conn.execute("SELECT *, embedding::text FROM unitrag_chunks ORDER BY chunk_id").fetchall(),
+        tables = {  # every row version, superseded ones included (publish.py: generations)
+            "chunks": conn.execute("SELECT to_jsonb(c) - 'embedding', embedding::text FROM unitrag_chunks c "
+                                   "ORDER BY chunk_id, added_in").fetchall(),
             "manifest": conn.execute(
                 "SELECT key, value FROM unitrag_manifest WHERE key NOT IN ('publish', 'built_at') ORDER BY key"
             ).fetchall(),
         }
         for name in REGISTRIES:
             tables[name] = conn.execute(f"SELECT * FROM unitrag_{name} ORDER BY 1").fetchall()
-    tables["chunks"] = [row[:-2] + row[-1:] for row in tables["chunks"]]  # the vector as text, not as an object
     return tables
 
 

@@ -18,16 +18,21 @@ from unitrag.postgres.publish import publish
 from unitrag.postgres.schema import migrate
 
 
+#: The rows readers see once a publish has completed (superseded versions stay until the next one starts).
+LIVE = "removed_in IS NULL"
+
+
 def _vectors(url: str) -> dict[str, np.ndarray]:
     with psycopg.connect(url) as conn:
         register_vector(conn)
-        return {cid: v.to_numpy() for cid, v in conn.execute("SELECT chunk_id, embedding FROM unitrag_chunks").fetchall()}
+        rows = conn.execute(f"SELECT chunk_id, embedding FROM unitrag_chunks WHERE {LIVE}").fetchall()
+        return {cid: v.to_numpy() for cid, v in rows}
 
 
 def _versions(url: str) -> dict[str, str]:
     """Each row's xmin: it changes whenever the row is written, even with the same values."""
     with psycopg.connect(url) as conn:
-        rows = conn.execute("SELECT chunk_id, xmin::text FROM unitrag_chunks").fetchall()
+        rows = conn.execute(f"SELECT chunk_id, xmin::text FROM unitrag_chunks WHERE {LIVE}").fetchall()
         rows += conn.execute("SELECT 'manifest:' || key, xmin::text FROM unitrag_manifest").fetchall()
         rows += conn.execute("SELECT 'units:' || unit_id, xmin::text FROM unitrag_units").fetchall()
     return dict(rows)
@@ -107,7 +112,7 @@ def test_metadata_only_edit_sends_no_vectors(workspace, pg_url):
     assert report.plan.metadata_only == [unit_id] and not (report.plan.new or report.plan.changed or report.plan.deleted)
     assert report.rows_written["metadata_only"] == 1 and report.rows_written["vectors_sent"] == 0
     with psycopg.connect(pg_url) as conn:
-        topics = conn.execute("SELECT topics FROM unitrag_chunks WHERE chunk_id = %s", [unit_id]).fetchone()[0]
+        topics = conn.execute(f"SELECT topics FROM unitrag_chunks WHERE chunk_id = %s AND {LIVE}", [unit_id]).fetchone()[0]
     assert topics[-1] == extra_topic
     assert np.array_equal(_vectors(pg_url)[unit_id], vector_before)
 

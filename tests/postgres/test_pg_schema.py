@@ -36,7 +36,8 @@ def test_first_publish_creates_the_schema_and_records_each_migration(built_sampl
         artifact_columns = [r[0] for r in con.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = 'chunks'"
         ).fetchall()]
-    assert sorted(pg_columns) == sorted(c for c in artifact_columns if c not in INDEX_COLUMNS)
+    generations = ["added_in", "removed_in"]  # which publish added and removed each row version (publish.py)
+    assert sorted(pg_columns) == sorted([c for c in artifact_columns if c not in INDEX_COLUMNS] + generations)
 
 
 def test_migrate_applies_nothing_twice(pg_url):
@@ -91,3 +92,9 @@ def test_a_published_table_altered_since_is_named_by_publish_and_open(built_samp
     for call in (lambda: publish(ws.artifact, pg_url), lambda: PgChunkStore.load(pg_url)):
         with pytest.raises(UserError, match=r"unitrag_chunks .*unexpected column\(s\): notes.*missing column\(s\): sparse_terms"):
             call()
+
+
+def test_the_generations_migration_is_the_one_readers_check_for():
+    from unitrag.postgres.generations import GENERATIONS_SCHEMA
+
+    assert MIGRATIONS[GENERATIONS_SCHEMA - 1][0].startswith("publish generations")

@@ -75,7 +75,8 @@ def _print(report: PublishReport) -> None:
         out.print("up to date: nothing written")
         return
     written = ", ".join(f"{name} {n}" for name, n in report.rows_written.items() if n)
-    out.print(f"wrote {written or 'nothing'} in {report.batches} transaction(s)")
+    out.print(f"wrote {written or 'nothing'} in {report.batches} transaction(s); readers now see generation "
+              f"{report.generation} (the last transaction switched them over)")
 
 
 def _index_line(report: PublishReport) -> str:

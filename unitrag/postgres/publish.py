@@ -1,22 +1,48 @@
-"""Publishing an artifact to PostgreSQL: an incremental sync by the build's own hashes.
+"""Publishing an artifact to PostgreSQL: an incremental sync by the build's own hashes, switched in atomically.
 
 The target's chunks are diffed against the artifact's by ``chunk_id``,
 ``content_hash`` and ``meta_hash`` (the build's plan, one level down): new and
-changed chunks are sent with their vectors (binary COPY into a temporary table,
-then an upsert), metadata-only chunks are updated without their vectors, deleted
-ones are removed; nothing unchanged is sent. Each batch is its own transaction.
-Registry tables (units, citations, topics, ...) and the manifest are replaced in
-the last transaction, and only when their hash differs. A first publish loads into
-the table without its HNSW index and builds the index once at the end; a publish
-whose index settings (``index.IndexSettings``) differ from the built index's
-rebuilds it, beside the old one, and says so in its report.
+changed chunks are sent with their vectors (binary COPY into a temporary table),
+metadata-only chunks get a new row whose vector is copied server-side, deleted
+ones are retired; nothing unchanged is sent or touched. Each batch is its own
+transaction. Registry tables (units, citations, topics, ...) and the manifest are
+replaced in the last transaction, and only when their hash differs. A first
+publish loads into the table without its HNSW index and builds the index once at
+the end; a publish whose index settings (``index.IndexSettings``) differ from the
+built index's rebuilds it, beside the old one, and says so in its report.
 
-Safe to interrupt: every committed batch is a correct state of its chunks, and the
-manifest row that records a completed publish is written last, so a re-run diffs
-again and finishes the job. A session advisory lock keeps two publishes to one
-database from interleaving (the second waits up to ``lock_timeout_s``, then
-fails with a clear message); the lock dies with its connection, so a killed
-publish never leaves it held.
+Readers see one whole publish, never a mix (issue 22: a publish killed half-way
+used to leave the new chunks beside the old manifest, and readers served them).
+Design: versioned rows and a manifest pointer (``generations``). Each completed
+publish is a numbered generation; every chunk row records the generation that
+added it and the one that removed it. A publish writes generation ``g + 1``: new
+versions are inserted as ``g + 1`` and the rows they replace (or deleted chunks)
+are only marked removed in ``g + 1``, so a reader of ``g`` (who filters
+``added_in <= g AND (removed_in IS NULL OR removed_in > g)``) sees nothing of it.
+The last transaction writes the registries and the manifest with ``generation:
+g + 1``: that commit is the switch. A reader loads the manifest, chunks and
+registries in one REPEATABLE READ snapshot, so it gets generation ``g`` or
+``g + 1`` whole, and its dense search keeps filtering by the generation it
+loaded: a reader opened before the switch keeps its consistent view (reopen to
+serve the new one, as with a new artifact file) until the *next* publish starts
+and deletes the rows ``g + 1`` replaced; from then its searches miss those rows
+and are never shown rows it has not loaded.
+
+Why not a staging copy swapped in by rename: it would copy every unchanged row
+and rebuild the whole HNSW graph on each publish (minutes at 1M chunks for a
+one-chunk edit); versioned rows keep the publish incremental, the live index is
+updated in place, and the readers' cost is one extra condition on rows the index
+scan already fetches. The price: a superseded row stays (and is indexed) until
+the next publish starts.
+
+Safe to interrupt: a killed publish leaves its committed batches as rows of the
+unfinished generation, which no reader sees; the manifest records that
+generation (``pending_generation``) and a re-run resumes it, diffing against
+what it already wrote (``removed_in IS NULL``), so nothing committed is sent
+twice; rows of any later generation are discarded. A session advisory lock keeps
+two publishes to one database from interleaving (the second waits up to
+``lock_timeout_s``, then fails with a clear message); the lock dies with its
+connection, so a killed publish never leaves it held.
 """
 
 from __future__ import annotations
@@ -24,6 +50,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -33,13 +60,14 @@ from ..artifact.writer import FAULT_ENV
 from ..compiler.plan import Plan
 from ..errors import InvalidArgument, UserError
 from .connect import connect, database_errors, ensure_pgvector
+from .generations import live_generation, pending_generation, prepare_generation, retire_chunks, writing_sql
 from .index import IndexSettings
 from .schema import (
     CHUNKS, MANIFEST, SCHEMA_VERSION, check_tables, dense_index, drop_dense_index, embedding_dim, ensure_dense_index,
     migrate, schema_version,
 )
 from .source import ArtifactSource, read_source
-from .transfer import delete_chunks, replace_table, update_metadata, upsert_chunks
+from .transfer import replace_table, update_metadata, upsert_chunks
 from .url import DatabaseUrl
 
 #: pg_advisory_lock key of ``unitrag publish`` ("unitrag" in ASCII); advisory locks are per database.
@@ -58,6 +86,8 @@ class PublishReport:
     rows_written: dict[str, int] = field(default_factory=dict)
     migrations_applied: list[int] = field(default_factory=list)
     timings_s: dict[str, float] = field(default_factory=dict)
+    #: The generation this publish wrote and made the one readers see (``generations``); None when it wrote nothing.
+    generation: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -66,6 +96,7 @@ class PublishReport:
             "index": {**self.index.to_dict(), "rebuild": self.index_rebuild,
                       "before": self.index_before.to_dict() if self.index_before else None},
             "rows_written": self.rows_written, "batches": self.batches, "migrations_applied": self.migrations_applied,
+            "generation": self.generation,
             "timings_s": {k: round(v, 3) for k, v in self.timings_s.items()},
         }
 
@@ -86,6 +117,11 @@ class TargetState:
     index: IndexSettings | None = None  # as built (read from the catalog)
     recorded_index: dict[str, Any] | None = None  # the manifest's record, ef_search included
 
+    @property
+    def generation(self) -> int:
+        """The generation this publish writes (``generations.pending_generation``)."""
+        return pending_generation(self.publish)
+
 
 def publish(
     artifact: Path, url: str | DatabaseUrl, *, dry_run: bool = False, batch_size: int = 1000, lock_timeout_s: float = 60.0,
@@ -104,7 +140,8 @@ def publish(
     clock = time.perf_counter()
     source = read_source(artifact)
     timings = {"read_artifact": time.perf_counter() - clock}
-    with connect(url) as conn, database_errors(url, "publishing (committed batches are kept: re-run to complete)"):
+    with closing(source), connect(url) as conn, database_errors(
+            url, "publishing (readers still see the last complete publish; committed batches are kept: re-run to complete)"):
         if not dry_run:
             _lock(conn, lock_timeout_s)
         clock = time.perf_counter()
@@ -121,15 +158,16 @@ def publish(
         ensure_pgvector(conn, create=True)
         report.migrations_applied = migrate(conn, source.dim)
         _mark_started(conn, source, target)
+        report.generation = target.generation
         if not target.chunks and plan.new:  # a first publish: load everything, then build the index once
             drop_dense_index(conn)
-        _apply(conn, source, plan, batch_size, report)
+        _apply(conn, source, plan, target.generation, batch_size, report)
         clock_index = time.perf_counter()
         if ensure_dense_index(conn, index, source.dim):
             timings["index"] = time.perf_counter() - clock_index
         if plan.new or plan.deleted:  # fresh statistics, so the planner sizes the table right at once
             conn.execute(f"ANALYZE {CHUNKS}")
-        _finish(conn, source, plan, report)
+        _finish(conn, source, plan, target.generation, report)
         timings["write"] = time.perf_counter() - clock
     return report
 
@@ -145,7 +183,9 @@ def read_target(conn: Any) -> TargetState:
         return TargetState(None, None, {}, {})
     manifest = dict(conn.execute(
         f"SELECT key, value FROM {MANIFEST} WHERE key IN ('embedder', 'publish', 'index')").fetchall())
-    rows = conn.execute(f"SELECT chunk_id, content_hash, meta_hash FROM {CHUNKS}").fetchall()
+    writing = writing_sql(version)  # the rows of the generation a publish writes, a killed one's batches included
+    rows = conn.execute(f"SELECT chunk_id, content_hash, meta_hash FROM {CHUNKS}"
+                        + (f" WHERE {writing}" if writing else "")).fetchall()
     return TargetState(
         dim=embedding_dim(conn), embedder_id=(manifest.get("embedder") or {}).get("id"),
         chunks={cid: (ch, mh) for cid, ch, mh in rows}, publish=manifest.get("publish") or {},
@@ -205,13 +245,16 @@ def _lock(conn: Any, timeout_s: float) -> None:
 
 
 def _mark_started(conn: Any, source: ArtifactSource, target: TargetState) -> None:
-    """Record the embedder at once (a re-run after a crash is checked against it) and that a publish is under way."""
-    state = {**target.publish, "state": "in_progress", "started_at": _now(), "artifact_built_at": source.manifest.get("built_at")}
+    """Record the embedder at once (a re-run after a crash is checked against it), that a publish is under way and
+    the generation it writes; rows no reader needs any more go (``generations.prepare_generation``)."""
+    state = {**target.publish, "state": "in_progress", "started_at": _now(),
+             "artifact_built_at": source.manifest.get("built_at"), "pending_generation": target.generation}
     with conn.transaction():
+        prepare_generation(conn, live_generation(target.publish), target.generation)
         _put_manifest(conn, {"embedder": source.manifest["embedder"], "publish": state})
 
 
-def _apply(conn: Any, source: ArtifactSource, plan: Plan, batch_size: int, report: PublishReport) -> None:
+def _apply(conn: Any, source: ArtifactSource, plan: Plan, generation: int, batch_size: int, report: PublishReport) -> None:
     """Deletes, then new and changed chunks with vectors, then metadata-only updates: one transaction per batch."""
     written = report.rows_written
     for action, ids in (("deleted", plan.deleted), ("upserted", plan.new + plan.changed), ("metadata_only", plan.metadata_only)):
@@ -220,24 +263,25 @@ def _apply(conn: Any, source: ArtifactSource, plan: Plan, batch_size: int, repor
             batch = ids[start:start + batch_size]
             with conn.transaction():
                 if action == "deleted":
-                    written[action] += delete_chunks(conn, batch)
+                    written[action] += retire_chunks(conn, batch, generation)
                 elif action == "upserted":
-                    written[action] += upsert_chunks(conn, *source.chunks(batch))
+                    written[action] += upsert_chunks(conn, *source.chunks(batch), generation)
                 else:
-                    written[action] += update_metadata(conn, source.rows(batch))
+                    written[action] += update_metadata(conn, source.rows(batch), generation)
             report.batches += 1
             _fault_after_batch(report.batches)
     written["vectors_sent"] = written["upserted"]
 
 
-def _finish(conn: Any, source: ArtifactSource, plan: Plan, report: PublishReport) -> None:
-    """Registries whose hash differs, then the manifest that marks the publish complete (with the index
-    settings, whose ``ef_search`` the runtime uses): one transaction, last."""
+def _finish(conn: Any, source: ArtifactSource, plan: Plan, generation: int, report: PublishReport) -> None:
+    """Registries whose hash differs, then the manifest that marks the publish complete and makes its
+    generation the one readers see (with the index settings, whose ``ef_search`` the runtime uses): one
+    transaction, last: the switch."""
     with conn.transaction():
         for name in plan.tables_changed:
             report.rows_written[name] = replace_table(conn, f"unitrag_{name}", source.table(name))
         state = {"state": "complete", "completed_at": _now(), "artifact_built_at": source.manifest.get("built_at"),
-                 "table_hashes": source.table_hashes, "chunks": len(source.hashes)}
+                 "table_hashes": source.table_hashes, "chunks": len(source.hashes), "generation": generation}
         conn.execute(f"DELETE FROM {MANIFEST}")
         _put_manifest(conn, {**source.manifest, "publish": state, "index": report.index.to_dict()})
     report.batches += 1

@@ -86,6 +86,17 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             "ALTER TABLE unitrag_topics ADD COLUMN excludes text[]",
         ],
     ),
+    (
+        "publish generations: each chunk row records the publish that added it and the one that removed it, so "
+        "readers see one whole publish while the next is written (generations.py)",
+        [
+            # Rows published before it are generation 0, which a database without a numbered publish serves.
+            "ALTER TABLE unitrag_chunks ADD COLUMN added_in integer NOT NULL DEFAULT 0",
+            "ALTER TABLE unitrag_chunks ADD COLUMN removed_in integer",
+            "ALTER TABLE unitrag_chunks ALTER COLUMN added_in DROP DEFAULT",
+            "ALTER TABLE unitrag_chunks DROP CONSTRAINT unitrag_chunks_pkey, ADD PRIMARY KEY (chunk_id, added_in)",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,7 +1,8 @@
 """Moving rows into PostgreSQL: binary COPY into a temporary table, then one set-based statement.
 
 COPY is the fastest way in (10k × 384 vectors in about 0.3 s); the temporary
-table turns it into an upsert or an update, which COPY alone cannot do. Column
+table turns it into new row versions of the generation being written
+(``generations``), which COPY alone cannot do. Column
 types come from the catalog (``schema.column_types``), so the migrations stay
 the only description of the tables.
 """
@@ -13,6 +14,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from .generations import retire_chunks
 from .schema import CHUNKS, column_types
 
 _KEY = "chunk_id"
@@ -34,34 +36,33 @@ def copy_rows(conn: Any, table: str, columns: list[tuple[str, int]], rows: Itera
     return count
 
 
-def upsert_chunks(conn: Any, rows: list[dict[str, Any]], vectors: np.ndarray) -> int:
-    """Insert or replace these chunks, vectors included."""
+def upsert_chunks(conn: Any, rows: list[dict[str, Any]], vectors: np.ndarray, generation: int) -> int:
+    """Add these chunks, vectors included, to ``generation``, retiring the rows they replace."""
     columns = column_types(conn, CHUNKS)
     conn.execute(f"CREATE TEMP TABLE unitrag_incoming (LIKE {CHUNKS}) ON COMMIT DROP")
-    values = ([row.get(name) for name, _ in columns[:-1]] + [vector] for row, vector in zip(rows, vectors))
-    assert columns[-1][0] == "embedding", "the embedding is the chunks table's last column"
+    own = {"added_in": generation, "removed_in": None}
+    values = ([vector if name == "embedding" else own[name] if name in own else row.get(name) for name, _ in columns]
+              for row, vector in zip(rows, vectors))
     copy_rows(conn, "unitrag_incoming", columns, values)
-    names = [name for name, _ in columns]
-    updates = ", ".join(f'"{n}" = EXCLUDED."{n}"' for n in names if n != _KEY)
-    cursor = conn.execute(
-        f"INSERT INTO {CHUNKS} SELECT * FROM unitrag_incoming ON CONFLICT ({_KEY}) DO UPDATE SET {updates}"
-    )
-    return int(cursor.rowcount)
+    retire_chunks(conn, [row[_KEY] for row in rows], generation)
+    return int(conn.execute(f"INSERT INTO {CHUNKS} SELECT * FROM unitrag_incoming").rowcount)
 
 
-def update_metadata(conn: Any, rows: list[dict[str, Any]]) -> int:
-    """Update every column but the embedding (and the content it was computed from): no vector is sent."""
-    columns = [(n, oid) for n, oid in column_types(conn, CHUNKS) if n not in ("embedding", "text_for_embedding", "content_hash")]
+def update_metadata(conn: Any, rows: list[dict[str, Any]], generation: int) -> int:
+    """New versions of these chunks in ``generation`` with the stored vector (and the content it was computed
+    from) copied server-side: no vector is sent."""
+    kept = ("embedding", "text_for_embedding", "content_hash")
+    columns = [(n, oid) for n, oid in column_types(conn, CHUNKS) if n not in (*kept, "added_in", "removed_in")]
     names = ", ".join(f'"{n}"' for n, _ in columns)
     conn.execute(f"CREATE TEMP TABLE unitrag_incoming_meta ON COMMIT DROP AS SELECT {names} FROM {CHUNKS} WITH NO DATA")
     copy_rows(conn, "unitrag_incoming_meta", columns, ([row.get(n) for n, _ in columns] for row in rows))
-    sets = ", ".join(f'"{n}" = i."{n}"' for n, _ in columns if n != _KEY)
-    cursor = conn.execute(f"UPDATE {CHUNKS} c SET {sets} FROM unitrag_incoming_meta i WHERE c.{_KEY} = i.{_KEY}")
-    return int(cursor.rowcount)
-
-
-def delete_chunks(conn: Any, ids: list[str]) -> int:
-    return int(conn.execute(f"DELETE FROM {CHUNKS} WHERE {_KEY} = ANY(%s)", [ids]).rowcount)
+    stored = ", ".join(f'c."{n}"' for n in kept)
+    conn.execute(f"CREATE TEMP TABLE unitrag_next_meta ON COMMIT DROP AS SELECT i.*, {stored} FROM unitrag_incoming_meta i "
+                 f"JOIN {CHUNKS} c ON c.{_KEY} = i.{_KEY} AND c.removed_in IS NULL")
+    retire_chunks(conn, [row[_KEY] for row in rows], generation)
+    all_names = names + ", " + ", ".join(f'"{n}"' for n in kept)
+    return int(conn.execute(f"INSERT INTO {CHUNKS} ({all_names}, added_in) SELECT {all_names}, %s FROM unitrag_next_meta",
+                            [generation]).rowcount)
 
 
 def replace_table(conn: Any, table: str, rows: list[dict[str, Any]]) -> int:

@@ -9,18 +9,22 @@ a selective filter still fills k rows. Connections come from a small pool, so
 one store serves many threads; a pooled connection the server dropped (a restart, a
 failover, ``pg_terminate_backend``) is replaced and the query run once more. The
 semantic guard's classifier and examples are published too, so the guard is the
-artifact's in full.
+artifact's in full. A store serves one whole publish: it loads in one snapshot and
+searches only the rows of the generation it loaded (``postgres.generations``), so a
+publish running or killed meanwhile never shows through.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 import numpy as np
 
 from ..errors import InvalidArgument, UserError
 from ..postgres.connect import connect, database_errors, ensure_pgvector
+from ..postgres.generations import live_generation, visible_sql
 from ..postgres.index import IndexSettings, order_by_distance
 from ..postgres.schema import CHUNKS, check_tables, dense_index, schema_version
 from ..postgres.url import DatabaseUrl
@@ -45,6 +49,8 @@ class PgChunkStore(ChunkStore):
     url: DatabaseUrl | None = None
     #: Whether the index is on ``embedding::halfvec(dim)``: the query's ORDER BY must say the same to use it.
     halfvec: bool = False
+    #: The condition on chunk rows of the publish generation this store loaded (``postgres.generations``).
+    visible: str = ""
 
     def __repr__(self) -> str:
         return f"PgChunkStore({self.url}, {len(self.ids)} chunks)"  # the URL redacted, and not every column
@@ -60,15 +66,18 @@ class PgChunkStore(ChunkStore):
         url = DatabaseUrl.parse(url)
         if ef_search is not None:
             IndexSettings(ef_search=ef_search)  # the same range check as the publish option
-        with connect(url) as conn, database_errors(url, "loading the knowledge base"):
+        with connect(url) as conn, database_errors(url, "loading the knowledge base"), _snapshot(conn):
             check_tables(conn)
-            if schema_version(conn) == 0:
+            version = schema_version(conn)
+            if version == 0:
                 raise UserError(f"no unitrag knowledge base at {url.describe()}: run `unitrag publish --to <url>` first")
             ensure_pgvector(conn, create=False)
             manifest = dict(conn.execute("SELECT key, value FROM unitrag_manifest").fetchall())
             if "completed_at" not in (manifest.get("publish") or {}):
                 raise UserError(f"the first publish to {url.describe()} has not completed: run `unitrag publish` again")
-            columns = _columns(conn.execute(f'SELECT {CHUNK_COLUMNS}, sparse_terms FROM {CHUNKS} ORDER BY chunk_id COLLATE "C"'))
+            visible = visible_sql(version, live_generation(manifest["publish"]))
+            columns = _columns(conn.execute(f"SELECT {CHUNK_COLUMNS}, sparse_terms FROM {CHUNKS}"
+                                            + (f" WHERE {visible}" if visible else "") + ' ORDER BY chunk_id COLLATE "C"'))
             tables = {
                 "citations": rows_as_dicts(conn, "SELECT * FROM unitrag_citations"),
                 "topics": rows_as_dicts(conn, 'SELECT * FROM unitrag_topics ORDER BY id COLLATE "C"'),
@@ -89,6 +98,7 @@ class PgChunkStore(ChunkStore):
         recorded = (manifest.get("index") or {}).get("ef_search", DEFAULT_EF_SEARCH)
         store.ef_search, store.url = recorded if ef_search is None else ef_search, url
         store.halfvec, store.semantic_guard, store.exemplars = built is not None and built.halfvec, guard, exemplars
+        store.visible = visible
         store.pool = _pool(url, max_connections)
         return store
 
@@ -100,10 +110,11 @@ class PgChunkStore(ChunkStore):
     def dense_search(self, vector: np.ndarray, k: int, where: SearchFilter) -> tuple[np.ndarray, np.ndarray]:
         """Row indexes and cosine scores of the ``k`` best rows ``where`` allows, from the HNSW index.
 
-        Chunks published after this store was opened are skipped (their metadata is not loaded):
-        reopen to serve a new publish, as with a new artifact.
+        Only rows of the publish generation this store loaded are searched, so a publish completed since
+        changes nothing here (reopen to serve it, as with a new artifact) until the publish after it
+        starts and deletes the rows it replaced: those then drop out of the results.
         """
-        conditions, params = filter_sql(where)
+        conditions, params = filter_sql(where, self.visible)
         query = np.asarray(vector, dtype=np.float32)
         order = order_by_distance(self.halfvec, len(query))
 
@@ -147,8 +158,9 @@ class PgChunkStore(ChunkStore):
         raise AssertionError("unreachable: the second attempt returns or raises")
 
 
-def filter_sql(where: SearchFilter) -> tuple[str, list[Any]]:
-    """The WHERE clause of a SearchFilter (the same rules as ``ChunkStore.mask``) and its parameters.
+def filter_sql(where: SearchFilter, visible: str = "") -> tuple[str, list[Any]]:
+    """The WHERE clause of a SearchFilter (the same rules as ``ChunkStore.mask``) and its parameters,
+    within the rows ``visible`` allows (``postgres.generations.visible_sql``; empty: every row).
 
     A NUL character is an ``InvalidArgument``: PostgreSQL text cannot hold one (so no chunk has it),
     and the driver would refuse it with a DataError.
@@ -158,7 +170,7 @@ def filter_sql(where: SearchFilter) -> tuple[str, list[Any]]:
         for value in values:
             if "\x00" in str(value):
                 raise InvalidArgument(f"{name}: {str(value)[:40]!r} holds a NUL character (\\x00), which no chunk has")
-    conditions: list[str] = []
+    conditions: list[str] = [visible] if visible else []
     params: list[Any] = []
     if not where.clinician:
         conditions.append("access = 'public'")
@@ -172,6 +184,17 @@ def filter_sql(where: SearchFilter) -> tuple[str, list[Any]]:
         conditions.append("topics && %s::text[]")
         params.append(list(where.topics))
     return (" WHERE " + " AND ".join(conditions) if conditions else ""), params
+
+
+@contextmanager
+def _snapshot(conn: Any) -> Iterator[None]:
+    """One read-only snapshot for everything ``load`` reads, so the manifest, the chunks and the registries are
+    of one publish even when another completes meanwhile (its last transaction switches them together)."""
+    import psycopg
+
+    conn.isolation_level, conn.read_only = psycopg.IsolationLevel.REPEATABLE_READ, True
+    with conn.transaction():
+        yield
 
 
 def _semantic_guard(conn: Any) -> SemanticGuard | None:
