@@ -144,3 +144,30 @@ def test_the_right_password_with_special_characters_connects_and_is_never_shown(
     with pytest.raises(UserError) as info:
         publish(built_sample[0].artifact, as_password_role(new_database(), password))
     assert_clean_error(info.value)
+
+
+def test_inspect_reads_a_published_database_and_never_shows_the_password(
+    published_sample, as_password_role, password_role, built_sample, cli, caplog
+):
+    """Issue 22: `unitrag inspect <url>` took the URL for a path ("artifact postgresql:/user:<password>@... not found")."""
+    import json
+
+    from unitrag.postgres.url import DatabaseUrl
+
+    caplog.set_level(logging.DEBUG)
+    role, password = password_role
+    with psycopg.connect(published_sample, autocommit=True) as admin:  # the role may read what was published
+        admin.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
+    url = as_password_role(published_sample, password)
+    code, as_json, err = cli("inspect", url, "--json")
+    assert code == 0 and err == "", err
+    published = json.loads(as_json)
+    artifact = json.loads(cli("inspect", str(built_sample[0].artifact), "--json")[1])
+    assert published["database"] == str(DatabaseUrl.parse(url)) and f"{role}:***@" in published["database"]
+    assert published["chunks_by"] == artifact["chunks_by"] and sum(r["chunks"] for r in published["chunks_by"]) > 0
+    assert published["manifest"]["counts"] == artifact["manifest"]["counts"]
+    assert published["manifest"]["publish"]["state"] == "complete"
+    code, text, err = cli("inspect", url)
+    assert code == 0 and err == "" and "(published)" in text and "publish: complete" in text
+    assert f"{role}:***@" in text and "counts: " in text
+    assert_no_secret(as_json, text, caplog.text)

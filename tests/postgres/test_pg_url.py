@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from unitrag.errors import InvalidArgument, UserError
-from unitrag.postgres.url import DatabaseUrl
+from unitrag.postgres.url import DatabaseUrl, redacted_location
 
 
 @pytest.mark.parametrize("text, redacted, described", [
@@ -40,3 +42,24 @@ def test_not_a_postgresql_url_is_an_invalid_argument_that_does_not_echo_it(value
         DatabaseUrl.parse(value)
     assert isinstance(info.value, UserError) and isinstance(info.value, ValueError)
     assert "Zq7" not in str(info.value) and "expected postgresql://" in str(info.value)
+
+
+# -- redacted_location: the one way to print or log where a knowledge base is (issue 22, item 2) ------------------
+
+
+@pytest.mark.parametrize("location, shown", [
+    ("dist/kb.duckdb", "dist/kb.duckdb"),
+    (Path("/srv/kb/kb.duckdb"), "/srv/kb/kb.duckdb"),
+    ("postgresql://pwuser:S3cretPW@/kb1?host=/tmp/pg", "postgresql://pwuser:***@/kb1?host=/tmp/pg"),
+    ("postgresql://user:S3cretPW@db:5432/kb", "postgresql://user:***@db:5432/kb"),
+    ("postgres://alice@db/kb?password=S3cretPW&sslpassword=S3cretPW&sslmode=require",
+     "postgres://alice@db/kb?password=***&sslpassword=***&sslmode=require"),
+    ("postgresql://alice:S3cretPW@db/kb?passwd=S3cretPW", "postgresql://***"),  # libpq refuses it: nothing shown
+    ("postgresql://alice:S3cret@PW@db/kb", "postgresql://***"),  # an unencoded '@': it does not parse
+    ("mysql://alice:S3cretPW@db/kb", "mysql://alice:***@db/kb"),
+])
+def test_a_location_is_shown_without_its_secrets(location, shown):
+    assert redacted_location(location) == shown
+    assert redacted_location(DatabaseUrl.parse(location) if str(location).startswith("postgres") and shown != "postgresql://***"
+                             else location) == shown
+    assert "S3cret" not in redacted_location(location)

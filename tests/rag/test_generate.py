@@ -222,3 +222,59 @@ def test_a_disguised_fabrication_earns_the_corrective_retry(requests: Any, answe
 def test_a_streamed_disguised_fabrication_is_reported(requests: Any) -> None:
     pieces, gen = stream(mocked(DISGUISED[0]))
     assert gen.report.invalid_ids == ['<Cite id="fake2024" page="1"/>'] and gen.report.score == 0.0
+
+
+# -- issue 22: a failure's detail is redacted and comes with one fixed word for callers outside the server ----------
+
+
+@pytest.mark.parametrize(
+    ("failure", "kind"),
+    [
+        (Exception("Incorrect API key provided: S3cretLLMKey"), "llm_auth"),
+        ("litellm.RateLimitError", "llm_rate_limited"),
+        (litellm.Timeout(message="read timed out", model="gpt-4o-mini", llm_provider="openai"), "llm_timeout"),
+        ("litellm.InternalServerError", "llm_unavailable"),
+    ],
+)
+def test_a_failure_has_a_fixed_kind_and_a_redacted_detail(requests: Any, failure: Any, kind: str) -> None:
+    for gen in (generate(mocked(failure, num_retries=0, api_key="S3cretLLMKey")),
+                stream(mocked(failure, num_retries=0, api_key="S3cretLLMKey"))[1]):
+        assert_extractive(gen)
+        assert gen.error_kind == kind and gen.to_dict()["error_kind"] == kind
+        assert gen.error is not None and gen.error.startswith("litellm:openai/gpt-4o-mini: ") and "S3cretLLMKey" not in gen.error
+
+
+def test_an_unreachable_endpoint_is_unavailable_without_its_password(requests: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UNITRAG_LLM_API_BASE", "http://user:S3cretBase@127.0.0.1:1/v1")
+    monkeypatch.setenv("UNITRAG_LLM_API_KEY", "S3cretLLMKey")
+    llm = load_llm("litellm:openai/local-model", num_retries=0, timeout=2)
+    for gen in (generate(llm), stream(llm)[1]):
+        assert_extractive(gen)
+        assert gen.error_kind == "llm_unavailable"
+        assert gen.error is not None and "http://user:***@127.0.0.1:1/v1" in gen.error
+        assert "S3cret" not in gen.error
+
+
+def test_the_other_reasons_have_their_own_kinds(requests: Any) -> None:
+    assert generate(mocked([BAD["en"], BAD["en"]])).error_kind == "llm_invalid_citations"
+    assert generate(mocked(GOOD["en"]), templates={}).error_kind == "prompt_error"
+    assert generate(mocked(GOOD["en"])).error_kind is None and generate(None).error_kind is None
+
+
+class Careless(LLM):
+    """An LLM that breaks the contract: a raw exception whose message holds its key."""
+
+    provider = "test"
+
+    def __init__(self) -> None:
+        super().__init__("careless")
+
+    def complete(self, messages: list[dict[str, str]], *, stream: bool = False) -> Any:
+        raise RuntimeError("request to http://bob:S3cretBase@llm/v1 with api_key=S3cretLLMKey failed")
+
+
+def test_an_llm_breaking_the_contract_is_redacted_too() -> None:
+    for gen in (generate(Careless()), stream(Careless())[1]):
+        assert_extractive(gen)
+        assert gen.error_kind == "llm_error" and gen.error is not None and "RuntimeError" in gen.error
+        assert "S3cret" not in gen.error

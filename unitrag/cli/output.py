@@ -88,6 +88,26 @@ def print_answer(answer: "Answer") -> None:
         out.print(f"\n[dim](extractive answer: {escape(answer.llm_error)})[/]")
 
 
+def print_summary(location: str, note: str, manifest: dict[str, Any], chunks_by: list[dict[str, Any]]) -> None:
+    """``unitrag inspect``: a knowledge base's location (a path, or a URL already redacted), its manifest and its
+    chunks by kind, language and access; keys a publish in progress has not written yet show as ``?``."""
+    from rich.markup import escape
+
+    embedder, chunker = manifest.get("embedder") or {}, manifest.get("chunker") or {}
+    out.print(f"[bold]{escape(location)}[/] ({escape(note)}), schema v{manifest.get('schema_version', '?')}")
+    out.print(escape(f"embedder {embedder.get('id', '?')} ({embedder.get('dim', '?')} dims), chunker v{chunker.get('version', '?')}, "
+                     f"built {manifest.get('built_at', '?')}, commit {manifest.get('git_commit')}"))
+    publish = manifest.get("publish")
+    if isinstance(publish, dict):
+        generation = f", generation {publish['generation']}" if publish.get("generation") is not None else ""
+        when = publish.get("completed_at") if publish.get("state") == "complete" else f"started {publish.get('started_at', '?')}"
+        out.print(escape(f"publish: {publish.get('state', '?')} ({when}{generation})"))
+    counts = manifest.get("counts") or {}
+    out.print("counts: " + ", ".join(f"{k} {v}" for k, v in counts.items() if not isinstance(v, dict)))
+    for row in chunks_by:
+        out.print(escape(f"  {row['kind']:<9} {row['lang']:<3} {row['access']:<10} {row['chunks']}"))
+
+
 def _lines(report: BuildReport, limit: int = 20) -> list[tuple[str, int, str]]:
     plan = report.plan
     rows = []

@@ -32,14 +32,19 @@ def serve(
         raise UserError("unitrag serve needs FastAPI and uvicorn; install them with `pip install unitrag[serve]`")
     import uvicorn
 
+    from ..postgres.url import SCHEMES, DatabaseUrl, redacted_location
     from ..serve.app import CONFIG_FILE_ENV
+    from ..serve.connections import uvicorn_options
     from ..serve.settings import ENV_PREFIX, load_serve_settings
 
     flags = {"kb": kb, "host": host, "port": port, "workers": workers}
     settings = load_serve_settings(config, **flags)  # refuses a bad [serve] section before any worker starts
     location = settings.kb or str(load_config(config, llm=llm).artifact)
-    if not location.startswith(("postgres://", "postgresql://")) and not Path(location).is_file():
-        raise UserError(f"no artifact at {location}; build one with `unitrag build` or pass --kb")
+    shown = redacted_location(location)  # a URL's password is never printed
+    if location.startswith(SCHEMES):
+        DatabaseUrl.parse(location)  # a bad URL is one line now, not an error in every worker
+    elif not Path(location).is_file():
+        raise UserError(f"no artifact at {shown}; build one with `unitrag build` or pass --kb")
     # worker processes read their settings from the environment: flags win over file and environment there too
     for key, value in flags.items():
         if value is not None:
@@ -50,6 +55,6 @@ def serve(
         os.environ[CONFIG_FILE_ENV] = str(config)
     if not settings.api_keys and not settings.roles_header:
         err.print("no API keys configured: every caller is anonymous and sees public content only", highlight=False)
-    err.print(f"serving {location} on http://{settings.host}:{settings.port}/ (API docs at /docs)", highlight=False)
+    err.print(f"serving {shown} on http://{settings.host}:{settings.port}/ (API docs at /docs)", highlight=False)
     uvicorn.run("unitrag.serve.app:app_from_env", factory=True, host=settings.host, port=settings.port,
-                workers=settings.workers, proxy_headers=False, log_level="info")
+                workers=settings.workers, log_level="info", **uvicorn_options(settings))

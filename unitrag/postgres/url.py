@@ -4,12 +4,14 @@ Everything that takes a database URL (``publish``, ``KnowledgeBase.open``, the C
 into a ``DatabaseUrl`` first. ``str()`` and ``repr()`` show ``user:***@host``, messages name
 host and database only, and ``scrub`` removes the secrets from any text a driver returns
 (libpq echoes the parts of a URL it cannot parse). A URL this parser refuses is described,
-never echoed: until it parses, any part of it may be a password.
+never echoed: until it parses, any part of it may be a password. ``redacted_location`` is the
+one way to print or log where a knowledge base is, a path or a URL.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 from typing import NoReturn
 from urllib.parse import unquote
@@ -83,6 +85,29 @@ class DatabaseUrl:
 
     def __hash__(self) -> int:
         return hash(self._text)
+
+
+def redacted_location(location: "str | os.PathLike[str] | DatabaseUrl") -> str:
+    """A knowledge base's location as it may be printed or logged: a path as it is, a URL without its secrets.
+
+    A ``postgresql://`` URL shows ``user:***@`` and ``password=***`` (see ``DatabaseUrl``); one that does not
+    parse shows its scheme only. Any other ``scheme://`` text loses what follows ``user:`` up to the host.
+    """
+    if isinstance(location, DatabaseUrl):
+        return location.redacted
+    text = os.fspath(location)
+    scheme, separator, _ = text.partition("://")
+    if not separator:
+        return text
+    if text.startswith(SCHEMES):
+        try:
+            return DatabaseUrl.parse(text).redacted
+        except InvalidArgument:  # unparsed, any part of it may be a password
+            return f"{scheme}://{MASK}"
+    return _USERINFO_PASSWORD.sub(rf"\1:{MASK}@", text)
+
+
+_USERINFO_PASSWORD = re.compile(r"^([^:/?#]+://[^\s:/@]*):\S*@")
 
 
 def _parse(text: str) -> DatabaseUrl:

@@ -6,7 +6,9 @@ in ``citations.py`` finds every spelling), earns the model one corrective retry
 naming the bad ids and tags and the allowed ids; a second bad answer, a missing
 LLM or any LLM failure yields the extractive answer (every id in it comes from the
 sources). The caller always gets text and a faithfulness report, never an
-exception, and ``error`` says why the LLM's answer was not used.
+exception, and ``error`` says why the LLM's answer was not used: ``error_kind`` in one
+fixed word (all a caller outside the server learns) and ``error`` in a line for the operator,
+with secrets masked (the provider's message may echo its endpoint's password or key).
 
 Streaming cannot take words back: a streamed answer is checked after the fact
 (its report lists any invalid ids) and falls back to the extractive answer only
@@ -17,9 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from ..providers.llm.base import LLM, LLMUnavailable
+from ..artifact.bounded_sandbox import MAX_PROMPT_CHARS
+from ..providers.llm.base import LLM, LLMErrorCategory, LLMUnavailable
+from ..providers.llm.redact import redact_secrets
 from .extractive import answer_lang, extractive_answer
 from .prompt import PromptError, build_messages
 from .types import FaithfulnessReport, Source
@@ -37,6 +41,18 @@ _CORRECTION = {
 }
 _NO_IDS = {"zh": "（无，不要引用）", "en": "(none: do not cite)"}
 
+#: Why the LLM's answer was not used, in a fixed vocabulary: a provider failure's category, an answer whose
+#: citations stayed invalid after the corrective retry, or a prompt that could not be built.
+ErrorKind = LLMErrorCategory | Literal["llm_invalid_citations", "prompt_error"]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why the LLM's answer was not used: a fixed word for any caller, and a line for the operator."""
+
+    kind: ErrorKind
+    detail: str
+
 
 @dataclass(frozen=True)
 class Generation:
@@ -45,12 +61,19 @@ class Generation:
     text: str
     extractive: bool
     attempts: int  # LLM calls made: 0 without an LLM, 2 after a corrective retry
-    error: str | None  # None when the LLM's answer was used (or no LLM is configured)
+    error: str | None  # None when the LLM's answer was used (or no LLM is configured); secrets masked
     report: FaithfulnessReport
+    error_kind: ErrorKind | None = None  # set with ``error``: the fixed word an HTTP caller gets instead
+
+    @classmethod
+    def of(cls, text: str, extractive: bool, attempts: int, failure: Failure | None, report: FaithfulnessReport
+           ) -> "Generation":
+        return cls(text, extractive, attempts, failure.detail if failure else None, report,
+                   failure.kind if failure else None)
 
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "extractive": self.extractive, "attempts": self.attempts,
-                "error": self.error, "report": self.report.to_dict()}
+                "error": self.error, "error_kind": self.error_kind, "report": self.report.to_dict()}
 
 
 def correction_message(lang: str, invalid_ids: Iterable[str], allowed: Iterable[str]) -> dict[str, str]:
@@ -61,35 +84,42 @@ def correction_message(lang: str, invalid_ids: Iterable[str], allowed: Iterable[
     return {"role": "user", "content": _CORRECTION[lang].format(invalid=invalid_text, allowed=allowed_text)}
 
 
-def _call(llm: LLM, messages: list[dict[str, str]]) -> tuple[str | None, str | None]:
+def llm_failure(llm: LLM, exc: Exception) -> Failure:
+    """Any exception from ``llm.complete`` as a failure: a provider's own (already redacted), or one from an
+    LLM implementation that broke its contract (redacted here)."""
+    if isinstance(exc, LLMUnavailable):
+        return Failure(exc.category, exc.reason)
+    return Failure("llm_error", f"{llm.id}: {type(exc).__name__}: {redact_secrets(str(exc))}")
+
+
+def _call(llm: LLM, messages: list[dict[str, str]]) -> tuple[str | None, Failure | None]:
     """(text, None) or (None, why): any LLM failure becomes a reason, never an exception."""
     try:
         result = llm.complete(messages, stream=False)
         text = result if isinstance(result, str) else "".join(result)
-    except LLMUnavailable as exc:
-        return None, exc.reason
-    except Exception as exc:  # an LLM implementation that broke its contract
-        return None, f"{llm.id}: {type(exc).__name__}: {exc}"
+    except Exception as exc:  # LLMUnavailable, or an LLM implementation that broke its contract
+        return None, llm_failure(llm, exc)
     if not text.strip():
-        return None, f"{llm.id}: empty output"
+        return None, Failure("llm_error", f"{llm.id}: empty output")
     return text.strip(), None
 
 
-def _messages(question: str, lang: str, sources: Sequence[Source], templates: Mapping[str, str]
-              ) -> tuple[list[dict[str, str]] | None, str | None]:
-    """(the prompt's messages, None) or (None, why): a broken template or source falls back, never raises."""
+def _messages(question: str, lang: str, sources: Sequence[Source], templates: Mapping[str, str],
+              max_chars: int = MAX_PROMPT_CHARS) -> tuple[list[dict[str, str]] | None, Failure | None]:
+    """(the prompt's messages, None) or (None, why): a broken template, a source or a prompt over ``max_chars``
+    (config ``max_prompt_chars``) falls back, never raises, and never reaches the LLM."""
     try:
-        return build_messages(question, lang, sources, templates), None
+        return build_messages(question, lang, sources, templates, max_chars), None
     except PromptError as exc:
-        return None, str(exc)
+        return None, Failure("prompt_error", str(exc))
     except Exception as exc:  # a malformed source: answer from the others rather than fail
-        return None, f"prompt: {type(exc).__name__}: {exc}"
+        return None, Failure("prompt_error", f"prompt: {type(exc).__name__}: {exc}")
 
 
 def _fallback(question: str, lang: str, sources: Sequence[Source], allowed: set[str], check: CitationCheck,
-              attempts: int, error: str | None) -> Generation:
+              attempts: int, failure: Failure | None) -> Generation:
     text = extractive_answer(question, lang, sources, allowed=allowed)
-    return Generation(text, True, attempts, error, check(text, allowed))
+    return Generation.of(text, True, attempts, failure, check(text, allowed))
 
 
 def generate_answer(
@@ -100,6 +130,7 @@ def generate_answer(
     llm: LLM | None,
     whitelist: Iterable[str],
     check: CitationCheck,
+    max_prompt_chars: int = MAX_PROMPT_CHARS,
 ) -> Generation:
     """The LLM's answer when it cites only ``whitelist`` ids (after at most one corrective retry), else the extractive one.
 
@@ -108,27 +139,27 @@ def generate_answer(
     allowed = set(whitelist)
     if llm is None:
         return _fallback(question, lang, sources, allowed, check, 0, None)
-    messages, error = _messages(question, lang, sources, templates)
+    messages, failure = _messages(question, lang, sources, templates, max_prompt_chars)
     if messages is None:
-        return _fallback(question, lang, sources, allowed, check, 0, error)
+        return _fallback(question, lang, sources, allowed, check, 0, failure)
 
-    text, error = _call(llm, messages)
+    text, failure = _call(llm, messages)
     if text is None:
-        return _fallback(question, lang, sources, allowed, check, 1, error)
+        return _fallback(question, lang, sources, allowed, check, 1, failure)
     report = check(text, allowed)
     if not report.invalid_ids:
         return Generation(text, False, 1, None, report)
 
     retry = [*messages, {"role": "assistant", "content": text}, correction_message(lang, report.invalid_ids, allowed)]
-    text, error = _call(llm, retry)
+    text, failure = _call(llm, retry)
     if text is None:
-        return _fallback(question, lang, sources, allowed, check, 2, error)
+        return _fallback(question, lang, sources, allowed, check, 2, failure)
     report = check(text, allowed)
     if not report.invalid_ids:
         return Generation(text, False, 2, None, report)
-    error = (f"{llm.id}: cited ids not in the sources or malformed citation tags, also after a corrective retry: "
-             f"{', '.join(report.invalid_ids)}")
-    return _fallback(question, lang, sources, allowed, check, 2, error)
+    failure = Failure("llm_invalid_citations", f"{llm.id}: cited ids not in the sources or malformed citation tags, "
+                                               f"also after a corrective retry: {', '.join(report.invalid_ids)}")
+    return _fallback(question, lang, sources, allowed, check, 2, failure)
 
 
 class AnswerStream(Iterator[str]):
@@ -161,16 +192,18 @@ def stream_answer(
     llm: LLM | None,
     whitelist: Iterable[str],
     check: CitationCheck,
+    max_prompt_chars: int = MAX_PROMPT_CHARS,
 ) -> AnswerStream:
     """Like ``generate_answer``, piece by piece; no corrective retry (streamed words cannot be taken back)."""
-    return AnswerStream(_stream(question, lang, sources, templates, llm, set(whitelist), check))
+    return AnswerStream(_stream(question, lang, sources, templates, llm, set(whitelist), check, max_prompt_chars))
 
 
 def _stream(question: str, lang: str, sources: Sequence[Source], templates: Mapping[str, str], llm: LLM | None,
-            allowed: set[str], check: CitationCheck) -> Generator[str, None, Generation]:
+            allowed: set[str], check: CitationCheck, max_prompt_chars: int) -> Generator[str, None, Generation]:
     attempts = 0
     pieces: list[str] = []
-    messages, error = _messages(question, lang, sources, templates) if llm is not None else (None, None)
+    messages, failure = (_messages(question, lang, sources, templates, max_prompt_chars) if llm is not None
+                         else (None, None))
     if llm is not None and messages is not None:
         attempts = 1
         stream: str | Iterator[str] = ""
@@ -180,19 +213,17 @@ def _stream(question: str, lang: str, sources: Sequence[Source], templates: Mapp
                 if piece:
                     pieces.append(piece)
                     yield piece
-        except LLMUnavailable as exc:
-            error = exc.reason
-        except Exception as exc:  # an LLM implementation that broke its contract
-            error = f"{llm.id}: {type(exc).__name__}: {exc}"
+        except Exception as exc:  # LLMUnavailable, or an LLM implementation that broke its contract
+            failure = llm_failure(llm, exc)
         finally:  # also when the consumer stops early: release the connection now, not at GC
             close = getattr(stream, "close", None)
             if callable(close):
                 close()
-        if not pieces and error is None:
-            error = f"{llm.id}: the stream ended without any text"
+        if not pieces and failure is None:
+            failure = Failure("llm_error", f"{llm.id}: the stream ended without any text")
     if pieces:  # a stream that broke off mid-way keeps what it said; error says why it stopped
         text = "".join(pieces)
-        return Generation(text, False, attempts, error, check(text, allowed))
-    generation = _fallback(question, lang, sources, allowed, check, attempts, error)
+        return Generation.of(text, False, attempts, failure, check(text, allowed))
+    generation = _fallback(question, lang, sources, allowed, check, attempts, failure)
     yield generation.text
     return generation

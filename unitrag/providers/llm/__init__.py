@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..registry import ProviderRegistry
-from .base import LLM, FailureKind, LLMUnavailable
+from .base import LLM, FailureKind, LLMErrorCategory, LLMUnavailable
 
 #: The spec for "no LLM": answers are extractive, built from the sources alone.
 NO_LLM = "none"
@@ -40,4 +40,4 @@ def load_llm(spec: str | None, **options: Any) -> LLM | None:
     return llm_class(spec)(model, **options)  # type: ignore[call-arg]  # an empty model is the provider's error to explain
 
 
-__all__ = ["LLM", "LLMS", "NO_LLM", "FailureKind", "LLMUnavailable", "available_providers", "is_none", "llm_class", "load_llm", "parse_spec", "register_llm"]
+__all__ = ["LLM", "LLMS", "NO_LLM", "FailureKind", "LLMErrorCategory", "LLMUnavailable", "available_providers", "is_none", "llm_class", "load_llm", "parse_spec", "register_llm"]

@@ -13,18 +13,30 @@ from typing import ClassVar, Literal
 
 #: Why a call failed, coarse enough to count in metrics and to test against.
 FailureKind = Literal["no_key", "timeout", "rate_limit", "server", "connection", "refused", "empty", "error"]
+#: What a caller outside the server may learn of a failure: one fixed word, never the provider's text
+#: (which can echo the endpoint's password or the key it rejected).
+LLMErrorCategory = Literal["llm_auth", "llm_timeout", "llm_rate_limited", "llm_unavailable", "llm_error"]
+CATEGORIES: dict[FailureKind, LLMErrorCategory] = {
+    "no_key": "llm_auth", "timeout": "llm_timeout", "rate_limit": "llm_rate_limited", "server": "llm_unavailable",
+    "connection": "llm_unavailable", "refused": "llm_error", "empty": "llm_error", "error": "llm_error",
+}
 
 
 class LLMUnavailable(Exception):
     """The LLM gave no usable answer (no key, timeout, 429 after retries, 5xx, unreachable, empty output).
 
-    ``reason`` is one line a person can act on; ``kind`` classifies it.
+    ``reason`` is one line an operator can act on, with secrets masked (``redact.redact_secrets``);
+    ``kind`` classifies it, and ``category`` is all of it a caller outside the server is told.
     """
 
     def __init__(self, reason: str, *, kind: FailureKind = "error") -> None:
         super().__init__(reason)
         self.reason = reason
         self.kind: FailureKind = kind
+
+    @property
+    def category(self) -> LLMErrorCategory:
+        return CATEGORIES[self.kind]
 
 
 class LLM(ABC):

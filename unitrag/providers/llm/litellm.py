@@ -13,7 +13,9 @@ send a request without one.
 Retries are ours, not litellm's (its ``num_retries`` and the OpenAI client's
 ``max_retries`` are set to 0): exponential backoff on 429, 5xx, timeouts and
 connection errors, so the total wait is bounded and predictable. Every failure
-leaves as :class:`LLMUnavailable`.
+leaves as :class:`LLMUnavailable`, its reason redacted (``redact.py``: the endpoint's
+password, the key, anything key-shaped) and raised outside the handler, so not even the
+exception's ``__context__`` holds the provider's raw message.
 
 ``mock_response`` is litellm's offline test feature, passed through unchanged; a
 list of them is consumed one per request (the last one repeats), so tests can
@@ -34,6 +36,7 @@ from typing import Any, TypeVar
 from ...errors import UserError
 from ..litellm_support import error_reason, import_litellm
 from .base import LLM, FailureKind, LLMUnavailable
+from .redact import endpoint_secrets, redact_secrets
 
 API_BASE_ENV = "UNITRAG_LLM_API_BASE"
 API_KEY_ENV = "UNITRAG_LLM_API_KEY"
@@ -147,16 +150,19 @@ class LiteLLMChat(LLM):
         raise LLMUnavailable(f"{self.id}: the stream ended without any text", kind="empty")
 
     def _relay(self, first: str, rest: Iterator[str]) -> Iterator[str]:
+        failure: LLMUnavailable | None = None
         try:
             yield first
             yield from rest
         except Exception as exc:  # mid-stream: what was said is said; report why it stopped
             kind, _, reason = self._classify(exc)
-            raise LLMUnavailable(f"{self.id}: the stream broke off ({reason})", kind=kind) from exc
+            failure = LLMUnavailable(f"{self.id}: the stream broke off ({reason})", kind=kind)
         finally:  # a reader that stops early releases the connection now
             close = getattr(rest, "close", None)
             if callable(close):
                 close()
+        if failure is not None:  # raised here, not in the handler: the raw exception is not its context
+            raise failure
 
     def _next_mock(self) -> Any:
         if self._mocks is None:
@@ -190,9 +196,12 @@ class LiteLLMChat(LLM):
                 kind, retryable, reason = self._classify(exc)
                 if not retryable or attempt >= self.num_retries:
                     tries = f" after {attempt + 1} attempts" if attempt else ""
-                    raise LLMUnavailable(f"{self.id}: {reason}{tries}", kind=kind) from exc
-                time.sleep(self._delay(attempt, exc))
-                attempt += 1
+                    failure = LLMUnavailable(f"{self.id}: {reason}{tries}", kind=kind)
+                else:
+                    time.sleep(self._delay(attempt, exc))
+                    attempt += 1
+                    continue
+            raise failure  # outside the handler: the provider's raw message is not its context
 
     def _delay(self, attempt: int, exc: BaseException) -> float:
         delay = self.backoff_base * (2**attempt) * (1 + 0.25 * random.random())  # jitter: spread concurrent retries
@@ -202,11 +211,12 @@ class LiteLLMChat(LLM):
         return min(delay, self.backoff_max)
 
     def _classify(self, exc: BaseException) -> tuple[FailureKind, bool, str]:
-        """(kind, worth retrying, one-line reason) for any exception litellm or the stream raised."""
+        """(kind, worth retrying, one-line reason with secrets masked) for any exception litellm or the stream raised."""
         import openai
 
-        reason = error_reason(exc)
-        where = self.api_base or "the provider's endpoint"
+        secrets = endpoint_secrets(self.api_base, self.api_key)
+        reason = redact_secrets(error_reason(exc), secrets)
+        where = redact_secrets(self.api_base, secrets) if self.api_base else "the provider's endpoint"
         status = getattr(exc, "status_code", None)
         if isinstance(exc, (openai.APITimeoutError, TimeoutError)) or status == 408:
             return "timeout", True, f"timed out after {self.timeout:g} s ({reason})"
