@@ -147,3 +147,12 @@ def test_bad_path_value_message(cwd):
     with pytest.raises(UserError) as exc:
         load_config(env={})
     assert "whole number" not in str(exc.value)
+
+
+def test_the_input_bounds_are_settings(cwd):
+    """Issue 22: the prompt budget and the registry file limit, set like any key (and refused when not positive)."""
+    assert (Config().max_prompt_chars, Config().max_file_bytes) == (100_000, 5_000_000)
+    config = load_config(env={"UNITRAG_MAX_PROMPT_CHARS": "250000", "UNITRAG_MAX_FILE_BYTES": "1000"})
+    assert (config.max_prompt_chars, config.max_file_bytes) == (250_000, 1_000)
+    with pytest.raises(UserError, match="max_prompt_chars"):
+        load_config(env={"UNITRAG_MAX_PROMPT_CHARS": "0"})

@@ -52,6 +52,16 @@ class Config:
     # 100-130 chunks: ~2 minutes of embedding on 2 cores. Past that it is almost always a pasted dump or a wrong
     # file (a 5 MB unit plans ~5,600 chunks, ~1.5 h); a long source belongs in several units.
     max_unit_bytes: int = 200_000
+    # A registry or eval file (citations/*.yaml, topics.yaml, guard.yaml, eval/*.yaml) over this many bytes is
+    # a validation error, never read past it. 5 MB is ~65x the largest sample file (guard.yaml,
+    # 75 KB), ~30,000 citations; 48 MB of citations took 102 s and 2.1 GB to build.
+    max_file_bytes: int = 5_000_000
+    # The longest prompt a template may render (characters), checked as it renders: a template over it is a
+    # validation error at its line, and at ask time the extractive answer stands in (no LLM call). Also the
+    # largest value a template may make (a repetition, a padding width, a join), and the most bytes a template
+    # file may hold. Real prompts: the sample templates are 2.4 KB; 5 sources of the largest sample unit (11 KB)
+    # are ~60,000 characters.
+    max_prompt_chars: int = 100_000
     # query time
     llm: str = "none"  # e.g. litellm:deepseek/deepseek-chat; "none" answers extractively
     # With an LLM configured, also search the question as the LLM translates it into the knowledge base's

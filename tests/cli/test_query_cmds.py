@@ -93,3 +93,42 @@ def test_the_readme_example_user_json_is_accepted(built_sample, tmp_path):
     assert example, "README: the user-context section and its example"
     result = _ask_as(ws, tmp_path, json.loads(example.group(1)))
     assert result.returncode == 0, result.stderr
+
+
+def _ask_with_context(tmp_path: Path, context: Path) -> subprocess.CompletedProcess:
+    """``ask`` with a user-context file and no knowledge base: the file is refused before one would be opened."""
+    return subprocess.run(
+        [sys.executable, "-m", "unitrag", "ask", "salt", "--user-context", str(context), "--kb", str(tmp_path / "none.duckdb")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, env={"PATH": "/usr/bin:/bin", "UNITRAG_LLM": "none"},
+    )
+
+
+@pytest.mark.parametrize("depth, words", [
+    (100_000, ("--user-context", "larger than 65,536 bytes")),  # the issue's file: a RecursionError traceback before
+    (30_000, ("--user-context", "nested too deeply")),  # within the size: json's own recursion limit
+])
+def test_deeply_nested_json_is_one_line(tmp_path, depth, words):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * depth + "]" * depth, encoding="utf-8")
+    _one_error_line(_ask_with_context(tmp_path, path), *words)
+
+
+def test_a_number_too_long_to_read_is_one_line(tmp_path):
+    path = tmp_path / "user.json"
+    path.write_text('{"roles": ' + "1" * 5_000 + "}", encoding="utf-8")  # a ValueError traceback before
+    _one_error_line(_ask_with_context(tmp_path, path), "--user-context", "not a readable JSON file")
+
+
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo", "folder"])
+def test_a_user_context_that_is_not_a_regular_file_is_refused_unread(tmp_path, kind):
+    import os
+
+    path = Path(kind)
+    if kind == "fifo":
+        path = tmp_path / "user.json"
+        os.mkfifo(path)  # no writer: opening it for reading used to wait forever
+    elif kind == "folder":
+        path = tmp_path
+    started = time.perf_counter()
+    _one_error_line(_ask_with_context(tmp_path, path), "--user-context", "not a regular file")
+    assert time.perf_counter() - started < 60  # /dev/zero was read without end: 15.9 GB in 20 s

@@ -36,7 +36,65 @@ def test_a_broken_template_is_a_problem_at_its_line(source: str, line: int, mess
 def test_a_template_that_runs_forever_is_stopped() -> None:
     loop = "{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}"
     problems = check_template("prompts/user.j2", "user", loop, seconds=0.5)
+    assert problems and "loops and calls run over 10,000 times" in problems[0].message  # a bound, before the clock
+
+
+def test_a_slow_template_within_every_bound_meets_the_deadline() -> None:
+    slow = "{% for i in range(9000) %}{% set n = range(100000) | sum %}{% endfor %}"
+    problems = check_template("prompts/user.j2", "user", slow, seconds=0.5)
     assert problems and "too long" in problems[0].message
+
+
+#: Over the prompt budget (max_prompt_chars): each is a problem at the line that asked for it. Before the bounded
+#: sandbox they rendered (20 MB, 4 MB of output); the issue's ``'a' * 1500000000`` took 53 s and 10.4 GB.
+OVER_BUDGET = {
+    "repetition": ("Intro\n{{ 'a' * 20000000 }}", 2, "'*' would make about 20,000,000 characters"),
+    "padding": ("Intro\n\n{{ question | center(20000000) }}", 3, "center filter"),
+    "output": ("{{ lang }}\n{% for s in range(100000) %}\n{{ question }}{% endfor %}", 3, "rendered prompt is over"),
+}
+
+
+@pytest.mark.parametrize(("source", "line", "message"), OVER_BUDGET.values(), ids=OVER_BUDGET.keys())
+def test_a_template_over_the_prompt_budget_is_a_problem_at_its_line(source: str, line: int, message: str) -> None:
+    problems = check_template("prompts/user.j2", "user", source)
+    assert [(p.path, p.line, p.field) for p in problems] == [("prompts/user.j2", line, "template")]
+    assert message in problems[0].message and "max_prompt_chars" in problems[0].message
+
+
+def test_the_issue_template_is_refused_in_a_moment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from unitrag.compiler.prompts import prompt_problems
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "user.j2").write_text("Hello\n{{ 'a' * 1500000000 }}\n", encoding="utf-8")
+    started = time.perf_counter()
+    count, problems = prompt_problems(tmp_path / "prompts")
+    assert time.perf_counter() - started < 5
+    assert (count, [(p.path, p.line) for p in problems]) == (0, [("prompts/user.j2", 2)])
+    assert "1,500,000,000 characters" in problems[0].message
+
+
+def test_the_budget_is_the_one_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "user.j2").write_text("{{ question * 100 }}", encoding="utf-8")  # 3,600 characters
+    assert [row["name"] for row in read_prompts(tmp_path / "prompts", max_chars=4_000)] == ["user"]
+    with pytest.raises(ContentInvalid) as caught:
+        read_prompts(tmp_path / "prompts", max_chars=3_000)
+    assert "3,000 (max_prompt_chars" in caught.value.problems[0].message
+
+
+def test_a_template_file_over_the_budget_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "user.j2").write_text("{# long #}" + "x" * 5_000, encoding="utf-8")
+    with pytest.raises(ContentInvalid) as caught:
+        read_prompts(tmp_path / "prompts", max_chars=4_000)
+    [problem] = caught.value.problems
+    assert (problem.path, problem.line, problem.field) == ("prompts/user.j2", 1, "file")
+    assert "prompt template is 5,010 bytes, over the limit of 4,000 (max_prompt_chars)" in problem.message
 
 
 def test_the_bundled_templates_pass() -> None:

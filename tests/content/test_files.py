@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from unitrag.content.validate import validate_content
@@ -40,3 +42,56 @@ def test_line_endings_never_change_what_is_read(tree, samples, ending) -> None:
     rule = lambda content: next(u for u in content.units if u.id == "rule-one")  # noqa: E731
     assert (rule(after).body, rule(after).meta, rule(after).body_line) == (rule(before).body, rule(before).meta, rule(before).body_line)
     assert after.citations == before.citations and after.taxonomy == before.taxonomy
+
+
+# -- bounded reads (issue 22, item 8) ------------------------------------------------------------
+
+
+def _limit(size: int):
+    from unitrag.content.files import SizeLimit
+
+    return SizeLimit(size, "max_file_bytes", "registry file", "split it")
+
+
+def test_a_file_over_its_limit_is_a_problem_naming_it_size_limit_and_key(tmp_path, monkeypatch) -> None:
+    from unitrag.content.files import read_bytes
+
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "citations.yaml"
+    path.write_bytes(b"x" * 10_000)
+    problems: list = []
+    assert read_bytes(path, problems, _limit(9_999)) is None
+    assert [(p.path, p.line, p.field) for p in problems] == [("citations.yaml", 1, "file")]
+    assert "registry file is 10,000 bytes, over the limit of 9,999 (max_file_bytes)" in problems[0].message
+    assert read_bytes(path, problems, _limit(10_000)) == b"x" * 10_000 and len(problems) == 1
+
+
+def test_a_file_that_says_it_is_small_is_still_read_no_further_than_its_limit() -> None:
+    from unitrag.content.files import read_bytes
+
+    problems: list = []  # /proc files report a size of 0 and hold kilobytes: the read itself stops at limit + 1
+    assert read_bytes(Path("/proc/self/maps"), problems, _limit(100)) is None
+    assert "more than 100 bytes, over the limit of 100 (max_file_bytes)" in problems[0].message
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_a_fifo_device_or_folder_is_refused_before_any_read(tmp_path, kind) -> None:
+    import os
+
+    from unitrag.content.files import read_bytes
+
+    path = {"fifo": tmp_path / "guard.yaml", "device": Path("/dev/zero"), "folder": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)  # no writer: a blocking open used to wait forever
+    problems: list = []
+    assert read_bytes(path, problems) is None  # no limit given: /dev/zero would have been read without end
+    assert "not a regular file" in problems[0].message
+
+
+def test_a_fifo_among_the_units_is_a_problem_not_a_hang(tree) -> None:
+    import os
+
+    os.mkfifo(tree.root / "rules" / "pipe.md")
+    problems = validate_content(tree.root).problems
+    assert [(p.path, p.field) for p in problems] == [(tree.shown("rules/pipe.md"), "file")]
+    assert "not a regular file" in problems[0].message

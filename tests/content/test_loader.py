@@ -224,15 +224,17 @@ def test_non_utf8_unit_makes_content_incomplete(tree, samples):
 
 
 def test_unreadable_unit_makes_content_incomplete(tree, monkeypatch, samples):
+    from unitrag.content import files
+
     broken = tree.write("stories/locked.md", samples.STORY.replace("story-one", "story-locked"))
-    real = Path.read_bytes
+    real = files.read_regular
 
-    def read_bytes(self: Path) -> bytes:
-        if self.name == broken.name:
+    def read_regular(path: Path, max_bytes: int | None = None) -> bytes:
+        if path.name == broken.name:
             raise PermissionError(13, "Permission denied")
-        return real(self)
+        return real(path, max_bytes)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(files, "read_regular", read_regular)
     content = load_content(tree.root)
     assert content.complete is False
     assert [str(p) for p in content.problems] == ["content/stories/locked.md:1: file: cannot read the file: Permission denied"]
@@ -313,3 +315,27 @@ def test_an_unreadable_folder_is_a_problem_and_makes_content_incomplete(tree, mo
     assert content.complete is False  # the rules in it may be in the artifact: nothing is swept
     assert [str(p) for p in content.problems] == ["content/rules:1: file: cannot read the folder: Permission denied"]
     assert "rule-one" not in {lu.id for lu in content.units} and "story-one" in {lu.id for lu in content.units}
+
+
+@pytest.mark.parametrize("rel", ["citations/big.yaml", "topics.yaml", "guard.yaml", "eval/questions.yaml"])
+def test_a_registry_file_over_max_file_bytes_is_a_problem_naming_it(tree, samples, rel):
+    """300,000 citations (48 MB) built in 102 s at 2.1 GB before any limit: every registry file now has one."""
+    from unitrag.content.validate import validate_content
+
+    texts = {"citations/big.yaml": samples.CITATIONS.replace("cit-", "big-"), "topics.yaml": samples.TOPICS,
+             "guard.yaml": samples.GUARD}
+    text = texts.get(rel, "[]\n")
+    padded = text + "# padding\n" * 5_000
+    tree.write(rel, padded)
+    size = len(padded.encode())
+    problems = validate_content(tree.root, max_file_bytes=size - 1).problems
+    over = [p for p in problems if p.path == tree.shown(rel)]
+    assert [(p.line, p.field) for p in over] == [(1, "file")]
+    assert f"registry file is {size:,} bytes, over the limit of {size - 1:,} (max_file_bytes)" in over[0].message
+    assert validate_content(tree.root, max_file_bytes=size).problems == []
+
+
+def test_the_config_limits_every_registry_file_by_default():
+    from unitrag.config import Config
+
+    assert Config().max_file_bytes == 5_000_000

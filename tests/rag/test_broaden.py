@@ -166,11 +166,17 @@ class FakeLLM:
 def test_llm_prompt_is_the_rendered_template_in_the_question_language(broadener):
     llm = FakeLLM("")
     broadener.expand_with_llm("维生素B族都有什么用", "zh", llm, BROADEN_TEMPLATE)
-    assert llm.prompts == ["把下面这个关于“维生素B族”的问题拆成每个成员各一个子问题，每行一个：维生素B12、叶酸、维生素B6。\n问题：维生素B族都有什么用\n"]
+    assert llm.prompts == ["把下面这个关于“维生素B族”的问题拆成每个成员各一个子问题，每行一个：维生素B12、叶酸、维生素B6。\n问题：维生素B族都有什么用"]
     llm = FakeLLM("")
     broadener.expand_with_llm("what do the B vitamins do", "en", llm, BROADEN_TEMPLATE)
     assert 'about "B vitamins"' in llm.prompts[0] and "Vitamin B12, Folate, Vitamin B6." in llm.prompts[0]
     assert "Question: what do the B vitamins do" in llm.prompts[0]
+
+
+def test_an_oversized_broaden_template_falls_back_before_anything_is_allocated_or_sent(broadener):
+    llm = FakeLLM("What does vitamin B12 do?\nWhat does folate do?\nWhat does vitamin B6 do?")
+    b = broadener.expand_with_llm("what do the B vitamins do", "en", llm, "{{ 'a' * 1500000000 }}{{ question }}")
+    assert llm.prompts == [] and b == broadener.expand("what do the B vitamins do", "en")
 
 
 def test_llm_lines_are_matched_to_members_whatever_their_order_and_markup(broadener):

@@ -111,3 +111,57 @@ def test_templates_cannot_reach_python_internals(template: str) -> None:
 def test_a_syntax_error_names_the_template() -> None:
     with pytest.raises(PromptError, match="'system'.*syntax error"):
         build_messages("q?", "en", EN_SOURCES, {"system": "{% if %}", "user": "ok"})
+
+
+# -- the prompt budget (max_prompt_chars) ---------------------------------------------------
+
+
+def test_a_prompt_over_the_budget_is_a_prompt_error_not_a_huge_prompt(templates: dict[str, str]) -> None:
+    hostile = {**templates, "user": 'Sources:\n{{ "a" * 100000000 }}'}  # built into an artifact before the fix
+    with pytest.raises(PromptError, match="100,000,000 characters.*max_prompt_chars"):
+        build_messages("How much iodine?", "en", EN_SOURCES, hostile)
+
+
+def test_the_budget_covers_both_messages_together(templates: dict[str, str]) -> None:
+    system, user = build_messages("How much iodine?", "en", EN_SOURCES, templates)
+    total = len(system["content"]) + len(user["content"])
+    assert build_messages("How much iodine?", "en", EN_SOURCES, templates, max_chars=total + 50) == [system, user]
+    with pytest.raises(PromptError, match="over the budget"):
+        build_messages("How much iodine?", "en", EN_SOURCES, templates, max_chars=total - 1)
+
+
+def test_sources_too_long_for_the_budget_are_an_error_before_any_llm_call(templates: dict[str, str]) -> None:
+    from collections.abc import Iterator
+
+    from unitrag.providers.llm import LLM
+    from unitrag.rag.citations import check_citations
+    from unitrag.rag.generate import generate_answer
+
+    class Recording(LLM):
+        provider = "recording"
+        calls: list[list[dict[str, str]]] = []
+
+        def complete(self, messages: list[dict[str, str]], *, stream: bool = False) -> str | Iterator[str]:
+            self.calls.append(messages)
+            return 'About 220 µg.<Cite id="iom2001"/>'
+
+    from unitrag.rag.generate import stream_answer
+
+    hostile = {**templates, "user": '{% for i in range(5000) %}{{ sources[0].text }}{% endfor %}'}
+    llm, allowed = Recording("m"), {"iom2001", "who2014"}
+    generation = generate_answer("How much iodine?", "en", EN_SOURCES, hostile, llm, allowed, check_citations)
+    assert generation.extractive and llm.calls == []
+    assert "max_prompt_chars" in (generation.error or "")
+    # the configured budget reaches ask: the project's own templates, with a budget too small for them
+    generation = generate_answer("How much iodine?", "en", EN_SOURCES, templates, llm, allowed, check_citations, 200)
+    assert generation.extractive and llm.calls == [] and "budget of 200 characters" in (generation.error or "")
+    stream = stream_answer("How much iodine?", "en", EN_SOURCES, templates, llm, allowed, check_citations, 200)
+    assert "".join(stream) and stream.generation is not None and stream.generation.extractive and llm.calls == []
+    assert generate_answer("How much iodine?", "en", EN_SOURCES, templates, llm, allowed, check_citations,
+                           5_000).extractive is False
+
+
+def test_render_text_takes_its_budget(templates: dict[str, str]) -> None:
+    assert render_text("not_found", templates, lang="en")
+    with pytest.raises(PromptError, match="budget of 10 characters"):
+        render_text("not_found", templates, max_chars=10, lang="en")

@@ -10,9 +10,11 @@ alone, by name, and cannot include, import or extend another.
 from __future__ import annotations
 
 from jinja2 import StrictUndefined
-from jinja2.sandbox import SandboxedEnvironment
 
-TEMPLATE_ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
+from .bounded_sandbox import BoundedSandbox
+
+#: Every value a template makes and every prompt it renders is bounded (``bounded_sandbox``).
+TEMPLATE_ENV = BoundedSandbox(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
 
 #: The variables the runtime passes to each template it renders (rag.prompt, rag.broaden).
 TEMPLATE_VARIABLES: dict[str, tuple[str, ...]] = {

@@ -13,8 +13,8 @@ from ..config import Config, load_config
 from ..content.json_schema import write_schemas
 from ..content.unit_cache import UnitCache
 from ..content.validate import validate_content
-from ..errors import ContentInvalid
-from .output import ProgressBars, err, out, print_json, print_report, report_markdown
+from ..errors import ContentInvalid, UserError
+from .output import ProgressBars, err, out, print_json, print_report, print_summary, report_markdown
 from .options import ConfigOpt, JsonOpt
 
 ContentOpt = Annotated[Optional[Path], typer.Option("--content", help="Content folder [config: content_dir].")]
@@ -31,11 +31,11 @@ def validate(content: ContentOpt = None, config: ConfigOpt = None, json: JsonOpt
     """Check every unit and registry file; print each problem as path:line: field: message."""
     cfg = load_config(config, content_dir=content)
     cache = UnitCache(cfg.cache_dir)
-    result = validate_content(cfg.content_dir, cfg.max_unit_bytes, cache)
+    result = validate_content(cfg.content_dir, cfg.max_unit_bytes, cache, cfg.max_file_bytes)
     cache.save()  # the next run reads only the files that changed
     from ..compiler.prompts import prompt_problems  # jinja2 only for this command
 
-    templates, template_problems = prompt_problems(cfg.prompts_dir)
+    templates, template_problems = prompt_problems(cfg.prompts_dir, cfg.max_prompt_chars)
     problems = sorted([*result.problems, *template_problems])
     if json:
         print_json({"ok": not problems, "units": len(result.units), "prompt_templates": templates,
@@ -91,10 +91,12 @@ def build_cmd(
 def _warn_uncalibrated(cfg: Config, embedder: str) -> None:
     """Say (on stderr) when the answerability gate in use will not be one fitted on this content's questions."""
     from ..compiler.tables import read_calibration
+    from ..content.loader import registry_size_limit
     from ..content.registry import dev_question_files, load_questions
     from ..rag.gate import build_warning, pipeline_id
 
-    questions = [lq.question for lq in load_questions(dev_question_files(cfg.content_dir), [])]
+    questions = [lq.question for lq in load_questions(dev_question_files(cfg.content_dir), [],
+                                                         registry_size_limit(cfg.max_file_bytes))]
     message = build_warning(read_calibration(cfg.calibration_file), pipeline_id({"embedder": {"id": embedder}}, cfg), questions)
     if message:
         err.print(f"[yellow]warning:[/] {message}")
@@ -109,25 +111,32 @@ def schema(
 
 
 def inspect(
-    kb: Annotated[Optional[Path], typer.Argument(help="Artifact path [config: artifact].")] = None,
+    kb: Annotated[Optional[str], typer.Argument(
+        help="Artifact path, or a postgresql:// URL published to [config: artifact].")] = None,
     config: ConfigOpt = None,
     json: JsonOpt = False,
 ) -> None:
-    """Show what an artifact holds: manifest, counts by kind and language."""
-    cfg = load_config(config, artifact=kb)
-    with open_artifact(cfg.artifact) as con:
-        manifest = read_manifest(con)
-        by = con.execute("SELECT kind, lang, access, count(*) FROM chunks GROUP BY ALL ORDER BY ALL").fetchall()
-    info = {
-        "artifact": str(cfg.artifact), "size_bytes": cfg.artifact.stat().st_size, "manifest": manifest,
-        "chunks_by": [{"kind": k, "lang": lg, "access": a, "chunks": n} for k, lg, a, n in by],
-    }
+    """Show what an artifact or a published database holds: manifest, counts by kind, language and access."""
+    if kb is not None and "://" in kb:  # a URL, as KnowledgeBase.open tells them apart
+        from ..postgres.summary import published_summary
+        from ..postgres.url import SCHEMES, redacted_location
+
+        if not kb.startswith(SCHEMES):
+            raise UserError(f"{redacted_location(kb)}: not a location unitrag opens; give an artifact path "
+                            "(dist/kb.duckdb) or a postgresql:// URL published with `unitrag publish`")
+        info = published_summary(kb)
+        where, note = info["database"], "published"
+    else:
+        cfg = load_config(config, artifact=Path(kb) if kb is not None else None)
+        with open_artifact(cfg.artifact) as con:
+            manifest = read_manifest(con)
+            by = con.execute("SELECT kind, lang, access, count(*) FROM chunks GROUP BY ALL ORDER BY ALL").fetchall()
+        info = {
+            "artifact": str(cfg.artifact), "size_bytes": cfg.artifact.stat().st_size, "manifest": manifest,
+            "chunks_by": [{"kind": k, "lang": lg, "access": a, "chunks": n} for k, lg, a, n in by],
+        }
+        where, note = str(cfg.artifact), f"{info['size_bytes'] / 1e6:.1f} MB"
     if json:
         print_json(info)
         return
-    out.print(f"[bold]{cfg.artifact}[/] ({info['size_bytes'] / 1e6:.1f} MB), schema v{manifest['schema_version']}")
-    out.print(f"embedder {manifest['embedder']['id']} ({manifest['embedder']['dim']} dims), "
-              f"chunker v{manifest['chunker']['version']}, built {manifest['built_at']}, commit {manifest.get('git_commit')}")
-    out.print("counts: " + ", ".join(f"{k} {v}" for k, v in manifest["counts"].items() if not isinstance(v, dict)))
-    for row in info["chunks_by"]:
-        out.print(f"  {row['kind']:<9} {row['lang']:<3} {row['access']:<10} {row['chunks']}")
+    print_summary(where, note, info["manifest"], info["chunks_by"])

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from ..config import Config, load_config
 from ..content.problems import Problem
+from ..content.loader import registry_size_limit
 from ..content.registry import LoadedQuestion, dev_question_files, is_held_out, load_questions
 from ..errors import ContentInvalid, UserError
 from .output import ProgressBars, err, out, print_json
@@ -141,7 +142,7 @@ def _eval_question_sets(
     from ..rag.knowledge_base import KnowledgeBase
 
     chosen = parse_variants(spec, cfg.reranker != "none")
-    labelled = [_load_questions(path) for path in paths]
+    labelled = [_load_questions(path, cfg) for path in paths]
     knowledge_base = KnowledgeBase.open(kb or cfg.artifact, config=cfg)
     if knowledge_base.retriever.gate is None:
         err.print("[yellow]warning:[/] no answerability gate is calibrated for this pipeline, so nothing is \"not found\": "
@@ -186,14 +187,15 @@ def _guard_markdown(reports: list["EvalReport"]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _load_questions(paths: Path | list[Path]) -> list[LoadedQuestion]:
-    """Labelled questions from one file or several (an id defined in two of them is a problem)."""
+def _load_questions(paths: Path | list[Path], cfg: Config) -> list[LoadedQuestion]:
+    """Labelled questions from one file or several (an id defined in two of them is a problem), each
+    read no further than ``max_file_bytes``, like the content's own."""
     paths = [paths] if isinstance(paths, Path) else paths
     for path in paths:
         if not path.is_file():
             raise UserError(f"labelled questions {path} not found (pass --questions)")
     problems: list[Problem] = []
-    labelled = load_questions(paths, problems)
+    labelled = load_questions(paths, problems, registry_size_limit(cfg.max_file_bytes))
     if problems:
         raise ContentInvalid(problems)
     if not labelled:
@@ -251,7 +253,7 @@ def calibrate_cmd(
         if is_held_out(path):
             raise UserError(f"{path} is a held-out test set: calibrate on the dev questions (content/eval/*.yaml but "
                             "the *_test.yaml ones); the test set only reports")
-    labelled = _load_questions(paths)
+    labelled = _load_questions(paths, cfg)
     knowledge_base = KnowledgeBase.open(kb or cfg.artifact, config=cfg)
     try:
         result = run_calibration(knowledge_base, labelled)

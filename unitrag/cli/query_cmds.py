@@ -77,14 +77,28 @@ def ask(
     print_answer(answer)
 
 
+#: The largest --user-context file read (a real one is a few hundred bytes: a few ids and a role).
+MAX_USER_CONTEXT_BYTES = 64 * 1024
+
+
 def _user_context(path: Path | None) -> UserContext:
+    """The user context of a JSON file: a regular file of at most 64 KiB, never read past that; every fault one line."""
+    from ..content.files import FileTooLarge, NotRegularFile, read_regular
+
     if path is None:
         return UserContext()
     try:
-        data = jsonlib.loads(path.read_text(encoding="utf-8"))
+        data = jsonlib.loads(read_regular(path, MAX_USER_CONTEXT_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise UserError(f"--user-context file {path} not found") from None
-    except (OSError, UnicodeDecodeError, jsonlib.JSONDecodeError) as exc:
+    except FileTooLarge:
+        raise UserError(f"--user-context {path}: larger than {MAX_USER_CONTEXT_BYTES:,} bytes; "
+                        "a user context is a few ids and roles") from None
+    except NotRegularFile:
+        raise UserError(f"--user-context {path}: {NotRegularFile.message}; give a JSON file") from None
+    except RecursionError:
+        raise UserError(f"--user-context {path}: JSON nested too deeply; a user context is one flat object") from None
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError, JSONDecodeError, an integer too long to read
         raise UserError(f"--user-context {path}: not a readable JSON file ({exc})") from None
     try:
         return UserContext.from_dict(data)

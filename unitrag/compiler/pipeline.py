@@ -94,7 +94,7 @@ def build(
     max_tokens = embedder.max_tokens if embedder is not None else embedder_class(config.embedder).max_tokens
     budget = min(config.chunk_tokens, max_tokens)
     unit_cache = UnitCache(None if full else config.cache_dir)
-    content = validate_content(config.content_dir, config.max_unit_bytes, unit_cache)
+    content = validate_content(config.content_dir, config.max_unit_bytes, unit_cache, config.max_file_bytes)
     if content.problems:
         unit_cache.save()  # the next run replays these problems without reading the files again
         raise ContentInvalid(content.problems)
@@ -103,7 +103,8 @@ def build(
     hashed, parse_cache = cached_chunks(content, budget, None if full else config.cache_dir, save=False)
     timings["chunk"] = time.perf_counter() - step
     step = time.perf_counter()
-    tables = {"units": unit_rows(content), **registry_rows(content, config.prompts_dir, config.calibration_file),
+    tables = {"units": unit_rows(content),
+              **registry_rows(content, config.prompts_dir, config.calibration_file, config.max_prompt_chars),
               "guard_examples": guard_example_rows(content)}
     table_hashes = {name: digest(rows) for name, rows in tables.items()}
     table_hashes["guard_examples"] = guard_table_hash(tables["guard_examples"], tables["guard_rules"])

@@ -1,10 +1,11 @@
 """Reading and checking the prompt templates at build, so a broken one never reaches ``ask``.
 
-Each template must be UTF-8 text, parse, use no ``{% include %}`` / ``{% import %}`` /
-``{% extends %}`` (the artifact stores templates alone, by name: there is nothing to
-load), and render once per language with sample data in the runtime's sandbox, within
-a few seconds: an undefined variable, a sandbox violation, runaway recursion or a loop
-that never ends is a problem at its line, and nothing is written.
+Each template must be UTF-8 text of at most ``max_prompt_chars`` bytes, parse, use no
+``{% include %}`` / ``{% import %}`` / ``{% extends %}`` (the artifact stores templates
+alone, by name: there is nothing to load), and render once per language with sample data
+in the runtime's bounded sandbox, within a few seconds and the prompt budget: an undefined
+variable, a sandbox violation, a value or prompt over ``max_prompt_chars``, runaway
+recursion or a loop that never ends is a problem at its line, and nothing is written.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from typing import Any
 
 from jinja2 import TemplateSyntaxError, nodes
 
+from ..artifact.bounded_sandbox import MAX_PROMPT_CHARS, PromptTooLarge, render_bounded
 from ..artifact.prompts import TEMPLATE_ENV, TEMPLATE_VARIABLES
-from ..content.files import display_path, read_text
+from ..content.files import SizeLimit, display_path, read_text
 from ..content.problems import Problem
 from ..errors import ContentInvalid
 
@@ -43,17 +45,21 @@ _SAMPLE: dict[str, Any] = {
 _LOADING = {nodes.Include: "include", nodes.Import: "import", nodes.FromImport: "import", nodes.Extends: "extends"}
 
 
-def read_prompts(prompts_dir: Path) -> list[dict[str, Any]]:
-    """Every template in the folder as ``{name, template}`` rows; ContentInvalid listing every broken one."""
+def read_prompts(prompts_dir: Path, max_chars: int = MAX_PROMPT_CHARS) -> list[dict[str, Any]]:
+    """Every template in the folder as ``{name, template}`` rows; ContentInvalid listing every broken one.
+
+    ``max_chars`` (config ``max_prompt_chars``) bounds what each renders, and the bytes of its file.
+    """
     if not prompts_dir.is_dir():
         return []
     rows: list[dict[str, Any]] = []
     problems: list[Problem] = []
+    limit = SizeLimit(max_chars, "max_prompt_chars", "prompt template", "a template is a few KB: shorten it")
     for path in sorted(p for p in prompts_dir.iterdir() if p.suffix in PROMPT_SUFFIXES):
-        text = read_text(path, problems)
+        text = read_text(path, problems, limit)
         if text is None:
             continue
-        found = check_template(display_path(path), path.stem, text)
+        found = check_template(display_path(path), path.stem, text, max_chars=max_chars)
         problems += found
         if not found:
             rows.append({"name": path.stem, "template": text})
@@ -62,15 +68,16 @@ def read_prompts(prompts_dir: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def prompt_problems(prompts_dir: Path) -> tuple[int, list[Problem]]:
+def prompt_problems(prompts_dir: Path, max_chars: int = MAX_PROMPT_CHARS) -> tuple[int, list[Problem]]:
     """How many templates the folder holds and their problems: what ``unitrag validate`` reports."""
     try:
-        return len(read_prompts(prompts_dir)), []
+        return len(read_prompts(prompts_dir, max_chars)), []
     except ContentInvalid as exc:
         return 0, list(exc.problems)
 
 
-def check_template(shown: str, name: str, source: str, seconds: float = RENDER_SECONDS) -> list[Problem]:
+def check_template(shown: str, name: str, source: str, seconds: float = RENDER_SECONDS,
+                   max_chars: int = MAX_PROMPT_CHARS) -> list[Problem]:
     """The problems of one template (empty when it is good), each at its line."""
     try:
         tree = TEMPLATE_ENV.parse(source)
@@ -95,11 +102,13 @@ def check_template(shown: str, name: str, source: str, seconds: float = RENDER_S
             variables = {key: variables[key] for key in wanted}
         try:
             with _deadline(seconds):
-                template.render(**variables)
+                render_bounded(template, variables, max_chars)
         except _TooLong as exc:
             return [Problem(shown, _line(exc), "template", f"takes too long to render (over {seconds:g} s): a loop that never ends?")]
         except RecursionError as exc:
             return [Problem(shown, _line(exc), "template", "runaway recursion: a macro that calls itself without end")]
+        except PromptTooLarge as exc:
+            return [Problem(shown, _line(exc), "template", f"{exc}; rendered with sample data, lang={lang}")]
         except Exception as exc:  # noqa: BLE001 - any failure of an author's template is a problem to report
             return [Problem(shown, _line(exc), "template", f"does not render with sample data (lang={lang}): {type(exc).__name__}: {exc}")]
     return []
@@ -137,7 +146,7 @@ def _deadline(seconds: float) -> Iterator[None]:
 
 def _line(exc: BaseException) -> int:
     """The template line an exception was raised on: Jinja's traceback frames are named ``<template>``."""
-    line = 1
+    line = getattr(exc, "lineno", None) or 1  # set where the render was stopped for its size (render_bounded)
     tb: TracebackType | None = exc.__traceback__
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == "<template>":

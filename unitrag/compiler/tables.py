@@ -12,6 +12,7 @@ from ..content.models import Document, Rule, Scene, Story, Taxonomy
 from ..content.tokenize import indexed_text, sparse_terms
 from .hashing import canonical_json
 from .plan import HashedChunk
+from ..artifact.bounded_sandbox import MAX_PROMPT_CHARS
 from .prompts import read_prompts
 
 
@@ -69,9 +70,9 @@ def topic_rows(taxonomy: Taxonomy) -> list[dict[str, Any]]:
 
 
 def registry_rows(
-    content: ContentSet, prompts_dir: Path, calibration_file: Path | None = None
+    content: ContentSet, prompts_dir: Path, calibration_file: Path | None = None, max_prompt_chars: int = MAX_PROMPT_CHARS,
 ) -> dict[str, list[dict[str, Any]]]:
-    """citations, topics, guard_rules, prompts and calibration, ready to insert."""
+    """citations, topics, guard_rules, prompts (each checked within ``max_prompt_chars``) and calibration, ready to insert."""
     topics = topic_rows(content.taxonomy)
     return {
         "citations": [
@@ -84,7 +85,7 @@ def registry_rows(
              "response_en": g.response.en, "response_zh": g.response.zh}
             for g in content.guard_rules
         ],
-        "prompts": read_prompts(prompts_dir),
+        "prompts": read_prompts(prompts_dir, max_prompt_chars),
         "calibration": read_calibration(calibration_file),
     }
 

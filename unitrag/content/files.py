@@ -5,12 +5,18 @@ saved by another editor hashes the same and is never re-embedded for that alone.
 Control characters other than tab and newline (NUL, escape codes, C1 controls)
 are problems at their line: invisible in an editor, they end up in chunks,
 prompts and the published database, which refuses NUL.
+
+Reads are bounded: a file over its kind's ``SizeLimit`` (``max_unit_bytes``,
+``max_file_bytes``...) is a problem read no further than one byte past the limit,
+and a FIFO, a device or a folder is refused before any read.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 from .problems import Problem
@@ -79,19 +85,81 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def read_text(path: Path, problems: list[Problem]) -> str | None:
+@dataclass(frozen=True)
+class SizeLimit:
+    """The most bytes one kind of content file may hold, the config key that sets it, and what to do instead."""
+
+    bytes: int
+    key: str
+    noun: str  # what the file is to an author: "unit", "registry file"...
+    advice: str  # what to do instead of raising the limit
+
+    def problem(self, shown: str, size: int | None) -> Problem:
+        """The problem of a file over this limit (``size`` None: it grew past the limit while being read)."""
+        held = f"{size:,} bytes" if size is not None else f"more than {self.bytes:,} bytes"
+        return Problem(shown, 1, "file", f"{self.noun} is {held}, over the limit of {self.bytes:,} ({self.key}): "
+                                         f"{self.advice}, or raise {self.key} in unitrag.toml if it must be this large")
+
+
+def read_text(path: Path, problems: list[Problem], limit: SizeLimit | None = None) -> str | None:
     """UTF-8 text of a file, or None with a problem that says how to fix it."""
-    raw = read_bytes(path, problems)
+    raw = read_bytes(path, problems, limit)
     return None if raw is None else decode_text(raw, display_path(path), problems)
 
 
-def read_bytes(path: Path, problems: list[Problem]) -> bytes | None:
-    """The bytes of a file, or None with a problem (a file the loader hashes before it decodes)."""
+def read_bytes(path: Path, problems: list[Problem], limit: SizeLimit | None = None) -> bytes | None:
+    """The bytes of a regular file, or None with a problem (a file the loader hashes before it decodes);
+    a file over ``limit`` is a problem, never read whole (``read_regular``)."""
+    shown = display_path(path)
     try:
-        return path.read_bytes()
+        return read_regular(path, None if limit is None else limit.bytes)
+    except FileTooLarge as exc:
+        assert limit is not None  # only raised under a limit
+        problems.append(limit.problem(shown, exc.size))
+    except NotRegularFile:
+        problems.append(Problem(shown, 1, "file", f"cannot read the file: {NotRegularFile.message}; content "
+                                                  "files are plain files"))
     except OSError as exc:
-        problems.append(Problem(display_path(path), 1, "file", f"cannot read the file: {exc.strerror or exc}"))
-        return None
+        problems.append(Problem(shown, 1, "file", f"cannot read the file: {exc.strerror or exc}"))
+    return None
+
+
+class NotRegularFile(OSError):
+    """A FIFO, a device, a socket or a folder where a file was expected."""
+
+    message = "not a regular file (a FIFO, a device or a folder)"
+
+
+class FileTooLarge(OSError):
+    """A file over the most bytes its reader takes; ``size`` is None when it grew past them while being read."""
+
+    def __init__(self, size: int | None) -> None:
+        super().__init__(f"over the size limit ({size:,} bytes)" if size is not None else "over the size limit")
+        self.size = size
+
+
+def read_regular(path: Path, max_bytes: int | None = None) -> bytes:
+    """The bytes of the regular file at ``path``, reading at most ``max_bytes + 1`` of them.
+
+    Raises FileTooLarge past ``max_bytes`` (by its size, or as it reads: a file that grows, or a
+    /proc file that says 0), NotRegularFile for a FIFO, a device or a folder (opened without
+    blocking and refused before any read: a FIFO with no writer would hang, /dev/zero never ends),
+    OSError when it cannot be read.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(NotRegularFile.message)
+        if max_bytes is not None and info.st_size > max_bytes:
+            raise FileTooLarge(info.st_size)
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            raw = file.read() if max_bytes is None else file.read(max_bytes + 1)
+    finally:
+        os.close(fd)
+    if max_bytes is not None and len(raw) > max_bytes:
+        raise FileTooLarge(None)
+    return raw
 
 
 def decode_text(raw: bytes, shown: str, problems: list[Problem]) -> str | None:

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from .citation_tags import find_tags, line_of
 from .errors import problems_from_validation
 from .models import UNIT_KINDS, Citation, Document, GuardRule, Rule, Scene, Story, Taxonomy
-from .files import decode_text, display_path, display_under, link_outside, read_bytes, tree_files
+from .files import SizeLimit, decode_text, display_path, display_under, link_outside, read_bytes, tree_files
 from .problems import Problem
 from .registry import REGISTRY_FILES, LoadedQuestion, load_citations, load_guard_rules, load_questions, load_taxonomy
 from .safe_yaml import load_yaml, yaml_problem
@@ -132,10 +132,13 @@ def parse_unit(path: Path, text: str, shown: str | None = None) -> tuple[LoadedU
     return loaded, []
 
 
-def load_content(root: Path, max_unit_bytes: int | None = None, cache: UnitCache | None = None) -> ContentSet:
+def load_content(
+    root: Path, max_unit_bytes: int | None = None, cache: UnitCache | None = None, max_file_bytes: int | None = None,
+) -> ContentSet:
     """Read every file under ``root``; the result carries all problems found, none raised.
 
-    A unit larger than ``max_unit_bytes`` is a problem and is not read (None: no limit).
+    A unit larger than ``max_unit_bytes``, or a registry or eval file larger than ``max_file_bytes``, is a
+    problem and is not read (None: no limit); a file is never read past its limit.
     ``cache`` gives back what an unchanged unit file gave last time (``unitrag.content.unit_cache``).
     """
     content = ContentSet(root=root)
@@ -146,6 +149,7 @@ def load_content(root: Path, max_unit_bytes: int | None = None, cache: UnitCache
         content.complete = False
         return content
     registry: dict[str, list[Path]] = {name: [] for name in REGISTRY_FILES}
+    unit_limit, file_limit = unit_size_limit(max_unit_bytes), registry_size_limit(max_file_bytes)
     shown_root = display_path(root)
     files, unreadable = tree_files(root)
     for rel, why in unreadable:
@@ -169,7 +173,7 @@ def load_content(root: Path, max_unit_bytes: int | None = None, cache: UnitCache
         if kind is not None:
             registry[kind].append(root / rel)
         elif suffix in {".md", ".markdown"}:
-            unit = _load_unit(root / rel, rel, display_under(shown_root, rel), max_unit_bytes, cache, content.problems)
+            unit = _load_unit(root / rel, rel, display_under(shown_root, rel), unit_limit, cache, content.problems)
             if unit is not None and unit.unit is not None:
                 content.units.append(unit)
             else:
@@ -183,15 +187,15 @@ def load_content(root: Path, max_unit_bytes: int | None = None, cache: UnitCache
                     "not a Markdown file: units are .md files; registry files are citations/*.yaml, topics.yaml, guard.yaml, eval/*.yaml",
                 )
             )
-    content.citations = load_citations(registry["citations"], content.problems)
-    content.taxonomy = load_taxonomy(registry["topics"], root, content.problems)
-    content.guard_rules = load_guard_rules(registry["guard"], content.problems)
-    content.questions = load_questions(registry["questions"], content.problems)
+    content.citations = load_citations(registry["citations"], content.problems, file_limit)
+    content.taxonomy = load_taxonomy(registry["topics"], root, content.problems, file_limit)
+    content.guard_rules = load_guard_rules(registry["guard"], content.problems, file_limit)
+    content.questions = load_questions(registry["questions"], content.problems, file_limit)
     return content
 
 
 def _load_unit(
-    path: Path, rel: str, shown: str, limit: int | None, cache: UnitCache | None, problems: list[Problem],
+    path: Path, rel: str, shown: str, limit: SizeLimit | None, cache: UnitCache | None, problems: list[Problem],
 ) -> LoadedUnit | None:
     """One unit file: from the cache when its stat or its bytes are the recorded ones, else read and checked."""
     try:
@@ -203,7 +207,7 @@ def _load_unit(
     cached = cache.by_stat(rel, stat) if cache is not None else None
     raw = None
     if cached is None:
-        raw = read_bytes(path, problems)
+        raw = read_bytes(path, problems, limit)
         if raw is None:
             return None
         cached = cache.by_hash(rel, stat, hashlib.sha256(raw).hexdigest()) if cache is not None else None
@@ -211,7 +215,7 @@ def _load_unit(
         try:
             return _replayed(cached, shown, rel, problems)
         except (KeyError, TypeError, ValueError):  # an entry damaged by hand (JSON that parses): read the file
-            raw = raw if raw is not None else read_bytes(path, problems)
+            raw = raw if raw is not None else read_bytes(path, problems, limit)
             if raw is None:
                 return None
     sha = hashlib.sha256(raw).hexdigest()
@@ -277,16 +281,23 @@ def _body_problems(lu: LoadedUnit) -> list[Problem]:
     return found
 
 
-def _over_size_limit(shown: str, stat: os.stat_result | None, limit: int | None, problems: list[Problem]) -> bool:
-    """True, with a problem, when a unit is larger than ``limit`` bytes: it is then not read at all."""
-    if stat is None or limit is None or stat.st_size <= limit:
-        return False  # no stat: read_bytes reports why
-    size = stat.st_size
-    problems.append(Problem(
-        shown, 1, "file",
-        f"unit is {size:,} bytes, over the limit of {limit:,} (max_unit_bytes): split it into several units, "
-        "or raise max_unit_bytes in unitrag.toml if it really is one",
-    ))
+def unit_size_limit(max_unit_bytes: int | None) -> SizeLimit | None:
+    """The size limit of a unit file (config ``max_unit_bytes``; None: no limit)."""
+    return None if max_unit_bytes is None else SizeLimit(max_unit_bytes, "max_unit_bytes", "unit", "split it into several units")
+
+
+def registry_size_limit(max_file_bytes: int | None) -> SizeLimit | None:
+    """The size limit of a registry or eval file (config ``max_file_bytes``; None: no limit)."""
+    return None if max_file_bytes is None else SizeLimit(
+        max_file_bytes, "max_file_bytes", "registry file",
+        "split it (citations/*.yaml and eval/*.yaml may be several files) or trim it")
+
+
+def _over_size_limit(shown: str, stat: os.stat_result | None, limit: SizeLimit | None, problems: list[Problem]) -> bool:
+    """True, with a problem, when a unit is larger than ``limit``: it is then not read at all."""
+    if stat is None or limit is None or stat.st_size <= limit.bytes:
+        return False  # no stat: read_bytes reports why (a file that grows past the limit too)
+    problems.append(limit.problem(shown, stat.st_size))
     return True
 
 

@@ -12,7 +12,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from .errors import problems_from_validation
-from .files import display_path, read_text
+from .files import SizeLimit, display_path, read_text
 from .models import Citation, GuardRule, LabelledQuestion, Taxonomy
 from .problems import Problem
 from .safe_yaml import load_yaml, yaml_problem
@@ -22,8 +22,8 @@ REGISTRY_FILES = ("citations", "topics", "guard", "questions")
 M = TypeVar("M", bound=BaseModel)
 
 
-def _read_yaml(path: Path, problems: list[Problem]) -> tuple[Any, SourceMap, str] | None:
-    text = read_text(path, problems)
+def _read_yaml(path: Path, problems: list[Problem], limit: SizeLimit | None) -> tuple[Any, SourceMap, str] | None:
+    text = read_text(path, problems, limit)
     if text is None:
         return None
     shown = display_path(path)
@@ -52,10 +52,11 @@ def _validate_items(model: type[M], items: Any, lines: SourceMap, shown: str, pr
     return valid
 
 
-def _entries(model: type[M], paths: list[Path], problems: list[Problem]) -> Iterator[tuple[int, M, str, SourceMap]]:
+def _entries(model: type[M], paths: list[Path], problems: list[Problem], limit: SizeLimit | None
+             ) -> Iterator[tuple[int, M, str, SourceMap]]:
     """Every valid entry of every file, with its index, shown path and line map; problems for the rest."""
     for path in paths:
-        loaded = _read_yaml(path, problems)
+        loaded = _read_yaml(path, problems, limit)
         if loaded is None:
             continue
         data, lines, shown = loaded
@@ -63,10 +64,11 @@ def _entries(model: type[M], paths: list[Path], problems: list[Problem]) -> Iter
             yield i, item, shown, lines
 
 
-def _unique_entries(model: type[M], paths: list[Path], problems: list[Problem], noun: str) -> Iterator[tuple[int, M, str, SourceMap]]:
+def _unique_entries(model: type[M], paths: list[Path], problems: list[Problem], noun: str, limit: SizeLimit | None
+                    ) -> Iterator[tuple[int, M, str, SourceMap]]:
     """``_entries`` without repeated ids: a second definition is a problem at its own line, and is dropped."""
     where: dict[str, str] = {}
-    for i, item, shown, lines in _entries(model, paths, problems):
+    for i, item, shown, lines in _entries(model, paths, problems, limit):
         item_id = item.id  # type: ignore[attr-defined]
         line = lines.line((i, "id"))
         if item_id in where:
@@ -76,17 +78,17 @@ def _unique_entries(model: type[M], paths: list[Path], problems: list[Problem], 
         yield i, item, shown, lines
 
 
-def load_citations(paths: list[Path], problems: list[Problem]) -> dict[str, Citation]:
-    """Merge every citations/*.yaml; an id defined twice is an error at its second place."""
-    return {citation.id: citation for _, citation, _, _ in _unique_entries(Citation, paths, problems, "citation")}
+def load_citations(paths: list[Path], problems: list[Problem], limit: SizeLimit | None = None) -> dict[str, Citation]:
+    """Merge every citations/*.yaml; an id defined twice is an error at its second place; a file over ``limit`` is a problem."""
+    return {citation.id: citation for _, citation, _, _ in _unique_entries(Citation, paths, problems, "citation", limit)}
 
 
-def load_taxonomy(paths: list[Path], root: Path, problems: list[Problem]) -> Taxonomy:
+def load_taxonomy(paths: list[Path], root: Path, problems: list[Problem], limit: SizeLimit | None = None) -> Taxonomy:
     """topics.yaml, with group members and duplicates checked against the topics."""
     if not paths:
         problems.append(Problem(display_path(root / "topics.yaml"), 1, "topics", "topics.yaml is missing"))
         return Taxonomy(topics=[])
-    loaded = _read_yaml(paths[0], problems)
+    loaded = _read_yaml(paths[0], problems, limit)
     if loaded is None:
         return Taxonomy(topics=[])
     data, lines, shown = loaded
@@ -119,11 +121,11 @@ _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 
 
-def load_guard_rules(paths: list[Path], problems: list[Problem]) -> list[GuardRule]:
+def load_guard_rules(paths: list[Path], problems: list[Problem], limit: SizeLimit | None = None) -> list[GuardRule]:
     """guard.yaml; every pattern must compile, since a broken red flag is a silent safety hole."""
     rules: list[GuardRule] = []
     texts: dict[str, str] = {}  # every example and near-miss → where it was first written
-    for i, rule, shown, lines in _entries(GuardRule, paths, problems):
+    for i, rule, shown, lines in _entries(GuardRule, paths, problems, limit):
         for lang in ("en", "zh"):
             for j, pattern in enumerate(getattr(rule.patterns, lang)):
                 try:
@@ -188,6 +190,7 @@ def dev_question_files(content_dir: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.yaml") if p.is_file() and not is_held_out(p)) if folder.is_dir() else []
 
 
-def load_questions(paths: list[Path], problems: list[Problem]) -> list[LoadedQuestion]:
+def load_questions(paths: list[Path], problems: list[Problem], limit: SizeLimit | None = None) -> list[LoadedQuestion]:
     """eval/*.yaml, the labelled questions eval and calibration run on; an id defined twice is an error."""
-    return [LoadedQuestion(q, shown, lines, i) for i, q, shown, lines in _unique_entries(LabelledQuestion, paths, problems, "question")]
+    return [LoadedQuestion(q, shown, lines, i)
+            for i, q, shown, lines in _unique_entries(LabelledQuestion, paths, problems, "question", limit)]

@@ -14,9 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from jinja2 import StrictUndefined
-from jinja2.sandbox import SandboxedEnvironment
-
+from ..artifact.bounded_sandbox import render_bounded
+from ..artifact.prompts import TEMPLATE_ENV
 from .lang import normalize_question
 
 #: A line longer than this in an LLM's reply is prose, not a sub-query.
@@ -227,14 +226,12 @@ class Broadener:
         if base is None:
             return None
         try:  # the artifact's template is data: sandboxed, and a template that does not render falls back too
-            prompt = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True).from_string(
-                template
-            ).render(
-                question=question,
-                group=_localized(self.topics[base.group], lang),
-                members=[_localized(self.topics[m], lang) for m in base.members],
-                lang=lang,
-            )
+            prompt = render_bounded(TEMPLATE_ENV.from_string(template), {
+                "question": question,
+                "group": _localized(self.topics[base.group], lang),
+                "members": [_localized(self.topics[m], lang) for m in base.members],
+                "lang": lang,
+            })
             reply = complete(prompt)
         except Exception:  # any provider failure: the template answer is always available
             return base

@@ -2,10 +2,11 @@
 
 Templates live in the artifact (``prompts`` table, name → template), so content
 authors can change the wording without a code release. That makes them data,
-not code: they are rendered with Jinja's ``SandboxedEnvironment`` (no access to
-Python internals) and ``StrictUndefined`` (a misspelt variable is an error, not
-a silently empty prompt). Sources reach templates as plain dicts, never as
-Python objects with methods.
+not code: they are rendered with Jinja's sandbox (no access to Python internals),
+bounded (``artifact.bounded_sandbox``: no value and no prompt over ``max_prompt_chars``,
+so an over-long prompt is a PromptError, never an LLM call), and ``StrictUndefined``
+(a misspelt variable is an error, not a silently empty prompt). Sources reach
+templates as plain dicts, never as Python objects with methods.
 
 The user message puts the numbered sources first and the question after them,
 then restates the rules: models follow instructions nearest the end best, and
@@ -20,6 +21,7 @@ from typing import Any
 
 from jinja2 import Template, TemplateError, TemplateSyntaxError
 
+from ..artifact.bounded_sandbox import MAX_PROMPT_CHARS, render_bounded
 from ..artifact.prompts import TEMPLATE_ENV as _ENV
 from ..errors import UserError
 from .types import Source
@@ -57,16 +59,19 @@ def _compile(name: str, source: str) -> Template:
         raise PromptError(f"prompt template {name!r} has a syntax error on line {exc.lineno}: {exc.message}") from None
 
 
-def render_text(name: str, templates: Mapping[str, str], **variables: Any) -> str:
-    """Render template ``name`` with ``variables``, stripped; used for not_found / refusal and by ``build_messages``."""
+def render_text(name: str, templates: Mapping[str, str], *, max_chars: int = MAX_PROMPT_CHARS, **variables: Any) -> str:
+    """Render template ``name`` with ``variables``, stripped; used for not_found / refusal and by ``build_messages``.
+
+    Stopped as soon as it passes ``max_chars`` (config ``max_prompt_chars``): a PromptError, never a huge prompt.
+    """
     if name not in templates:
         raise TemplateMissing(name, list(templates))
     template = _compile(name, templates[name])
     if "lang" in variables:
         variables["lang"] = prompt_lang(str(variables["lang"]))
     try:
-        return template.render(**variables).strip()
-    except TemplateError as exc:  # StrictUndefined, sandbox violations, filter errors
+        return render_bounded(template, variables, max_chars).strip()
+    except TemplateError as exc:  # StrictUndefined, sandbox violations, over the budget, filter errors
         raise PromptError(f"prompt template {name!r} does not render: {exc}") from None
     except RecursionError:  # the build refuses such templates; an older artifact may still hold one
         raise PromptError(f"prompt template {name!r} does not render: runaway recursion") from None
@@ -87,16 +92,16 @@ def source_vars(sources: Sequence[Source]) -> list[dict[str, Any]]:
     ]
 
 
-def build_messages(question: str, lang: str, sources: Sequence[Source], templates: Mapping[str, str]) -> list[dict[str, str]]:
+def build_messages(question: str, lang: str, sources: Sequence[Source], templates: Mapping[str, str],
+                   max_chars: int = MAX_PROMPT_CHARS) -> list[dict[str, str]]:
     """The chat messages for one question: the ``system`` template, then the ``user`` template
-    (numbered sources [1]..[n], the question, the rules restated)."""
+    (numbered sources [1]..[n], the question, the rules restated), within ``max_chars`` characters together."""
     variables: dict[str, Any] = {
         "question": question.strip(),
         "lang": lang,
         "sources": source_vars(sources),
         "allowed_ids": sorted({cid for source in sources for cid in source.citation_ids or ()}),
     }
-    return [
-        {"role": "system", "content": render_text(SYSTEM, templates, **variables)},
-        {"role": "user", "content": render_text(USER, templates, **variables)},
-    ]
+    system = render_text(SYSTEM, templates, max_chars=max_chars, **variables)
+    user = render_text(USER, templates, max_chars=max(max_chars - len(system), 1), **variables)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
