@@ -62,7 +62,7 @@ def test_a_200k_question_is_refused_fast_with_the_limit_named(kb, call):
 
 
 def test_the_limit_comes_from_the_config(kb):
-    kb.search("x" * 300)  # exactly the configured limit: accepted
+    kb.search("salt " * 60)  # exactly the configured limit: accepted
     with pytest.raises(ValueError, match="301 characters, over the limit of 300"):
         kb.search("x" * 301)
 
@@ -147,6 +147,38 @@ def test_a_user_context_naming_unknown_ids_is_refused(kb, user, message):
 def test_a_user_context_naming_known_ids_is_used(kb):
     user = UserContext(current_topic="iodine", triggered_rules=["en-bp-high"], recent_scenes=["en-salt-how"])
     assert kb.search("How much salt a day?", user=user).sources
+
+
+# -- restricted ids (issue 22, item 4) ------------------------------------------------------------
+
+
+def refusal(kb: KnowledgeBase, user: UserContext) -> str:
+    with pytest.raises(ValueError) as refused:
+        kb.search("How much salt a day?", user=user)
+    return str(refused.value).replace(user.recent_scenes[0] if user.recent_scenes else user.triggered_rules[0], "ID")
+
+
+def test_a_restricted_id_is_refused_for_a_caller_without_the_role_exactly_as_a_missing_one(kb):
+    """en-b12-treat is a clinician-only scene: an anonymous caller cannot tell it from an id that does not exist."""
+    hidden = refusal(kb, UserContext(recent_scenes=["en-b12-treat"]))
+    missing = refusal(kb, UserContext(recent_scenes=["en-b12-trea"]))
+    assert hidden == missing == "recent_scenes: scene 'ID' not in this knowledge base"
+    as_rule = [refusal(kb, UserContext(triggered_rules=[i])) for i in ("en-b12-treat", "en-salt-how", "en-b12-trea")]
+    assert as_rule == ["triggered_rules: rule 'ID' not in this knowledge base"] * 3  # no kind revealed
+    clinician = UserContext(recent_scenes=["en-b12-treat"], roles=["clinician"])
+    assert kb.search("How much salt a day?", user=clinician).sources
+    assert kb.check_user(clinician) == clinician
+
+
+def test_visibility_runs_the_same_lookups_for_a_restricted_and_a_missing_id(kb):
+    looked_up: list[str] = []
+    known = kb.known
+    counting = type(known)(known.topics, lambda i: looked_up.append(f"kind {i}") or known.kind_of(i),
+                           lambda i: looked_up.append(f"access {i}") or known.access_of(i))
+    for unit_id in ("en-b12-treat", "nope-b12-tr"):
+        assert counting.visible(unit_id, ()) is False
+    assert [step.split()[0] for step in looked_up] == ["kind", "access"] * 2
+    assert counting.visible("en-b12-treat", ("clinician",)) and counting.visible("en-salt-how", (), "scene")
 
 
 # -- jieba at open (item 23) ----------------------------------------------------------------------

@@ -40,13 +40,19 @@ def make_client(sample_kb: KnowledgeBase) -> Iterator[Callable[..., TestClient]]
 
         def make(settings: ServeSettings | None = None, *, llm: Any = None, config: Config | None = None,
                  raise_server_exceptions: bool = True) -> TestClient:
-            cfg = config or sample_kb.config
-            holder = KbHolder("sample", lambda _loc, _prev: KnowledgeBase(sample_kb.store, sample_kb.encoder, cfg, llm,
-                                                                          exemplars=sample_kb.retriever.exemplars), 0)
-            app = create_app(settings or ServeSettings(reload_poll_s=0), config=cfg, holder=holder)
+            app = sample_app(sample_kb, settings, llm=llm, config=config)
             return stack.enter_context(TestClient(app, raise_server_exceptions=raise_server_exceptions))
 
         yield make
+
+
+def sample_app(sample_kb: KnowledgeBase, settings: ServeSettings | None = None, *, llm: Any = None,
+               config: Config | None = None) -> Any:
+    """The real app around the session's loaded artifact (the store and the embedder are read-only)."""
+    cfg = config or sample_kb.config
+    holder = KbHolder("sample", lambda _loc, _prev: KnowledgeBase(sample_kb.store, sample_kb.encoder, cfg, llm,
+                                                                  exemplars=sample_kb.retriever.exemplars), 0)
+    return create_app(settings or ServeSettings(reload_poll_s=0), config=cfg, holder=holder)
 
 
 @pytest.fixture
@@ -63,11 +69,12 @@ def mock_llm(mock_response: Any) -> Any:
 
 
 @contextmanager
-def live_server(app: Any) -> Iterator[str]:
-    """The app on a real uvicorn server on a free loopback port, in a thread; yields its base URL."""
+def live_server(app: Any, **options: Any) -> Iterator[str]:
+    """The app on a real uvicorn server on a free loopback port, in a thread; yields its base URL.
+    ``options``: more ``uvicorn.Config`` arguments (``connections.uvicorn_options``, as ``unitrag serve`` passes)."""
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **options))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

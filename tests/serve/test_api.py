@@ -101,6 +101,8 @@ def test_openapi_docs_and_page(client):
 
 @pytest.mark.parametrize("request_kwargs, status, message", [
     ({"json": {"question": ""}}, 422, "question: empty"),
+    ({"json": {"question": "\u202e"}}, 422, "question: empty"),
+    ({"json": {"question": "(" * 100 + "a" * 100}}, 422, "question: empty"),
     ({"json": {"question": "x" * 301}}, 422, "question"),
     ({"json": {"question": QUESTION, "lang": "fr"}}, 422, "lang"),
     ({"json": {"question": QUESTION, "user": {"current_topic": "no-such-topic"}}}, 422, "no-such-topic"),
@@ -127,11 +129,35 @@ def test_bad_asks_get_one_readable_json_error(make_client, request_kwargs, statu
     ({"q": QUESTION, "k": 0}, "k"),
     ({"q": QUESTION, "kind": ["essay"]}, "kinds"),
     ({"q": "  "}, "question: empty"),
+    ({"q": "\x00"}, "question: empty"),
+    ({"q": "😀" * 50}, "question: empty"),
     ({}, "q: Field required"),
 ])
 def test_bad_searches_get_one_readable_json_error(client, params, message):
     response = client.get("/v1/search", params=params)
     assert response.status_code == 422 and message in response.json()["error"], response.text
+
+
+@pytest.mark.parametrize("body, argument", [
+    (b'{"question": "salt \\ud800 per day"}', "question"),
+    (b'{"question": "salt per day", "user": {"current_topic": "sodium\\udc00"}}', "current_topic"),
+    (b'{"question": "salt per day", "user": {"recent_scenes": ["\\udfff"]}}', "recent_scenes"),
+    (b'{"question": "salt per day", "user": {"roles": ["clinician\\ud800"]}}', "user.roles"),
+])
+def test_a_lone_surrogate_is_a_clear_422_before_any_search(make_client, monkeypatch, body, argument):
+    """A JSON escape of half a surrogate pair parses, but UTF-8 cannot carry it: refused at the edge,
+    before the search and before a stream starts (it used to cut the stream, and /v1/ask searched first)."""
+    client = make_client()
+    kb = client.app.state.unitrag.holder.current.kb
+
+    def searched(*args, **kwargs):
+        raise AssertionError("searched")
+
+    monkeypatch.setattr(kb, "search", searched)
+    for path in ("/v1/ask", "/v1/ask/stream"):
+        response = client.post(path, content=body, headers={"content-type": "application/json"})
+        assert response.status_code == 422, (path, response.text)
+        assert response.json()["error"].startswith(f"{argument}: not valid Unicode text: a lone surrogate U+D")
 
 
 def test_an_unexpected_failure_is_a_500_without_details(make_client, monkeypatch):

@@ -53,3 +53,42 @@ def test_wake_reloads_even_an_unchanged_location_and_a_failed_open_keeps_the_old
         assert holder.reload() is False and holder.current.id == second  # the third open fails: still serving
     finally:
         holder.stop()
+
+
+# -- reloads: their outcome and their log lines (issue 22, items 2 and 13) --------------------------------
+
+SECRET_URL = "postgresql://pwuser:S3cretPW@/kb1?host=/tmp/pg&sslpassword=S3cretKeyPW"
+
+
+def test_reload_log_lines_never_show_the_password(caplog):
+    opened: list[int] = []
+
+    def opener(location, _previous):
+        opened.append(len(opened))
+        if len(opened) == 3:  # a driver that echoes what it was given
+            raise RuntimeError(f"connection to {location} failed: password S3cretPW rejected")
+        return fake_kb(len(opened))
+
+    holder = KbHolder(SECRET_URL, opener, poll_s=0)
+    with caplog.at_level("INFO", logger="unitrag.serve"):
+        assert holder.reload() is True
+        assert holder.reload() is False
+    assert [r.levelname for r in caplog.records] == ["INFO", "ERROR"]
+    assert "S3cret" not in caplog.text and "pwuser:***@" in caplog.text
+
+
+def test_a_failed_reload_is_remembered_until_a_newer_build_opens():
+    results = iter([fake_kb(1), RuntimeError("corrupt"), fake_kb(3)])
+
+    def opener(_location, _previous):
+        result = next(results)
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    holder = KbHolder("kb.duckdb", opener, poll_s=0)
+    assert holder.last_reload is None and not holder.degraded
+    holder.reload()
+    assert holder.degraded and holder.last_reload.to_dict()["outcome"] == "failed"
+    holder.reload()
+    assert not holder.degraded and holder.last_reload.to_dict()["outcome"] == "ok"

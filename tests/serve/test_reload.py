@@ -111,3 +111,34 @@ def test_an_answer_in_flight_finishes_on_the_old_artifact(built_sample, tmp_path
             rest = list(lines)
         assert "event: done" in rest and "event: error" not in rest
     assert new_id != old.id and closed == [old.id]  # closed when its last request ended
+
+
+def wait_for_health(client: httpx.Client, status: str, timeout: float = 90) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        health = client.get("/v1/health").json()
+        if health["status"] == status:
+            return health
+        time.sleep(0.1)
+    raise AssertionError(f"health never said {status!r}: {health}")
+
+
+def test_a_corrupt_build_degrades_health_until_a_good_one_is_served(built_sample, tmp_path):
+    ws, _ = built_sample
+    served = tmp_path / "kb.duckdb"
+    shutil.copy(ws.artifact, served)
+    app = create_app(ServeSettings(kb=str(served), reload_poll_s=0.1), config=Config(llm="none"))
+
+    with live_server(app) as base, httpx.Client(base_url=base, timeout=60) as client:
+        started = client.get("/v1/health").json()
+        assert started["status"] == "ok" and started["last_reload"] is None
+        corrupt = served.with_name("kb.duckdb.new")
+        corrupt.write_bytes(b"not a duckdb file" * 1000)
+        os.replace(corrupt, served)
+        degraded = wait_for_health(client, "degraded")
+        assert degraded["artifact_id"] == started["artifact_id"]  # the old build still answers
+        assert degraded["last_reload"]["outcome"] == "failed" and degraded["last_reload"]["at"]
+        assert client.get("/v1/search", params={"q": QUESTION}).status_code == 200
+        publish(ws.artifact, served, "2030-03-01T00:00:00+00:00")
+        healthy = wait_for_health(client, "ok")
+    assert healthy["artifact_id"] != started["artifact_id"] and healthy["last_reload"]["outcome"] == "ok"

@@ -89,6 +89,51 @@ def test_a_restricted_unit_is_not_found_for_anonymous_callers(client, restricted
     assert clinician["access"] == "clinician" and clinician["chunks"][0]["text"]
 
 
+MISSING_UNIT = "en-b12-treatmenx"  # as long as RESTRICTED_UNIT: the same bytes but for the id
+
+
+def test_a_restricted_unit_and_a_missing_one_get_byte_identical_404s(client):
+    hidden, missing = client.get(f"/v1/units/{RESTRICTED_UNIT}"), client.get(f"/v1/units/{MISSING_UNIT}")
+    assert (hidden.status_code, dict(hidden.headers)) == (missing.status_code, dict(missing.headers))
+    assert hidden.content.replace(RESTRICTED_UNIT.encode(), b"ID") == missing.content.replace(MISSING_UNIT.encode(), b"ID")
+
+
+def test_the_unit_route_does_the_same_lookups_for_a_restricted_and_a_missing_unit(client, monkeypatch):
+    from unitrag.serve import routes
+
+    kb = client.app.state.unitrag.holder.current.kb
+    steps: list[str] = []
+    monkeypatch.setattr(routes, "unit_rows", lambda ids, unit_id: steps.append("rows") or [])
+    known = kb.known
+    monkeypatch.setattr(kb, "known", type(known)(known.topics, lambda i: steps.append("kind") or known.kind_of(i),
+                                                  lambda i: steps.append("access") or known.access_of(i)))
+    monkeypatch.setattr(type(kb.store.units), "__getitem__", lambda *_: steps.append("row") or {})
+    for unit_id in (RESTRICTED_UNIT, MISSING_UNIT):
+        assert client.get(f"/v1/units/{unit_id}").status_code == 404
+    assert steps == ["kind", "access", "rows"] * 2
+
+
+@pytest.mark.parametrize("search, ask", [
+    ({"recent_scene": "{id}"}, {"recent_scenes": ["{id}"]}),
+    ({"triggered_rule": "{id}"}, {"triggered_rules": ["{id}"]}),
+])
+def test_an_anonymous_caller_naming_a_restricted_id_gets_the_missing_ids_422(client, search, ask):
+    """A clinician-only scene named as a recent scene or as a rule: the same 422 as an id that does not exist."""
+
+    def answers(unit_id: str) -> list[tuple[int, str]]:
+        params = {"q": QUESTION} | {k: v.format(id=unit_id) for k, v in search.items()}
+        user = {k: [v[0].format(id=unit_id)] for k, v in ask.items()}
+        got = [client.get("/v1/search", params=params), client.post("/v1/ask", json={"question": QUESTION, "user": user}),
+               client.post("/v1/ask/stream", json={"question": QUESTION, "user": user})]
+        return [(r.status_code, r.text.replace(unit_id, "ID")) for r in got]
+
+    hidden = answers(RESTRICTED_UNIT)
+    assert hidden == answers(MISSING_UNIT) and {code for code, _ in hidden} == {422}
+    assert "not in this knowledge base" in hidden[0][1]
+    clinician = client.get("/v1/search", params={"q": QUESTION, "recent_scene": RESTRICTED_UNIT}, headers=KEY)
+    assert clinician.status_code == 200
+
+
 def test_me_reports_granted_roles_only(client):
     assert client.get("/v1/me").json() == {"authenticated": False, "roles": []}
     assert client.get("/v1/me", headers=KEY).json() == {"authenticated": True, "roles": ["clinician"]}

@@ -21,13 +21,16 @@ def cited_ids(body: str) -> list[str]:
     return [t.id for t in find_tags(body) if t.canonical and t.id is not None]
 
 
-def validate_content(root: Path, max_unit_bytes: int | None = None, cache: UnitCache | None = None) -> ContentSet:
+def validate_content(
+    root: Path, max_unit_bytes: int | None = None, cache: UnitCache | None = None, max_file_bytes: int | None = None,
+) -> ContentSet:
     """Load ``root`` and run every check; ``result.problems`` is empty when the content is good.
 
-    ``max_unit_bytes`` (config ``max_unit_bytes``) refuses larger units; None: no limit. ``cache``
-    spares re-reading unchanged unit files; the checks between files run over every unit all the same.
+    ``max_unit_bytes`` (config ``max_unit_bytes``) refuses larger units, ``max_file_bytes`` larger registry
+    and eval files; None: no limit. ``cache`` spares re-reading unchanged unit files; the checks between
+    files run over every unit all the same.
     """
-    content = load_content(root, max_unit_bytes, cache)
+    content = load_content(root, max_unit_bytes, cache, max_file_bytes)
     problems = content.problems
     topic_ids = {t.id for t in content.taxonomy.topics} | {g.id for g in content.taxonomy.groups}
     every = sorted(content.units + content.invalid_units, key=lambda lu: lu.path)

@@ -10,6 +10,8 @@ question holding the embedder's lock for minutes. Every failure is an
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from numbers import Integral
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InvalidArgument
 
 if TYPE_CHECKING:
-    from .columns import RowsByKey
+    from .columns import Column, RowsByKey
 
 #: Most sources one search may return: a prompt takes ``final_k`` (5), a results page a few
 #: dozen; and no more than ``dense_k`` candidates are ranked in the first place.
@@ -51,6 +53,7 @@ def names(value: object, argument: str, known: Collection[str] | None = None) ->
     for item in items:
         if not isinstance(item, str) or not item.strip():
             raise InvalidArgument(f"{argument}: expected non-empty strings, got {describe(item)}{hint}")
+        readable(item, argument)
         if known is not None and item not in known:
             raise InvalidArgument(f"{argument}: unknown {describe(item)}{hint}")
     return tuple(dict.fromkeys(items))
@@ -58,17 +61,27 @@ def names(value: object, argument: str, known: Collection[str] | None = None) ->
 
 def optional_name(value: object, argument: str) -> str | None:
     """None, or one non-empty string."""
-    if value is not None and (not isinstance(value, str) or not value.strip()):
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
         raise InvalidArgument(f"{argument}: expected a non-empty string or nothing, got {describe(value)}")
-    return value
+    return readable(value, argument)
 
 
 def question_text(question: object, max_chars: int) -> str:
-    """The question, if it is a non-empty string of at most ``max_chars`` characters.
+    """The question, if it is a string of at most ``max_chars`` characters that says something, padding cut.
 
     Checked before the guard, so every later stage (guard patterns, broadening, jieba,
     BM25, the embedder) only ever sees bounded input. ``max_chars`` is the config's
     ``max_question_chars`` (why 2000: see ``unitrag.config``).
+
+    Refused as empty, because retrieval always ranks something and the extractive answer would
+    quote it with confidence: a question with no word (``says_something``): no letter or digit
+    once control and format characters are set aside (``"\\x00"``, ``"\\u202e"``, emoji,
+    punctuation), or only words that repeat one or two characters (``"(((aaaa"``, ``"(abab…"``,
+    ``"哈哈哈"``). Short real questions pass: ``"B12?"``, ``"VD"``, ``"碘"``. A lone surrogate is
+    refused as unreadable (``readable``). What is returned has every run of more than
+    ``PADDING_RUN`` of one symbol or punctuation mark cut to that many (``unpadded``).
     """
     if not isinstance(question, str):
         raise InvalidArgument(f"question: expected a string, got {describe(question)}")
@@ -79,7 +92,51 @@ def question_text(question: object, max_chars: int) -> str:
             f"question: {len(question):,} characters, over the limit of {max_chars:,} "
             "(config max_question_chars): ask a shorter question"
         )
-    return question
+    readable(question, "question")
+    if not says_something(question):
+        raise InvalidArgument("question: empty (no word in it: only symbols, punctuation, invisible characters or "
+                              "letters repeated): ask in words")
+    return unpadded(question)
+
+
+#: Set aside before looking for words: control and format characters (not whitespace, which separates
+#: words) and combining marks, so neither an invisible character nor a mark splits or makes a word.
+_UNSEEN_CATEGORIES = frozenset({"Cc", "Cf", "Mn", "Me"})
+_WORD = re.compile(r"[^\W_]+")
+#: No word: one or two characters said three times or more ("aaa", "ZzZz", "ababab", "hahaha", "哈哈哈").
+_REPEATS = re.compile(r"(.{1,2})\1{2,}")
+#: Longer runs of one symbol or punctuation mark are cut to this many ("what" and 1,000 "?" was answered
+#: from an unrelated unit, "what???" is "not found": a long run drags the embedding off what is asked).
+PADDING_RUN = 3
+_PADDING = re.compile(r"([^\w\s]|_)\1{%d,}" % PADDING_RUN)
+
+
+def says_something(text: str) -> bool:
+    """Whether ``text`` holds a word: a run of letters or digits that does not just repeat one or two characters.
+
+    Control and format characters and combining marks are set aside first. One letter or digit is a
+    word ("碘", "C"), so is "VD", "B12" or "abab"; "aaa", "ZzZ", "ababab" and "哈哈哈" (case aside) are not.
+    """
+    seen = "".join(ch for ch in text if ch.isspace() or unicodedata.category(ch) not in _UNSEEN_CATEGORIES)
+    return any(not _REPEATS.fullmatch(word.casefold()) for word in _WORD.findall(seen))
+
+
+def unpadded(text: str) -> str:
+    """``text`` with every run of more than ``PADDING_RUN`` of one symbol or punctuation mark cut to ``PADDING_RUN``."""
+    return _PADDING.sub(r"\1" * PADDING_RUN, text)
+
+
+def readable(text: str, argument: str) -> str:
+    """``text`` if UTF-8 can carry it: a lone surrogate (a JSON ``"\\ud800"`` escape without its pair, a
+    command-line argument of invalid UTF-8) would fail later, in a log line, a response or mid-stream."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidArgument(
+            f"{argument}: not valid Unicode text: a lone surrogate U+{ord(text[exc.start]):04X} at character "
+            f"{exc.start + 1} (a \\ud800-\\udfff escape must be half of a pair; send UTF-8)"
+        ) from None
+    return text
 
 
 def result_count(k: object, argument: str = "k") -> int:
@@ -118,21 +175,28 @@ def switch(value: object, argument: str) -> bool | None:
 
 @dataclass(frozen=True)
 class KnownIds:
-    """The ids one knowledge base holds: a user context or filter naming others is refused.
+    """The ids one knowledge base holds for a caller: a user context or filter naming others is refused.
 
     The type alone cannot know them (a typo in a topic id would silently boost nothing);
     the knowledge base does, so it checks what it receives. Units are looked up in the store's
     own table when asked (a user context names a few): sets of every rule and scene id cost
     ~150 ms and several MiB at open with 61k units.
+
+    A unit the caller's roles may not read is not in this knowledge base *for that caller*: a
+    restricted id, a missing one and one of the wrong kind get the same message, after the same
+    lookups, so an anonymous caller cannot confirm that a clinician-only id exists.
     """
 
     topics: frozenset[str]
     kind_of: Callable[[str], str | None]  # unit id → its kind; None: not in this knowledge base
+    access_of: Callable[[str], str | None]  # unit id → its access level when not public; None: public or missing
 
     @classmethod
-    def of(cls, topics: Iterable[Mapping[str, Any]], units: RowsByKey) -> "KnownIds":
-        """From a store's ``topics`` rows and ``units`` (its ``RowsByKey``: one column of one row, no row made)."""
-        return cls(topics=frozenset(t["id"] for t in topics), kind_of=lambda unit_id: units.value(unit_id, "kind"))
+    def of(cls, topics: Iterable[Mapping[str, Any]], units: RowsByKey, unit_ids: Column, access: Column) -> "KnownIds":
+        """From a store's ``topics`` rows, ``units`` (its ``RowsByKey``: one column of one row, no row made) and
+        its chunks' ``unit_id`` and ``access`` columns (only the restricted chunks' units are indexed)."""
+        return cls(topics=frozenset(t["id"] for t in topics), kind_of=_evenly_timed(units, "kind"),
+                   access_of=_evenly_timed(restricted_units(unit_ids, access), "access"))
 
     def check(self, argument: str, ids: Iterable[str], known: Callable[[str], bool], what: str) -> None:
         unknown = [i for i in ids if not known(i)]
@@ -140,8 +204,42 @@ class KnownIds:
             listed = ", ".join(shown(i) for i in unknown[:5]) + (", …" if len(unknown) > 5 else "")
             raise InvalidArgument(f"{argument}: {what} {listed} not in this knowledge base")
 
+    def visible(self, unit_id: str, roles: Collection[str], kind: str | None = None) -> bool:
+        """A unit (of ``kind``, when given) that a caller holding ``roles`` may read. Both lookups run whatever
+        the answer: a restricted id costs what a missing one does."""
+        found, level = self.kind_of(unit_id), self.access_of(unit_id)
+        return found is not None and (kind is None or found == kind) and (level is None or level in roles)
+
     def check_user(self, user: Any) -> None:
-        """Every id a ``UserContext`` names is one this knowledge base holds."""
+        """Every id a ``UserContext`` names is one this knowledge base holds and its roles may read."""
+        roles = user.roles
         self.check("current_topic", [user.current_topic] if user.current_topic else [], self.topics.__contains__, "topic")
-        self.check("triggered_rules", user.triggered_rules, lambda i: self.kind_of(i) == "rule", "rule")
-        self.check("recent_scenes", user.recent_scenes, lambda i: self.kind_of(i) == "scene", "scene")
+        self.check("triggered_rules", user.triggered_rules, lambda i: self.visible(i, roles, "rule"), "rule")
+        self.check("recent_scenes", user.recent_scenes, lambda i: self.visible(i, roles, "scene"), "scene")
+
+
+def _evenly_timed(rows: RowsByKey, column: str) -> Callable[[str], Any]:
+    """``rows.value(key, column)``, a miss reading a value too (the first row's, thrown away): reading one is
+    most of a hit's cost (~15 µs), so a miss and a hit take as long and no timing tells an id exists."""
+    def value(key: str) -> Any:
+        found = rows.value(key, column)
+        if found is None and len(rows):
+            rows.table.column(column)[0].as_py()  # as a hit reads its row's
+        return found
+
+    return value
+
+
+def restricted_units(unit_ids: Column, access: Column) -> RowsByKey:
+    """The units of the chunks that are not public, with their access level: all a role check needs to hold
+    (a public knowledge base: an empty table; 100k chunks, half restricted: ~25 ms at open, 0.8 MB). A chunk
+    without a level is restricted to no role."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .columns import RowsByKey
+
+    hidden = pc.fill_null(pc.not_equal(access.array, "public"), True)
+    levels = access.array.filter(hidden).cast(pa.string()).fill_null("")
+    table = pa.table({"unit_id": unit_ids.array.filter(hidden), "access": levels})
+    return RowsByKey(table, "unit_id", dict)

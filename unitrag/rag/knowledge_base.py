@@ -60,6 +60,9 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     broadened: list[str] | None = None
     llm_calls: int = 0  # 2: the first answer cited ids not in the sources and was sent back once
+    #: ``llm_error`` in one fixed word (generate.ErrorKind): what an HTTP caller gets; ``llm_error`` itself, the
+    #: operator's line (secrets masked), stays with trusted callers (the CLI, the Python API) and the server log.
+    llm_error_kind: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,7 +71,8 @@ class Answer:
             "sources": [s.to_dict() for s in self.sources],
             "citations": [c.to_dict() for c in self.citations],
             "faithfulness": self.faithfulness.to_dict() if self.faithfulness else None,
-            "extractive": self.extractive, "llm_error": self.llm_error, "llm_calls": self.llm_calls,
+            "extractive": self.extractive, "llm_error": self.llm_error, "llm_error_kind": self.llm_error_kind,
+            "llm_calls": self.llm_calls,
             "broadened": self.broadened, "timings_ms": rounded(self.timings_ms),
         }
 
@@ -109,7 +113,7 @@ class KnowledgeBase:
         self.retriever.exemplars = exemplars  # rag.exemplars: the gate's "exemplar" feature
         self.retriever.use_calibration(store.calibration, pipeline_id(store.manifest, config))  # else the default gate, said once
         self.boosts = Boosts(config.boost_rule, config.boost_recent, config.boost_topic, config.boost_named_topic)
-        self.known = KnownIds.of(store.topics, store.units)
+        self.known = KnownIds.of(store.topics, store.units, store.columns["unit_id"], store.columns["access"])
         self._llm: Any = llm
         if config.translate_queries and (llm is not None or config.llm != "none"):
             from .translate import QueryTranslator
@@ -223,7 +227,7 @@ class KnowledgeBase:
             return step
         with timed(step.timings, "generate"):
             generation = generate_answer(step.question, step.lang, step.result.sources, self.store.prompts,
-                                         self._get_llm(), step.whitelist, check_citations)
+                                         self._get_llm(), step.whitelist, check_citations, self.config.max_prompt_chars)
         return self._answer(step, generation)
 
     def ask_stream(self, question: str, *, user: UserContext | None = None, lang: str | None = None) -> "AskStream":
@@ -240,7 +244,7 @@ class KnowledgeBase:
         if isinstance(step, Answer):
             return AskStream.finished(step)
         pieces = stream_answer(step.question, step.lang, step.result.sources, self.store.prompts, self._get_llm(),
-                               step.whitelist, check_citations)
+                               step.whitelist, check_citations, self.config.max_prompt_chars)
         return AskStream(step.question, step.lang, step.result.sources, step.result.broadened, pieces, step.timings,
                          lambda generation: self._answer(step, generation))
 
@@ -262,7 +266,8 @@ class KnowledgeBase:
         timings.update(result.timings_ms)
         if not result.sources or not self.retriever.answerable(result.sources):
             timings["total"] = (time.perf_counter() - started) * 1000
-            text = render_text("not_found", self.store.prompts, lang=answer_lang).strip()
+            text = render_text("not_found", self.store.prompts, max_chars=self.config.max_prompt_chars,
+                               lang=answer_lang).strip()
             return Answer(question, answer_lang, text, True, None, result.sources, [], None,
                           timings_ms=timings, broadened=result.broadened)
         return _Retrieved(question, answer_lang, result, timings, started)
@@ -274,6 +279,7 @@ class KnowledgeBase:
             step.question, step.lang, generation.text, False, None, step.result.sources, self._resolve(cited),
             generation.report, extractive=generation.extractive, llm_error=generation.error,
             timings_ms=step.timings, broadened=step.result.broadened, llm_calls=generation.attempts,
+            llm_error_kind=generation.error_kind,
         )
 
     def check_user(self, user: UserContext | None) -> UserContext:

@@ -119,9 +119,11 @@ def _presented_key(headers: Mapping[str, str]) -> str | None:
 
 
 def client_ip(headers: Mapping[str, str], peer: str | None, trusted_proxies: Sequence[str]) -> str:
-    """The caller's address for rate limiting: behind a trusted proxy, the last hop it added to
-    ``X-Forwarded-For``; otherwise the TCP peer (a client cannot spoof its way out of a limit)."""
+    """The caller's address for rate limiting: behind a trusted proxy, the nearest hop in ``X-Forwarded-For``
+    that is not itself a trusted proxy; otherwise the TCP peer (a client cannot spoof its way out of a limit:
+    the hops left of the first untrusted one are whatever the client wrote)."""
     forwarded = headers.get("x-forwarded-for")
-    if forwarded and peer in trusted_proxies:
-        return forwarded.split(",")[-1].strip() or (peer or "?")
-    return peer or "?"
+    if not forwarded or peer not in trusted_proxies:
+        return peer or "?"
+    hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
+    return next((hop for hop in reversed(hops) if hop not in trusted_proxies), hops[0] if hops else peer or "?")

@@ -6,7 +6,9 @@ mtime, or size) changes. A watcher thread polls that signature; ``SIGHUP`` (or
 The new knowledge base is opened beside the old one (reusing its embedder), then swapped
 in with one reference assignment: a request takes a lease on the knowledge base it
 started with and finishes on it, and a retired one is closed when its last lease ends.
-A new file that does not open is logged and the old one keeps serving.
+A new file that does not open is logged and the old one keeps serving; the holder keeps the
+last reload's outcome, so ``/v1/health`` says "degraded" until a newer one opens. A location
+is logged without its password (``redacted_location``), a driver's message scrubbed of it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from ..errors import InvalidArgument
+from ..postgres.url import SCHEMES, DatabaseUrl, redacted_location
 from ..rag.knowledge_base import KnowledgeBase
 
 log = logging.getLogger("unitrag.serve")
@@ -45,6 +49,22 @@ def _signature(location: str) -> tuple[int, int, int] | None:
     return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class ReloadOutcome:
+    """How the last reload ended: a new build swapped in, or one that did not open (the old one still serving)."""
+
+    ok: bool
+    at: str = field(default_factory=_now)
+
+    def to_dict(self) -> dict[str, str]:
+        """For ``/v1/health``: the outcome and its time, never the error (it may name paths; the log has it)."""
+        return {"outcome": "ok" if self.ok else "failed", "at": self.at}
+
+
 @dataclass
 class Loaded:
     """One opened knowledge base and the requests still using it."""
@@ -52,7 +72,7 @@ class Loaded:
     kb: KnowledgeBase
     id: str
     signature: tuple[int, int, int] | None
-    loaded_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    loaded_at: str = field(default_factory=_now)
     leases: int = 0
     retired: bool = False
 
@@ -71,6 +91,8 @@ class KbHolder:
         self._thread: threading.Thread | None = None
         self._failed: tuple[int, int, int] | None = None
         self.reloads = 0
+        self.last_reload: ReloadOutcome | None = None  # None: no reload tried since start-up
+        self.shown = redacted_location(location)  # the location as logs show it: no password
         self._current = self._load(None)
 
     def _load(self, previous: KnowledgeBase | None) -> Loaded:
@@ -81,6 +103,11 @@ class KbHolder:
     @property
     def current(self) -> Loaded:
         return self._current
+
+    @property
+    def degraded(self) -> bool:
+        """The last reload failed: the build being served is older than one that did not open."""
+        return self.last_reload is not None and not self.last_reload.ok
 
     @contextmanager
     def lease(self) -> Iterator[Loaded]:
@@ -119,17 +146,30 @@ class KbHolder:
                 fresh = self._load(self._current.kb)
             except Exception as exc:  # a half-copied or broken file: keep serving the old one
                 self._failed = signature
-                log.error("artifact %s did not open, still serving %s: %s", self.location, self._current.id, exc)
+                self.last_reload = ReloadOutcome(ok=False)
+                log.error("artifact %s did not open, still serving %s: %s", self.shown, self._current.id,
+                          self._scrubbed(str(exc)))
                 return False
             with self._lock:
                 old, self._current = self._current, fresh
                 old.retired = True
                 close = old.leases == 0
             self.reloads += 1
-            log.info("artifact %s: now serving %s (was %s)", self.location, fresh.id, old.id)
+            self.last_reload = ReloadOutcome(ok=True)
+            log.info("artifact %s: now serving %s (was %s)", self.shown, fresh.id, old.id)
         if close:
             old.kb.close()
         return True
+
+    def _scrubbed(self, text: str) -> str:
+        """A driver's or reader's message without the location's password (libpq echoes parts of a URL)."""
+        text = text.replace(self.location, self.shown)
+        if self.location.startswith(SCHEMES):
+            try:
+                text = DatabaseUrl.parse(self.location).scrub(text)
+            except InvalidArgument:
+                pass
+        return text
 
     # -- the watcher ---------------------------------------------------------------------
 
@@ -158,6 +198,6 @@ class KbHolder:
                 return
             try:
                 self.reload(force=woken)
-            except Exception:  # the watcher must outlive any surprise
-                log.exception("artifact reload failed")
+            except Exception as exc:  # the watcher must outlive any surprise (no traceback: it may quote the URL)
+                log.error("artifact %s: reload failed: %s: %s", self.shown, type(exc).__name__, self._scrubbed(str(exc)))
                 time.sleep(1)

@@ -31,10 +31,19 @@ class ServeSettings:
     # A header carrying the caller's roles, set by a reverse proxy that authenticated the caller.
     # Off (None) by default; honoured only when the TCP peer is one of ``trusted_proxies``.
     roles_header: str | None = None
-    trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")
+    # The reverse proxies (their addresses as the server sees them) whose X-Forwarded-For and roles header
+    # are believed. None by default, loopback included: any local process could otherwise claim any address.
+    trusted_proxies: tuple[str, ...] = ()
     max_body_bytes: int = 64 * 1024
     rate_limit_per_minute: int = 0  # per client IP; 0: off
+    rate_limit_clients: int = 10_000  # client addresses the limiter remembers (least recently seen dropped)
     request_timeout_s: float = 30.0
+    # Slow clients: a connection is closed when a request's headers take longer than header_timeout_s, its
+    # body longer than body_timeout_s after them (0: no limit), or it sits idle between requests for
+    # keep_alive_s (0: closed after each response)
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
+    keep_alive_s: float = 5.0
     cors_origins: tuple[str, ...] = ()  # e.g. ("https://app.example.org",); ("*",) for any
     reload_poll_s: float = 2.0  # artifact file watch interval; 0: only SIGHUP reloads
 
@@ -61,7 +70,7 @@ def _coerce(key: str, value: Any) -> Any:
     try:
         if kind in ("int", int):
             number = int(value)
-            if isinstance(value, bool) or number < 0 or (key in ("port", "workers") and number == 0):
+            if isinstance(value, bool) or number < 0 or (key in ("port", "workers", "rate_limit_clients") and number == 0):
                 raise ValueError
             return number
         if kind in ("float", float):

@@ -1,0 +1,67 @@
+"""The edge's text checks: questions that say nothing, and text UTF-8 cannot carry, are refused before any work."""
+
+from __future__ import annotations
+
+import pytest
+
+from unitrag.errors import InvalidArgument, UserError
+from unitrag.rag.arguments import PADDING_RUN, names, optional_name, question_text, says_something
+from unitrag.rag.types import UserContext
+
+#: What the hostile trial got confident extractive answers for (issue 22, item 11), and relatives.
+NON_QUESTIONS = [
+    "\x00", "\u202e", "😀" * 2000, "(" * 1000 + "a" * 1000, "?!", "\u200b\u200b", "\x07 \x1b",
+    "👍🏽‍", "□■▲", "aaaa", "ZzZz", "哈哈哈", "a\u200ba\u200ba", "e\u0301e\u0301e\u0301", "ｗｗｗ",
+    "(" + "ab" * 500, "hahaha!", "121212",
+]
+#: Short real questions, and ordinary ones with emoji, marks or control characters in them.
+REAL_QUESTIONS = [
+    "B12?", "碘", "VD", "C", "多少钾？", "Is 1000 mg too much?", "I love salt 😋 is that bad?", "café au lait?",
+    "salt\x00 per day", "zzz... why am I so tired after lunch?", "嗯嗯", "孕妇补碘吗", "2000 kcal?", "abab", "cocoa?",
+]
+
+
+@pytest.mark.parametrize("question", NON_QUESTIONS)
+def test_a_question_without_a_word_is_empty(question):
+    with pytest.raises(InvalidArgument, match=r"^question: empty .*ask in words"):
+        question_text(question, 5000)
+
+
+@pytest.mark.parametrize("question", REAL_QUESTIONS)
+def test_short_and_decorated_real_questions_pass(question):
+    assert question_text(question, 5000) == question and says_something(question)
+
+
+@pytest.mark.parametrize("question, searched", [
+    ("what" + "?" * 1000, "what???"),  # was answered from an unrelated unit; "what???" is "not found"
+    ("(" * 1000 + "salt", "(((salt"),
+    ("😀" * 2000 + " salt?", "😀😀😀 salt?"),
+    ("salt!!!! and sugar....", "salt!!! and sugar..."),
+])
+def test_padding_is_cut_to_a_short_run(question, searched):
+    assert question_text(question, 5000) == searched and PADDING_RUN == 3
+
+
+@pytest.mark.parametrize("question", ["salt \ud800 per day", "\udcff", "ok \udfff", "\ud83d"])
+def test_a_lone_surrogate_in_the_question_is_refused_with_where_it_is(question):
+    with pytest.raises(InvalidArgument) as raised:
+        question_text(question, 5000)
+    message = str(raised.value)
+    assert message.startswith("question: not valid Unicode text: a lone surrogate U+D") and "at character" in message
+    message.encode("utf-8")  # the message itself can be printed, logged and sent
+
+
+def test_a_surrogate_pair_is_one_character_and_fine():
+    assert question_text("salt 😀 per day", 100) == "salt 😀 per day"
+
+
+def test_lone_surrogates_in_names_and_ids_are_refused():
+    with pytest.raises(InvalidArgument, match=r"^topics: not valid Unicode text.*U\+D800"):
+        names(["sodium", "x\ud800"], "topics")
+    with pytest.raises(InvalidArgument, match=r"^current_topic: not valid Unicode text"):
+        optional_name("\udc80", "current_topic")
+    for field in ("triggered_rules", "recent_scenes"):
+        with pytest.raises(UserError, match=rf"^{field}: not valid Unicode text"):
+            UserContext(**{field: ["en-b12-testing\ud800"]})
+    with pytest.raises(UserError, match=r"^roles: not valid Unicode text"):
+        UserContext.from_dict({"roles": ["clinician\udfff"]})
