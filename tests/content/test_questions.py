@@ -130,6 +130,27 @@ def test_questions_must_be_a_list(tree):
     assert found(validate_content(tree.root)) == [(tree.shown("eval/questions.yaml"), 1, "yaml", "expected a list of entries")]
 
 
+def test_answer_facts_are_lists_of_spellings_and_a_bare_string_is_one_spelling(tree):
+    facts = '  answer_facts:\n    - ["1,000 mg", "1000毫克"]\n    - with food\n'
+    tree.write("eval/questions.yaml", QUESTIONS.replace("[scene-one, story-one]\n", "[scene-one, story-one]\n" + facts, 1))
+    content = validate_content(tree.root)
+    assert content.problems == []
+    assert content.questions[0].question.answer_facts == [["1,000 mg", "1000毫克"], ["with food"]]
+    assert content.questions[1].question.answer_facts == []
+
+
+def test_bad_answer_facts_are_problems_on_their_lines(tree):
+    text = QUESTIONS.replace("[scene-one, story-one]\n", "[scene-one, story-one]\n  answer_facts:\n    - []\n    - [' , ']\n    - 3\n", 1)
+    text = text.replace("  unanswerable: true\n", "  unanswerable: true\n  answer_facts: [[\"8 hours\"]]\n")
+    tree.write("eval/questions.yaml", text)
+    got = [(line, field, message) for _, line, field, message in found(validate_content(tree.root))]
+    assert [(line, field) for line, field, _ in got] == [
+        (6, "q-one.answer_facts.0"), (7, "q-one.answer_facts.1.0"), (8, "q-one.answer_facts.2"), (13, "q-two.answer_facts")]
+    assert "at least 1 item" in got[0][2]
+    assert got[1][2] == "spelling ',' has no letter or digit: it would be found in any answer"
+    assert got[3][2].startswith("answer_facts need expected_units: an unanswerable or guard question has no answer")
+
+
 # -- the sample content's own labelled set -----------------------------------------------------------
 
 

@@ -95,6 +95,8 @@ def test_a_malformed_data_set_is_one_readable_error(tmp_path: Path):
     assert both.returncode == 1 and "give exactly one of --beir DIR or --questions FILE" in both.stderr
     f1 = unitrag("eval", "--beir", "bad", "--min-notfound-f1", "0.5", cwd=tmp_path)
     assert f1.returncode == 1 and f1.stderr == "error: --min-notfound-* need --questions: a BEIR data set has no unanswerable questions\n"
+    facts = unitrag("eval", "--beir", "bad", "--min-answer-facts", "0.5", cwd=tmp_path)
+    assert facts.returncode == 1 and facts.stderr == "error: --min-answer-facts needs --questions: a BEIR data set has no answer facts\n"
 
 
 # -- the sample's own labelled questions ------------------------------------------------------------
@@ -215,3 +217,84 @@ def test_the_full_variant_is_the_runtimes_search(built_sample):
         for who in (UserContext(), user):
             ranked = rank(kb, question, VARIANTS["full"], kb.config.dense_k, who).sources[: kb.config.final_k]
             assert [s.chunk_id for s in ranked] == [s.chunk_id for s in kb.search(question, user=who).sources]
+
+
+# -- answer facts ------------------------------------------------------------------------------------
+
+FACTS = """\
+- id: facts-sodium-limit
+  question: "How much sodium should an adult eat per day at most?"
+  lang: en
+  expected_units: [en-salt-intake-targets]
+  answer_facts:
+    - ["2 g", "2,000 mg", "2000毫克"]
+    - ["5 g of salt", "5克盐"]
+- id: facts-iodine-pregnancy
+  question: "孕妇每天需要多少碘？"
+  lang: zh
+  expected_units: [zh-iodine-intake-urinary]
+  answer_facts: ["230 µg"]
+- id: facts-sodium-lower-limit
+  question: "What is the most sodium a person should have in a day?"
+  lang: en
+  expected_units: [en-salt-intake-targets]
+  answer_facts:
+    - ["2,000 mg"]
+    - ["1,500 mg"]
+- id: facts-none
+  question: "Which foods are high in iron?"
+  lang: en
+  expected_units: [en-salt-intake-targets]
+"""
+
+
+@pytest.fixture(scope="module")
+def facts_file(built_sample) -> Path:
+    ws, _ = built_sample
+    path = ws.root / "facts_test.yaml"
+    path.write_text(FACTS, encoding="utf-8")
+    return path
+
+
+def test_the_extractive_answer_is_scored_against_answer_facts(built_sample, facts_file):
+    ws, _ = built_sample
+    result = unitrag("eval", "--questions", facts_file.name, "--kb", "dist/kb.duckdb", "--variants", "full", "--json",
+                     "--min-answer-facts", "0.6", cwd=ws.root)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    facts = report["answer_facts"]
+    assert facts["questions_with_facts"] == 3 and list(facts["modes"]) == ["extractive"]  # no LLM: one mode
+    extractive = facts["modes"]["extractive"]
+    # today's extractive answer states the WHO limit in both units and the salt equivalent, and the iodine dose in
+    # pregnancy (230微克 in the text, "230 µg" in the label); the 1,500 mg of a stricter target is never in it
+    assert (extractive["all_stated"], extractive["questions"], extractive["stated"], extractive["facts"]) == (2, 3, 4, 5)
+    assert extractive["failing"][0]["id"] == "facts-sodium-lower-limit"
+    assert extractive["failing"][0]["missing"] == [["1,500 mg"]]
+    rows = {row["id"]: row for row in report["questions"]}
+    assert "answer_facts" not in rows["facts-none"]
+    assert rows["facts-iodine-pregnancy"]["answer_facts"]["extractive"]["missing"] == []
+
+    failed = unitrag("eval", "--questions", facts_file.name, "--kb", "dist/kb.duckdb", "--variants", "full",
+                     "--markdown", "--min-answer-facts", "0.7", cwd=ws.root)
+    assert failed.returncode == 1 and "Traceback" not in failed.stderr
+    assert "gate failed: answers (extractive) state every fact for 0.6667 of 3 questions, below --min-answer-facts 0.7" \
+        in " ".join(failed.stderr.split())  # the console wraps long lines
+    assert '- extractive facts-sodium-lower-limit (same_lang): missing "1,500 mg"' in failed.stdout
+
+
+def test_with_an_llm_both_answer_modes_are_scored(built_sample, facts_file):
+    ws, _ = built_sample
+    questions = [lq.question for lq in load_questions([facts_file], [])][:2]
+    probe = KnowledgeBase.open(ws.artifact, config=Config(llm="none")).search(questions[0].question)
+    cite = probe.sources[0].citation_ids[0]
+    kb = KnowledgeBase.open(ws.artifact, llm=_llm(f"Adults should keep sodium under 2 g a day. <Cite id=\"{cite}\"/>"))
+    report = evaluate_questions(kb, questions, parse_variants("full", True))
+    figures = report.extra["answer_facts"]
+    llm, extractive = figures["modes"]["llm"], figures["modes"]["extractive"]
+    assert (extractive["all_stated"], extractive["stated"]) == (2, 3)  # the extractive answer from the same sources
+    # the mock states 2 g but not the salt; for the iodine question its citation is not among the sources, so the
+    # reader gets the extractive fallback, which states the dose
+    assert report.extra["generation"]["extractive_fallbacks"] == 1
+    assert (llm["all_stated"], llm["stated"], llm["facts"]) == (1, 2, 3)
+    assert [(f["id"], f["missing"]) for f in llm["failing"]] == [("facts-sodium-limit", [["5 g of salt", "5克盐"]])]
+    assert llm["failing"][0]["answer"] == "Adults should keep sodium under 2 g a day."  # the text a reader sees

@@ -61,6 +61,9 @@ def eval_cmd(
         "--min-guard-precision", help="--questions: exit 1 when red-flag or out-of-scope precision is below.")] = None,
     min_guard_pass: Annotated[Optional[float], typer.Option(
         "--min-guard-pass", help="--questions: exit 1 when the share of near-misses (guard: pass) let through is below.")] = None,
+    min_answer_facts: Annotated[Optional[float], typer.Option(
+        "--min-answer-facts", help="--questions: exit 1 when the share of questions with answer_facts whose answer states "
+                                   "every fact is below, in any answer mode (extractive; the LLM's with --llm).")] = None,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table (CI job summaries).")] = False,
     config: ConfigOpt = None,
     json: JsonOpt = False,
@@ -74,6 +77,8 @@ def eval_cmd(
         raise UserError("--min-notfound-* need --questions: a BEIR data set has no unanswerable questions")
     if beir is not None and min_success is not None:
         raise UserError("--min-success needs --questions: a BEIR data set has no question categories")
+    if beir is not None and min_answer_facts is not None:
+        raise UserError("--min-answer-facts needs --questions: a BEIR data set has no answer facts")
     if beir is not None and (min_guard_recall, min_guard_precision, min_guard_pass) != (None, None, None):
         raise UserError("--min-guard-* need --questions: a BEIR data set has no guard labels")
     cfg = load_config(config, embedder=embedder, reranker=reranker, llm=llm)
@@ -102,7 +107,10 @@ def eval_cmd(
     failures = _named_failures(gated, lambda r: gate_failures(r, min_ndcg, min_notfound_f1, min_success,
                                                               min_notfound_precision))
     if beir is None:
+        from ..eval.fact_report import fact_failures
         from ..eval.guard_report import guard_failures, has_guard_labels
+
+        failures += _named_failures(gated, lambda r: fact_failures(r.extra.get("answer_facts"), min_answer_facts))
 
         guarded = [(name, r) for name, r in gated if has_guard_labels(r)] or gated[-1:]
         failures += _named_failures(guarded, lambda r: guard_failures(r, min_guard_recall, min_guard_precision,
@@ -150,6 +158,22 @@ def _eval_question_sets(
     return [evaluate_questions(knowledge_base, [lq.question for lq in questions], chosen,
                                bars.update if bars.enabled else None, dataset=str(path))
             for path, questions in zip(paths, labelled)]
+
+
+def _print_facts(figures: dict) -> None:
+    from rich.markup import escape
+
+    from ..eval.fact_report import SHOWN_FAILING, failing_lines, fact_table
+
+    header, rows = fact_table(figures)
+    table = Table(title="Answer facts (every fact stated (questions) / fact recall)", title_justify="left")
+    for column in header:
+        table.add_column(column, no_wrap=True)
+    for row in rows:
+        table.add_row(*row)
+    out.print(table, width=max(out.width, 100))
+    for line in failing_lines(figures, SHOWN_FAILING):
+        out.print(f"  {escape(line)}")
 
 
 def _print_categories(reports: list["EvalReport"]) -> None:
@@ -222,6 +246,8 @@ def _print_eval(report: "EvalReport", plot: Path | None) -> None:
         out.print(line)
     for leak in report.extra.get("restricted_leaks", [])[:10]:
         out.print(f"  [red]leak[/] {leak['question']} ({leak['where']}): {leak['chunk_id']} is {leak['access']}")
+    if report.extra.get("answer_facts"):
+        _print_facts(report.extra["answer_facts"])
     if plot is not None:
         out.print(f"wrote {plot}")
 

@@ -11,7 +11,7 @@ from datetime import date
 from typing import Annotated, Literal, Union
 
 from pydantic import (
-    AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationInfo, field_validator, model_validator,
+    AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationInfo, field_validator, model_validator,
 )
 
 from ..rag.lang import normalize_question
@@ -243,6 +243,23 @@ class QuestionUser(_Strict):
     recent_scenes: list[Slug] = Field(default_factory=list, description="Scenes the user read recently (boosted).")
 
 
+def _one_spelling(fact: object) -> object:
+    """A bare string is a fact with one spelling: ``- 1,000 mg`` is ``- ["1,000 mg"]``."""
+    return [fact] if isinstance(fact, str) else fact
+
+
+def _check_spelling(spelling: str) -> str:
+    if not any(c.isalnum() for c in spelling):
+        raise ValueError(f"spelling {spelling!r} has no letter or digit: it would be found in any answer")
+    return spelling
+
+
+Spelling = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200),
+                     AfterValidator(_check_spelling)]
+_Spellings = Annotated[list[Spelling], Field(min_length=1)]
+AnswerFact = Annotated[_Spellings, BeforeValidator(_one_spelling, json_schema_input_type=Union[Spelling, _Spellings])]
+
+
 class LabelledQuestion(_Strict):
     """One labelled question (eval/questions.yaml): which units answer it, or that none does, or that a guard stops it.
 
@@ -263,6 +280,14 @@ class LabelledQuestion(_Strict):
     guard_rule: Slug | None = Field(
         default=None, description="With guard: red_flag | out_of_scope, the rule expected to fire; with guard: pass, the "
                                   "rule the question looks like (per-rule near-miss figures).")
+    answer_facts: list[AnswerFact] = Field(
+        default_factory=list,
+        description="With expected_units: the facts a correct answer states, each a list of accepted spellings "
+                    "(any one is enough), e.g. [[\"1,000 mg\", \"1000毫克\"], [\"with food\", \"随餐\"]]; a bare string is a "
+                    "fact with one spelling. Matched after case, whitespace, thousands separators and unit spellings "
+                    "(µg/mcg/微克, mg/毫克, g/克, °C/℃) are folded; a number never matches part of a longer one. "
+                    "`unitrag eval` reports the share of answers that state every fact.",
+    )
     phrasing: str | None = Field(default=None, alias="register",
                                  description="How the question is written (first person, typo, ...): reporting only.")
     user: QuestionUser | None = Field(default=None, description="The user context to ask with (default: anonymous).")
@@ -271,6 +296,14 @@ class LabelledQuestion(_Strict):
         "restricted", "user_context",
     ] | None = Field(default=None, description="Held-out test questions only (eval/questions_test.yaml): what the "
                                                 "question tests, for per-category figures. Calibration refuses them.")
+
+    @field_validator("answer_facts")
+    @classmethod
+    def _facts_need_an_answer(cls, facts: list[list[str]], info: ValidationInfo) -> list[list[str]]:
+        if facts and (info.data.get("unanswerable") or info.data.get("guard") is not None):
+            raise ValueError("answer_facts need expected_units: an unanswerable or guard question has no answer "
+                             "to state facts; remove answer_facts or label the units that answer it")
+        return facts
 
     @model_validator(mode="after")
     def _one_label(self) -> "LabelledQuestion":

@@ -18,6 +18,7 @@ from typing import Any
 from ..content.models import LabelledQuestion
 from ..rag.calibrate import user_context
 from ..rag.types import Source, UserContext
+from .fact_report import answer_texts, fact_figures, fact_row
 from .guard_report import guard_figures, guard_row
 from .metrics import MEASURES, score_rankings
 from .report import EvalProgress, EvalReport, VariantResult, precision_recall
@@ -48,6 +49,7 @@ def _evaluate(
     rows, leaks, answers = [], [], []
     embedding_s = warm_up(kb, [q.question for q in questions], variants, depth)
     unit_langs = unit_languages(kb.store)
+    llm_configured = kb._get_llm() is not None
     for n, q in enumerate(questions, start=1):
         user = user_context(q)
         guard_timings: dict[str, float] = {}
@@ -73,6 +75,11 @@ def _evaluate(
                 row["answer"] = {"extractive": answer.extractive, "cited": answer.faithfulness.valid_ids,
                                  "invalid": answer.faithfulness.invalid_ids,
                                  "uncited_long": answer.faithfulness.uncited_long_answer}
+            if q.answer_facts:
+                row["answer_facts"] = fact_row(q, answer_texts(answer, llm_configured))
+        elif q.answer_facts:  # stopped by the guard: every mode shows the guard's response
+            row["answer_facts"] = fact_row(q, dict.fromkeys(("extractive", "llm") if llm_configured else ("extractive",),
+                                                            got_guard.response))
         rows.append(row)
         if progress is not None:
             progress("questions", n, len(questions))
@@ -90,7 +97,7 @@ def _evaluate(
                 row["variants"][variant.name].update({k: round(v, 4) for k, v in scores.per_query[row["id"]].items()})
     extra = {
         "not_found": _not_found(rows), "guard": _guard(rows), "guard_rules": guard_figures(rows), "restricted_leaks": leaks,
-        "generation": _generation(kb, answers),
+        "generation": _generation(kb, answers), "answer_facts": fact_figures(rows),
         "by_category": by_category(rows, variants[-1].name),
     }
     pipeline = {"embedder": kb.store.manifest["embedder"]["id"], "reranker": kb.config.reranker, "sparse": kb.config.sparse,

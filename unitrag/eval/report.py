@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..content.registry import is_held_out
+from .fact_report import fact_lines, fact_markdown
 from .metrics import MEASURES
 
 #: (task, done, total): called as queries are run, for a progress bar.
@@ -67,7 +68,8 @@ class EvalReport:
             cells = [f"**{v.metrics[m]:.3f}**" if v.metrics[m] == best[m] else f"{v.metrics[m]:.3f}" for m in names]
             lines.append(f"| {v.name} | " + " | ".join(cells) + f" | {v.qps:.0f} |")
         lines += [""] + [f"- {line}" for line in summary_lines(self)]
-        return "\n".join(lines) + "\n"
+        facts = fact_markdown(self.extra.get("answer_facts"))
+        return "\n".join(lines) + "\n" + (f"\n{facts}" if facts else "")
 
 
 def summary_lines(report: EvalReport) -> list[str]:
@@ -87,6 +89,7 @@ def summary_lines(report: EvalReport) -> list[str]:
         lines.append(f"generation ({generation['llm']}): citation validity {_f(generation['citation_validity'])}, "
                      f"uncited long answers {_f(generation['uncited_long_share'])}, "
                      f"extractive fallbacks {generation['extractive_fallbacks']} of {generation['answers']}")
+    lines += fact_lines(report.extra.get("answer_facts"))
     unjudged = report.extra.get("unjudged_queries")
     if unjudged:
         lines.append(f"{len(unjudged)} judged queries have no relevant document: left out of the means")

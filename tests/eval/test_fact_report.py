@@ -1,0 +1,84 @@
+"""Answer facts in the eval report: per mode and category, failing questions, the --min-answer-facts gate."""
+
+from __future__ import annotations
+
+from unitrag.content.models import LabelledQuestion
+from unitrag.eval.fact_report import (
+    fact_failures,
+    fact_figures,
+    fact_lines,
+    fact_markdown,
+    fact_row,
+    fact_table,
+)
+from unitrag.eval.metrics import MEASURES
+from unitrag.eval.report import EvalReport, VariantResult, summary_lines
+
+
+def question(qid: str, facts: list) -> LabelledQuestion:
+    return LabelledQuestion(id=qid, question="How much calcium?", lang="en", expected_units=["calcium"], answer_facts=facts)
+
+
+CALCIUM = question("calcium-dose", [["1,000 mg", "1000毫克"], ["with food"]])
+IRON = question("iron-dose", ["18 mg"])
+
+
+def rows() -> list[dict]:
+    """Two answerable questions with facts (two modes), one without facts."""
+    return [
+        {"id": "calcium-dose", "category": "same_lang", "answer_facts": fact_row(CALCIUM, {
+            "extractive": "From the knowledge base:\n1. Calcium — Adults need 1000 mg a day.",
+            "llm": "Adults need 1,000 mg a day, taken with food."})},
+        {"id": "iron-dose", "category": "cross_en_zh", "answer_facts": fact_row(IRON, {
+            "extractive": "1. Iron — women need 18 mg.", "llm": "Women need 1.8 mg."})},  # not 18 mg
+        {"id": "no-facts", "category": "same_lang"},
+    ]
+
+
+def test_a_row_counts_stated_and_missing_facts_per_mode():
+    row = fact_row(CALCIUM, {"extractive": "Adults need 1000 mg a day."})
+    assert row == {"extractive": {"facts": 2, "stated": 1, "missing": [["with food"]], "answer": "Adults need 1000 mg a day."}}
+
+
+def test_figures_per_mode_and_category_with_the_failing_questions():
+    figures = fact_figures(rows())
+    assert figures["questions_with_facts"] == 2
+    extractive, llm = figures["modes"]["extractive"], figures["modes"]["llm"]
+    assert (extractive["questions"], extractive["all_stated"], extractive["facts_all"]) == (2, 1, 0.5)
+    assert (extractive["facts"], extractive["stated"], extractive["fact_recall"]) == (3, 2, 0.6667)
+    assert [(f["id"], f["missing"]) for f in extractive["failing"]] == [("calcium-dose", [["with food"]])]
+    assert (llm["facts_all"], llm["fact_recall"]) == (0.5, 0.6667)
+    assert [(f["id"], f["category"], f["missing"]) for f in llm["failing"]] == [("iron-dose", "cross_en_zh", [["18 mg"]])]
+    assert extractive["by_category"]["same_lang"]["facts_all"] == 0.0
+    assert extractive["by_category"]["cross_en_zh"]["facts_all"] == 1.0
+    assert llm["by_category"]["same_lang"]["fact_recall"] == 1.0
+
+
+def test_no_question_with_facts_is_no_figures():
+    assert fact_figures([{"id": "x", "category": "same_lang"}]) is None
+    assert fact_lines(None) == [] and fact_markdown(None) == ""
+
+
+def test_the_gate_reads_every_mode():
+    figures = fact_figures(rows())
+    assert fact_failures(figures, None) == [] and fact_failures(figures, 0.5) == []
+    assert fact_failures(figures, 0.6) == [
+        "answers (extractive) state every fact for 0.5000 of 2 questions, below --min-answer-facts 0.6",
+        "answers (llm) state every fact for 0.5000 of 2 questions, below --min-answer-facts 0.6"]
+    assert fact_failures(None, 0.1) == [
+        "no question has answer_facts, so the share stating every fact is n/a, below --min-answer-facts 0.1"]
+
+
+def test_table_summary_and_markdown_show_the_figures_and_the_missing_facts():
+    figures = fact_figures(rows())
+    header, table = fact_table(figures)
+    assert header == ["category", "extractive", "llm"]
+    assert table[-1] == ["all", "0.500 (1/2) / 0.667", "0.500 (1/2) / 0.667"]
+    variants = {"full": VariantResult("full", "", dict.fromkeys(MEASURES, 0.5), 2, 1.0)}
+    report = EvalReport("questions", "q.yaml", {"embedder": "e"}, variants, rows(), {"answer_facts": figures})
+    assert "answer facts (extractive): every fact stated 0.500 (1/2), fact recall 0.667 (2/3); 2 question(s) have facts" \
+        in summary_lines(report)
+    markdown = report.markdown()
+    assert "| cross_en_zh | 1.000 (1/1) / 1.000 | 0.000 (0/1) / 0.000 |" in markdown
+    assert '- llm iron-dose (cross_en_zh): missing "18 mg"' in markdown
+    assert '- extractive calcium-dose (same_lang): missing "with food"' in markdown
