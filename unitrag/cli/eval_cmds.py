@@ -165,13 +165,7 @@ def _print_facts(figures: dict) -> None:
 
     from ..eval.fact_report import SHOWN_FAILING, failing_lines, fact_table
 
-    header, rows = fact_table(figures)
-    table = Table(title="Answer facts (every fact stated (questions) / fact recall)", title_justify="left")
-    for column in header:
-        table.add_column(column, no_wrap=True)
-    for row in rows:
-        table.add_row(*row)
-    out.print(table, width=max(out.width, 100))
+    _print_table("Answer facts (every fact stated (questions) / fact recall)", *fact_table(figures))
     for line in failing_lines(figures, SHOWN_FAILING):
         out.print(f"  {escape(line)}")
 
@@ -179,9 +173,13 @@ def _print_facts(figures: dict) -> None:
 def _print_categories(reports: list["EvalReport"]) -> None:
     from ..eval.report import category_rows
 
-    header, rows = category_rows(reports)
-    table = Table(title="By category (Success@5 of the last variant; unanswerable: share answered \"not found\")",
-                  title_justify="left")
+    _print_table("By category (Success@5 of the last variant; unanswerable: share answered \"not found\")",
+                 *category_rows(reports))
+
+
+def _print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
+    """One titled table of text cells, never narrower than 100 columns (a pipe to a file keeps it whole)."""
+    table = Table(title=title, title_justify="left")
     for column in header:
         table.add_column(column, no_wrap=True)
     for row in rows:
@@ -193,13 +191,8 @@ def _print_guard(reports: list["EvalReport"]) -> None:
     from ..eval.guard_report import guard_table
     from ..eval.report import set_names
 
-    header, rows = guard_table(reports, set_names([r.dataset for r in reports]))
-    table = Table(title="Guard (P / R (hits/expected); near-misses: guard: pass)", title_justify="left")
-    for column in header:
-        table.add_column(column, no_wrap=True)
-    for row in rows:
-        table.add_row(*row)
-    out.print(table, width=max(out.width, 100))
+    _print_table("Guard (P / R (hits/expected); near-misses: guard: pass)",
+                 *guard_table(reports, set_names([r.dataset for r in reports])))
 
 
 def _guard_markdown(reports: list["EvalReport"]) -> str:
