@@ -50,6 +50,17 @@ def database_errors(url: DatabaseUrl, doing: str) -> Iterator[None]:
         raise UserError(f"PostgreSQL at {url.describe()} failed while {doing}: {reason(exc, url)}") from None
 
 
+@contextmanager
+def snapshot(conn: Any) -> Iterator[None]:
+    """One read-only REPEATABLE READ transaction: everything read inside is of one publish, even when another
+    completes meanwhile (its last transaction switches the manifest, chunks and registries together)."""
+    import psycopg
+
+    conn.isolation_level, conn.read_only = psycopg.IsolationLevel.REPEATABLE_READ, True
+    with conn.transaction():
+        yield
+
+
 def reason(exc: BaseException, url: DatabaseUrl) -> str:
     """The cause of a failure in a few words, with what to check; the URL's secrets masked."""
     text = url.scrub(first_line(exc))

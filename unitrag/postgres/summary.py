@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import UserError
-from .connect import connect, database_errors
+from .connect import connect, database_errors, snapshot
 from .generations import live_generation, visible_sql
 from .schema import CHUNKS, MANIFEST, check_tables, schema_version
 from .url import DatabaseUrl
@@ -19,12 +19,9 @@ from .url import DatabaseUrl
 def published_summary(url: str | DatabaseUrl) -> dict[str, Any]:
     """``{"database", "manifest", "chunks_by"}`` of what ``unitrag publish`` wrote to ``url`` (the URL redacted);
     a UserError when unitrag never published there. A publish in progress shows in ``manifest["publish"]``."""
-    import psycopg
-
     url = DatabaseUrl.parse(url)
     with connect(url) as conn, database_errors(url, "reading the published manifest"):
-        conn.isolation_level, conn.read_only = psycopg.IsolationLevel.REPEATABLE_READ, True
-        with conn.transaction():  # one snapshot: the counts are of the generation the manifest names
+        with snapshot(conn):  # the counts are of the generation the manifest names
             check_tables(conn)
             version = schema_version(conn)
             if version == 0:

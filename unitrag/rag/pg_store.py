@@ -16,14 +16,13 @@ publish running or killed meanwhile never shows through.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
 from ..errors import InvalidArgument, UserError
-from ..postgres.connect import connect, database_errors, ensure_pgvector
+from ..postgres.connect import connect, database_errors, ensure_pgvector, snapshot
 from ..postgres.generations import live_generation, visible_sql
 from ..postgres.index import IndexSettings, order_by_distance
 from ..postgres.schema import CHUNKS, check_tables, dense_index, schema_version
@@ -66,7 +65,7 @@ class PgChunkStore(ChunkStore):
         url = DatabaseUrl.parse(url)
         if ef_search is not None:
             IndexSettings(ef_search=ef_search)  # the same range check as the publish option
-        with connect(url) as conn, database_errors(url, "loading the knowledge base"), _snapshot(conn):
+        with connect(url) as conn, database_errors(url, "loading the knowledge base"), snapshot(conn):
             check_tables(conn)
             version = schema_version(conn)
             if version == 0:
@@ -184,17 +183,6 @@ def filter_sql(where: SearchFilter, visible: str = "") -> tuple[str, list[Any]]:
         conditions.append("topics && %s::text[]")
         params.append(list(where.topics))
     return (" WHERE " + " AND ".join(conditions) if conditions else ""), params
-
-
-@contextmanager
-def _snapshot(conn: Any) -> Iterator[None]:
-    """One read-only snapshot for everything ``load`` reads, so the manifest, the chunks and the registries are
-    of one publish even when another completes meanwhile (its last transaction switches them together)."""
-    import psycopg
-
-    conn.isolation_level, conn.read_only = psycopg.IsolationLevel.REPEATABLE_READ, True
-    with conn.transaction():
-        yield
 
 
 def _semantic_guard(conn: Any) -> SemanticGuard | None:
