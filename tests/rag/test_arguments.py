@@ -13,6 +13,7 @@ NON_QUESTIONS = [
     "\x00", "\u202e", "😀" * 2000, "(" * 1000 + "a" * 1000, "?!", "\u200b\u200b", "\x07 \x1b",
     "👍🏽‍", "□■▲", "aaaa", "ZzZz", "哈哈哈", "a\u200ba\u200ba", "e\u0301e\u0301e\u0301", "ｗｗｗ",
     "(" + "ab" * 500, "hahaha!", "121212",
+    "\u3164\u3164", "\uffa0 \u115f", "\u180b\ufe0f\U000e0100",  # default-ignorable letters and selectors: they draw nothing
 ]
 #: Short real questions, and ordinary ones with emoji, marks or control characters in them.
 REAL_QUESTIONS = [

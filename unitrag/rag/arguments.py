@@ -11,7 +11,6 @@ question holding the embedder's lock for minutes. Every failure is an
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from numbers import Integral
@@ -99,9 +98,6 @@ def question_text(question: object, max_chars: int) -> str:
     return unpadded(question)
 
 
-#: Set aside before looking for words: control and format characters (not whitespace, which separates
-#: words) and combining marks, so neither an invisible character nor a mark splits or makes a word.
-_UNSEEN_CATEGORIES = frozenset({"Cc", "Cf", "Mn", "Me"})
 _WORD = re.compile(r"[^\W_]+")
 #: No word: one or two characters said three times or more ("aaa", "ZzZz", "ababab", "hahaha", "哈哈哈").
 _REPEATS = re.compile(r"(.{1,2})\1{2,}")
@@ -114,10 +110,14 @@ _PADDING = re.compile(r"([^\w\s]|_)\1{%d,}" % PADDING_RUN)
 def says_something(text: str) -> bool:
     """Whether ``text`` holds a word: a run of letters or digits that does not just repeat one or two characters.
 
-    Control and format characters and combining marks are set aside first. One letter or digit is a
-    word ("碘", "C"), so is "VD", "B12" or "abab"; "aaa", "ZzZ", "ababab" and "哈哈哈" (case aside) are not.
+    What draws nothing is set aside first (``drop_invisible``: control and format characters, combining
+    marks, default-ignorable code points such as the Hangul filler), so it neither splits nor makes a word.
+    One letter or digit is a word ("碘", "C"), so is "VD", "B12" or "abab"; "aaa", "ZzZ", "ababab" and
+    "哈哈哈" (case aside) are not.
     """
-    seen = "".join(ch for ch in text if ch.isspace() or unicodedata.category(ch) not in _UNSEEN_CATEGORIES)
+    from ..content.unicode_fold import drop_invisible  # here: content's models import rag.lang (issue 26's layers)
+
+    seen = drop_invisible(text)
     return any(not _REPEATS.fullmatch(word.casefold()) for word in _WORD.findall(seen))
 
 
