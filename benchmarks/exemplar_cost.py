@@ -38,7 +38,7 @@ def main() -> None:
     kb = KnowledgeBase.open(args.kb, config=Config(llm="none"))
     embedder = kb.encoder.embedder
     content = validate_content(Path("content"), 200_000)
-    questions = [q for lu in content.units for q in lu.unit.questions]
+    questions = [q for lu in content.units for q in lu.unit.question_texts]
     with duckdb.connect(args.kb, read_only=True) as con:
         passages = [row[0] for row in con.execute("SELECT text_for_embedding FROM chunks ORDER BY chunk_id").fetchall()]
     embedder.embed_queries(questions[:8])  # load and warm the model

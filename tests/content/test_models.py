@@ -277,7 +277,7 @@ STORY = {"kind": "story", "id": "s", "title": "T", "topics": ["iron"], "summary"
 
 def test_a_units_questions_are_stripped_strings():
     unit = UNIT_ADAPTER.validate_python({**STORY, "questions": ["  What should I eat for iron?  ", "补铁吃什么？"]})
-    assert unit.questions == ["What should I eat for iron?", "补铁吃什么？"]
+    assert unit.question_texts == ["What should I eat for iron?", "补铁吃什么？"]
     assert UNIT_ADAPTER.validate_python(STORY).questions == []
 
 

@@ -92,6 +92,17 @@ def test_extractive_answer_cites_only_its_sources(kb):
     assert {c.id for c in answer.citations} <= whitelist
 
 
+@pytest.mark.parametrize(("question", "stated", "not_stated"), [
+    ("What is the Daily Value for sodium on a US Nutrition Facts label?", "2,300 mg", "4,700 mg"),
+    ("按照平衡膳食宝塔，成年人每天应该吃多少克蔬菜？", "300–500 克", "200–350 克"),
+])
+def test_the_extractive_answer_quotes_the_table_row_asked_about_with_its_header(kb, question, stated, not_stated):
+    answer = kb.ask(question)
+    assert not answer.not_found and answer.extractive
+    first = answer.answer.splitlines()[1]
+    assert stated in first and not_stated not in answer.answer  # the row asked about, not the rest of the table
+
+
 def test_eight_threads_ask_at_once(kb):
     questions = list(STORY_QUESTIONS.values())
     expected = {q: (kb.ask(q).answer, [s.chunk_id for s in kb.ask(q).sources]) for q in questions}

@@ -255,3 +255,20 @@ def test_shorthand_stays_a_whole_word(broadener, question):
     from unitrag.rag.crosslingual import CrossLingual
 
     assert CrossLingual(broadener, frozenset({"en", "zh"})).topics_in(question) == []
+
+
+@pytest.mark.parametrize(("question", "topic"), [
+    ("How much Mg should I take for cramps?", "magnesium"),
+    ("Is Zn good for a cold?", "zinc"),
+    ("Are Epsom salt baths a way to get magnesium?", "magnesium"),
+    ("low Fe and tired all the time", "iron"),
+])
+def test_element_symbols_and_lay_names_reach_their_topic(broadener, question, topic):
+    assert broadener.topics[topic].find(question)
+
+
+@pytest.mark.parametrize("question", ["Take 400 mg a day", "zn", "ZN", "the fe in the cafe"])
+def test_an_element_symbol_keeps_its_case_so_a_unit_or_a_word_is_not_the_nutrient(broadener, question):
+    assert not broadener.topics["magnesium"].find(question)
+    assert not broadener.topics["zinc"].find(question)
+    assert not broadener.topics["iron"].find(question)

@@ -63,7 +63,12 @@ def eval_cmd(
         "--min-guard-pass", help="--questions: exit 1 when the share of near-misses (guard: pass) let through is below.")] = None,
     min_answer_facts: Annotated[Optional[float], typer.Option(
         "--min-answer-facts", help="--questions: exit 1 when the share of questions with answer_facts whose answer states "
-                                   "every fact is below, in any answer mode (extractive; the LLM's with --llm).")] = None,
+                                   "every fact is below, in any answer mode (extractive; the LLM's with --llm); "
+                                   "--unit-questions: the share of content tests that pass.")] = None,
+    unit_questions: Annotated[bool, typer.Option(
+        "--unit-questions", help="Content tests: ask every unit question written with facts ({q: ..., facts: [...]}) of "
+                                 "--kb; each passes when its unit is among the first 5 sources and the answer states "
+                                 "every fact. Gate with --min-answer-facts (1 fails on any failing test).")] = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown table (CI job summaries).")] = False,
     config: ConfigOpt = None,
     json: JsonOpt = False,
@@ -71,8 +76,20 @@ def eval_cmd(
     """Score every pipeline variant on a BEIR data set or on labelled questions; gate on thresholds."""
     from ..eval.report import category_markdown, gate_failures, gated_reports
 
+    if unit_questions:
+        unused = [name for name, value in (
+            ("--beir", beir), ("--questions", questions), ("--variants", variants), ("--plot", plot),
+            ("--embedder", embedder), ("--limit", limit),
+            ("--min-ndcg", min_ndcg), ("--min-notfound-f1", min_notfound_f1), ("--min-success", min_success),
+            ("--min-notfound-precision", min_notfound_precision), ("--min-guard-recall", min_guard_recall),
+            ("--min-guard-precision", min_guard_precision), ("--min-guard-pass", min_guard_pass)) if value is not None]
+        if unused:
+            raise UserError(f"--unit-questions runs on its own, asking with the configured search: {', '.join(unused)} "
+                            f"{'does' if len(unused) == 1 else 'do'} not apply (gate it with --min-answer-facts)")
+        _eval_unit_questions(load_config(config, reranker=reranker, llm=llm), kb, min_answer_facts, json, markdown)
+        return
     if (beir is None) == (not questions):
-        raise UserError("give exactly one of --beir DIR or --questions FILE")
+        raise UserError("give exactly one of --beir DIR or --questions FILE (or --unit-questions)")
     if beir is not None and (min_notfound_f1, min_notfound_precision) != (None, None):
         raise UserError("--min-notfound-* need --questions: a BEIR data set has no unanswerable questions")
     if beir is not None and min_success is not None:
@@ -117,6 +134,31 @@ def eval_cmd(
                                                                       min_guard_pass))
     for failure in failures:
         err.print(f"[red]gate failed:[/] {failure}")
+    if failures:
+        raise typer.Exit(1)
+
+
+def _eval_unit_questions(cfg: Config, kb: str | None, least: float | None, json: bool, markdown: bool) -> None:
+    """``--unit-questions``: run the content's content tests (eval.content_tests), print them, gate them."""
+    from rich.markup import escape
+
+    from ..eval.content_tests import load_content_tests, run_content_tests
+    from ..rag.knowledge_base import KnowledgeBase
+
+    tests = load_content_tests(cfg)
+    knowledge_base = KnowledgeBase.open(kb or cfg.artifact, config=cfg)
+    with ProgressBars(enabled=not (json or markdown)) as bars:
+        report = run_content_tests(knowledge_base, tests, bars.update if bars.enabled else None)
+    if json:
+        print_json(report.to_dict())
+    elif markdown:
+        sys.stdout.write(report.markdown())
+    else:
+        for line in report.summary_lines() + report.failures():
+            out.print(escape(line), soft_wrap=True)  # one line per failing test, whole, for grep and editors
+    failures = report.gate(least)
+    for failure in failures:
+        err.print(f"[red]gate failed:[/] {escape(failure)}")
     if failures:
         raise typer.Exit(1)
 

@@ -15,7 +15,9 @@ The same table holds the answerability exemplars (``rag.exemplars``): the labell
 questions asked without a user context keep their label as their role (``answerable``,
 ``unanswerable``; still the guard's negatives), and the ``questions`` authors list in each
 unit's frontmatter are rows of their own (``unit_question``, or ``clinician_question`` for a
-clinician-only unit, with the unit's id), which the guard's fit leaves out.
+clinician-only unit, with the unit's id), which the guard's fit leaves out. Only a question's text is a row:
+the ``facts`` a unit question may carry (content tests, ``eval.content_tests``) are never embedded, so adding
+or editing them embeds and refits nothing.
 
 Held-out files (``eval/*_test.yaml``, ``content.registry.is_held_out``) are never read here: a test set
 fitted on is no test.
@@ -71,7 +73,7 @@ def guard_example_rows(content: ContentSet) -> list[dict[str, Any]]:
     by_id = units_by_id(content)
     for unit_id, (_, access) in units.items():
         role = "unit_question" if access == "public" else "clinician_question"
-        rows += [_row(unit_id, role, detect_lang(text), text) for text in by_id[unit_id].questions]
+        rows += [_row(unit_id, role, detect_lang(text), text) for text in by_id[unit_id].question_texts]
     return rows
 
 

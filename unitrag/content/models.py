@@ -28,6 +28,49 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
+def _one_spelling(fact: object) -> object:
+    """A bare string is a fact with one spelling: ``- 1,000 mg`` is ``- ["1,000 mg"]``."""
+    return [fact] if isinstance(fact, str) else fact
+
+
+def _check_spelling(spelling: str) -> str:
+    if not any(c.isalnum() for c in spelling):
+        raise ValueError(f"spelling {spelling!r} has no letter or digit: it would be found in any answer")
+    return spelling
+
+
+Spelling = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200),
+                     AfterValidator(_check_spelling)]
+_Spellings = Annotated[list[Spelling], Field(min_length=1)]
+AnswerFact = Annotated[_Spellings, BeforeValidator(_one_spelling, json_schema_input_type=Union[Spelling, _Spellings])]
+
+_QuestionText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
+
+
+class UnitQuestion(_Strict):
+    """A unit's question with the facts its answer states: a content test next to the content it tests."""
+
+    q: _QuestionText = Field(description="The question, as a reader would ask it.")
+    facts: list[AnswerFact] = Field(
+        default_factory=list,
+        description="The facts an answer drawn from this unit states, each a list of accepted spellings (any one is "
+                    "enough) or a bare string; matched like a labelled question's answer_facts. `unitrag eval "
+                    "--unit-questions` fails when the unit is not among the first 5 sources or a fact is not stated.")
+
+
+def _plain_question(entry: object) -> object:
+    """A bare string is a question with no facts: ``- How much?`` is ``- {q: How much?}``."""
+    if isinstance(entry, str):
+        return {"q": entry}
+    if not isinstance(entry, (dict, UnitQuestion)):
+        raise ValueError("a question is its text, or {q: text, facts: [...]} (a content test)")
+    return entry
+
+
+UnitQuestionEntry = Annotated[UnitQuestion, BeforeValidator(_plain_question,
+                                                            json_schema_input_type=Union[_QuestionText, UnitQuestion])]
+
+
 class UnitBase(_Strict):
     id: Slug = Field(description="Stable identity, unique across all units.")
     title: str = Field(min_length=1, description="Shown to users and put in the prompt.")
@@ -36,12 +79,19 @@ class UnitBase(_Strict):
         default_factory=list, alias="citationIds", description="Every id cited in the body; ids from the registry."
     )
     updated: date | None = Field(default=None, description="Optional date of the last review (YYYY-MM-DD).")
-    questions: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]] = Field(
+    questions: list[UnitQuestionEntry] = Field(
         default_factory=list,
         description="Questions readers ask that this unit answers, in their own words and either language. Not shown: "
                     "they teach the answerability gate what this knowledge base answers (a question near one of them "
-                    "is answered rather than \"not found\").",
+                    "is answered rather than \"not found\"). A question may be {q: text, facts: [...]}: a content test "
+                    "(`unitrag eval --unit-questions`) then asks it and expects this unit among the sources and every "
+                    "fact in the answer.",
     )
+
+    @property
+    def question_texts(self) -> list[str]:
+        """The questions' text, facts or not: what is embedded as answerability exemplars."""
+        return [q.q for q in self.questions]
 
 
 class Story(UnitBase):
@@ -243,23 +293,6 @@ class QuestionUser(_Strict):
     recent_scenes: list[Slug] = Field(default_factory=list, description="Scenes the user read recently (boosted).")
 
 
-def _one_spelling(fact: object) -> object:
-    """A bare string is a fact with one spelling: ``- 1,000 mg`` is ``- ["1,000 mg"]``."""
-    return [fact] if isinstance(fact, str) else fact
-
-
-def _check_spelling(spelling: str) -> str:
-    if not any(c.isalnum() for c in spelling):
-        raise ValueError(f"spelling {spelling!r} has no letter or digit: it would be found in any answer")
-    return spelling
-
-
-Spelling = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200),
-                     AfterValidator(_check_spelling)]
-_Spellings = Annotated[list[Spelling], Field(min_length=1)]
-AnswerFact = Annotated[_Spellings, BeforeValidator(_one_spelling, json_schema_input_type=Union[Spelling, _Spellings])]
-
-
 class LabelledQuestion(_Strict):
     """One labelled question (eval/questions.yaml): which units answer it, or that none does, or that a guard stops it.
 
@@ -292,8 +325,8 @@ class LabelledQuestion(_Strict):
                                  description="How the question is written (first person, typo, ...): reporting only.")
     user: QuestionUser | None = Field(default=None, description="The user context to ask with (default: anonymous).")
     category: Literal[
-        "cross_en_zh", "cross_zh_en", "same_lang", "unanswerable_in_domain", "unanswerable_off_domain",
-        "restricted", "user_context",
+        "cross_en_zh", "cross_zh_en", "same_lang", "unanswerable_in_domain", "unanswerable_near_miss",
+        "unanswerable_off_domain", "restricted", "user_context",
     ] | None = Field(default=None, description="Held-out test questions only (eval/questions_test.yaml): what the "
                                                 "question tests, for per-category figures. Calibration refuses them.")
 

@@ -25,7 +25,7 @@ SHOWN_FAILING = 15
 _ANSWER_SHOWN = 300
 
 
-def answer_texts(answer: Any, llm_configured: bool) -> dict[str, str]:
+def answer_texts(answer: Any, llm_configured: bool, focus: Any = None) -> dict[str, str]:
     """What a reader sees in each mode, from one ``ask`` answer; with an LLM configured, the extractive
     answer is built from the same sources (it is what the reader gets when the LLM is down)."""
     shown = strip_citations(answer.answer)
@@ -33,7 +33,7 @@ def answer_texts(answer: Any, llm_configured: bool) -> dict[str, str]:
         return {"extractive": shown}
     if answer.not_found or answer.guard is not None or answer.extractive:
         return {"extractive": shown, "llm": shown}
-    return {"extractive": strip_citations(extractive_answer(answer.question, answer.lang, answer.sources)), "llm": shown}
+    return {"extractive": strip_citations(extractive_answer(answer.question, answer.lang, answer.sources, focus=focus)), "llm": shown}
 
 
 def fact_row(q: LabelledQuestion, texts: dict[str, str]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ the results gives every member a fair chance. A question that names a member
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -64,6 +64,12 @@ class _Topic:
             return None
         return self.mention.search(self._visible(text))
 
+    def mentions(self, text: str) -> Iterator[re.Match[str]]:
+        """Every mention of the topic in (normalised) ``text`` outside its excludes, in order."""
+        if self.mention is None:
+            return iter(())
+        return self.mention.finditer(self._visible(text))
+
     def replace(self, text: str, repl: Callable[[re.Match[str]], str] | str) -> str:
         """``text`` with every mention outside the excludes replaced (``re.sub``'s ``repl``)."""
         if self.mention is None:
@@ -82,6 +88,10 @@ class _Topic:
 _VITAMIN_WORDS = ((re.compile(r"vitamin[\s\-]*(?=[A-Ka-k][\s\-]?\d{0,2}$)", re.IGNORECASE),
                    r"(?:vitamin[\s\-]*|vit\.[\s\-]*|vit[\s\-]+|vit(?=[A-Ka-k][\s\-]?\d))"),
                   (re.compile(r"维生素(?=[A-Ka-k][\s\-]?\d{0,2}$)"), "(?:维生素|维他命|维)"))
+
+
+#: A chemical element's symbol as a topic's synonym ("Fe", "Mg", "Zn"): matched with its case only.
+_ELEMENT_SYMBOL = re.compile(r"[A-Z][a-z]")
 
 
 def _spaced(form: str) -> list[str]:
@@ -108,6 +118,8 @@ def _form_pattern(form: str) -> str | None:
     elif form.isascii() and form[-1].isdigit():
         parts[-1] += "s?"  # "omega-3s", "B12s": a plural after a number
     pattern = "".join(parts)
+    if _ELEMENT_SYMBOL.fullmatch(form):
+        pattern = f"(?-i:{pattern})"  # "Mg" is magnesium, "mg" a milligram: a chemical symbol keeps its case
     if re.match(f"[{_ALNUM}]", first):
         pattern = f"(?<![{_ALNUM}])" + pattern
     if re.match(f"[{_ALNUM}]", form[-1]):

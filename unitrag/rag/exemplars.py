@@ -89,6 +89,15 @@ class Exemplars:
             return None
         return float(cosines[positive].max() - cosines[~self.answerable].max())
 
+    def nearest_answered(self, vector: np.ndarray, k: int, least: float, clinician: bool = False) -> list[str]:
+        """Up to ``k`` answerable exemplars (the caller may count) nearest ``vector``, at cosine ``least`` or more:
+        the same question in other words, often in the other language (authors write both)."""
+        cosines = self.vectors @ np.asarray(vector, dtype=np.float32)
+        allowed = self.answerable & (clinician | ~self.clinician) & (cosines >= least)
+        rows = np.flatnonzero(allowed)
+        best = rows[np.argsort(-cosines[rows], kind="stable")[:k]]
+        return [self.texts[i] for i in best]
+
     def without(self, texts: Iterable[str]) -> "Exemplars | None":
         """The exemplars but ``texts`` (a dev file scored against the others), None if a kind runs out."""
         drop = set(texts)

@@ -1,122 +1,56 @@
-"""The answer without an LLM: the sentences of the top sources that best match the question, cited.
+"""The answer without an LLM: the spans of the top sources that best state what was asked, cited.
 
-When no LLM is configured or reachable, the user still gets the passages the
-retriever judged best, in the question's language frame, each followed by
-``<Cite/>`` tags for that source's citation ids only, so the faithfulness check
-passes by construction. It is built from plain string operations and never raises:
-it is the fallback of last resort.
+When no LLM is configured or reachable, the reader still gets an answer: the
+sentences, list items and table rows (``rag.spans``) of the top sources that score
+best against the question (``rag.focus``: its rare terms, the topics it names in
+either language, the numbers it asks for, the source's rank), best first, without
+repeats, within a length budget. Each quoted span is followed by ``<Cite/>`` tags of its
+source's own citation ids, so the faithfulness check passes by construction; a title is
+named once. A span in the other language than the question keeps its words, announced
+as such. Plain string work that never raises: it is the fallback of last resort.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-from ..content.citation_tags import canonical_tag, find_tags, replace_tags, strip_tags
+from ..content.citation_tags import canonical_tag, strip_tags
+from ..content.tokenize import tokenize
+from .focus import Lexicon, QuestionFocus, plain_lexicon
+from .spans import Span, split_sentences  # noqa: F401 - split_sentences: part of this module's API
 from .types import Source
 
 LEAD = {"zh": "根据知识库资料：", "en": "From the knowledge base:"}
 NOTHING = {"zh": "知识库中没有找到相关资料。", "en": "The knowledge base has nothing on this question."}
-#: Said, in the question's language, before a source written in the other one (its text stays as written).
+#: Said, in the question's language, before a span written in the other one (its text stays as written).
 OTHER_LANGUAGE = {("zh", "en"): "以下内容来自英文资料：", ("en", "zh"): "The following is from a Chinese source: "}
 
-#: Sources shown, and sentences taken from each.
-TOP_SOURCES = 3
-MAX_SENTENCES = 2
-#: A second sentence is added only while the snippet stays under this many characters
-#: (Chinese packs about three times as much into a character).
-SNIPPET_CHARS = {"zh": 120, "en": 320}
-#: A single sentence longer than this is cut at a word boundary.
+#: Sources whose spans are candidates, and spans quoted at most.
+CANDIDATE_SOURCES = 5
+MAX_SPANS = 6
+#: The quoted spans' words stay under this many characters (Chinese packs about three times as much
+#: into a character); the best span is always quoted, shortened if it alone is longer.
+BUDGET_CHARS = {"zh": 400, "en": 900}
+#: A span after the best is quoted only when it states at least this share of what the best states.
+RELATIVE_FLOOR = 0.4
+#: Another row of a table a quoted row belongs to is quoted only when it states nearly as much (the question
+#: names both rows); the header every row repeats must not bring in the whole table.
+SIBLING_ROW_FLOOR = 0.9
+#: A span sharing this share of its terms with one already quoted repeats it.
+REDUNDANT = 0.7
+#: A single span longer than this is cut at a word boundary.
 SENTENCE_MAX_CHARS = {"zh": 160, "en": 400}
 
 _TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
-_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_MD_EMPHASIS = re.compile(r"(\*\*|__|\*|`)")
-_LINE_MARK = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)")
-# A line that is all bold ("**Targets for adults:**") heads what follows; it is a heading
-# when it ends in a colon, has no end punctuation, or is short ("**安全性。**").
-_BOLD_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(\*\*|__)(?P<text>[^*_]+?)\1\s*(?P<colon>[:：]?)\s*$")
-_HEADING_CHARS = 40
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 _SPACE = re.compile(r"\s+")
-# A sentence ends at 。！？!? (plus closing quotes/brackets), at ；… runs, or at a "." followed by
-# whitespace and not preceded by a common abbreviation or a single letter (e.g., Dr., U.S.).
-_ZH_END = re.compile(r"[。！？!?]+[”’」』）)]*|…{1,2}")
-_EN_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bNo)(?<!\bFig)(?<!\b[A-Z])\.[”’\")]*(?=\s|$|<)")
 _ID_OK = re.compile(r'^[^"<>\s]+$')
-_END_PUNCT = ".!?。！？…"
+_END_PUNCT = ".!?。！？…;；:："
 
 
 def answer_lang(lang: str) -> str:
     return "zh" if (lang or "").lower().startswith("zh") else "en"
-
-
-def plain_text(text: str, *, keep_cites: bool = False) -> str:
-    """Source text as running prose: no Markdown markers or headings, no tags (well-formed ``<Cite/>``
-    kept on request, rewritten canonical and moved up against the word they follow)."""
-    text = replace_tags(text or "", lambda t: canonical_tag(t.id) if keep_cites and t.id else "")
-    text = _TAG.sub(lambda m: m.group(0) if _is_cite(m.group(0)) else "", text)
-    lines = []
-    for line in text.splitlines():
-        if line.lstrip().startswith("#") or _TABLE_RULE.match(line) or _is_bold_heading(line):
-            continue  # headings repeat the title or only announce what follows; table rules carry nothing
-        lines.append(_LINE_MARK.sub("", line).replace("|", " "))
-    text = _MD_LINK.sub(r"\1", "\n".join(lines))
-    text = _MD_EMPHASIS.sub("", text)
-    text = _SPACE.sub(" ", text).strip()
-    return re.sub(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])", "", text)
-
-
-def _is_cite(tag: str) -> bool:
-    found = find_tags(tag)
-    return len(found) == 1 and found[0].canonical and found[0].raw == tag
-
-
-def _is_bold_heading(line: str) -> bool:
-    m = _BOLD_LINE.match(line)
-    if m is None:
-        return False
-    words = m.group("text").strip()
-    ends = words[-1:]
-    return bool(m.group("colon")) or ends in ":：" or ends not in _END_PUNCT or len(words) <= _HEADING_CHARS
-
-
-def _has_words(text: str) -> bool:
-    return any(ch.isalnum() for ch in strip_tags(text))
-
-
-def _leading_tags(piece: str) -> int:
-    """Where the citation tags at the very start of ``piece`` end (0 when it starts with words)."""
-    end = 0
-    for tag in find_tags(piece):
-        if piece[end:tag.start].strip():
-            break
-        end = tag.end
-    return end
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of Chinese, English or mixed prose, end punctuation kept.
-
-    A ``<Cite/>`` written just after a full stop belongs to the sentence before it.
-    """
-    bounds = sorted({m.end() for m in _ZH_END.finditer(text)} | {m.end() for m in _EN_END.finditer(text)} | {len(text)})
-    sentences: list[str] = []
-    start = 0
-    for end in bounds:
-        piece = text[start:end].strip()
-        start = end
-        lead = _leading_tags(piece)
-        if lead and sentences:
-            sentences[-1] += piece[:lead].strip()
-            piece = piece[lead:].strip()
-        if not piece:
-            continue
-        if _has_words(piece) or not sentences:
-            sentences.append(piece)
-        else:
-            sentences[-1] += piece  # stray punctuation or tags
-    return [s for s in sentences if _has_words(s)]
 
 
 def _shorten(sentence: str, limit: int) -> str:
@@ -129,81 +63,160 @@ def _shorten(sentence: str, limit: int) -> str:
     return cut.rstrip(" ,;:，；：、") + "…"
 
 
-def _best_start(sentences: list[str], question: str) -> int:
-    """Index of the sentence sharing the most terms with the question (the first on ties or none)."""
-    if not question:
-        return 0
-    from ..content.tokenize import tokenize
+@dataclass(frozen=True)
+class Quote:
+    """A candidate span with its source, that source's rank, what of the question it states, and its score."""
 
-    wanted = set(tokenize(question))
-    if not wanted:
-        return 0
-    overlaps = [len(wanted.intersection(tokenize(strip_tags(s)))) for s in sentences]
-    best = max(overlaps)
-    return overlaps.index(best) if best > 0 else 0
+    span: Span
+    source: Source
+    rank: int
+    relevance: float
+    score: float  # relevance plus the prior (rank, place)
 
 
-def snippet(text: str, lang: str, question: str = "") -> tuple[str, list[str]]:
-    """One or two sentences of a source's text (two while they stay short), starting at the
-    one that best matches the question, without tags, and the ids those sentences cite inline."""
-    lang = answer_lang(lang)
-    sentences = split_sentences(plain_text(text, keep_cites=True))
-    if not sentences:
-        return "", []
-    sentences = sentences[_best_start(sentences, question):]
-    chosen = [sentences[0]]
-    first_len = len(strip_tags(sentences[0]))
-    for sentence in sentences[1:MAX_SENTENCES]:
-        if first_len + len(strip_tags(sentence)) > SNIPPET_CHARS[lang]:
+def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon) -> list[Quote]:
+    """Every span of the top sources, scored against the question, best first (earlier on ties)."""
+    top: list[Source] = []
+    for source in sources:
+        if len(top) >= CANDIDATE_SOURCES:
             break
-        chosen.append(sentence)
-    ids = list(dict.fromkeys(t.id for sentence in chosen for t in find_tags(sentence) if t.id))
-    shown = [_shorten(_SPACE.sub(" ", strip_tags(sentence)).strip(), SENTENCE_MAX_CHARS[lang]) for sentence in chosen]
-    return ("" if lang == "zh" else " ").join(shown), ids
+        if source.chunk_id not in {s.chunk_id for s in top}:
+            top.append(source)
+    among = {t for s in top for t in s.topics} | set(focus.topics)
+    quotes = []
+    for rank, source in enumerate(top):
+        if not isinstance(source.citation_ids, (list, tuple)):
+            continue  # malformed: it could not be cited
+        try:
+            chunk = lexicon.read(source.text, source.title)
+        except Exception:  # a malformed source must not cost the user the others
+            continue
+        for reading in chunk.spans:
+            named = chunk.topics_of(reading.span.position, among, lexicon.topics)
+            relevance = focus.relevance(reading, named, source.topics)
+            quotes.append(Quote(reading.span, source, rank, relevance, relevance + focus.prior(reading.span, rank)))
+    return sorted(quotes, key=lambda q: (-q.score, q.rank, q.span.position))
+
+
+def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False) -> list[Quote]:
+    """The best quote, then the next best that state nearly as much of the question and repeat nothing, within
+    the length budget. When a list is asked for ("which foods…") and the best quote is a list item, its sibling
+    items follow it: the list is the answer."""
+    chosen: list[Quote] = []
+    seen: list[set[str]] = []
+    used = 0
+    siblings: list[Quote] = []
+    if asks_list and quotes and quotes[0].span.kind == "item":
+        best = quotes[0]
+        siblings = [q for q in quotes if q.source.chunk_id == best.source.chunk_id and q.span.kind == "item"
+                    and q.span.context == best.span.context]
+        quotes = [best, *sorted(siblings[1:], key=lambda q: q.span.position),
+                  *(q for q in quotes if q not in siblings)]
+    for quote in quotes:
+        if len(chosen) >= MAX_SPANS:
+            break
+        if chosen and quote not in siblings and (quote.relevance <= 0 or
+                                                 quote.relevance < RELATIVE_FLOOR * chosen[0].relevance):
+            continue
+        if quote.span.kind == "row" and any(_same_table(quote, q) and quote.relevance < SIBLING_ROW_FLOOR * q.relevance
+                                            for q in chosen):
+            continue
+        words = quote.span.words
+        if chosen and used + len(words) > BUDGET_CHARS[lang]:
+            continue
+        terms = set(tokenize(words)) or {words}
+        if any(_repeats(terms, other) for other in seen):
+            continue
+        chosen.append(quote)
+        seen.append(terms)
+        used += len(words)
+    return chosen
+
+
+def _same_table(a: Quote, b: Quote) -> bool:
+    return (a.span.kind == b.span.kind == "row" and a.source.chunk_id == b.source.chunk_id
+            and a.span.context == b.span.context)
+
+
+def _repeats(terms: set[str], other: set[str]) -> bool:
+    """Mostly the same terms and the same numbers ("adults need 150 µg" twice, not 150 µg then 220 µg)."""
+    numbers = {t for t in terms if t[:1].isdigit()}
+    if numbers != {t for t in other if t[:1].isdigit()}:
+        return False
+    return len(terms & other) >= REDUNDANT * max(len(terms), len(other))
 
 
 def _cite_ids(source: Source, inline: list[str], allowed: set[str] | None) -> list[str]:
-    """The ids the chosen sentences cite, else all the source's citation ids; only the source's own,
-    and only allowed ones."""
-    own = [cid for cid in dict.fromkeys(source.citation_ids) if _ID_OK.match(cid)]
+    """The ids the span cites, else all the source's citation ids; only the source's own, and only allowed ones."""
+    own = [cid for cid in dict.fromkeys(source.citation_ids or ()) if isinstance(cid, str) and _ID_OK.match(cid)]
     if allowed is not None:
         own = [cid for cid in own if cid in allowed]
     return [cid for cid in inline if cid in own] or own
 
 
-def _line(source: Source, lang: str, allowed: set[str] | None, seen: set[str], question: str) -> str | None:
-    """One source's entry (title, best sentences, citations), or None when it adds nothing new."""
-    text_lang = answer_lang(source.lang or lang)
-    text, inline = snippet(source.text, text_lang, question)
-    if not text or text in seen or source.chunk_id in seen:
-        return None
-    seen.update((text, source.chunk_id))
-    cites = "".join(canonical_tag(cid) for cid in _cite_ids(source, inline, allowed))
+def _shown(span: Span, lang: str, context_shown: bool = False) -> str:
+    """A span's words as quoted: a row or an item after what it sits under (unless just said), a long one shortened."""
+    words = _shorten(_SPACE.sub(" ", span.words).strip(), SENTENCE_MAX_CHARS[lang])
+    if (span.kind != "sentence" and span.context and not context_shown
+            and span.context.casefold() not in words.casefold()):
+        return f"{span.context}：{words}" if lang == "zh" else f"{span.context}: {words}"
+    return words
+
+
+def _joined(parts: list[str], lang: str) -> str:
+    """Spans run on as sentences; a row or an item without end punctuation is closed by a full stop first."""
+    out = ""
+    for part in parts:
+        if out and strip_tags(out).rstrip()[-1:] not in _END_PUNCT:
+            out = out + ("。" if lang == "zh" else ".")
+        out += part if lang == "zh" or not out else " " + part
+    return out
+
+
+def _title(source: Source, lang: str) -> str:
     title = _SPACE.sub(" ", _TAG.sub("", source.title or "")).strip()
-    head = (f"{title}：" if text_lang == "zh" else f"{title}: ") if title else ""
-    return f"{OTHER_LANGUAGE.get((lang, text_lang), '')}{head}{text}{cites}"
+    return ((f"{title}：" if lang == "zh" else f"{title}: ") if title else "")
 
 
-def extractive_answer(question: str, lang: str, sources: Sequence[Source], *, allowed: Iterable[str] | None = None) -> str:
-    """A lead line, then for each top source its title, first sentences and ``<Cite/>`` tags.
+def quoted_lines(chosen: Sequence[Quote], lang: str, allowed: set[str] | None) -> list[str]:
+    """One line per unit, in the order of its best quote; the unit's title once, each span then its tags."""
+    by_source: dict[str, list[Quote]] = {}
+    for quote in chosen:  # a unit's chunks (a document's sections) share one line and its title
+        by_source.setdefault(quote.source.unit_id, []).append(quote)
+    lines = []
+    for quotes in by_source.values():
+        source = quotes[0].source
+        text_lang = answer_lang(source.lang or lang)
+        ordered = [quotes[0], *sorted(quotes[1:], key=lambda q: (q.source.chunk_id, q.span.position))]
+        ids = [_cite_ids(q.source, q.span.cited, allowed) for q in ordered]
+        # each span is cited; a run of spans citing the same ids is cited once, after its last span
+        parts = [_shown(q.span, text_lang, i > 0 and ordered[i - 1].span.context == q.span.context)
+                 + ("" if i + 1 < len(ids) and ids[i + 1] == ids[i] else "".join(canonical_tag(cid) for cid in ids[i]))
+                 for i, q in enumerate(ordered)]
+        body = _joined(parts, text_lang)
+        lines.append(f"{OTHER_LANGUAGE.get((lang, text_lang), '')}{_title(source, text_lang)}{body}")
+    return lines
 
-    ``allowed`` (the whitelist) narrows the ids further; by default every citation
-    id of a shown source may be cited. ``question`` picks, within each source, the
-    sentences that share the most terms with it.
+
+def extractive_answer(question: str, lang: str, sources: Sequence[Source], *, allowed: Iterable[str] | None = None,
+                      focus: tuple[QuestionFocus, Lexicon] | None = None) -> str:
+    """A lead line, then the quoted spans that best answer ``question``, grouped by source, each cited.
+
+    ``allowed`` (the whitelist) narrows the ids further; by default every citation id of a
+    quoted source may be cited. ``focus`` is the question as the knowledge base reads it, and the
+    knowledge base's lexicon (``Retriever.focus``: idf-weighted terms, named topics); without it every
+    term weighs the same and no topic is known.
     """
     lang = answer_lang(lang)
     allowed_set = set(allowed) if allowed is not None else None
-    lines: list[str] = []
-    seen: set[str] = set()
-    for source in sources:
-        if len(lines) >= TOP_SOURCES:
-            break
-        try:
-            line = _line(source, lang, allowed_set, seen, question)
-        except Exception:  # a malformed source must not cost the user the others
-            continue
-        if line:
-            lines.append(f"{len(lines) + 1}. {line}")
+    try:
+        if focus is None:
+            lexicon = plain_lexicon()
+            focus = (lexicon.focus(question), lexicon)
+        chosen = choose(candidates(focus[0], sources, focus[1]), lang, focus[0].asks_list)
+        lines = quoted_lines(chosen, lang, allowed_set)
+    except Exception:  # the fallback of last resort never raises
+        lines = []
     if not lines:
         return NOTHING[lang]
-    return LEAD[lang] + "\n" + "\n".join(lines)
+    return LEAD[lang] + "\n" + "\n".join(f"{n}. {line}" for n, line in enumerate(lines, 1))

@@ -25,6 +25,7 @@ from ..artifact.bounded_sandbox import MAX_PROMPT_CHARS
 from ..providers.llm.base import LLM, LLMErrorCategory, LLMUnavailable
 from ..providers.llm.redact import redact_secrets
 from .extractive import answer_lang, extractive_answer
+from .focus import Lexicon, QuestionFocus
 from .prompt import PromptError, build_messages
 from .types import FaithfulnessReport, Source
 
@@ -67,7 +68,7 @@ class Generation:
 
     @classmethod
     def of(cls, text: str, extractive: bool, attempts: int, failure: Failure | None, report: FaithfulnessReport
-           ) -> "Generation":
+           ) -> Generation:
         return cls(text, extractive, attempts, failure.detail if failure else None, report,
                    failure.kind if failure else None)
 
@@ -117,8 +118,8 @@ def _messages(question: str, lang: str, sources: Sequence[Source], templates: Ma
 
 
 def _fallback(question: str, lang: str, sources: Sequence[Source], allowed: set[str], check: CitationCheck,
-              attempts: int, failure: Failure | None) -> Generation:
-    text = extractive_answer(question, lang, sources, allowed=allowed)
+              attempts: int, failure: Failure | None, focus: tuple[QuestionFocus, Lexicon] | None) -> Generation:
+    text = extractive_answer(question, lang, sources, allowed=allowed, focus=focus)
     return Generation.of(text, True, attempts, failure, check(text, allowed))
 
 
@@ -131,21 +132,27 @@ def generate_answer(
     whitelist: Iterable[str],
     check: CitationCheck,
     max_prompt_chars: int = MAX_PROMPT_CHARS,
+    focus: tuple[QuestionFocus, Lexicon] | None = None,
 ) -> Generation:
     """The LLM's answer when it cites only ``whitelist`` ids (after at most one corrective retry), else the extractive one.
 
     Never raises for an LLM or prompt failure; ``check`` (a pure function over strings) must not raise either.
+    ``focus`` (``Retriever.focus``) is the question as the extractive answer reads it.
     """
     allowed = set(whitelist)
+
+    def fallback(attempts: int, failure: Failure | None) -> Generation:
+        return _fallback(question, lang, sources, allowed, check, attempts, failure, focus)
+
     if llm is None:
-        return _fallback(question, lang, sources, allowed, check, 0, None)
+        return fallback(0, None)
     messages, failure = _messages(question, lang, sources, templates, max_prompt_chars)
     if messages is None:
-        return _fallback(question, lang, sources, allowed, check, 0, failure)
+        return fallback(0, failure)
 
     text, failure = _call(llm, messages)
     if text is None:
-        return _fallback(question, lang, sources, allowed, check, 1, failure)
+        return fallback(1, failure)
     report = check(text, allowed)
     if not report.invalid_ids:
         return Generation(text, False, 1, None, report)
@@ -153,13 +160,13 @@ def generate_answer(
     retry = [*messages, {"role": "assistant", "content": text}, correction_message(lang, report.invalid_ids, allowed)]
     text, failure = _call(llm, retry)
     if text is None:
-        return _fallback(question, lang, sources, allowed, check, 2, failure)
+        return fallback(2, failure)
     report = check(text, allowed)
     if not report.invalid_ids:
         return Generation(text, False, 2, None, report)
     failure = Failure("llm_invalid_citations", f"{llm.id}: cited ids not in the sources or malformed citation tags, "
                                                f"also after a corrective retry: {', '.join(report.invalid_ids)}")
-    return _fallback(question, lang, sources, allowed, check, 2, failure)
+    return fallback(2, failure)
 
 
 class AnswerStream(Iterator[str]):
@@ -169,7 +176,7 @@ class AnswerStream(Iterator[str]):
         self._pieces = pieces
         self.generation: Generation | None = None
 
-    def __iter__(self) -> "AnswerStream":
+    def __iter__(self) -> AnswerStream:
         return self
 
     def __next__(self) -> str:
@@ -193,13 +200,15 @@ def stream_answer(
     whitelist: Iterable[str],
     check: CitationCheck,
     max_prompt_chars: int = MAX_PROMPT_CHARS,
+    focus: tuple[QuestionFocus, Lexicon] | None = None,
 ) -> AnswerStream:
     """Like ``generate_answer``, piece by piece; no corrective retry (streamed words cannot be taken back)."""
-    return AnswerStream(_stream(question, lang, sources, templates, llm, set(whitelist), check, max_prompt_chars))
+    return AnswerStream(_stream(question, lang, sources, templates, llm, set(whitelist), check, max_prompt_chars, focus))
 
 
 def _stream(question: str, lang: str, sources: Sequence[Source], templates: Mapping[str, str], llm: LLM | None,
-            allowed: set[str], check: CitationCheck, max_prompt_chars: int) -> Generator[str, None, Generation]:
+            allowed: set[str], check: CitationCheck, max_prompt_chars: int,
+            focus: tuple[QuestionFocus, Lexicon] | None) -> Generator[str, None, Generation]:
     attempts = 0
     pieces: list[str] = []
     messages, failure = (_messages(question, lang, sources, templates, max_prompt_chars) if llm is not None
@@ -224,6 +233,6 @@ def _stream(question: str, lang: str, sources: Sequence[Source], templates: Mapp
     if pieces:  # a stream that broke off mid-way keeps what it said; error says why it stopped
         text = "".join(pieces)
         return Generation.of(text, False, attempts, failure, check(text, allowed))
-    generation = _fallback(question, lang, sources, allowed, check, attempts, failure)
+    generation = _fallback(question, lang, sources, allowed, check, attempts, failure, focus)
     yield generation.text
     return generation

@@ -86,6 +86,7 @@ class _Retrieved:
     result: SearchResult
     timings: dict[str, float]
     started: float  # perf_counter() when the ask began
+    focus: Any = None  # (rag.focus.QuestionFocus, Lexicon): the question as the extractive answer reads it
 
     @property
     def whitelist(self) -> set[str]:
@@ -227,7 +228,8 @@ class KnowledgeBase:
             return step
         with timed(step.timings, "generate"):
             generation = generate_answer(step.question, step.lang, step.result.sources, self.store.prompts,
-                                         self._get_llm(), step.whitelist, check_citations, self.config.max_prompt_chars)
+                                         self._get_llm(), step.whitelist, check_citations, self.config.max_prompt_chars,
+                                         focus=step.focus)
         return self._answer(step, generation)
 
     def ask_stream(self, question: str, *, user: UserContext | None = None, lang: str | None = None) -> "AskStream":
@@ -244,12 +246,14 @@ class KnowledgeBase:
         if isinstance(step, Answer):
             return AskStream.finished(step)
         pieces = stream_answer(step.question, step.lang, step.result.sources, self.store.prompts, self._get_llm(),
-                               step.whitelist, check_citations, self.config.max_prompt_chars)
+                               step.whitelist, check_citations, self.config.max_prompt_chars,
+                               focus=step.focus)
         return AskStream(step.question, step.lang, step.result.sources, step.result.broadened, pieces, step.timings,
                          lambda generation: self._answer(step, generation))
 
     def _retrieve_for_answer(self, question: str, user: UserContext | None, lang: str | None) -> "Answer | _Retrieved":
         """Validate, guard, search and gate: the final answer when no LLM is needed, else what generation needs."""
+        from .closest import not_found_answer
         from .lang import detect_lang
         from .prompt import render_text
 
@@ -266,11 +270,12 @@ class KnowledgeBase:
         timings.update(result.timings_ms)
         if not result.sources or not self.retriever.answerable(result.sources):
             timings["total"] = (time.perf_counter() - started) * 1000
-            text = render_text("not_found", self.store.prompts, max_chars=self.config.max_prompt_chars,
-                               lang=answer_lang).strip()
+            refusal = render_text("not_found", self.store.prompts, max_chars=self.config.max_prompt_chars,
+                                  lang=answer_lang).strip()
+            text = not_found_answer(refusal, answer_lang, result.sources)
             return Answer(question, answer_lang, text, True, None, result.sources, [], None,
                           timings_ms=timings, broadened=result.broadened)
-        return _Retrieved(question, answer_lang, result, timings, started)
+        return _Retrieved(question, answer_lang, result, timings, started, self.retriever.focus(question, user))
 
     def _answer(self, step: "_Retrieved", generation: "Generation") -> Answer:
         cited = [cid for cid in dict.fromkeys(generation.report.valid_ids)]

@@ -11,25 +11,32 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..config import Config
 from .arguments import question_text
-from .crosslingual import OTHER, CrossLingual, Probe
 from .columns import list_value_counts
+from .crosslingual import OTHER, CrossLingual, Probe
 from .postprocess import focus, in_context
 from .query_embedding import QueryEncoder
 from .store import ChunkStore
 from .timing import timed
 from .types import SearchFilter, Source, UserContext
 
+if TYPE_CHECKING:
+    from .focus import Lexicon, QuestionFocus
+
 RRF_K = 60
 #: Probes whose lists add candidates but whose scores the reranker and the gate never read: they search
 #: words other than the question's own (the gate was fitted on the question's cosines).
 UNSCORED_PROBES = frozenset({"expand", "translate"})
 _SPARSE_LOCK = threading.Lock()
+#: The extractive answer reads a question with the words of up to this many of the knowledge base's own answerable
+#: questions (authors' unit questions, dev questions) at this cosine or more: the bridge to a source in the other
+#: language, whose words the question does not share (rag.focus).
+PARAPHRASES, PARAPHRASE_COSINE = 3, 0.85
 
 
 @dataclass
@@ -45,9 +52,10 @@ class Retriever:
     topic_idf: dict[str, float] | None = None  # topic → log(chunks / chunks carrying it), for named-topic boosts
     translator: Any = None  # rag.translate.QueryTranslator: with an LLM configured, the question in the other language
     exemplars: Any = None  # rag.exemplars.Exemplars: questions known to be answerable or not, for the gate
+    lexicon: Any = None  # rag.focus.Lexicon: idf and topic names for the extractive answer, on first use
 
     @classmethod
-    def build(cls, store: ChunkStore, encoder: QueryEncoder, config: Config) -> "Retriever":
+    def build(cls, store: ChunkStore, encoder: QueryEncoder, config: Config) -> Retriever:
         retriever = cls(store, encoder, config)
         retriever.crosslingual = CrossLingual.from_rows(store.topics, set(store.lang.tolist()))
         if config.reranker != "none":
@@ -249,6 +257,26 @@ class Retriever:
                 source.scores["rerank"] = float(score)
                 source.score = float(score)
             return sorted(head, key=lambda s: s.score, reverse=True)
+
+    def focus(self, question: str, user: UserContext | None = None) -> tuple[QuestionFocus, Lexicon]:
+        """The question as the extractive answer reads it: its terms weighted by this knowledge base's idf,
+        the topics it names (their names in both languages bridge a question and a source in different ones),
+        and the topic the caller is reading (``current_topic``: "how much a day?" is about it)."""
+        from .focus import Lexicon
+
+        if self.lexicon is None:
+            index = self._sparse()
+            topics = self.crosslingual.broadener.topics if self.crosslingual is not None else {}
+            groups = self.crosslingual.broadener.groups if self.crosslingual is not None else {}
+            self.lexicon = Lexicon.of(index.vocab, index.idf, {t: v for t, v in topics.items() if t not in groups})
+        named = self.crosslingual.topics_in(question) if self.crosslingual is not None else []
+        if user is not None and user.current_topic and user.current_topic not in named:
+            named = [*named, user.current_topic]
+        said_otherwise: list[str] = []
+        if self.exemplars is not None:  # the question as the knowledge base's own questions put it (the vector is cached)
+            said_otherwise = self.exemplars.nearest_answered(self.encoder.encode(question), PARAPHRASES, PARAPHRASE_COSINE,
+                                                             bool(user and user.is_clinician))
+        return self.lexicon.focus(question, named, said_otherwise), self.lexicon
 
     def _sparse(self) -> Any:
         with _SPARSE_LOCK:  # two threads' first sparse queries must not both build it

@@ -1,0 +1,61 @@
+"""`unitrag eval --unit-questions` end to end on a new knowledge base (`unitrag init`, the real default embedder):
+a unit question with facts passes while its unit states them, and fails the gate once an edit drops them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from unitrag.scaffold import init_knowledge_base
+
+pytestmark = pytest.mark.e2e
+
+SCENE = Path("content/scenes/en-hydration/01-how-much-water.md")
+STATED = "about\n2.0 litres a day for women and 2.5 litres a day for men"
+DROPPED = "an\namount for women and a larger one for men"
+
+
+def _unitrag(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", "UNITRAG_LLM": "none"}
+    return subprocess.run([sys.executable, "-m", "unitrag", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600, env=env)
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_a_unit_question_fails_its_content_test_once_the_unit_drops_its_facts(tmp_path: Path):
+    kb = tmp_path / "kb"
+    init_knowledge_base(kb)  # the starter scene's first question carries its facts: a content test from day one
+    assert _unitrag(kb, "build").returncode == 0
+
+    passing = _unitrag(kb, "eval", "--unit-questions", "--min-answer-facts", "1", "--json")
+    assert passing.returncode == 0, passing.stderr
+    report = json.loads(passing.stdout)
+    assert report["failures"] == [] and report["modes"]["extractive"]["passed"] == 1
+    (asked,) = report["questions"]
+    assert asked["unit"] == "en-hydration-how-much" and asked["found"] and asked["line"] == 10
+
+    _edit(kb / SCENE, STATED, DROPPED)  # the body no longer says how much
+    built = _unitrag(kb, "build")
+    assert built.returncode == 0, built.stderr
+    failing = _unitrag(kb, "eval", "--unit-questions", "--min-answer-facts", "1")
+    assert failing.returncode == 1
+    assert (f"{SCENE}:10: question 'How many litres a day should I be drinking?' — missing facts: "
+            '"2.0 litres" / "2 litres"; "2.5 litres"') in failing.stdout
+    assert "gate failed" in failing.stderr and "0/1 pass their content test" in failing.stderr
+    assert _unitrag(kb, "eval", "--unit-questions").returncode == 0  # reported, not gated, without a threshold
+
+
+def test_unit_questions_refuse_options_of_the_other_evaluations(tmp_path: Path):
+    result = _unitrag(tmp_path, "eval", "--unit-questions", "--min-ndcg", "0.5", "--variants", "full")
+    assert result.returncode == 1
+    assert "--variants, --min-ndcg do not apply" in result.stderr and "Traceback" not in result.stderr

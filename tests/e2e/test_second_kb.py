@@ -1,0 +1,65 @@
+"""The second example knowledge base (examples/bike-care, another domain) built and evaluated as a new user would.
+
+No default may quietly depend on the bundled sample: the embedder, the default gate, the guard fit,
+the span scorer of the extractive answer all run here on content nobody tuned them on, against its
+held-out questions (written from the topic list alone). The floors sit under today's figures
+(docs/benchmarks.md) with room for one or two questions of noise between CPUs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bike-care"
+
+
+def unitrag(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    return subprocess.run([sys.executable, "-m", "unitrag", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=900, env=env)
+
+
+@pytest.fixture(scope="module")
+def bike_care(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("bike") / "bike-care"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("dist", ".unitrag"))
+    for step in (("validate",), ("build",)):
+        result = unitrag(*step, cwd=root)
+        assert result.returncode == 0, result.stderr
+    return root
+
+
+@pytest.fixture(scope="module")
+def held_out(bike_care: Path) -> dict:
+    result = unitrag("eval", "--questions", "content/eval/questions_test.yaml", "--variants", "full", "--json",
+                     cwd=bike_care)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_the_example_finds_the_answer_unit_for_its_held_out_questions(held_out: dict) -> None:
+    assert held_out["variants"]["full"]["queries"] >= 30
+    assert held_out["variants"]["full"]["success@5"] >= 0.78
+
+
+def test_the_example_never_shows_a_mechanic_only_unit_to_the_public(held_out: dict) -> None:
+    assert held_out["restricted_leaks"] == []
+
+
+def test_the_extractive_answer_states_the_facts_on_a_domain_nobody_tuned_it_on(held_out: dict) -> None:
+    facts = held_out["answer_facts"]["modes"]["extractive"]
+    assert facts["questions"] >= 30 and facts["facts_all"] >= 0.3 and facts["fact_recall"] >= 0.45
+
+
+def test_the_example_answers_a_table_row_question_from_its_row(bike_care: Path) -> None:
+    result = unitrag("ask", "What pressure should I run in 28 mm road tyres if I weigh 80 kg?", "--json", cwd=bike_care)
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert not answer["not_found"] and "bar" in answer["answer"].splitlines()[1]
