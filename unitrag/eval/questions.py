@@ -76,7 +76,8 @@ def _evaluate(
                                  "invalid": answer.faithfulness.invalid_ids,
                                  "uncited_long": answer.faithfulness.uncited_long_answer}
             if q.answer_facts:
-                row["answer_facts"] = fact_row(q, answer_texts(answer, llm_configured, kb.retriever.focus(q.question, user)))
+                focus = kb.retriever.focus(q.question, user) if llm_configured else None  # only the LLM mode rebuilds it
+                row["answer_facts"] = fact_row(q, answer_texts(answer, llm_configured, focus))
         elif q.answer_facts:  # stopped by the guard: every mode shows the guard's response
             row["answer_facts"] = fact_row(q, dict.fromkeys(("extractive", "llm") if llm_configured else ("extractive",),
                                                             got_guard.response))
