@@ -94,6 +94,7 @@ def test_extractive_answer_cites_only_its_sources(kb):
 
 @pytest.mark.parametrize(("question", "stated", "not_stated"), [
     ("What is the Daily Value for sodium on a US Nutrition Facts label?", "2,300 mg", "4,700 mg"),
+    ("按照平衡膳食宝塔，成年人每天应该吃多少克蔬菜？", "300–500 克", "200–350 克"),
 ])
 def test_the_extractive_answer_quotes_the_table_row_asked_about_with_its_header(kb, question, stated, not_stated):
     answer = kb.ask(question)

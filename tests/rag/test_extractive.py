@@ -187,3 +187,37 @@ def test_a_paraphrase_in_the_sources_language_picks_the_span_the_question_cannot
     assert "5 g" not in plain.splitlines()[1]
     assert "Adults should eat less than 5 g of salt a day." in bridged.splitlines()[1]
 
+
+
+def test_a_paraphrase_much_further_than_the_nearest_does_not_steer_the_answer() -> None:
+    text = ("Potassium from food is safe for healthy kidneys, but chronic kidney disease needs care. "
+            "Bananas, potatoes and beans give a lot of potassium.")
+    known = lexicon()
+    question = "Which foods are rich in potassium?"
+    near = {"Which foods give you a lot of potassium?": 0.97,
+            "Is potassium safe with chronic kidney disease?": 0.90}  # the same topic, another point
+    answer = extractive_answer(question, "en", [source(1, "Potassium", text, ["nih"])],
+                               focus=(known.focus(question, (), near), known))
+    assert answer.splitlines()[1].startswith("1. Potassium: Bananas, potatoes and beans")
+    flat = extractive_answer(question, "en", [source(1, "Potassium", text, ["nih"])],
+                             focus=(known.focus(question, (), list(near)), known))
+    assert flat.splitlines()[1].startswith("1. Potassium: Potassium from food is safe"), "what the weighting prevents"
+    weights = known.focus(question, (), near).terms
+    assert "kidney" not in weights and weights["give"] > 0  # the far one counts nothing, the nearest counts
+    as_near = known.focus(question, (), list(near)).terms  # a plain list: all as near as the nearest
+    assert as_near["kidney"] == as_near["give"]
+
+
+def test_another_row_of_the_table_is_quoted_only_for_a_term_of_the_question_it_adds() -> None:
+    text = ("## Pagoda\n\n| Layer | Adults a day |\n|---|---|\n| Vegetables | 300–500 g |\n| Fruit | 200–350 g |\n"
+            "| Salt | < 5 g |")
+    known = lexicon()
+    question = "How many grams of vegetables should adults eat a day?"
+    focus = known.focus(question, (), {"How many grams of vegetables and fruit a day for adults?": 0.98})
+    answer = extractive_answer(question, "en", [source(1, "Guidelines", text, ["cn"])], focus=(focus, known))
+    assert "Vegetables — Adults a day: 300–500 g" in answer
+    assert "Fruit" not in answer, "fruit is only the paraphrase's word: the question asks about vegetables"
+    both = "How many grams of vegetables and fruit should adults eat a day?"
+    answer = extractive_answer(both, "en", [source(1, "Guidelines", text, ["cn"])], focus=(known.focus(both), known))
+    assert "Vegetables — Adults a day: 300–500 g" in answer and "Fruit — Adults a day: 200–350 g" in answer
+    assert "Salt" not in answer

@@ -11,17 +11,15 @@ reading): for a question off the knowledge base's subject there is nothing close
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from .spans import plain_title
 from .types import Source
 
 #: Titles named at most.
 CLOSEST_TITLES = 3
 CLOSEST_LEAD = {"zh": "知识库中最接近的资料：", "en": "Closest material in the knowledge base: "}
 
-_TAG = re.compile(r"<[^<>]*>")
-_SPACE = re.compile(r"\s+")
 
 
 def closest_titles(sources: Sequence[Source]) -> list[str]:
@@ -30,7 +28,7 @@ def closest_titles(sources: Sequence[Source]) -> list[str]:
     for source in sources:
         if source.scores.get("topic", 0.0) <= 0:
             continue
-        title = _SPACE.sub(" ", _TAG.sub("", source.title or "")).strip()
+        title = plain_title(source.title)
         if title and title not in titles:
             titles.append(title)
         if len(titles) >= CLOSEST_TITLES:

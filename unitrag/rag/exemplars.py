@@ -36,6 +36,10 @@ ROLES: dict[str, tuple[bool, bool]] = {
 ROLES_SQL = ", ".join(f"'{role}'" for role in ROLES)
 #: Of those, the roles that are authors' questions of units, not labelled questions (the guard's fit leaves them out).
 UNIT_ROLES = frozenset({"unit_question", "clinician_question"})
+#: The authors' questions of units with their unit's id and language, from ``guard_examples`` (``{table}``: the
+#: artifact's or the published one): the knowledge base's own example questions (``unitrag serve``'s ``/v1/about``).
+UNIT_QUESTIONS_SQL = ("SELECT rule_id AS unit_id, role, lang, text FROM {table} "
+                      "WHERE role IN ('unit_question', 'clinician_question') ORDER BY rule_id, text")
 
 
 @dataclass(frozen=True)
@@ -89,14 +93,15 @@ class Exemplars:
             return None
         return float(cosines[positive].max() - cosines[~self.answerable].max())
 
-    def nearest_answered(self, vector: np.ndarray, k: int, least: float, clinician: bool = False) -> list[str]:
-        """Up to ``k`` answerable exemplars (the caller may count) nearest ``vector``, at cosine ``least`` or more:
-        the same question in other words, often in the other language (authors write both)."""
+    def nearest_answered(self, vector: np.ndarray, k: int, least: float, clinician: bool = False) -> dict[str, float]:
+        """Up to ``k`` answerable exemplars (the caller may count) nearest ``vector``, at cosine ``least`` or more,
+        best first, with their cosines: the same question in other words, often in the other language (authors
+        write both)."""
         cosines = self.vectors @ np.asarray(vector, dtype=np.float32)
         allowed = self.answerable & (clinician | ~self.clinician) & (cosines >= least)
         rows = np.flatnonzero(allowed)
         best = rows[np.argsort(-cosines[rows], kind="stable")[:k]]
-        return [self.texts[i] for i in best]
+        return {self.texts[i]: float(cosines[i]) for i in best}
 
     def without(self, texts: Iterable[str]) -> "Exemplars | None":
         """The exemplars but ``texts`` (a dev file scored against the others), None if a kind runs out."""

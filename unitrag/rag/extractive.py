@@ -13,13 +13,13 @@ as such. Plain string work that never raises: it is the fallback of last resort.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..content.citation_tags import canonical_tag, strip_tags
 from ..content.tokenize import tokenize
 from .focus import Lexicon, QuestionFocus, plain_lexicon
-from .spans import Span, split_sentences  # noqa: F401 - split_sentences: part of this module's API
+from .spans import Span, plain_title, split_sentences  # noqa: F401 - split_sentences: part of this module's API
 from .types import Source
 
 LEAD = {"zh": "根据知识库资料：", "en": "From the knowledge base:"}
@@ -43,7 +43,6 @@ REDUNDANT = 0.7
 #: A single span longer than this is cut at a word boundary.
 SENTENCE_MAX_CHARS = {"zh": 160, "en": 400}
 
-_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
 _SPACE = re.compile(r"\s+")
 _ID_OK = re.compile(r'^[^"<>\s]+$')
 _END_PUNCT = ".!?。！？…;；:："
@@ -98,12 +97,15 @@ def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon
     return sorted(quotes, key=lambda q: (-q.score, q.rank, q.span.position))
 
 
-def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False) -> list[Quote]:
+def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_terms: Collection[str] = ()) -> list[Quote]:
     """The best quote, then the next best that state nearly as much of the question and repeat nothing, within
     the length budget. When a list is asked for ("which foods…") and the best quote is a list item, its sibling
-    items follow it: the list is the answer."""
+    items follow it: the list is the answer. Another row of a quoted row's table must also say a term of the
+    question itself (``focus_terms``) that the quoted rows do not: the vegetables' row, then the fruits' row when
+    both are asked, never the rest of the table for the words its header repeats."""
     chosen: list[Quote] = []
     seen: list[set[str]] = []
+    said: dict[int, set[str]] = {}  # id of a chosen quote → its terms
     used = 0
     siblings: list[Quote] = []
     if asks_list and quotes and quotes[0].span.kind == "item":
@@ -118,17 +120,19 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False) -> list[
         if chosen and quote not in siblings and (quote.relevance <= 0 or
                                                  quote.relevance < RELATIVE_FLOOR * chosen[0].relevance):
             continue
-        if quote.span.kind == "row" and any(_same_table(quote, q) and quote.relevance < SIBLING_ROW_FLOOR * q.relevance
-                                            for q in chosen):
-            continue
         words = quote.span.words
+        terms = set(tokenize(words)) or {words}
+        table = [q for q in chosen if _same_table(quote, q)]
+        if table and (any(quote.relevance < SIBLING_ROW_FLOOR * q.relevance for q in table)
+                      or focus_terms and not (terms & set(focus_terms)) - set().union(*(said[id(q)] for q in table))):
+            continue
         if chosen and used + len(words) > BUDGET_CHARS[lang]:
             continue
-        terms = set(tokenize(words)) or {words}
         if any(_repeats(terms, other) for other in seen):
             continue
         chosen.append(quote)
         seen.append(terms)
+        said[id(quote)] = terms
         used += len(words)
     return chosen
 
@@ -174,7 +178,7 @@ def _joined(parts: list[str], lang: str) -> str:
 
 
 def _title(source: Source, lang: str) -> str:
-    title = _SPACE.sub(" ", _TAG.sub("", source.title or "")).strip()
+    title = plain_title(source.title)
     return ((f"{title}：" if lang == "zh" else f"{title}: ") if title else "")
 
 
@@ -213,7 +217,7 @@ def extractive_answer(question: str, lang: str, sources: Sequence[Source], *, al
         if focus is None:
             lexicon = plain_lexicon()
             focus = (lexicon.focus(question), lexicon)
-        chosen = choose(candidates(focus[0], sources, focus[1]), lang, focus[0].asks_list)
+        chosen = choose(candidates(focus[0], sources, focus[1]), lang, focus[0].asks_list, focus[0].own)
         lines = quoted_lines(chosen, lang, allowed_set)
     except Exception:  # the fallback of last resort never raises
         lines = []

@@ -34,6 +34,8 @@ from .spans import Span, spans
 W_TERMS, W_TOPICS, W_NUMBERS, W_RANK, W_ORDER, W_OFF_TOPIC = 1.0, 1.2, 0.6, 1.0, 0.1, 0.6
 #: A term of a paraphrase (one of the knowledge base's own questions saying the same) counts this share of the question's.
 W_PARAPHRASE = 0.8
+#: A paraphrase this much less near the question (cosine) than the nearest one counts nothing; between, linearly.
+PARAPHRASE_SPREAD = 0.05
 #: A focus term in the source's title but not in the span counts this share of one in the span.
 W_TITLE = 0.8
 #: The prior of the n-th source (0-based); later ones get the last value.
@@ -105,20 +107,30 @@ class Lexicon:
         """From a sparse index's vocabulary and idf (``rag.sparse.SparseIndex``) and the taxonomy's topics."""
         return cls({term: float(idf[i]) for term, i in vocab.items()}, topics)
 
-    def focus(self, question: str, named_topics: Sequence[str] = (), paraphrases: Sequence[str] = ()) -> "QuestionFocus":
+    def focus(self, question: str, named_topics: Sequence[str] = (),
+              paraphrases: Mapping[str, float] | Sequence[str] = ()) -> "QuestionFocus":
         """The question's focus terms (weighted by idf; a term no chunk uses cannot be matched and is left out),
         the topics it names, its numbers, and whether it asks for a quantity. ``paraphrases``: questions this
-        knowledge base answers that say the same (``Exemplars.nearest_answered``); their terms count at
-        ``W_PARAPHRASE``, the bridge to a source in the other language."""
+        knowledge base answers that say the same (``Exemplars.nearest_answered``, each with its cosine to the
+        question; a plain sequence counts them all as near as the nearest); their terms count at
+        ``W_PARAPHRASE``, less the further a paraphrase is from the nearest one (a neighbour about the same
+        topic but another point, "is potassium-rich food safe with kidney disease?", must not steer the
+        answer to "which foods are rich in potassium?")."""
         terms: dict[str, float] = {}
-        for weight_of, text in ((1.0, question), *((W_PARAPHRASE, p) for p in paraphrases)):
+        near = paraphrases if isinstance(paraphrases, Mapping) else dict.fromkeys(paraphrases, 1.0)
+        best = max(near.values(), default=1.0)
+        weighted = [(1.0, question), *((W_PARAPHRASE * max(0.0, 1.0 - (best - cosine) / PARAPHRASE_SPREAD), text)
+                                       for text, cosine in near.items())]
+        for weight_of, text in weighted:
+            if weight_of <= 0:
+                continue
             for term in tokenize(text):
                 weight = 1.0 if self.idf is None else self.idf.get(term)
-                if weight is not None and weight > 0 and term not in terms:
+                if weight is not None and weight > 0 and weight * weight_of > terms.get(term, 0.0):
                     terms[term] = weight * weight_of
         topics = frozenset(t for t in named_topics if t in self.topics)
         return QuestionFocus(terms, topics, frozenset(_NUMBER.findall(question)), bool(_ASKS_AMOUNT.search(question)),
-                             bool(_ASKS_LIST.search(question)))
+                             bool(_ASKS_LIST.search(question)), frozenset(t for t in tokenize(question) if t in terms))
 
     def read(self, text: str, title: str = "") -> ChunkReading:
         """The spans of a source's text with what each says; remembered per chunk text."""
@@ -154,6 +166,7 @@ class QuestionFocus:
     numbers: frozenset[str]
     asks_amount: bool
     asks_list: bool = False
+    own: frozenset[str] = frozenset()  # the terms of the question itself, not of its paraphrases
 
     def relevance(self, reading: SpanReading, named: frozenset[str] = frozenset(), source_topics: Sequence[str] = ()) -> float:
         """How much of what was asked a span states, whatever its source's rank: ``named``, the topics it names

@@ -272,7 +272,7 @@ class Retriever:
         named = self.crosslingual.topics_in(question) if self.crosslingual is not None else []
         if user is not None and user.current_topic and user.current_topic not in named:
             named = [*named, user.current_topic]
-        said_otherwise: list[str] = []
+        said_otherwise: dict[str, float] = {}
         if self.exemplars is not None:  # the question as the knowledge base's own questions put it (the vector is cached)
             said_otherwise = self.exemplars.nearest_answered(self.encoder.encode(question), PARAPHRASES, PARAPHRASE_COSINE,
                                                              bool(user and user.is_clinician))

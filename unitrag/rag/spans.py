@@ -62,6 +62,11 @@ class Span:
         return cls(text, context, kind, position, strip_tags(text).strip(), cited)
 
 
+
+def plain_title(title: str | None) -> str:
+    """A title as an answer names it: markup tags dropped, whitespace runs collapsed."""
+    return _SPACE.sub(" ", _TAG.sub("", title or "")).strip()
+
 def _clean(text: str) -> str:
     """Well-formed ``<Cite/>`` tags in their canonical spelling, every other tag gone, links as their words."""
     text = replace_tags(text or "", lambda t: canonical_tag(t.id) if t.id else "")
