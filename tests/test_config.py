@@ -156,3 +156,24 @@ def test_the_input_bounds_are_settings(cwd):
     assert (config.max_prompt_chars, config.max_file_bytes) == (250_000, 1_000)
     with pytest.raises(UserError, match="max_prompt_chars"):
         load_config(env={"UNITRAG_MAX_PROMPT_CHARS": "0"})
+
+
+def test_the_knowledge_bases_identity_from_the_file_and_the_environment(cwd):
+    toml(cwd, '[unitrag]\nname = "Garden  club"\ndescription = "Growing\\nvegetables."\nlanguages = ["zh", "en"]\n')
+    config = load_config(env={})
+    assert (config.name, config.description, config.languages) == ("Garden club", "Growing vegetables.", ("zh", "en"))
+    assert load_config(env={"UNITRAG_LANGUAGES": " en "}).languages == ("en",)  # a string from the environment
+
+
+@pytest.mark.parametrize("line, message", [
+    ("languages = []", "expected language codes"),
+    ("languages = [1]", "expected language codes"),
+    ('languages = ["en", "de"]', "unknown language 'de'"),
+    ('name = ""', "needs a name"),
+    ("description = 3", "'description': expected text"),
+    (f'name = "{"x" * 81}"', "at most 80 characters"),
+])
+def test_a_bad_identity_is_one_error_naming_the_key(cwd, line, message):
+    toml(cwd, f"[unitrag]\n{line}\n")
+    with pytest.raises(UserError, match=message):
+        load_config(env={})

@@ -6,7 +6,6 @@ import json
 import re
 import subprocess
 import sys
-from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,8 @@ import yaml
 
 from unitrag.errors import UserError
 from unitrag.scaffold import INSTALL_FROM_SOURCE, TEMPLATE, destination, init_knowledge_base, template_files
+from unitrag.scaffold.install import default_install
+from unitrag.scaffold.starter import starter_question
 
 REPO = Path(__file__).resolve().parents[1]
 KINDS = {"story", "scene", "rule", "document"}
@@ -48,7 +49,7 @@ def test_the_workflows_are_the_projects_own_installing_the_release(name, tmp_pat
         f"copy .github/workflows/{name} to {stored}"
     init_knowledge_base(tmp_path / "kb")
     written = (tmp_path / "kb" / ".github" / "workflows" / name).read_text(encoding="utf-8")
-    assert INSTALL_FROM_SOURCE not in written and f'pip install "unitrag=={version("unitrag")}"' in written
+    assert INSTALL_FROM_SOURCE not in written and f'pip install "{default_install().requirement}"' in written
     assert yaml.safe_load(written)["jobs"]
 
 
@@ -93,7 +94,8 @@ def test_init_then_validate_and_plan(tmp_path):
     planned = _unitrag(kb, "build", "--dry-run", "--json")
     assert planned.returncode == 0, planned.stderr
     plan = json.loads(planned.stdout)["plan"]
-    assert plan["ids"]["new"] == ["en-hydration", "en-hydration-checklist", "en-hydration-how-much", "en-low-fluid-intake"]
+    assert plan["ids"]["new"] == ["en-new-unit-checklist", "en-unit-too-large", "en-writing-units", "en-writing-units-citations",
+                                  "en-writing-units-size"]
 
 
 @pytest.mark.e2e
@@ -103,9 +105,9 @@ def test_init_then_build_and_ask(tmp_path):
     built = _unitrag(kb, "build")
     assert built.returncode == 0, built.stderr
     assert (kb / "dist" / "kb.duckdb").is_file()
-    answer = _unitrag(kb, "ask", "How much water should adults drink per day?", "--json")
+    answer = _unitrag(kb, "ask", starter_question(), "--json")
     assert answer.returncode == 0, answer.stderr
-    assert "en-hydration-how-much" in answer.stdout
+    assert "en-writing-units-size" in answer.stdout
 
 
 def test_a_new_knowledge_base_uses_the_default_embedder(tmp_path):

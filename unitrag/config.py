@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UserError
+from .rag.types import LANGS
 
 CONFIG_FILE = "unitrag.toml"
 ENV_PREFIX = "UNITRAG_"
@@ -38,8 +39,15 @@ def _read_toml(file: Path) -> dict[str, Any]:
         raise UserError(f"{file}: not valid TOML: {exc}") from None
 
 
+DEFAULT_NAME = "Knowledge base"
+
+
 @dataclass(frozen=True)
 class Config:
+    # what the knowledge base is: the prompts, the refusal and the preview page say it in their own words
+    name: str = DEFAULT_NAME
+    description: str = ""
+    languages: tuple[str, ...] = ("en", "zh")  # the languages its units are written in, first is the main one
     content_dir: Path = Path("content")
     artifact: Path = Path("dist/kb.duckdb")
     prompts_dir: Path = Path("prompts")
@@ -85,7 +93,7 @@ class Config:
     boost_topic: float = 1.6
     boost_named_topic: float = 2.5  # a source covering every topic the question names (idf-weighted share)
 
-    def with_overrides(self, **overrides: Any) -> "Config":
+    def with_overrides(self, **overrides: Any) -> Config:
         """A copy with every non-None override applied and coerced to the field's type."""
         return replace(self, **{k: _coerce(k, v) for k, v in overrides.items() if v is not None})
 
@@ -97,6 +105,10 @@ def _coerce(key: str, value: Any) -> Any:
     kind = _TYPES.get(key)
     if kind is None:
         raise UserError(f"unknown config key {key!r} (known: {', '.join(_TYPES)})")
+    if key == "languages":
+        return parse_languages(value, f"config key {key!r}")
+    if key in IDENTITY_LIMITS:
+        return _identity_text(key, value)
     if kind in ("bool", bool):
         if isinstance(value, bool):
             return value
@@ -123,6 +135,41 @@ def _coerce(key: str, value: Any) -> Any:
     if not isinstance(value, str) or not value.strip():
         raise UserError(f"config key {key!r}: expected a {'path' if kind in ('Path', Path) else 'string'}, got {value!r}")
     return Path(value) if kind in ("Path", Path) else value
+
+
+#: The longest name and description (characters): each is said in every prompt, and the page shows them.
+IDENTITY_LIMITS = {"name": 80, "description": 500}
+
+
+def _identity_text(key: str, value: Any) -> str:
+    """``name`` (required) or ``description`` (may be empty) on one line: whitespace runs become one space."""
+    if not isinstance(value, str):
+        raise UserError(f"config key {key!r}: expected text, got {value!r}")
+    if any((ord(c) < 32 and c not in "\t\n\r") or ord(c) == 127 for c in value):
+        raise UserError(f"config key {key!r}: expected text without control characters, got {value!r}")
+    text = " ".join(value.split())
+    if key == "name" and not text:
+        raise UserError("config key 'name': the knowledge base needs a name (what the prompts call it)")
+    if len(text) > IDENTITY_LIMITS[key]:
+        raise UserError(f"config key {key!r}: at most {IDENTITY_LIMITS[key]} characters, got {len(text)}")
+    return text
+
+
+def parse_languages(value: Any, where: str = "languages") -> tuple[str, ...]:
+    """Language codes from a TOML list or a comma-separated string ("en,zh"), each one unitrag supports, no
+    repeats: the runtime detects only these, so an unknown code would silently never match a question."""
+    items = value.split(",") if isinstance(value, str) else value
+    if isinstance(items, (list, tuple)) and all(isinstance(item, str) for item in items):
+        codes = tuple(item.strip().lower() for item in items if item.strip())
+        unknown = [code for code in codes if code not in LANGS]
+        if codes and not unknown and len(set(codes)) == len(codes):
+            return codes
+        if unknown:
+            raise UserError(f"{where}: unknown language {unknown[0]!r} (supported: {', '.join(sorted(LANGS))})")
+        if codes:
+            raise UserError(f"{where}: a language is listed twice in {value!r}")
+    raise UserError(f"{where}: expected language codes such as \"en,zh\" or [\"en\", \"zh\"] "
+                    f"(supported: {', '.join(sorted(LANGS))}), got {value!r}")
 
 
 def load_config(path: Path | None = None, env: dict[str, str] | None = None, **cli: Any) -> Config:

@@ -15,9 +15,9 @@ from unitrag.scaffold import init_knowledge_base
 
 pytestmark = pytest.mark.e2e
 
-SCENE = Path("content/scenes/en-hydration/01-how-much-water.md")
-STATED = "about\n2.0 litres a day for women and 2.5 litres a day for men"
-DROPPED = "an\namount for women and a larger one for men"
+SCENE = Path("content/scenes/en-writing-units/01-unit-size.md")
+STATED = "rarely more than a thousand words"
+DROPPED = "rarely longer than it needs to be"
 
 
 def _unitrag(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -42,15 +42,15 @@ def test_a_unit_question_fails_its_content_test_once_the_unit_drops_its_facts(tm
     report = json.loads(passing.stdout)
     assert report["failures"] == [] and report["modes"]["extractive"]["passed"] == 1
     (asked,) = report["questions"]
-    assert asked["unit"] == "en-hydration-how-much" and asked["found"] and asked["line"] == 10
+    assert asked["unit"] == "en-writing-units-size" and asked["found"] and asked["line"] == 11
 
-    _edit(kb / SCENE, STATED, DROPPED)  # the body no longer says how much
+    _edit(kb / SCENE, STATED, DROPPED)  # the body no longer says how long
     built = _unitrag(kb, "build")
     assert built.returncode == 0, built.stderr
     failing = _unitrag(kb, "eval", "--unit-questions", "--min-answer-facts", "1")
     assert failing.returncode == 1
-    assert (f"{SCENE}:10: question 'How many litres a day should I be drinking?' — missing facts: "
-            '"2.0 litres" / "2 litres"; "2.5 litres"') in failing.stdout
+    assert (f"{SCENE}:11: question 'How many words should one unit have?' — missing facts: "
+            '"a thousand words" / "1,000 words"') in failing.stdout
     assert "gate failed" in failing.stderr and "0/1 pass their content test" in failing.stderr
     assert _unitrag(kb, "eval", "--unit-questions").returncode == 0  # reported, not gated, without a threshold
 

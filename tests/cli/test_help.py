@@ -55,7 +55,8 @@ def test_config_defaults_are_not_swallowed():
     assert "published to ." not in shown
 
 
-def test_version_prints_the_installed_package_version():
-    result = subprocess.run([sys.executable, "-m", "unitrag", "--version"], capture_output=True, text=True, timeout=60)
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version_prints_the_installed_package_version(flag: str):
+    result = subprocess.run([sys.executable, "-m", "unitrag", flag], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"unitrag {version('unitrag')}"

@@ -25,13 +25,15 @@ CITATIONS = [
 ]
 
 
-def source(unit: str, title: str) -> Source:
-    return Source(f"{unit}#p1", unit, "scene", title, "text", [], [], "public", "en")
+def source(unit: str, title: str, citation_ids: list[str]) -> Source:
+    return Source(f"{unit}#p1", unit, "scene", title, "text", [], citation_ids, "public", "en")
 
 
 def answer() -> Answer:
-    sources = [source("en-b12-testing", "Testing for B12 deficiency"), source("en-b12-treatment", "Treatment"),
-               source("en-b12-testing", "Testing for B12 deficiency")]
+    sources = [source("en-b12-testing", "Testing for B12 deficiency", ["devalia-2014"]),
+               source("en-b12-foods", "Foods with B12", ["usda-2019"]),  # retrieved, never cited
+               source("en-b12-treatment", "Treatment", ["nice-ng239", "devalia-2014"]),
+               source("en-b12-testing", "Testing for B12 deficiency", ["devalia-2014"])]
     return Answer("How is B12 deficiency tested?", "en", RAW, False, None, sources, CITATIONS,
                   FaithfulnessReport(["devalia-2014", "nice-ng239"], [], 1.0, False), extractive=True,
                   llm_error=None)
@@ -67,6 +69,28 @@ def test_the_units_the_answer_came_from_are_listed_once_each(printed: io.StringI
     assert text.count("en-b12-testing") == 1
 
 
+def test_only_cited_units_are_listed_as_answered_from_and_the_rest_as_also_retrieved(printed: io.StringIO) -> None:
+    output.print_answer(answer())
+    lines = printed.getvalue().splitlines()
+    start = lines.index("Answered from these units:")
+    assert lines[start:] == [
+        "Answered from these units:",
+        "  en-b12-testing: Testing for B12 deficiency",
+        "  en-b12-treatment: Treatment",
+        "",
+        "Also retrieved (not cited):",
+        "  en-b12-foods: Foods with B12",
+    ]
+
+
+def test_an_answer_citing_nothing_lists_no_unit_as_answered_from(printed: io.StringIO) -> None:
+    uncited = answer()
+    uncited.citations = []
+    output.print_answer(uncited)
+    text = printed.getvalue()
+    assert "Answered from" not in text and "Retrieved (the answer cites none of them):" in text
+
+
 def test_markup_in_an_answer_is_printed_as_written(printed: io.StringIO) -> None:
     raw = answer()
     raw.answer = "Use [bold]this[/bold] [red] literally."
@@ -83,6 +107,20 @@ def test_unitrag_ask_prints_numbers_and_json_keeps_the_raw_tags(monkeypatch: pyt
     result = CliRunner().invoke(app, ["ask", "How is B12 deficiency tested?", *(["--json"] if as_json else [])])
     assert result.exit_code == 0, result.output
     if as_json:
-        assert json.loads(result.output)["answer"] == RAW
+        printed = json.loads(result.output)
+        assert printed["answer"] == RAW and len(printed["sources"]) == 4  # every key kept, "cited_units" added
+        assert printed["cited_units"] == ["en-b12-testing", "en-b12-treatment"]
     else:
         assert "<Cite" not in result.output and "[2][1]" in result.output and "[1] Guidelines" in result.output
+
+
+@pytest.mark.parametrize(("commit", "said"), [
+    (None, "no git commit recorded (the content was not in a committed git checkout when built)"),
+    ("534bec5", "commit 534bec5"),
+])
+def test_inspect_says_which_commit_or_that_none_was_recorded(printed: io.StringIO, commit, said) -> None:
+    manifest = {"schema_version": 7, "embedder": {"id": "e5", "dim": 384}, "chunker": {"version": 3},
+                "built_at": "2026-12-03T22:00:00+00:00", "git_commit": commit, "counts": {"chunks": 4}}
+    output.print_summary("dist/kb.duckdb", "0.1 MB", manifest, [])
+    assert printed.getvalue().splitlines()[1].endswith(f"built 2026-12-03T22:00:00+00:00, {said}")
+    assert "None" not in printed.getvalue()

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from unitrag.errors import UserError
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_converting_a_unit_to_crlf_plans_no_change(tiny) -> None:
@@ -20,14 +25,22 @@ def _remove_units(tiny) -> None:
         unit.unlink()
 
 
-def test_a_build_that_would_delete_every_unit_is_refused_and_the_artifact_kept(tiny) -> None:
+def test_replacing_every_unit_with_new_ones_is_an_ordinary_build(tiny) -> None:
+    tiny.build()
+    _remove_units(tiny)
+    shutil.copy(REPO / "content" / "rules" / "en-blood-pressure-stage-2.md", tiny.content / "rules")
+    report = tiny.build()
+    assert report.written and len(report.plan.deleted) == 2 and report.plan.new
+
+
+def test_a_build_that_leaves_no_unit_is_refused_and_the_artifact_kept(tiny) -> None:
     tiny.build()
     before = tiny.artifact.read_bytes()
     _remove_units(tiny)
     for dry_run in (True, False):
         with pytest.raises(UserError, match="--allow-empty") as caught:
             tiny.build(dry_run=dry_run)
-        assert "delete every unit" in str(caught.value)
+        assert "has no units" in str(caught.value) and "the last build" in str(caught.value)
     assert tiny.artifact.read_bytes() == before
     report = tiny.build(allow_empty=True)
     assert report.written and report.chunks == 0 and len(report.plan.deleted) == 2

@@ -288,7 +288,7 @@ def test_bom_unit_is_valid(tree, samples):
 def test_a_unit_over_the_size_limit_is_a_problem_naming_it(tree, samples):
     from unitrag.content.validate import validate_content
 
-    big = samples.DOCUMENT + ("Plain text that goes on. " * 400 + "\n\n") * 10  # ~100 KB
+    big = samples.DOCUMENT + ("一段不断延续下去的纯文本。" * 250 + "\n\n") * 10  # ~100 KB, in the unit's lang (zh)
     tree.write("documents/doc-one.md", big)
     size = len(big.encode())
     problems = validate_content(tree.root, max_unit_bytes=50_000).problems

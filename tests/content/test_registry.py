@@ -94,7 +94,8 @@ def test_citations_yaml_syntax_error(ydir):
     assert load_citations([a], problems) == {}
     p = problems[0]
     assert len(problems) == 1 and p.field == "yaml" and p.message.startswith("YAML syntax error")
-    assert p.line == 6  # end of stream: the flow sequence is never closed
+    assert p.line == 5  # where the never-closed flow sequence opens, not the end of the file where the parser gave up
+    assert "'[' list opened on this line is not closed" in p.message and "read on to line 6" in p.message
 
 
 def test_citations_yaml_syntax_error_line(ydir):

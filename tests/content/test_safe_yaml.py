@@ -107,3 +107,58 @@ def test_a_unit_with_a_repeated_field_is_a_problem_at_its_line(tmp_path: Path) -
     (tmp_path / "content" / "rules" / "r.md").write_text("---\nkind: rule\nid: r\ntitle: x\ntitle: y\n---\nbody\n", encoding="utf-8")
     problems = [p for p in validate_content(tmp_path / "content").problems if p.path.endswith("r.md")]
     assert [(p.line, p.field) for p in problems] == [(5, "frontmatter")] and "given twice" in problems[0].message
+
+
+# -- syntax errors at their cause: where a quote or bracket was opened, not where the parser gave up ------------
+
+UNCLOSED_QUOTE_UNIT = (
+    "---\n"                         # 1
+    "kind: rule\n"                  # 2
+    "id: r\n"                       # 3
+    "title: T\n"                    # 4
+    "lang: en\n"                    # 5
+    'summary: "never closed\n'      # 6  the cause
+    "severity: info\n"              # 7
+    "trigger:\n"                    # 8
+    "  marker: a\n"                 # 9
+    "---\nbody\n"                   # 10: where PyYAML gives up
+)
+
+
+def test_an_unclosed_quote_in_a_unit_is_reported_on_its_own_line(tmp_path: Path) -> None:
+    from unitrag.content.validate import validate_content
+
+    (tmp_path / "content" / "rules").mkdir(parents=True)
+    (tmp_path / "content" / "topics.yaml").write_text("topics: []\n", encoding="utf-8")
+    (tmp_path / "content" / "rules" / "r.md").write_text(UNCLOSED_QUOTE_UNIT, encoding="utf-8")
+    problems = [p for p in validate_content(tmp_path / "content").problems if p.path.endswith("r.md")]
+    assert [(p.line, p.field) for p in problems] == [(6, "frontmatter")]
+    assert problems[0].message.startswith("YAML syntax error: a quoted value opened on this line is never closed")
+
+
+@pytest.mark.parametrize(("name", "text", "line", "says"), [
+    ("guard.yaml", "- id: g\n  type: red_flag\n  response:\n    en: 'call now\n    zh: x\n", 4, "quoted value"),
+    ("topics.yaml", "topics:\n  - id: a\n    names: {en: A, zh: 甲\n  - id: b\n", 3, "'{' mapping"),
+    ("eval/questions.yaml", "- id: q1\n  question: \"what\n  expected_units: [a]\n", 2, "quoted value"),
+    ("citations/c.yaml", "- id: c\n  authors: [A, B\n  year: 2000\n", 2, "'[' list"),
+])
+def test_an_unclosed_quote_or_bracket_in_a_registry_is_reported_where_it_opens(
+        tmp_path: Path, name: str, text: str, line: int, says: str) -> None:
+    from unitrag.content.validate import validate_content
+
+    (tmp_path / "content" / name).parent.mkdir(parents=True, exist_ok=True)
+    if name != "topics.yaml":
+        (tmp_path / "content" / "topics.yaml").write_text("topics: []\n", encoding="utf-8")
+    (tmp_path / "content" / name).write_text(text, encoding="utf-8")
+    problems = [p for p in validate_content(tmp_path / "content").problems if p.path.endswith(name)]
+    assert [(p.line, p.field) for p in problems] == [(line, "yaml")]
+    assert says in problems[0].message
+
+
+def test_an_error_the_parser_finds_where_it_is_stays_there() -> None:
+    from unitrag.content.safe_yaml import yaml_problem
+
+    for text, line in (("kind: rule\n\tid: a\n", 2), ("a: 'x' y\n", 1), ("a: [x, y] z\nb: 1\n", 1)):
+        with pytest.raises(yaml.YAMLError) as caught:
+            load_yaml(text)
+        assert yaml_problem(caught.value, "f.yaml", "yaml").line == line, text

@@ -117,7 +117,7 @@ def test_problems_of_an_unchanged_file_are_reported_on_every_run_at_their_lines(
     settle(tree.root)
     fresh = [str(p) for p in validate_content(tree.root).problems]
     assert [p.split(": ")[0] + ": " + p.split(": ")[1] for p in fresh] == [
-        "content/documents/broken.md:3: frontmatter",  # YAML syntax
+        "content/documents/broken.md:2: frontmatter",  # YAML syntax: the line the unclosed "[" opens on
         "content/documents/latin1.md:12: file",  # not UTF-8
         "content/scenes/story-one/01-scene-one.md:6: order",  # schema
         "content/scenes/story-one/01-scene-one.md:7: colour",  # unknown field

@@ -77,10 +77,10 @@ def test_the_built_corpus_is_cached(beir_run):
 
 def test_the_gate_exits_1_below_the_threshold(beir_run):
     root, _ = beir_run
-    result = unitrag("eval", "--beir", str(TINY), "--cache", "cache", "--variants", "dense,full", "--min-ndcg", "0.9999",
-                     cwd=root)
+    result = unitrag("eval", "--beir", str(TINY), "--cache", "cache", "--variants", "dense,full", "--min-ndcg", "1.01",
+                     cwd=root)  # out of reach: on 10 queries a gate fails only when clearly missed (eval/gates.py)
     assert result.returncode == 1
-    assert "gate failed: nDCG@10 of full is" in result.stderr and "below --min-ndcg 0.9999" in result.stderr
+    assert "gate failed: nDCG@10 of full is" in result.stderr and "below --min-ndcg 1.01" in result.stderr
     assert "│ full" in result.stdout  # the table is still printed
 
 
@@ -284,9 +284,10 @@ def test_the_extractive_answer_is_scored_against_answer_facts(built_sample, fact
 
     failed = unitrag("eval", "--questions", facts_file.name, "--kb", "dist/kb.duckdb", "--variants", "full",
                      "--markdown", "--min-answer-facts", "0.7", cwd=ws.root)
-    assert failed.returncode == 1 and "Traceback" not in failed.stderr
-    assert "gate failed: answers (extractive) state every fact for 0.6667 of 3 questions, below --min-answer-facts 0.7" \
-        in " ".join(failed.stderr.split())  # the console wraps long lines
+    # 2 of 3 is below 0.7, but on 3 questions one answer decides it: a warning to add questions, not a failure
+    assert failed.returncode == 0 and "Traceback" not in failed.stderr
+    assert "gate warning: answers (extractive) stating every fact is 0.6667 on 3 questions with answer_facts, below " \
+           "--min-answer-facts 0.7" in " ".join(failed.stderr.split())  # the console wraps long lines
     assert '- extractive facts-sodium-lower-limit (same_lang): missing "1,500 mg"' in failed.stdout
 
 

@@ -3,6 +3,8 @@ knowledge base opened on the database refuses what the artifact's refuses, patte
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 import duckdb
 import psycopg
 import pytest
@@ -79,6 +81,8 @@ def test_the_answerability_exemplars_are_published_with_the_guards_examples(kbs)
     duck, pg = kbs
     assert pg.retriever.exemplars is not None
     assert sorted(pg.retriever.exemplars.texts) == sorted(duck.retriever.exemplars.texts)
+    by_text = itemgetter("unit_id", "text")  # the authors' questions of units too (the page's examples, /v1/about)
+    assert sorted(pg.store.unit_questions, key=by_text) == sorted(duck.store.unit_questions, key=by_text) != []
     question = "I get out of breath on the stairs and look pale, could it be my diet?"
     expected = duck.search(question).sources[0].scores["exemplar"]
     assert pg.search(question).sources[0].scores["exemplar"] == pytest.approx(expected, abs=1e-5)

@@ -230,8 +230,8 @@ def test_calibration_prefers_the_separating_feature_and_fits_a_pair_per_language
 
 def test_calibration_needs_both_labels():
     questions = labelled(6, "en", True)
-    with pytest.raises(ValueError, match="2 answerable and 2 unanswerable"):
-        run_calibration(StubKB({q.question: ("en", 0.9, 1.0) for q in questions}), questions)
+    result = run_calibration(StubKB({q.question: ("en", 0.9, 1.0) for q in questions}), questions)
+    assert result.fitted is None and result.verdict.too_few and "6 answerable and 0 unanswerable" in result.verdict.reason
 
 
 def test_calibration_never_fits_on_held_out_test_questions(tmp_path: Path):

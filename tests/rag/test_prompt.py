@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from unitrag.rag.prompt import PromptError, TemplateMissing, build_messages, render_text
+from unitrag.config import DEFAULT_NAME
+from unitrag.rag.prompt import (
+    Identity,
+    PromptError,
+    TemplateMissing,
+    build_messages,
+    render_text,
+)
 from unitrag.rag.types import Source
 
 PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
@@ -75,10 +82,24 @@ def test_the_question_is_data_not_template_code(templates: dict[str, str]) -> No
 
 
 def test_not_found_and_refusal_render_in_the_questions_language(templates: dict[str, str]) -> None:
-    assert render_text("not_found", templates, lang="zh") == "抱歉，知识库中没有找到能回答这个问题的资料。"
-    assert render_text("not_found", templates, lang="en").startswith("Sorry, the knowledge base has nothing")
-    assert "超出" in render_text("refusal", templates, lang="zh")
-    assert "outside the scope" in render_text("refusal", templates, lang="en")
+    garden = Identity("Garden club", "Growing vegetables on an allotment.")
+    assert render_text("not_found", templates, lang="zh", identity=garden) == "抱歉，知识库“Garden club”中没有找到能回答这个问题的资料。"
+    assert render_text("not_found", templates, lang="en", identity=garden) == \
+        'Sorry, the knowledge base "Garden club" has nothing that answers this question.'
+    assert "超出" in render_text("refusal", templates, lang="zh", identity=garden)
+    assert render_text("refusal", templates, lang="en", identity=garden) == \
+        'This question is outside the scope of the knowledge base "Garden club".'
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_system_prompt_says_the_knowledge_bases_name_and_description_and_no_domain_of_its_own(
+        templates: dict[str, str], lang: str) -> None:
+    garden = Identity("Garden club", "Growing vegetables on an allotment.")
+    system = build_messages("q?", lang, EN_SOURCES, templates, identity=garden)[0]["content"]
+    assert "Garden club" in system and "Growing vegetables on an allotment." in system
+    assert not [word for word in ("health", "nutrition", "健康", "营养") if word in system.lower()]
+    unnamed = build_messages("q?", lang, EN_SOURCES, templates)[0]["content"]  # no description: no empty clause
+    assert "What it covers" not in unnamed and "它的内容" not in unnamed and DEFAULT_NAME in unnamed
 
 
 def test_a_missing_template_is_named(templates: dict[str, str]) -> None:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import socket
+import subprocess
+import sys
 import time
 from types import SimpleNamespace
 
@@ -9,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from unitrag.cli import app
+from unitrag.cli.serve_cmd import bind_port
 from unitrag.errors import UserError
 from unitrag.serve.reload import KbHolder
 
@@ -24,6 +29,33 @@ def test_a_bad_serve_section_is_refused_before_any_worker_starts(tmp_path, monke
     (tmp_path / "unitrag.toml").write_text("[serve]\nport = -1\n")
     result = CliRunner().invoke(app, ["serve"])
     assert isinstance(result.exception, UserError) and "port" in str(result.exception)
+
+
+def test_a_busy_port_is_one_line_naming_it_and_nothing_is_announced(tmp_path):
+    (tmp_path / "kb.duckdb").write_bytes(b"")  # never opened: the port is refused first
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "unitrag", "serve", "--kb", "kb.duckdb", "--port", str(port)],
+                                cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert f"error: port {port} on 127.0.0.1 is in use" in result.stderr and "--port 0" in result.stderr
+    assert "serving" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_port_zero_binds_a_free_port_and_the_announcement_names_it(tmp_path):
+    from unitrag.serve import load_serve_settings
+
+    assert load_serve_settings(env={"UNITRAG_SERVE_PORT": "0"}).port == 0  # as uvicorn allows: any free port
+    with bind_port("127.0.0.1", 0) as listener:
+        assert listener.getsockname()[1] > 0
+    (tmp_path / "kb.duckdb").write_bytes(b"not a database")  # announced, then refused when a worker opens it
+    result = subprocess.run([sys.executable, "-m", "unitrag", "serve", "--kb", "kb.duckdb", "--port", "0"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    announced = re.search(r"serving kb.duckdb on http://127\.0\.0\.1:(\d+)/", result.stderr)
+    assert announced and int(announced.group(1)) > 0, result.stderr
+    assert "non-negative" not in result.stderr
 
 
 def fake_kb(n: int) -> SimpleNamespace:

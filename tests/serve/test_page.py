@@ -6,8 +6,12 @@ with the reason. Set UNITRAG_SCREENSHOTS=<dir> to keep the screenshots for a loo
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
+import urllib.request
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -36,10 +40,22 @@ def browser():
         browser.close()
 
 
+#: A long reference URL and a long word: at 390 px they made the page 510 px wide (issue 24).
+LONG_URL = "https://guidelines.example.org/" + "/".join(["supplementation-and-monitoring-recommendations"] * 5)
+LONG_ANSWER = f"Treatment follows the cause, see {LONG_URL} and Pneumonoultramicroscopicsilicovolcanoconiosis{'x' * 60}."
+NAME, DESCRIPTION = "Sample health notes", "Plain answers about nutrition, each with its sources."
+
+
 def _server(sample_kb: KnowledgeBase, llm=None):
-    holder = KbHolder("sample", lambda _l, _p: KnowledgeBase(sample_kb.store, sample_kb.encoder, sample_kb.config, llm), 0)
+    config = replace(sample_kb.config, name=NAME, description=DESCRIPTION)
+    holder = KbHolder("sample", lambda _l, _p: KnowledgeBase(sample_kb.store, sample_kb.encoder, config, llm), 0)
     settings = ServeSettings(api_keys=CLINICIAN_KEYS, reload_poll_s=0)
-    return live_server(create_app(settings, config=sample_kb.config, holder=holder))
+    return live_server(create_app(settings, config=config, holder=holder))
+
+
+def get_json(url: str) -> dict:
+    with urllib.request.urlopen(url) as response:
+        return json.loads(response.read())
 
 
 @pytest.fixture(scope="module")
@@ -56,10 +72,13 @@ def page(browser, base_url, tmp_path):
     page.on("console", lambda msg: problems.append(msg.text) if msg.type == "error" else None)
     page.on("pageerror", lambda exc: problems.append(str(exc)))
     page.problems = problems
+    page.refusals_expected = False  # a test of errors: the browser logs each refused request
     page.goto(base_url + "/")
     page.wait_for_function("document.getElementById('kb-meta').textContent.length > 0")
     yield page
     context.close()
+    if page.refusals_expected:
+        problems = [p for p in problems if not p.startswith(("Failed to load resource", "net::ERR_FAILED"))]
     assert problems == [], problems  # no console errors on any page
 
 
@@ -80,6 +99,24 @@ def ask(page, question: str, keyboard: bool = False) -> None:
     else:
         page.click("[data-testid=ask]")
     page.wait_for_function("!document.getElementById('ask').disabled && document.getElementById('answer-box').textContent.length > 0")
+
+
+def ask_and_fail(page, question: str) -> None:
+    """Ask, and wait for the status line to say it failed (no answer text to wait for)."""
+    page.fill("[data-testid=question]", question)
+    page.click("[data-testid=ask]")
+    page.wait_for_function("!document.getElementById('ask').disabled && ['Failed', '失败'].includes("
+                           "document.getElementById('status').textContent)")
+
+
+def nothing_left(page) -> None:
+    """No trace of an earlier answer: no source card (a clinician-only one least of all), no answer text, no references."""
+    assert page.locator("[data-testid=source]").count() == 0
+    assert page.locator(".tag.restricted").count() == 0
+    assert page.inner_text("[data-testid=answer]") == ""
+    assert page.locator("[data-testid=reference]").count() == 0
+    assert page.locator("#sources-box").is_hidden() and page.locator("#timings-box").is_hidden()
+    assert page.get_attribute("[data-testid=banner]", "data-kind") == "error"
 
 
 @pytest.mark.parametrize("question, ui", [("How is vitamin B12 deficiency treated?", "en"), ("缺铁性贫血的诊断标准是什么？", "zh")])
@@ -110,8 +147,8 @@ def test_an_off_topic_question_shows_not_found(page, tmp_path):
 def test_a_red_flag_shows_the_safety_message_and_no_sources(page, tmp_path):
     page.click("[data-testid=ui-lang]")  # Chinese UI
     ask(page, "我胸口剧痛，喘不上气")
-    assert page.get_attribute("[data-testid=banner]", "data-kind") == "guard"
-    assert page.inner_text("[data-testid=banner]") == "安全提示"
+    assert page.get_attribute("[data-testid=banner]", "data-kind") == "red_flag"
+    assert page.inner_text("[data-testid=banner]") == "紧急提示：请立即阅读"
     assert "120" in page.inner_text("[data-testid=answer]")
     assert page.locator("[data-testid=source]").count() == 0 and page.locator("[data-testid=reference]").count() == 0
     shot(page, "red-flag-zh", tmp_path)
@@ -128,6 +165,10 @@ def test_the_role_control_appears_only_for_a_key_that_grants_it(page, tmp_path):
     ask(page, "B12 injections hydroxocobalamin dose")
     assert "Treating B12 deficiency" in page.inner_text("[data-testid=sources]")
     assert page.locator("[data-testid=source] .tag.restricted").count() >= 1
+    restricted = page.locator("[data-testid=source]", has=page.locator(".tag.restricted")).first
+    restricted.locator("[data-testid=unit-link]").click()  # read with the key's header: the unit's text, not a 404
+    assert "Treating B12 deficiency" in restricted.locator("[data-testid=unit-pane] h4").inner_text()
+    assert "hydroxocobalamin" in restricted.locator("[data-testid=unit-text]").inner_text()
     shot(page, "clinician-en", tmp_path)
 
 
@@ -150,5 +191,124 @@ def test_streaming_shows_text_before_the_end(browser, sample_kb, tmp_path):
         assert page.inner_text("[data-testid=answer]").strip() == text.strip()
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # no sideways scrolling on a phone
         shot(page, "stream-phone-zh", tmp_path)
+        context.close()
+        assert problems == [], problems
+
+
+def test_the_header_placeholder_and_examples_come_from_the_knowledge_base(page, base_url, tmp_path):
+    about = get_json(base_url + "/v1/about")
+    english = [e["text"] for e in about["examples"] if e["lang"] == "en"]
+    chinese = [e["text"] for e in about["examples"] if e["lang"] == "zh"]
+    assert page.inner_text("[data-testid=kb-name]") == NAME and page.inner_text("[data-testid=kb-description]") == DESCRIPTION
+    placeholder = page.get_attribute("[data-testid=question]", "placeholder")
+    assert english[0] in placeholder and about["topics"][0]["name_en"] in placeholder
+    assert page.locator("[data-testid=example]").all_inner_texts() == english[1:5]
+    page.click("[data-testid=ui-lang]")
+    assert chinese[0] in page.get_attribute("[data-testid=question]", "placeholder")
+    assert page.locator("[data-testid=example]").all_inner_texts() == chinese[1:5]
+    with urllib.request.urlopen(base_url + "/") as response:  # the page itself names no domain and no sample id
+        html = response.read().decode()
+    assert not re.search(r"B12|vitamin|nutrition|营养|缺铁|en-b12|en-low-serum", html, re.IGNORECASE)
+    page.locator("[data-testid=example]").first.click()  # an example asks itself
+    page.wait_for_function("document.getElementById('status').textContent === '完成'")
+    assert page.input_value("[data-testid=question]") == chinese[1]
+    assert page.locator("[data-testid=source]").count() >= 1
+    shot(page, "examples-zh", tmp_path)
+
+
+def test_an_error_leaves_nothing_of_the_previous_answer(page, tmp_path):
+    page.refusals_expected = True
+    page.click("text=User context and access")
+    page.fill("[data-testid=api-key]", CLINICIAN_KEY)
+    page.keyboard.press("Tab")
+    page.wait_for_selector("[data-testid=role-clinician]", state="visible")
+    ask(page, "B12 injections hydroxocobalamin dose")
+    assert page.locator(".tag.restricted").count() >= 1  # a clinician-only card on screen
+    page.fill("[data-testid=api-key]", "not-the-key")
+    page.keyboard.press("Tab")
+    page.wait_for_function("document.getElementById('status').textContent === 'The API key was not accepted.'")
+    ask_and_fail(page, "B12 injections hydroxocobalamin dose")  # 401
+    nothing_left(page)
+    assert page.inner_text("[data-testid=banner]") == "The API key was not accepted."
+
+    page.fill("[data-testid=api-key]", "")
+    page.keyboard.press("Tab")
+    ask(page, "How is vitamin B12 deficiency treated?")
+    assert page.locator("[data-testid=source]").count() >= 1
+    ask_and_fail(page, "why " * 600)  # 422: over max_question_chars
+    nothing_left(page)
+    assert page.inner_text("[data-testid=banner]") == "The question is too long (at most 2000 characters)."
+    page.click("[data-testid=ui-lang]")  # the status line and the error are translated too
+    assert page.inner_text("[data-testid=status]") == "失败"
+    assert page.inner_text("[data-testid=banner]") == "问题太长（最多 2000 个字符）。"
+    page.click("[data-testid=ui-lang]")
+
+    for status, outcome in ((500, "The server failed to answer (error 500)."), (None, "The server could not be reached.")):
+        ask(page, "How is vitamin B12 deficiency treated?")
+        assert page.locator("[data-testid=source]").count() >= 1
+        if status is None:
+            page.route("**/v1/ask/stream", lambda route: route.abort())
+        else:
+            page.route("**/v1/ask/stream", lambda route: route.fulfill(status=500, json={"error": "internal error"}))
+        ask_and_fail(page, "How is vitamin B12 deficiency treated?")
+        nothing_left(page)
+        assert page.inner_text("[data-testid=banner]").startswith(outcome)
+        page.unroute("**/v1/ask/stream")
+    shot(page, "after-errors", tmp_path)
+
+
+def test_a_red_flag_looks_urgent_and_unlike_a_refusal(page, tmp_path):
+    style = ("(() => { const b = document.getElementById('banner'), s = getComputedStyle(b);"
+             " return [b.getAttribute('role'), s.backgroundColor, s.color, s.borderTopWidth, s.borderTopColor]; })()")
+    ask(page, "I have crushing chest pain and can't breathe")
+    assert page.get_attribute("[data-testid=banner]", "data-kind") == "red_flag"
+    urgent = page.evaluate(style)
+    shot(page, "red-flag-en", tmp_path)
+    ask(page, "Should I buy bitcoin or index funds?")
+    assert page.get_attribute("[data-testid=banner]", "data-kind") == "out_of_scope"
+    refusal = page.evaluate(style)
+    assert urgent[0] == "alert" and refusal[0] == "status"  # only the emergency interrupts a screen reader
+    assert all(a != b for a, b in zip(urgent[1:], refusal[1:])), (urgent, refusal)
+    shot(page, "out-of-scope-en", tmp_path)
+
+
+def test_a_source_card_opens_its_unit_text(page, base_url, tmp_path):
+    ask(page, "How is vitamin B12 deficiency treated?")
+    card = page.locator("[data-testid=source]").first
+    unit_id = card.locator(".tag").first.inner_text()
+    link = card.locator("[data-testid=unit-link]")
+    assert link.get_attribute("href") == f"/v1/units/{unit_id}"
+    link.click()
+    unit = get_json(f"{base_url}/v1/units/{unit_id}")
+    pane = card.locator("[data-testid=unit-pane]")
+    assert pane.locator("h4").inner_text() == unit["title"]
+    shown = pane.locator("[data-testid=unit-text]").inner_text()
+    assert "<Cite" not in shown and '"chunks"' not in shown and "**" not in shown  # readable: no JSON, no tags
+    first = re.sub(r"<Cite[^>]*>|\*\*|\s", "", unit["chunks"][0]["text"].split("\n\n")[0])
+    assert first[-80:] in re.sub(r"\[\d+\]|\s", "", shown)  # the unit's own words (citations numbered there)
+    assert link.inner_text() == "Hide the unit"
+    link.click()
+    assert pane.is_hidden()
+    shot(page, "unit-pane", tmp_path)
+
+
+def test_a_phone_wide_page_never_scrolls_sideways(browser, sample_kb, tmp_path):
+    with _server(sample_kb, SlowLLM(LONG_ANSWER, 0.0)) as url:
+        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True)
+        page = context.new_page()
+        problems: list[str] = []
+        page.on("console", lambda msg: problems.append(msg.text) if msg.type == "error" else None)
+        page.on("pageerror", lambda exc: problems.append(str(exc)))
+        page.goto(url + "/")
+        page.wait_for_function("document.getElementById('kb-meta').textContent.length > 0")
+        page.fill("[data-testid=question]", "How is vitamin B12 deficiency treated?")
+        page.click("[data-testid=ask]")
+        page.wait_for_function("document.getElementById('status').textContent === 'Done'")
+        assert LONG_URL in page.inner_text("[data-testid=answer]")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.locator("[data-testid=unit-link]").first.click()
+        page.wait_for_selector("[data-testid=unit-text]")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        shot(page, "long-url-phone", tmp_path)
         context.close()
         assert problems == [], problems

@@ -56,7 +56,7 @@ def _print_version(value: bool) -> None:
 
 def _root(
     version: Annotated[bool, typer.Option(
-        "--version", callback=_print_version, is_eager=True, help="Print the installed unitrag version and exit.")] = False,
+        "--version", "-V", callback=_print_version, is_eager=True, help="Print the installed unitrag version and exit.")] = False,
 ) -> None:
     """The group's own options (--version); the app's help above is what users see."""
 

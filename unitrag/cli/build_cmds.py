@@ -7,14 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..artifact.reader import open_artifact, read_manifest
-from ..compiler.pipeline import build
 from ..config import Config, load_config
-from ..content.json_schema import write_schemas
-from ..content.unit_cache import UnitCache
-from ..content.validate import validate_content
-from ..errors import ContentInvalid, UserError
-from .output import ProgressBars, err, out, print_json, print_report, print_summary, report_markdown
+from ..errors import UserError
+from .output import ProgressBars, err, out, print_json, print_problems, print_report, print_summary, report_markdown
 from .options import ConfigOpt, JsonOpt
 
 ContentOpt = Annotated[Optional[Path], typer.Option("--content", help="Content folder [config: content_dir].")]
@@ -29,6 +24,9 @@ def register(app: typer.Typer) -> None:
 
 def validate(content: ContentOpt = None, config: ConfigOpt = None, json: JsonOpt = False) -> None:
     """Check every unit and registry file; print each problem as path:line: field: message."""
+    from ..content.unit_cache import UnitCache  # each command imports its own machinery: `--help` stays fast
+    from ..content.validate import validate_content
+
     cfg = load_config(config, content_dir=content)
     cache = UnitCache(cfg.cache_dir)
     result = validate_content(cfg.content_dir, cfg.max_unit_bytes, cache, cfg.max_file_bytes)
@@ -37,19 +35,23 @@ def validate(content: ContentOpt = None, config: ConfigOpt = None, json: JsonOpt
 
     templates, template_problems = prompt_problems(cfg.prompts_dir, cfg.max_prompt_chars)
     problems = sorted([*result.problems, *template_problems])
+    starters = sum(1 for loaded in result.units if loaded.unit is not None and loaded.unit.starter)
     if json:
-        print_json({"ok": not problems, "units": len(result.units), "prompt_templates": templates,
-                    "problems": [p.to_dict() for p in problems]})
+        print_json({"ok": not problems, "units": len(result.units), "starter_units": starters,
+                    "prompt_templates": templates, "problems": [p.to_dict() for p in problems]})
         if problems:
             raise typer.Exit(1)
         return
-    if problems:
-        raise ContentInvalid(problems)
-    out.print(
-        f"ok: {len(result.units)} units, {len(result.citations)} citations, "
-        f"{len(result.taxonomy.topics)} topics, {len(result.guard_rules)} guard rules in {cfg.content_dir}; "
-        f"{templates} prompt templates in {cfg.prompts_dir}"
-    )
+    valid = (f"{len(result.units)} units, {len(result.citations)} citations, {len(result.taxonomy.topics)} topics, "
+             f"{len(result.guard_rules)} guard rules")
+    if problems:  # validate never writes anything: say what it read instead
+        print_problems(problems, f"checked every file in {cfg.content_dir} and {cfg.prompts_dir}; valid: {valid}, "
+                                 f"{templates} prompt templates")
+        raise typer.Exit(1)
+    out.print(f"ok: {valid} in {cfg.content_dir}; {templates} prompt templates in {cfg.prompts_dir}")
+    if starters:
+        out.print(f"{starters} starter units (starter: true) are examples from `unitrag init`: replace them with "
+                  "your own", markup=False, highlight=False)
 
 
 def build_cmd(
@@ -65,12 +67,14 @@ def build_cmd(
     prompts: Annotated[Optional[Path], typer.Option("--prompts", help="Prompt templates folder [config: prompts_dir].")] = None,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print the plan as Markdown (CI job summary).")] = False,
     allow_empty: Annotated[
-        bool, typer.Option("--allow-empty", help="Allow an artifact with no units, or deleting every unit of the last one.")
+        bool, typer.Option("--allow-empty", help="Allow an artifact with no units (replacing every unit with new ones needs no flag).")
     ] = False,
     config: ConfigOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Compile the content into the artifact, embedding only what changed."""
+    from ..compiler.pipeline import build
+
     cfg = load_config(
         config, content_dir=content, artifact=out_path, embedder=embedder, batch_size=batch_size,
         chunk_tokens=chunk_tokens, cache_dir=cache_dir, prompts_dir=prompts,
@@ -106,6 +110,8 @@ def schema(
     directory: Annotated[Path, typer.Option("--dir", help="Where to write the JSON Schemas.")] = Path("schema"),
 ) -> None:
     """Write JSON Schemas for units, citations, topics and guard rules (for editors)."""
+    from ..content.json_schema import write_schemas
+
     for path in write_schemas(directory):
         out.print(f"wrote {path}")
 
@@ -127,6 +133,8 @@ def inspect(
         info = published_summary(kb)
         where, note = info["database"], "published"
     else:
+        from ..artifact.reader import open_artifact, read_manifest
+
         cfg = load_config(config, artifact=Path(kb) if kb is not None else None)
         with open_artifact(cfg.artifact) as con:
             manifest = read_manifest(con)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -12,16 +11,17 @@ import typer
 from rich.table import Table
 
 from ..config import Config, load_config
-from ..content.problems import Problem
-from ..content.loader import registry_size_limit
-from ..content.registry import LoadedQuestion, dev_question_files, is_held_out, load_questions
 from ..errors import ContentInvalid, UserError
 from .output import ProgressBars, err, out, print_json
 from .options import ConfigOpt, JsonOpt
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the content model (pydantic, YAML) loads only when a command runs: `--help` stays fast
+    from ..content.problems import Problem
+    from ..content.registry import LoadedQuestion
+    from ..eval.gates import GateResult
     from ..eval.report import EvalReport
     from ..rag.calibrate import Calibration
+    from ..rag.gate import AnswerabilityGate
 
 
 
@@ -74,7 +74,7 @@ def eval_cmd(
     json: JsonOpt = False,
 ) -> None:
     """Score every pipeline variant on a BEIR data set or on labelled questions; gate on thresholds."""
-    from ..eval.report import category_markdown, gate_failures, gated_reports
+    from ..eval.report import category_markdown, gated_reports
 
     if unit_questions:
         unused = [name for name, value in (
@@ -120,22 +120,38 @@ def eval_cmd(
         if beir is None:
             _print_categories(reports)
             _print_guard(reports)
-    gated = gated_reports(reports)
-    failures = _named_failures(gated, lambda r: gate_failures(r, min_ndcg, min_notfound_f1, min_success,
-                                                              min_notfound_precision))
-    if beir is None:
-        from ..eval.fact_report import fact_failures
-        from ..eval.guard_report import guard_failures, has_guard_labels
-
-        failures += _named_failures(gated, lambda r: fact_failures(r.extra.get("answer_facts"), min_answer_facts))
-
-        guarded = [(name, r) for name, r in gated if has_guard_labels(r)] or gated[-1:]
-        failures += _named_failures(guarded, lambda r: guard_failures(r, min_guard_recall, min_guard_precision,
-                                                                      min_guard_pass))
-    for failure in failures:
+    thresholds = {"--min-ndcg": min_ndcg, "--min-notfound-f1": min_notfound_f1, "--min-success": min_success,
+                  "--min-notfound-precision": min_notfound_precision, "--min-answer-facts": min_answer_facts,
+                  "--min-guard-recall": min_guard_recall, "--min-guard-precision": min_guard_precision,
+                  "--min-guard-pass": min_guard_pass}
+    verdict = _gate(gated_reports(reports), thresholds, questions=beir is None)
+    for warning in verdict.warnings:
+        err.print(f"[yellow]gate warning:[/] {warning}")
+    for failure in verdict.failures:
         err.print(f"[red]gate failed:[/] {failure}")
-    if failures:
+    if verdict.failures:
         raise typer.Exit(1)
+
+
+def _gate(gated: list[tuple[str, EvalReport]], thresholds: dict[str, float | None], questions: bool) -> GateResult:
+    """The ``--min-*`` gates of every gated set (eval.gates: small sets warn unless clearly below), each
+    failure or warning prefixed with its set's name when there are several; the guard's on the sets that label it."""
+    from ..eval.gates import (
+        GateResult,
+        fact_figures,
+        gate,
+        guard_figures,
+        retrieval_figures,
+    )
+    from ..eval.guard_report import has_guard_labels
+
+    verdict = GateResult([], [])
+    guarded = [(name, r) for name, r in gated if has_guard_labels(r)] or gated[-1:]
+    for name, report in gated:
+        figures = retrieval_figures(report) + (fact_figures(report) if questions else [])
+        figures += guard_figures(report) if questions and (name, report) in guarded else []
+        verdict.extend(gate(figures, thresholds, report), f"{name}: " if len(gated) > 1 else "")
+    return verdict
 
 
 def _eval_unit_questions(cfg: Config, kb: str | None, least: float | None, json: bool, markdown: bool) -> None:
@@ -161,11 +177,6 @@ def _eval_unit_questions(cfg: Config, kb: str | None, least: float | None, json:
         err.print(f"[red]gate failed:[/] {escape(failure)}")
     if failures:
         raise typer.Exit(1)
-
-
-def _named_failures(sets: list[tuple[str, "EvalReport"]], check: Callable[["EvalReport"], list[str]]) -> list[str]:
-    """``check``'s failures of each set, prefixed with the set's name when there are several."""
-    return [f"{name}: {failure}" if len(sets) > 1 else failure for name, report in sets for failure in check(report)]
 
 
 def _eval_beir(root: Path, split: str, spec: str | None, cfg: Config, cache: Path, limit: int | None,
@@ -249,6 +260,9 @@ def _guard_markdown(reports: list["EvalReport"]) -> str:
 def _load_questions(paths: Path | list[Path], cfg: Config) -> list[LoadedQuestion]:
     """Labelled questions from one file or several (an id defined in two of them is a problem), each
     read no further than ``max_file_bytes``, like the content's own."""
+    from ..content.loader import registry_size_limit
+    from ..content.registry import load_questions
+
     paths = [paths] if isinstance(paths, Path) else paths
     for path in paths:
         if not path.is_file():
@@ -293,14 +307,23 @@ def calibrate_cmd(
         "--questions", help="Labelled dev questions; repeat it for several files [default: every <content_dir>/eval/*.yaml "
                             "but the *_test.yaml ones].")] = None,
     write: Annotated[
-        Optional[Path], typer.Option("--write", help="Add the gate to this calibration file (e.g. calibration.json).")
+        Optional[Path], typer.Option("--write", help="Add the gate kept (the fit, or the default gate) to this calibration "
+                                                   "file (e.g. calibration.json); nothing when the questions are too few.")
     ] = None,
     reranker: Annotated[Optional[str], typer.Option("--reranker", help="Calibrate this reranker [config: reranker].")] = None,
     sparse: Annotated[Optional[bool], typer.Option("--sparse/--no-sparse", help="Calibrate with or without the BM25 arm [config: sparse].")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also print every candidate feature, why the others "
+                                          "are none, and the questions the fit misjudges.")] = False,
     config: ConfigOpt = None,
     json: JsonOpt = False,
 ) -> None:
-    """Fit the answerability gate (Platt scaling) for the configured query pipeline; report how well it separates."""
+    """Fit the answerability gate for the configured query pipeline, and keep it only if it beats the default gate.
+
+    The default gate (the one used without calibration.json) stays when fewer than 10 answerable or 10
+    unanswerable dev questions reach the gate (nothing is written, exit 0), or when the fit is no better
+    out of sample (k-fold "not found" F1; --write then stores the default gate for these questions).
+    """
+    from ..content.registry import dev_question_files, is_held_out
     from ..rag.calibrate import run_calibration
     from ..rag.gate import write_calibration
     from ..rag.knowledge_base import KnowledgeBase
@@ -320,50 +343,74 @@ def calibrate_cmd(
         result = run_calibration(knowledge_base, labelled)
     except ValueError as exc:
         raise UserError(f"cannot calibrate on {', '.join(map(str, paths))}: {exc}") from None
-    if write is not None:
+    written = write is not None and result.gate is not None and not result.verdict.too_few
+    if written:
         write_calibration(write, result.gate)
     if json:
-        print_json({**result.to_dict(), "questions_files": [str(p) for p in paths], "written": str(write) if write else None})
+        print_json({**result.to_dict(), "questions_files": [str(p) for p in paths], "written": str(write) if written else None})
         return
-    out.print(f"fitted on  {', '.join(map(str, paths))}")
-    _print(result, write)
+    out.print(f"questions  {', '.join(map(str, paths))}")
+    if verbose and result.candidates:
+        _print_candidates(result)
+    _print_verdict(result, write if written else None, write)
+    if not verbose and result.candidates:
+        out.print("more       --verbose: every candidate feature, the one chosen and why, the questions it misjudges")
 
 
-def _print(result: "Calibration", write: Path | None) -> None:
-    gate, m = result.gate, result.gate.metrics
-    table = Table(title="Candidate features (AUC of the raw score; LOO: of leave-one-out Platt probabilities)",
-                  title_justify="left")
-    for column in ("feature", "per language", "AUC", "AUC by language", "LOO AUC"):
+def _print_verdict(result: "Calibration", written: Path | None, asked: Path | None) -> None:
+    """A few lines: how many questions, the fit, which gate is kept and why, what was written."""
+    verdict, fitted, gate = result.verdict, result.fitted, result.gate
+    out.print(f"reach gate {verdict.n_answerable} answerable, {verdict.n_unanswerable} unanswerable"
+              f" ({len(result.guarded)} left out: answered by the guard)")
+    if fitted is not None:
+        m = fitted.metrics
+        out.print(f"fitted     {_formula(fitted)}; leave-one-out AUC {m['loo_auc']:.3f}, not-found precision "
+                  f"{_f(m['loo_not_found_precision'])} recall {_f(m['loo_not_found_recall'])}")
+    style = "green" if verdict.kept == "fitted" else "yellow"
+    out.print(f"[{style}]verdict[/]    {verdict.reason}")
+    if gate is not None:
+        out.print(f"gate       {_formula(gate)} ({'fitted' if verdict.kept == 'fitted' else 'the default'}) for {gate.pipeline_id}")
+    if written is not None:
+        out.print(f"wrote the gate to {written}; run `unitrag build` to copy it into the artifact")
+    elif asked is not None:
+        out.print(f"nothing written to {asked}" + (": the default gate stays in use until there are enough questions"
+                                                   if verdict.too_few else ": this pipeline keeps no gate"))
+
+
+def _formula(gate: "AnswerabilityGate") -> str:
+    """The gate's decision rule in one line: its input, and where p = 0.5."""
+    mixed = "".join(f" {'-' if w < 0 else '+'} {abs(w):.4f}·{name}" for name, w in gate.mix.items())
+    pooled, *by_lang = [(k, v) for k, v in gate.thresholds.items() if v is not None] or [("*", math.nan)]
+    own = f" ({', '.join(f'{k} {v:.4f}' for k, v in by_lang)})" if by_lang else ""
+    return f"{gate.feature}{mixed} ≥ {pooled[1]:.4f}{own}"
+
+
+def _print_candidates(result: "Calibration") -> None:
+    """Every candidate, the chosen one marked; the features that are none, and why; the questions misjudged."""
+    table = Table(title="Candidate features (AUC of the raw score; LOO: of leave-one-out probabilities). The chosen one "
+                        "has the best LOO AUC among those whose raw AUC is above 0.5", title_justify="left")
+    for column in ("feature", "per language", "AUC", "AUC by language", "LOO AUC", "LOO not-found F1", ""):
         table.add_column(column)
     for c in result.candidates:
-        chosen = c["feature"] == gate.feature and c["per_lang"] == bool(gate.by_lang) and set(c["mix"]) == set(gate.mix)
         by_lang = " ".join(f"{k} {v:.3f}" for k, v in c["auc_by_lang"].items())
-        style = "bold green" if chosen else None
-        table.add_row(" + ".join([c["feature"], *c["mix"]]), "yes" if c["per_lang"] else "no", f"{c['auc']:.3f}", by_lang, f"{c['loo_auc']:.3f}",
-                      style=style)
+        table.add_row(" + ".join([c["feature"], *c["mix"]]), "yes" if c["per_lang"] else "no", f"{c['auc']:.3f}", by_lang,
+                      f"{c['loo_auc']:.3f}", _f(c["loo_not_found_f1"]), "◀ chosen" if c.get("chosen") else "",
+                      style="bold green" if c.get("chosen") else None)
     out.print(table)
-    thresholds = ", ".join(f"{k}: {v:.4f}" for k, v in gate.thresholds.items() if v is not None)
-    out.print(f"pipeline   {gate.pipeline_id}")
-    mixed = "".join(f" + {w:.4f}·{name}" for name, w in gate.mix.items())
-    out.print(f"gate       p = sigmoid(a·({gate.feature}{mixed}) + b), a={gate.a:.3f} b={gate.b:.3f}; p=0.5 at {thresholds}")
-    if gate.lang_offsets:
-        out.print("offsets    cross-language cosine corrections " + ", ".join(f"{k} +{v:.4f}" for k, v in gate.lang_offsets.items()))
-    out.print(f"questions  {gate.n_answerable} answerable, {gate.n_unanswerable} unanswerable"
-              f" ({m['guarded']} left out: answered by the guard)")
-    out.print(f"in sample  accuracy {m['accuracy']:.3f}, not-found precision {_f(m['not_found_precision'])}"
-              f" recall {_f(m['not_found_recall'])}")
-    out.print(f"LOO        accuracy {m['loo_accuracy']:.3f}, not-found precision {_f(m['loo_not_found_precision'])}"
-              f" recall {_f(m['loo_not_found_recall'])}, AUC {m['loo_auc']:.3f}")
-    if m.get("expected_unit_found") is not None:
-        out.print(f"retrieval  an expected unit is among the sources for {m['expected_unit_found']:.0%} of answerable questions")
+    for name, why in result.not_candidates.items():
+        out.print(f"not a candidate: {name}: {why}")
+    fitted = result.fitted
+    if fitted is not None and fitted.lang_offsets:
+        out.print("offsets    cross-language cosine corrections " + ", ".join(f"{k} +{v:.4f}" for k, v in fitted.lang_offsets.items()))
     wrong = [s for s in result.samples if (s.p_loo >= 0.5) != s.answerable]
-    if wrong:
-        out.print("misjudged (leave-one-out):")
+    if fitted is not None and wrong:
+        out.print("misjudged by the fit (leave-one-out):")
         for s in sorted(wrong, key=lambda s: s.p_loo):
             label = "answerable" if s.answerable else "unanswerable"
-            out.print(f"  p={s.p_loo:.2f} {s.id} ({label}; top {s.top_units[0]}, {gate.feature}={s.values[gate.feature]:.4f})")
-    if write is not None:
-        out.print(f"wrote the gate to {write}; run `unitrag build` to copy it into the artifact")
+            out.print(f"  p={s.p_loo:.2f} {s.id} ({label}; top {s.top_units[0]}, {fitted.feature}={s.values[fitted.feature]:.4f})")
+    m = fitted.metrics if fitted is not None else {}
+    if m.get("expected_unit_found") is not None:
+        out.print(f"retrieval  an expected unit is among the sources for {m['expected_unit_found']:.0%} of answerable questions")
 
 
 def _f(value: float) -> str:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ..scaffold import init_knowledge_base
-from .output import out
+from ..scaffold import check_target, init_knowledge_base
+from ..scaffold.identity import KnowledgeBaseIdentity, default_name
+from ..scaffold.install import InstallChoice, install_choice
+from ..scaffold.starter import starter_question
+from .output import err, out
 
 
 def register(app: typer.Typer) -> None:
@@ -17,9 +21,50 @@ def register(app: typer.Typer) -> None:
 
 def init_cmd(
     directory: Annotated[Path, typer.Argument(help="The folder to create; it must be new or empty.")],
+    install: Annotated[str | None, typer.Option(
+        "--install", help="The pip requirement the workflows install unitrag with: \"unitrag==X\" (a release), "
+                          "\"unitrag @ git+https://...@vX\" or the relative path of a wheel you commit "
+                          "[default: where the running unitrag came from].")] = None,
+    name: Annotated[str | None, typer.Option(
+        "--name", help="What the knowledge base is called; the prompts and the page say it [default: asked on a "
+                       "terminal, else from the folder's name].")] = None,
+    description: Annotated[str | None, typer.Option(
+        "--description", help="One sentence on what it covers, for the prompts and the page [default: asked on a "
+                              "terminal, else none].")] = None,
+    languages: Annotated[str | None, typer.Option(
+        "--languages", help="The languages its units are written in, main one first: en, zh or both "
+                            "[default: asked on a terminal, else en,zh].")] = None,
 ) -> None:
     """Scaffold a knowledge base: one unit of each kind, registries, questions, prompts, config, CI workflows."""
-    written = init_knowledge_base(directory)
-    out.print(f"created {directory} ({len(written)} files); next:")
-    out.print(f"  cd {directory} && unitrag validate && unitrag build && unitrag ask \"How much water should adults drink per day?\"",
+    choice = install_choice(install)
+    check_target(directory)  # before any question: a refused folder must not cost the answers
+    identity = _identity(directory, name, description, languages)
+    written = init_knowledge_base(directory, install=choice.requirement, identity=identity)
+    out.print(f"created {directory} ({len(written)} files): the units marked `starter: true` are examples to replace; next:")
+    out.print(f"  cd {directory} && unitrag validate && unitrag build && unitrag ask \"{starter_question()}\"",
               markup=False, highlight=False)
+    _print_install(choice)
+
+
+def _identity(directory: Path, name: str | None, description: str | None,
+              languages: str | None) -> KnowledgeBaseIdentity:
+    """The flags, with what is missing asked on a terminal (a script or CI gets the defaults, never a prompt)."""
+    asking = sys.stdin.isatty()
+    if name is None:
+        name = typer.prompt("Name of the knowledge base", default=default_name(directory)) if asking else default_name(directory)
+    if description is None:
+        description = typer.prompt("What it covers, in one sentence", default="", show_default=False) if asking else ""
+    if languages is None and asking:
+        languages = typer.prompt("Languages of its units (en, zh or en,zh)", default="en,zh")
+    return KnowledgeBaseIdentity.checked(name, description, languages)
+
+
+def _print_install(choice: InstallChoice) -> None:
+    """Which install line the workflows got, why, and how to change it: nothing publishes unitrag by itself."""
+    out.print(f'workflows install unitrag with: pip install "{choice.requirement}" ({choice.origin})',
+              markup=False, highlight=False, soft_wrap=True)
+    if not choice.reachable:
+        err.print("[yellow]warning:[/] a CI runner may not install that version: pass --install (a release, "
+                  "\"unitrag @ git+https://...@vX\", or a wheel committed in the knowledge base)")
+    out.print("  to change it: `unitrag init --install REQUIREMENT`, or edit the \"Install unitrag\" step of "
+              ".github/workflows/content-pr.yml and build-main.yml", markup=False, highlight=False, soft_wrap=True)

@@ -8,12 +8,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.table import Table
 
-from ..compiler.pipeline import BuildReport
-from ..content.problems import Problem
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the compiler and the runtime load NumPy and DuckDB: `unitrag --help` must not wait for them
+    from ..compiler.pipeline import BuildReport
+    from ..content.problems import Problem
     from ..rag.knowledge_base import Answer
 
 out = Console()
@@ -58,11 +56,19 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
-def print_problems(problems: list[Problem]) -> None:
+def print_problems(problems: list[Problem], outcome: str = "nothing was written") -> None:
+    """Each problem as path:line: field: message, then a count and ``outcome`` (what the command did instead)."""
     for p in problems:
         print(str(p), file=sys.stderr)
     files = len({p.path for p in problems})
-    print(f"{len(problems)} problem(s) in {files} file(s); nothing was written", file=sys.stderr)
+    print(f"{len(problems)} problem(s) in {files} file(s); {outcome}", file=sys.stderr)
+
+
+def cited_units(answer: Answer) -> list[str]:
+    """The units an answer cites: those among its sources that carry a citation its text marks, in source order
+    (the other sources were retrieved and given to the model, but the answer does not rest on them)."""
+    cited = {c.id for c in answer.citations}
+    return list(dict.fromkeys(s.unit_id for s in answer.sources if cited.intersection(s.citation_ids)))
 
 
 def print_answer(answer: "Answer") -> None:
@@ -81,9 +87,15 @@ def print_answer(answer: "Answer") -> None:
             out.print(escape(f"[{ref.number}] {ref.citation.title} ({ref.citation.year}){link}"), soft_wrap=True)
     units = {s.unit_id: s.title for s in answer.sources}
     if units and answer.guard is None and not answer.not_found:
-        out.print("\n[dim]Answered from these units:[/]")
-        for unit_id, title in units.items():
-            out.print(f"[dim]  {escape(unit_id)}: {escape(title)}[/]")
+        cited = cited_units(answer)
+        others = [unit_id for unit_id in units if unit_id not in cited]
+        headings = (("Answered from these units:", cited), ("Also retrieved (not cited):", others)) if cited else (
+            ("Retrieved (the answer cites none of them):", others),)
+        for heading, ids in headings:
+            if ids:
+                out.print(f"\n[dim]{heading}[/]")
+                for unit_id in ids:
+                    out.print(f"[dim]  {escape(unit_id)}: {escape(units[unit_id])}[/]")
     if answer.extractive and answer.llm_error:
         out.print(f"\n[dim](extractive answer: {escape(answer.llm_error)})[/]")
 
@@ -96,7 +108,7 @@ def print_summary(location: str, note: str, manifest: dict[str, Any], chunks_by:
     embedder, chunker = manifest.get("embedder") or {}, manifest.get("chunker") or {}
     out.print(f"[bold]{escape(location)}[/] ({escape(note)}), schema v{manifest.get('schema_version', '?')}")
     out.print(escape(f"embedder {embedder.get('id', '?')} ({embedder.get('dim', '?')} dims), chunker v{chunker.get('version', '?')}, "
-                     f"built {manifest.get('built_at', '?')}, commit {manifest.get('git_commit')}"))
+                     f"built {manifest.get('built_at', '?')}, {_commit(manifest)}"))
     publish = manifest.get("publish")
     if isinstance(publish, dict):
         generation = f", generation {publish['generation']}" if publish.get("generation") is not None else ""
@@ -106,6 +118,12 @@ def print_summary(location: str, note: str, manifest: dict[str, Any], chunks_by:
     out.print("counts: " + ", ".join(f"{k} {v}" for k, v in counts.items() if not isinstance(v, dict)))
     for row in chunks_by:
         out.print(escape(f"  {row['kind']:<9} {row['lang']:<3} {row['access']:<10} {row['chunks']}"))
+
+
+def _commit(manifest: dict[str, Any]) -> str:
+    """The content's git commit, or why there is none (built outside a git checkout)."""
+    commit = manifest.get("git_commit")
+    return f"commit {commit}" if commit else "no git commit recorded (the content was not in a committed git checkout when built)"
 
 
 def _lines(report: BuildReport, limit: int = 20) -> list[tuple[str, int, str]]:
@@ -119,6 +137,8 @@ def _lines(report: BuildReport, limit: int = 20) -> list[tuple[str, int, str]]:
 
 
 def print_report(report: BuildReport) -> None:
+    from rich.table import Table
+
     plan = report.plan
     title = "Build plan (dry run: nothing written)" if report.dry_run else "Build plan"
     table = Table(title=title, title_justify="left")

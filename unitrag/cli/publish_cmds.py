@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
-from rich.table import Table
 
 from ..config import load_config
-from ..postgres.index import IndexSettings
-from ..postgres.publish import PublishReport, publish
-from ..postgres.settings import load_index_settings
-from ..postgres.url import DatabaseUrl
 from .output import out, print_json
 from .options import ConfigOpt
+
+if TYPE_CHECKING:  # the publisher loads DuckDB and psycopg: only `unitrag publish` itself imports it
+    from ..postgres.index import IndexSettings
+    from ..postgres.publish import PublishReport
 
 
 def register(app: typer.Typer) -> None:
@@ -47,6 +46,10 @@ def publish_cmd(
 
     The HNSW index is built with the given settings (defaults otherwise); an index built with others is rebuilt.
     """
+    from ..postgres.publish import publish
+    from ..postgres.settings import load_index_settings
+    from ..postgres.url import DatabaseUrl
+
     url = DatabaseUrl.parse(to)  # first: a bad URL is one line that never shows the password
     cfg = load_config(config, artifact=kb)
     index = load_index_settings(config, hnsw_m=hnsw_m, hnsw_ef_construction=hnsw_ef_construction, halfvec=halfvec,
@@ -59,6 +62,8 @@ def publish_cmd(
 
 
 def _print(report: PublishReport) -> None:
+    from rich.table import Table
+
     title = f"Publish plan → {report.target}" + (" (dry run: nothing written)" if report.dry_run else "")
     table = Table(title=title, title_justify="left")
     table.add_column("action")

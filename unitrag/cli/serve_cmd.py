@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import os
+import socket
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -22,7 +24,7 @@ def register(app: typer.Typer) -> None:
 def serve(
     kb: Annotated[Optional[str], typer.Option("--kb", help="Artifact path, or a postgresql:// URL [config: artifact].")] = None,
     host: Annotated[Optional[str], typer.Option("--host", help="Address to listen on [serve: host, default 127.0.0.1].")] = None,
-    port: Annotated[Optional[int], typer.Option("--port", help="Port [serve: port, default 8000].")] = None,
+    port: Annotated[Optional[int], typer.Option("--port", help="Port; 0 picks a free one [serve: port, default 8000].")] = None,
     workers: Annotated[Optional[int], typer.Option("--workers", help="Worker processes, each with its own copy of the knowledge base [serve: workers, default 1].")] = None,
     llm: Annotated[Optional[str], typer.Option("--llm", help="litellm:<model> or none [config: llm].")] = None,
     config: ConfigOpt = None,
@@ -55,6 +57,47 @@ def serve(
         os.environ[CONFIG_FILE_ENV] = str(config)
     if not settings.api_keys and not settings.roles_header:
         err.print("no API keys configured: every caller is anonymous and sees public content only", highlight=False)
-    err.print(f"serving {shown} on http://{settings.host}:{settings.port}/ (API docs at /docs)", highlight=False)
-    uvicorn.run("unitrag.serve.app:app_from_env", factory=True, host=settings.host, port=settings.port,
-                workers=settings.workers, log_level="info", **uvicorn_options(settings))
+    listener = bind_port(settings.host, settings.port)  # before the announcement: a busy port is never announced
+    port = listener.getsockname()[1]  # the real one when --port 0 let the system choose
+    address = f"[{settings.host}]" if ":" in settings.host else settings.host
+    err.print(f"serving {shown} on http://{address}:{port}/ (API docs at /docs)", highlight=False)
+    server_config = uvicorn.Config("unitrag.serve.app:app_from_env", factory=True, host=settings.host, port=port,
+                                   workers=settings.workers, log_level="info", **uvicorn_options(settings))
+    server = uvicorn.Server(server_config)
+    try:
+        if settings.workers > 1:
+            from uvicorn.supervisors import Multiprocess
+
+            Multiprocess(server_config, sockets=[listener]).run()
+        else:
+            server.run(sockets=[listener])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        listener.close()
+    if settings.workers == 1 and not server.started:
+        raise typer.Exit(3)  # uvicorn's own exit status for a server that never started; it has logged why
+
+
+def bind_port(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (0: a free port the system picks), ready for uvicorn's workers.
+
+    Bound here, not by uvicorn, so that a port another process holds is one line naming it, before anything is
+    announced: a client must never be told to use an address that some other server answers.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: a restart need not wait for TIME_WAIT
+    try:
+        listener.bind((host, port))
+    except OSError as exc:
+        listener.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise UserError(f"port {port} on {host} is in use by another process: stop it, or pass --port with "
+                            "another port (--port 0 picks a free one)") from None
+        if exc.errno == errno.EACCES:
+            raise UserError(f"port {port} on {host}: permission denied (ports below 1024 need privileges); "
+                            "pass --port 1024 or above") from None
+        raise UserError(f"cannot listen on {host}:{port} ({exc.strerror or exc}): check --host and --port") from None
+    listener.set_inheritable(True)  # worker processes accept on it
+    return listener

@@ -82,8 +82,8 @@ def build(
     ``dry_run`` plans without writing or loading a model; ``reconcile`` applies
     metadata-only changes and deletes (and cached vectors) without a model;
     ``full`` ignores the previous artifact and the cache and embeds everything;
-    ``allow_empty`` lets a build write an artifact with no chunks, or delete every
-    unit of the previous one (refused otherwise: it is almost always a wrong path).
+    ``allow_empty`` lets a build write an artifact with no units (refused otherwise: it is almost always a
+    wrong path); replacing every unit of the previous one with new ones needs no flag.
     """
     if dry_run and reconcile:
         raise UserError("--dry-run and --reconcile cannot be combined: --dry-run already shows what --reconcile would apply")
@@ -113,7 +113,7 @@ def build(
     previous = None if full else read_previous(config.artifact)
     plan = make_plan(hashed, previous, model_id, table_hashes, complete=content.complete)
     if not allow_empty:
-        _refuse_emptying(config, hashed, previous, plan)
+        _refuse_emptying(config, hashed, previous)
     timings["compare"] = time.perf_counter() - step
     timings["plan"] = time.perf_counter() - clock
     report = BuildReport(plan=plan, artifact=config.artifact, embedder=model_id, dry_run=dry_run,
@@ -191,16 +191,15 @@ def build(
     return report
 
 
-def _refuse_emptying(config: Config, hashed: list[HashedChunk], previous: PreviousState | None, plan: Plan) -> None:
-    """An empty artifact, or one that keeps none of the last one's units, is refused: a wrong folder, not an edit."""
-    hint = "if that is really what you want, pass --allow-empty"
-    if previous is not None and previous.chunks and set(previous.chunks) <= set(plan.deleted):
-        raise UserError(
-            f"this build would delete every unit of {config.artifact} ({len(previous.chunks)} chunks) "
-            f"and keep none: is {config.content_dir} the right content folder? {hint}"
-        )
-    if not hashed:
-        raise UserError(f"{config.content_dir} has no units: the artifact would be empty; {hint}")
+def _refuse_emptying(config: Config, hashed: list[HashedChunk], previous: PreviousState | None) -> None:
+    """An artifact with no units is refused: a wrong folder, not an edit. Replacing every unit with new ones
+    (a new knowledge base's starter units, say) is an ordinary build."""
+    if hashed:
+        return
+    last = (f" (the last build of {config.artifact} had {len(previous.chunks)} chunks)"
+            if previous is not None and previous.chunks else "")
+    raise UserError(f"{config.content_dir} has no units: the artifact would be empty{last}; is it the right content "
+                    "folder? If an empty artifact is really what you want, pass --allow-empty")
 
 
 def _write_delta(

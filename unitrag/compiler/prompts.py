@@ -41,6 +41,8 @@ _SAMPLE: dict[str, Any] = {
     "allowed_ids": ["cit-a"],
     "group": "B vitamins",
     "members": ["Vitamin B12", "Folate"],
+    "kb_name": "Sample knowledge base",
+    "kb_description": "What a sample knowledge base covers.",
 }
 _LOADING = {nodes.Include: "include", nodes.Import: "import", nodes.FromImport: "import", nodes.Extends: "extends"}
 

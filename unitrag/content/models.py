@@ -11,7 +11,8 @@ from datetime import date
 from typing import Annotated, Literal, Union
 
 from pydantic import (
-    AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationInfo, field_validator, model_validator,
+    AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StringConstraints, TypeAdapter, ValidationInfo,
+    field_validator, model_validator,
 )
 
 from ..rag.lang import normalize_question
@@ -79,6 +80,8 @@ class UnitBase(_Strict):
         default_factory=list, alias="citationIds", description="Every id cited in the body; ids from the registry."
     )
     updated: date | None = Field(default=None, description="Optional date of the last review (YYYY-MM-DD).")
+    starter: StrictBool = Field(
+        default=False, description="true on the example units `unitrag init` writes: replace them with your own.")
     questions: list[UnitQuestionEntry] = Field(
         default_factory=list,
         description="Questions readers ask that this unit answers, in their own words and either language. Not shown: "
@@ -282,6 +285,17 @@ class GuardRule(_Strict):
     near_misses: GuardTexts = Field(
         default_factory=GuardTexts,
         description="Benign questions with the same vocabulary that must pass (hard negatives for the fitted threshold).")
+    caution: GuardResponse | None = Field(
+        default=None,
+        description="Red flags only: a short safety line (en and zh) added to the normal answer when the rule fires on a "
+                    "question whose framing is clearly not acute (past, hypothetical, general, study, prevention). "
+                    "Without it such a question is answered with no note.")
+
+    @model_validator(mode="after")
+    def _caution_on_red_flags(self) -> "GuardRule":
+        if self.caution is not None and self.type != "red_flag":
+            raise ValueError("caution is for red_flag rules (an out-of-scope request is refused, never answered with a note)")
+        return self
 
 
 class QuestionUser(_Strict):
@@ -307,12 +321,13 @@ class LabelledQuestion(_Strict):
         description="Ids of units that answer the question (any one is enough; all of them count for recall).",
     )
     unanswerable: bool = Field(default=False, description="No unit answers it: the right answer is \"not found\".")
-    guard: Literal["red_flag", "out_of_scope", "pass"] | None = Field(
+    guard: Literal["red_flag", "out_of_scope", "caution", "pass"] | None = Field(
         default=None, description="The guard outcome expected before any retrieval (guard.yaml); pass: a look-alike the "
-                                  "guard must let through, scored for the guard only.")
+                                  "guard must let through, scored for the guard only; caution: a look-alike answered "
+                                  "with its rule's safety note (answered at all counts as right; the note is reported).")
     guard_rule: Slug | None = Field(
-        default=None, description="With guard: red_flag | out_of_scope, the rule expected to fire; with guard: pass, the "
-                                  "rule the question looks like (per-rule near-miss figures).")
+        default=None, description="With guard: red_flag | out_of_scope, the rule expected to fire; with guard: pass or "
+                                  "caution, the rule the question looks like (per-rule near-miss figures).")
     answer_facts: list[AnswerFact] = Field(
         default_factory=list,
         description="With expected_units: the facts a correct answer states, each a list of accepted spellings "
@@ -346,7 +361,7 @@ class LabelledQuestion(_Strict):
             found = " and ".join(labels) if labels else "none of them"
             raise ValueError(f"give exactly one of expected_units, unanswerable: true, guard (found {found})")
         if self.guard_rule is not None and self.guard is None:
-            raise ValueError("guard_rule needs guard: red_flag, out_of_scope or pass")
+            raise ValueError("guard_rule needs guard: red_flag, out_of_scope, caution or pass")
         return self
 
     @property

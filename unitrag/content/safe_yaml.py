@@ -80,16 +80,38 @@ def load_yaml(text: str) -> Any:
     return yaml.load(text, Loader=LOADER)  # noqa: S506 - LOADER is a safe loader
 
 
+#: What the author left open when the parser's context names it: the error is where it was opened, not where the
+#: parser ran out of text looking for its end (an unclosed quote on line 6 is found at the end of the file).
+_UNCLOSED = {
+    "while scanning a quoted scalar": "a quoted value opened on this line is never closed: add the closing quote",
+    "while parsing a flow sequence": "a '[' list opened on this line is not closed: add the ']' (or a missing ',')",
+    "while parsing a flow mapping": "a '{' mapping opened on this line is not closed: add the '}' (or a missing ',')",
+}
+
+
+def _unclosed(exc: yaml.YAMLError) -> str | None:
+    """What ``exc`` says was left open, when the parser gave up on a later line than the one it was opened on."""
+    context, opened, gave_up = (getattr(exc, name, None) for name in ("context", "context_mark", "problem_mark"))
+    if context not in _UNCLOSED or opened is None or gave_up is None or gave_up.line <= opened.line:
+        return None
+    return _UNCLOSED[context]
+
+
 def yaml_error_line(exc: yaml.YAMLError, first_line: int = 1) -> int:
-    """The line a YAML error points at, shifted to the file's numbering."""
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    """The line a YAML error points at (where an unclosed quote or bracket opened), shifted to the file's numbering."""
+    marks = ("context_mark", "problem_mark") if _unclosed(exc) else ("problem_mark", "context_mark")
+    mark = getattr(exc, marks[0], None) or getattr(exc, marks[1], None)
     return (mark.line + first_line) if mark is not None else first_line
 
 
 def yaml_problem(exc: yaml.YAMLError, shown: str, field: str, first_line: int = 1) -> Problem:
-    """The problem an author sees for a YAML error: a refused alias, or the parser's syntax complaint."""
+    """The problem an author sees for a YAML error: a refused alias, something left open, or the parser's complaint."""
+    unclosed = _unclosed(exc)
     if isinstance(exc, (AliasRefused, DuplicateKey)):
         message = exc.problem
+    elif unclosed is not None:
+        gave_up = exc.problem_mark.line + first_line  # type: ignore[attr-defined]
+        message = f"YAML syntax error: {unclosed} (the parser read on to line {gave_up}: {exc.problem})"  # type: ignore[attr-defined]
     else:
         message = f"YAML syntax error: {getattr(exc, 'problem', None) or str(exc).splitlines()[0]}"
     return Problem(shown, yaml_error_line(exc, first_line), field, message)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .body_script import lang_contradiction
 from .citation_tags import find_tags
 from .loader import ContentSet, LoadedUnit, load_content
 from .problems import Problem
@@ -35,6 +36,7 @@ def validate_content(
     topic_ids = {t.id for t in content.taxonomy.topics} | {g.id for g in content.taxonomy.groups}
     every = sorted(content.units + content.invalid_units, key=lambda lu: lu.path)
     stories = {lu.meta.get("id") for lu in every if lu.meta.get("kind") == "story"}
+    story_langs = {lu.meta.get("id"): lu.meta.get("lang") for lu in every if lu.meta.get("kind") == "story"}
     first_seen: dict[str, LoadedUnit] = {}
     scene_orders: dict[tuple[str, int], LoadedUnit] = {}
     for lu in every:
@@ -53,6 +55,7 @@ def validate_content(
             if cid not in content.citations:
                 problems.append(Problem(lu.path, lu.line_of("citationIds", i), "citationIds", f"citation {cid!r} is not in the registry (content/citations/*.yaml)"))
         problems.extend(lu.body_problems)  # found per file by the loader (and cached with it)
+        _check_lang(lu, story_langs, problems)
         if meta.get("kind") == "scene":
             story, order = meta.get("story"), meta.get("order")
             if isinstance(story, str) and story not in stories:
@@ -71,10 +74,11 @@ def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_id
     rule_types = {rule.id: rule.type for rule in content.guard_rules}
     for lq in content.questions:
         q = lq.question
-        allowed = {"red_flag", "out_of_scope"} if q.guard == "pass" else {q.guard}  # pass: the rule it looks like
+        # pass: the rule it looks like; caution: the red flag whose note it gets
+        allowed = {"red_flag", "out_of_scope"} if q.guard == "pass" else {"red_flag"} if q.guard == "caution" else {q.guard}
         if q.guard_rule is not None and rule_types.get(q.guard_rule) not in allowed:
             problems.append(Problem(lq.path, lq.line_of("guard_rule"), f"{q.id}.guard_rule",
-                                    f"{q.guard_rule!r} is not a {' or '.join(sorted(allowed))} rule of guard.yaml"))
+                                    f"{q.guard_rule!r} is not a guard.yaml rule of type {' or '.join(sorted(allowed))}"))
         clinician = q.user is not None and "clinician" in q.user.roles
         for i, unit_id in enumerate(q.expected_units):
             where = (lq.path, lq.line_of("expected_units", i), f"{q.id}.expected_units")
@@ -92,6 +96,25 @@ def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_id
                 if units.get(unit_id) is None or units[unit_id].meta.get("kind") != kind:
                     problems.append(Problem(lq.path, lq.line_of("user", field_name, i), f"{q.id}.user.{field_name}",
                                             f"{unit_id!r} is not a {kind} id"))
+
+
+def _check_lang(lu: LoadedUnit, story_langs: dict[Any, Any], problems: list[Problem]) -> None:
+    """The unit's text against its ``lang`` (a scene without one: its story's), reported on the ``lang:`` line."""
+    meta = lu.meta
+    lang, inherited = meta.get("lang"), None
+    if lang is None and meta.get("kind") == "scene":
+        lang = inherited = story_langs.get(meta.get("story"))
+    if lang not in ("en", "zh"):
+        return  # missing or not a language: the schema says so
+    text = f"{meta.get('summary')}\n{lu.body}" if isinstance(meta.get("summary"), str) else lu.body
+    wrong = lang_contradiction(text, lang)
+    if wrong is None:
+        return
+    if inherited is not None:
+        problems.append(Problem(lu.path, lu.body_line, "lang", f"{wrong} (this scene takes lang {inherited!r} from "
+                                f"story {meta.get('story')!r}: add its own `lang:` line, or fix the story's)"))
+    else:
+        problems.append(Problem(lu.path, lu.line_of("lang"), "lang", wrong))
 
 
 def _strings(value: Any) -> list[tuple[int, str]]:

@@ -4,70 +4,80 @@ Each question goes through ``kb.search`` exactly as ``ask`` would send it (the
 guard first: a question the guard answers never reaches the gate and is left out).
 Every candidate feature of the final sources is measured, pooled and with one
 Platt pair per language; the variant whose leave-one-out probabilities rank the
-questions best (AUC) becomes the gate. Leave-one-out numbers are reported beside
-the in-sample ones, since a gate fitted and scored on the same few dozen questions
-flatters itself.
+questions best (AUC) is fitted. Leave-one-out numbers are reported beside the
+in-sample ones, since a gate fitted and scored on the same few dozen questions
+flatters itself; and the fit replaces the default gate only when it has enough
+questions and beats the default out of sample (rag.calibrate_cv). The declared gap
+(``gap``) is in every candidate and may only push toward "not found".
 
 Before that, the per-language-pair cosine corrections (rag.crosslingual) are fitted from
 the answerable questions: for questions in language A, the median best cosine to an
 answer unit in A minus the median to an answer unit in B. Each base feature is tried
-alone and with ``topic`` mixed in. Held-out test questions (those with a ``category``)
+with every subset of the other mix features (``topic``, ``exemplar``). Held-out test questions (those with a ``category``)
 are refused: a gate must never be fitted on the set that reports it.
 """
 
 from __future__ import annotations
 
-import math
-from contextlib import nullcontext
 from collections.abc import Sequence
-from itertools import combinations
-from dataclasses import asdict, dataclass, field
+from contextlib import nullcontext
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ..content.models import LabelledQuestion
 from ..content.registry import LoadedQuestion
+from .calibrate_cv import FOLDS, Verdict, judge, not_found_f1, too_few
+from .calibrate_fit import (
+    MIN_PER_CLASS,
+    Sample,
+    auc,
+    choose,
+    columns,
+    cross_validated,
+    fit_gate,
+    gate_probabilities,
+    loo_probabilities,
+    probabilities_of,
+    rates,
+)
 from .crosslingual import DEFAULT_LANG_OFFSETS, OTHER
-from .gate import FEATURES, MIX_FEATURES, AnswerabilityGate, feature_value, pipeline_id, questions_digest, sigmoid
+from .gate import (
+    FEATURES,
+    AnswerabilityGate,
+    default_gates,
+    feature_value,
+    gate_for,
+    pipeline_id,
+    questions_digest,
+)
 from .types import UserContext
 
-MIN_PER_CLASS = 5  # a language gets its own Platt pair only with this many questions of each label
 MIN_PER_PAIR = 5  # a language pair gets its own cosine correction only with this many questions each side
-
-
-@dataclass
-class Sample:
-    """One labelled question after search: its candidate features and what the gate made of it."""
-
-    id: str
-    question: str
-    lang: str
-    answerable: bool
-    group: str  # the top source's language: the key of the gate's per-language pair
-    values: dict[str, float | None]
-    top_units: list[str]
-    hit: bool | None = None  # answerable questions: an expected unit is among the sources
-    p: float = math.nan  # p(answerable) from the fitted gate
-    p_loo: float = math.nan  # ... from the gate fitted without this question
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["p"], data["p_loo"] = round(self.p, 4), round(self.p_loo, 4)
-        data["values"] = {k: (None if v is None else round(v, 6)) for k, v in self.values.items()}
-        return data
+GAP_LOGITS = -5.0  # how far a declared gap lowers the logit when neither the questions nor a default gate say
 
 
 @dataclass
 class Calibration:
-    gate: AnswerabilityGate
+    """What ``unitrag calibrate`` found: the gate it keeps, the fit it weighed, the candidates and the verdict."""
+
+    gate: AnswerabilityGate | None  # the gate kept: the fit, or the default one (None: too few questions, no default)
     samples: list[Sample]
     candidates: list[dict[str, Any]]
     guarded: list[str] = field(default_factory=list)  # ids the guard answers before retrieval
+    fitted: AnswerabilityGate | None = None  # the best candidate fitted on every question (None: too few)
+    verdict: Verdict | None = None
+    not_candidates: dict[str, str] = field(default_factory=dict)  # feature → why no candidate uses it
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "gate": self.gate.to_dict(), "thresholds": self.gate.thresholds, "candidates": self.candidates,
+            "gate": self.gate.to_dict() if self.gate else None,
+            "thresholds": self.gate.thresholds if self.gate else None,
+            "fitted": self.fitted.to_dict() if self.fitted else None,
+            "verdict": self.verdict.to_dict() if self.verdict else None,
+            "candidates": self.candidates, "not_candidates": self.not_candidates,
             "guarded": self.guarded, "samples": [s.to_dict() for s in self.samples],
         }
 
@@ -122,40 +132,6 @@ def user_context(q: LabelledQuestion) -> UserContext:
     return UserContext.from_dict(q.user.model_dump()) if q.user is not None else UserContext()
 
 
-def auc(scores: Sequence[float], labels: Sequence[bool]) -> float:
-    """Probability that an answerable question outscores an unanswerable one (ties count half)."""
-    x, y = np.asarray(scores, float), np.asarray(labels, bool)
-    pos, neg = x[y], x[~y]
-    if not len(pos) or not len(neg):
-        return math.nan
-    greater = (pos[:, None] > neg[None, :]).sum()
-    ties = (pos[:, None] == neg[None, :]).sum()
-    return float((greater + 0.5 * ties) / (len(pos) * len(neg)))
-
-
-def _probabilities(
-    gate: AnswerabilityGate, x: np.ndarray, groups: Sequence[str], mix: dict[str, np.ndarray] | None = None
-) -> np.ndarray:
-    x = np.asarray(x, float) + sum(w * (mix or {})[n] for n, w in gate.mix.items())
-    return np.array([float(sigmoid(gate.params(g)[0] * v + gate.params(g)[1])) for v, g in zip(x, groups)])
-
-
-def loo_probabilities(
-    x: np.ndarray, y: np.ndarray, groups: Sequence[str] | None, mix: dict[str, np.ndarray] | None = None
-) -> np.ndarray:
-    """p(answerable) of each example from a gate fitted on all the others."""
-    out = np.empty(len(x))
-    g = list(groups) if groups is not None else [""] * len(x)
-    for i in range(len(x)):
-        keep = np.arange(len(x)) != i
-        gate = AnswerabilityGate.fit(
-            x[keep], y[keep], langs=[g[j] for j in np.flatnonzero(keep)] if groups is not None else None,
-            min_per_class=MIN_PER_CLASS, mix={n: v[keep] for n, v in mix.items()} if mix else None,
-        )
-        out[i] = _probabilities(gate, x[i:i + 1], [g[i]], {n: v[i:i + 1] for n, v in (mix or {}).items()})[0]
-    return out
-
-
 def fit_lang_offsets(kb: Any, questions: Sequence[LabelledQuestion]) -> dict[str, float]:
     """Per (question language > unit language) pair: how much lower the best answer cosine runs across languages.
 
@@ -184,89 +160,91 @@ def fit_lang_offsets(kb: Any, questions: Sequence[LabelledQuestion]) -> dict[str
     return offsets
 
 
-def _rates(p: np.ndarray, y: np.ndarray) -> dict[str, float]:
-    """Accuracy, and precision / recall of the "not found" decision (p < 0.5)."""
-    not_found = p < 0.5
-    caught = int((not_found & ~y).sum())
-    precision = caught / int(not_found.sum()) if not_found.any() else math.nan
-    recall = caught / int((~y).sum()) if (~y).any() else math.nan
-    return {
-        "accuracy": float(((p >= 0.5) == y).mean()), "not_found_precision": precision, "not_found_recall": recall,
-        "not_found_f1": 2 * precision * recall / (precision + recall) if precision + recall > 0 else math.nan,
-    }
-
-
 def run_calibration(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuestion]) -> Calibration:
-    """Fit the cross-language corrections, measure every candidate, fit the best as the gate of ``kb``'s pipeline.
+    """Fit the cross-language corrections, measure every candidate, fit the best, and keep it only if it beats the default.
 
-    ``kb.retriever.crosslingual`` keeps the fitted corrections (the gate's scores were measured with them).
+    The default gate (the one used without calibration.json) stays when the questions are too few
+    or the fit is no better out of sample (rag.calibrate_cv). ``kb.retriever.crosslingual`` keeps
+    the corrections of the gate kept.
     """
     plain = [item.question if isinstance(item, LoadedQuestion) else item for item in questions]
     held_out = [q.id for q in plain if q.category is not None]
     if held_out:
         raise ValueError(f"{len(held_out)} held-out test question(s) (with a category, e.g. {held_out[0]}): "
                          "a gate is never fitted on the test set")
+    pipeline = pipeline_id(kb.store.manifest, kb.config)
+    default = gate_for(default_gates(), pipeline)
+    crosslingual = getattr(getattr(kb, "retriever", None), "crosslingual", None)
     offsets = None
-    if getattr(getattr(kb, "retriever", None), "crosslingual", None) is not None:
+    if crosslingual is not None:
         offsets = fit_lang_offsets(kb, plain)
-        kb.retriever.crosslingual.offsets = dict(offsets)
+        crosslingual.offsets = dict(offsets)
     samples, guarded = measure(kb, questions)
     y_all = np.array([s.answerable for s in samples], bool)
-    if min(int(y_all.sum()), int((~y_all).sum())) < 2:  # leave-one-out must keep one of each
-        raise ValueError("calibration needs at least 2 answerable and 2 unanswerable questions that reach the gate")
-    candidates: list[dict[str, Any]] = []
-    best: tuple[float, str, bool] | None = None
-    mixes = [m for m in MIX_FEATURES if all(s.values[m] is not None for s in samples)]
-    for feature in FEATURES:
-        if feature in MIX_FEATURES or any(s.values[feature] is None for s in samples):
-            continue  # a mix-only feature, or one this pipeline does not produce (e.g. no reranker)
-        x = np.array([s.values[feature] for s in samples], float)
-        if x.std() == 0.0:
-            continue
-        raw = auc(x, y_all)
-        by_lang_raw = {
-            lang: round(auc(x[m], y_all[m]), 4)
-            for lang in sorted({s.lang for s in samples}) for m in [np.array([s.lang == lang for s in samples])]
-        }
-        for mixed in (c for n in range(len(mixes) + 1) for c in combinations(mixes, n)):
-            mix = {m: np.array([s.values[m] for s in samples], float) for m in mixed} or None
-            for per_lang in (False, True):
-                groups = [s.group for s in samples] if per_lang else None
-                p_loo = loo_probabilities(x, y_all, groups, mix)
-                loo = auc(p_loo, y_all)
-                candidates.append({"feature": feature, "mix": list(mixed), "per_lang": per_lang, "auc": round(raw, 4),
-                                   "auc_by_lang": by_lang_raw, "loo_auc": round(loo, 4),
-                                   "loo_not_found_f1": round(_rates(p_loo, y_all)["not_found_f1"], 4)})
-                if raw > 0.5 and (best is None or loo > best[0]):
-                    best = (loo, feature, per_lang, mixed)
+    n_yes, n_no = int(y_all.sum()), int((~y_all).sum())
+    scarce = too_few(n_yes, n_no, default is not None)
+    if scarce is not None:
+        _use_offsets(crosslingual, default)
+        return Calibration(default, samples, [], guarded, verdict=scarce)
+    toward = {"gap": default.a * default.mix["gap"] if default is not None and "gap" in default.mix else GAP_LOGITS}
+    candidates, best, not_candidates = choose(samples, partial(loo_probabilities, toward_not_found=toward), toward)
     if best is None:
         raise ValueError("no candidate feature separates answerable from unanswerable questions")
-    _, feature, per_lang, mixed = best
-    x = np.array([s.values[feature] for s in samples], float)
-    mix = {m: np.array([s.values[m] for s in samples], float) for m in mixed} or None
+    feature, per_lang, mixed = best
+    for row in candidates:
+        row["chosen"] = (row["feature"], row["per_lang"], tuple(row["mix"])) == best
+    x, mix = columns(samples, feature, mixed)
     groups = [s.group for s in samples]
-    p_loo = loo_probabilities(x, y_all, groups if per_lang else None, mix)
-    draft = AnswerabilityGate.fit(x, y_all, feature=feature, langs=groups if per_lang else None,
-                                  min_per_class=MIN_PER_CLASS, mix=mix)
-    p = _probabilities(draft, x, groups, mix)
+    p_loo = loo_probabilities(x, y_all, groups if per_lang else None, mix, toward)
+    draft = fit_gate(x, y_all, groups if per_lang else None, mix, toward)
+    p = probabilities_of(draft, x, groups, mix)
     for s, pi, qi in zip(samples, p, p_loo):
         s.p, s.p_loo = float(pi), float(qi)
     hits = [s.hit for s in samples if s.hit is not None]
+    verdict = judge(not_found_f1(cross_validated(samples, toward), y_all), _default_f1(kb, questions, samples, default, offsets),
+                    n_yes, n_no, min(FOLDS, n_yes, n_no))
     metrics = {
         "auc": round(auc(x, y_all), 4), "auc_of_p": round(auc(p, y_all), 4), "loo_auc": round(auc(p_loo, y_all), 4),
-        **{k: round(v, 4) for k, v in _rates(p, y_all).items()},
-        **{f"loo_{k}": round(v, 4) for k, v in _rates(p_loo, y_all).items()},
+        **{k: round(v, 4) for k, v in rates(p, y_all).items()},
+        **{f"loo_{k}": round(v, 4) for k, v in rates(p_loo, y_all).items()},
         "expected_unit_found": round(sum(hits) / len(hits), 4) if hits else None,
-        "questions": len(samples), "guarded": len(guarded),
+        "questions": len(samples), "guarded": len(guarded), "verdict": verdict.to_dict(),
     }
-    gate = AnswerabilityGate.fit(
-        x, y_all, pipeline_id=pipeline_id(kb.store.manifest, kb.config), feature=feature,
-        langs=groups if per_lang else None, min_per_class=MIN_PER_CLASS, metrics=metrics, mix=mix,
+    fitted = AnswerabilityGate.fit(
+        x, y_all, pipeline_id=pipeline, feature=feature, langs=groups if per_lang else None,
+        min_per_class=MIN_PER_CLASS, metrics=metrics, mix=mix, toward_not_found=toward,
         lang_offsets=offsets, questions_digest=questions_digest(plain),
     )
-    return Calibration(gate, samples, candidates, guarded)
+    kept = fitted
+    if verdict.kept == "default":
+        kept = None if default is None else replace(
+            default, questions_digest=questions_digest(plain),
+            metrics={"kept": "default", "questions": len(samples), "guarded": len(guarded), "verdict": verdict.to_dict()})
+        _use_offsets(crosslingual, default)
+    return Calibration(kept, samples, candidates, guarded, fitted, verdict, not_candidates)
 
 
-def calibrate(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuestion]) -> AnswerabilityGate:
-    """The gate for ``kb``'s pipeline, fitted on ``questions``; its ``metrics`` say how well it does."""
+def _default_f1(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuestion], samples: list[Sample],
+                default: AnswerabilityGate | None, offsets: dict[str, float] | None) -> float | None:
+    """The default gate's "not found" F1 on the questions, measured with its own cross-language corrections
+    (searched again only when they differ from the fitted ones the ``samples`` were measured with)."""
+    if default is None:
+        return None
+    crosslingual = getattr(getattr(kb, "retriever", None), "crosslingual", None)
+    if crosslingual is not None and default.lang_offsets is not None and dict(default.lang_offsets) != offsets:
+        crosslingual.offsets = dict(default.lang_offsets)
+        try:
+            samples, _ = measure(kb, questions)
+        finally:
+            crosslingual.offsets = dict(offsets or {})
+    return not_found_f1(gate_probabilities(default, samples), [s.answerable for s in samples])
+
+
+def _use_offsets(crosslingual: Any, gate: AnswerabilityGate | None) -> None:
+    if crosslingual is not None and gate is not None and gate.lang_offsets is not None:
+        crosslingual.offsets = dict(gate.lang_offsets)
+
+
+def calibrate(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuestion]) -> AnswerabilityGate | None:
+    """The gate ``unitrag calibrate`` keeps for ``kb``'s pipeline; its ``metrics`` say how well it does and why."""
     return run_calibration(kb, questions).gate

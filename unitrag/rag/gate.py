@@ -35,7 +35,7 @@ import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -255,22 +255,29 @@ class AnswerabilityGate:
     def fit(
         cls, features: Sequence[float], labels: Sequence[bool], *, pipeline_id: str = "", feature: str = "max_dense",
         langs: Sequence[str] | None = None, min_per_class: int = 5, metrics: Mapping[str, Any] | None = None,
-        mix: Mapping[str, Sequence[float]] | None = None, **extra: Any,
-    ) -> "AnswerabilityGate":
+        mix: Mapping[str, Sequence[float]] | None = None, toward_not_found: Mapping[str, float] | None = None,
+        **extra: Any,
+    ) -> AnswerabilityGate:
         """Platt-fit the pooled pair, and one pair per language in ``langs`` with ``min_per_class`` of each label.
 
         ``mix`` (feature → values): fitted jointly with ``features`` by logistic regression; the
         gate's input becomes features + Σ (w_mix / w_main) · mix, so thresholds stay in the main
-        feature's units. ``extra``: stored fields (``lang_offsets``, ``questions_digest``).
+        feature's units. ``toward_not_found`` (mix feature → logits): features that may only lower
+        p (a declared gap); when the fit gives one no negative weight (the questions never show it,
+        or show it the wrong way), the rest is fitted without it and it is added back at exactly that
+        many logits: never dropped, never pushing toward "answerable".
+        ``extra``: stored fields (``lang_offsets``, ``questions_digest``).
         """
-        weights: dict[str, float] = {}
-        if mix:
-            names = list(mix)
-            w, _ = fit_logistic(np.column_stack([features, *(mix[n] for n in names)]), labels)
-            if w[0] > 0:
-                weights = {n: float(wi / w[0]) for n, wi in zip(names, w[1:])}
-                features = np.asarray(features, float) + sum(weights[n] * np.asarray(mix[n], float) for n in names)
+        base = np.asarray(features, float)
+        weights = _mix_weights(base, labels, mix or {})
+        fixed = {n: logits for n, logits in (toward_not_found or {}).items() if n in (mix or {}) and weights.get(n, 0.0) >= 0}
+        if fixed:
+            weights = _mix_weights(base, labels, {n: v for n, v in (mix or {}).items() if n not in fixed})
+        features = base + sum((w * np.asarray((mix or {})[n], float) for n, w in weights.items()), np.zeros(len(base)))
         a, b = fit_platt(features, labels)
+        for name, logits in fixed.items():  # a, b are fitted without it; it adds exactly ``logits`` when present
+            weights[name] = logits / a if a > 0 else 0.0
+            features = features + weights[name] * np.asarray((mix or {})[name], float)
         by_lang: dict[str, tuple[float, float]] = {}
         if langs is not None:
             x, y, g = np.asarray(features, float), np.asarray(labels, bool), np.asarray(langs, dtype=object)
@@ -282,7 +289,7 @@ class AnswerabilityGate:
         return cls(
             pipeline_id=pipeline_id, a=a, b=b, feature=feature, by_lang=by_lang, mix=weights, **extra,
             n_answerable=int(labels_arr.sum()), n_unanswerable=int((~labels_arr).sum()),
-            fitted_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), metrics=dict(metrics or {}),
+            fitted_at=datetime.now(UTC).isoformat(timespec="seconds"), metrics=dict(metrics or {}),
         )
 
     # -- storage: calibration.json entries and rows of the artifact's calibration table ----
@@ -304,7 +311,7 @@ class AnswerabilityGate:
         return " + ".join([self.feature, *(f"{w!r}*{name}" for name, w in self.mix.items())])
 
     @classmethod
-    def from_dict(cls, row: Mapping[str, Any]) -> "AnswerabilityGate":
+    def from_dict(cls, row: Mapping[str, Any]) -> AnswerabilityGate:
         """From a calibration.json entry or a calibration table row (whose JSON columns are strings)."""
         by_lang, metrics = (json.loads(v) if isinstance(v, str) else (v or {}) for v in (row.get("by_lang"), row.get("metrics")))
         feature, *mixed = (part.strip() for part in str(row["feature"]).split("+"))
@@ -318,6 +325,15 @@ class AnswerabilityGate:
             n_answerable=int(row.get("n_answerable") or 0), n_unanswerable=int(row.get("n_unanswerable") or 0),
             fitted_at=row.get("fitted_at"), metrics=metrics,
         )
+
+
+def _mix_weights(features: np.ndarray, labels: Sequence[bool], mix: Mapping[str, Sequence[float]]) -> dict[str, float]:
+    """Each mix feature's weight relative to the main one (joint logistic fit); none when the main weight is not positive."""
+    if not mix:
+        return {}
+    names = list(mix)
+    w, _ = fit_logistic(np.column_stack([features, *(mix[n] for n in names)]), labels)
+    return {n: float(wi / w[0]) for n, wi in zip(names, w[1:])} if w[0] > 0 else {}
 
 
 def _threshold(a: float, b: float) -> float | None:

@@ -26,7 +26,7 @@ from ..providers.llm.base import LLM, LLMErrorCategory, LLMUnavailable
 from ..providers.llm.redact import redact_secrets
 from .extractive import answer_lang, extractive_answer
 from .focus import Lexicon, QuestionFocus
-from .prompt import PromptError, build_messages
+from .prompt import UNNAMED, Identity, PromptError, build_messages
 from .types import FaithfulnessReport, Source
 
 #: ``check_citations(answer, whitelist)`` from ``unitrag.rag.citations``, injected.
@@ -106,11 +106,12 @@ def _call(llm: LLM, messages: list[dict[str, str]]) -> tuple[str | None, Failure
 
 
 def _messages(question: str, lang: str, sources: Sequence[Source], templates: Mapping[str, str],
-              max_chars: int = MAX_PROMPT_CHARS) -> tuple[list[dict[str, str]] | None, Failure | None]:
+              max_chars: int = MAX_PROMPT_CHARS, identity: Identity = UNNAMED,
+              ) -> tuple[list[dict[str, str]] | None, Failure | None]:
     """(the prompt's messages, None) or (None, why): a broken template, a source or a prompt over ``max_chars``
     (config ``max_prompt_chars``) falls back, never raises, and never reaches the LLM."""
     try:
-        return build_messages(question, lang, sources, templates, max_chars), None
+        return build_messages(question, lang, sources, templates, max_chars, identity), None
     except PromptError as exc:
         return None, Failure("prompt_error", str(exc))
     except Exception as exc:  # a malformed source: answer from the others rather than fail
@@ -133,11 +134,13 @@ def generate_answer(
     check: CitationCheck,
     max_prompt_chars: int = MAX_PROMPT_CHARS,
     focus: tuple[QuestionFocus, Lexicon] | None = None,
+    identity: Identity = UNNAMED,
 ) -> Generation:
     """The LLM's answer when it cites only ``whitelist`` ids (after at most one corrective retry), else the extractive one.
 
     Never raises for an LLM or prompt failure; ``check`` (a pure function over strings) must not raise either.
-    ``focus`` (``Retriever.focus``) is the question as the extractive answer reads it.
+    ``focus`` (``Retriever.focus``) is the question as the extractive answer reads it; ``identity`` is what the
+    prompts say the knowledge base is.
     """
     allowed = set(whitelist)
 
@@ -146,7 +149,7 @@ def generate_answer(
 
     if llm is None:
         return fallback(0, None)
-    messages, failure = _messages(question, lang, sources, templates, max_prompt_chars)
+    messages, failure = _messages(question, lang, sources, templates, max_prompt_chars, identity)
     if messages is None:
         return fallback(0, failure)
 
@@ -201,17 +204,19 @@ def stream_answer(
     check: CitationCheck,
     max_prompt_chars: int = MAX_PROMPT_CHARS,
     focus: tuple[QuestionFocus, Lexicon] | None = None,
+    identity: Identity = UNNAMED,
 ) -> AnswerStream:
     """Like ``generate_answer``, piece by piece; no corrective retry (streamed words cannot be taken back)."""
-    return AnswerStream(_stream(question, lang, sources, templates, llm, set(whitelist), check, max_prompt_chars, focus))
+    return AnswerStream(_stream(question, lang, sources, templates, llm, set(whitelist), check, max_prompt_chars, focus,
+                                identity))
 
 
 def _stream(question: str, lang: str, sources: Sequence[Source], templates: Mapping[str, str], llm: LLM | None,
             allowed: set[str], check: CitationCheck, max_prompt_chars: int,
-            focus: tuple[QuestionFocus, Lexicon] | None) -> Generator[str, None, Generation]:
+            focus: tuple[QuestionFocus, Lexicon] | None, identity: Identity) -> Generator[str, None, Generation]:
     attempts = 0
     pieces: list[str] = []
-    messages, failure = (_messages(question, lang, sources, templates, max_prompt_chars) if llm is not None
+    messages, failure = (_messages(question, lang, sources, templates, max_prompt_chars, identity) if llm is not None
                          else (None, None))
     if llm is not None and messages is not None:
         attempts = 1

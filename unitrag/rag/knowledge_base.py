@@ -104,9 +104,11 @@ class KnowledgeBase:
         from .broaden import Broadener
         from .gate import pipeline_id
         from .guard import Guard
+        from .prompt import Identity
 
         self.store = store
         self.config = config
+        self.identity = Identity(config.name, config.description)  # what the prompts say this knowledge base is
         self.encoder = encoder
         self.guard = Guard.from_rows(store.guard_rules, semantic=semantic_guard, embed=encoder.encode, llm=self._get_llm)
         self.broadener = Broadener.from_rows(store.topics)
@@ -229,7 +231,7 @@ class KnowledgeBase:
         with timed(step.timings, "generate"):
             generation = generate_answer(step.question, step.lang, step.result.sources, self.store.prompts,
                                          self._get_llm(), step.whitelist, check_citations, self.config.max_prompt_chars,
-                                         focus=step.focus)
+                                         focus=step.focus, identity=self.identity)
         return self._answer(step, generation)
 
     def ask_stream(self, question: str, *, user: UserContext | None = None, lang: str | None = None) -> "AskStream":
@@ -247,7 +249,7 @@ class KnowledgeBase:
             return AskStream.finished(step)
         pieces = stream_answer(step.question, step.lang, step.result.sources, self.store.prompts, self._get_llm(),
                                step.whitelist, check_citations, self.config.max_prompt_chars,
-                               focus=step.focus)
+                               focus=step.focus, identity=self.identity)
         return AskStream(step.question, step.lang, step.result.sources, step.result.broadened, pieces, step.timings,
                          lambda generation: self._answer(step, generation))
 
@@ -271,7 +273,7 @@ class KnowledgeBase:
         if not result.sources or not self.retriever.answerable(result.sources):
             timings["total"] = (time.perf_counter() - started) * 1000
             refusal = render_text("not_found", self.store.prompts, max_chars=self.config.max_prompt_chars,
-                                  lang=answer_lang).strip()
+                                  identity=self.identity, lang=answer_lang).strip()
             text = not_found_answer(refusal, answer_lang, result.sources)
             return Answer(question, answer_lang, text, True, None, result.sources, [], None,
                           timings_ms=timings, broadened=result.broadened)

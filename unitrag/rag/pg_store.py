@@ -28,7 +28,7 @@ from ..postgres.index import IndexSettings, order_by_distance
 from ..postgres.schema import CHUNKS, check_tables, dense_index, schema_version
 from ..postgres.url import DatabaseUrl
 from ..artifact.reader import rows_as_dicts
-from .exemplars import ROLES_SQL, Exemplars
+from .exemplars import ROLES_SQL, UNIT_QUESTIONS_SQL, Exemplars
 from .guard_semantic import SemanticGuard
 from .store import CHUNK_COLUMNS, ChunkStore
 from .types import SearchFilter
@@ -92,12 +92,15 @@ class PgChunkStore(ChunkStore):
             built = dense_index(conn)
             guard = _semantic_guard(conn)
             exemplars = _exemplars(conn)
+            unit_questions = (rows_as_dicts(conn, UNIT_QUESTIONS_SQL.format(table="unitrag_guard_examples"))
+                              if schema_version(conn) >= 2 else [])
         dim = int(manifest["embedder"]["dim"])
         store = cls.assemble(manifest=manifest, vectors=np.zeros((0, dim), np.float32), columns=columns, **tables)
         recorded = (manifest.get("index") or {}).get("ef_search", DEFAULT_EF_SEARCH)
         store.ef_search, store.url = recorded if ef_search is None else ef_search, url
         store.halfvec, store.semantic_guard, store.exemplars = built is not None and built.halfvec, guard, exemplars
         store.visible = visible
+        store.unit_questions = unit_questions
         store.pool = _pool(url, max_connections)
         return store
 

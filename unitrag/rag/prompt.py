@@ -16,6 +16,7 @@ the sources cannot be mistaken for part of the question.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -23,11 +24,28 @@ from jinja2 import Template, TemplateError, TemplateSyntaxError
 
 from ..artifact.bounded_sandbox import MAX_PROMPT_CHARS, render_bounded
 from ..artifact.prompts import TEMPLATE_ENV as _ENV
+from ..config import DEFAULT_NAME
 from ..errors import UserError
 from .types import Source
 
 #: The templates the runtime renders; an artifact must carry all of them.
 SYSTEM, USER, NOT_FOUND, REFUSAL, BROADEN = "system", "user", "not_found", "refusal", "broaden"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What the knowledge base says it is (``name`` and ``description`` of unitrag.toml): the prompts, the
+    refusal and "not found" name it, so no wording of the sample's domain is baked into a template."""
+
+    name: str = DEFAULT_NAME
+    description: str = ""
+
+    def variables(self) -> dict[str, str]:
+        """The template variables: ``kb_name`` and ``kb_description``."""
+        return {"kb_name": self.name, "kb_description": self.description}
+
+
+UNNAMED = Identity()  # a knowledge base whose unitrag.toml names nothing
 
 
 class PromptError(UserError):
@@ -59,14 +77,17 @@ def _compile(name: str, source: str) -> Template:
         raise PromptError(f"prompt template {name!r} has a syntax error on line {exc.lineno}: {exc.message}") from None
 
 
-def render_text(name: str, templates: Mapping[str, str], *, max_chars: int = MAX_PROMPT_CHARS, **variables: Any) -> str:
-    """Render template ``name`` with ``variables``, stripped; used for not_found / refusal and by ``build_messages``.
+def render_text(name: str, templates: Mapping[str, str], *, max_chars: int = MAX_PROMPT_CHARS,
+                identity: Identity = UNNAMED, **variables: Any) -> str:
+    """Render template ``name`` with ``variables`` and the knowledge base's ``identity``, stripped; used for
+    not_found / refusal and by ``build_messages``.
 
     Stopped as soon as it passes ``max_chars`` (config ``max_prompt_chars``): a PromptError, never a huge prompt.
     """
     if name not in templates:
         raise TemplateMissing(name, list(templates))
     template = _compile(name, templates[name])
+    variables = {**identity.variables(), **variables}
     if "lang" in variables:
         variables["lang"] = prompt_lang(str(variables["lang"]))
     try:
@@ -93,7 +114,7 @@ def source_vars(sources: Sequence[Source]) -> list[dict[str, Any]]:
 
 
 def build_messages(question: str, lang: str, sources: Sequence[Source], templates: Mapping[str, str],
-                   max_chars: int = MAX_PROMPT_CHARS) -> list[dict[str, str]]:
+                   max_chars: int = MAX_PROMPT_CHARS, identity: Identity = UNNAMED) -> list[dict[str, str]]:
     """The chat messages for one question: the ``system`` template, then the ``user`` template
     (numbered sources [1]..[n], the question, the rules restated), within ``max_chars`` characters together."""
     variables: dict[str, Any] = {
@@ -102,6 +123,6 @@ def build_messages(question: str, lang: str, sources: Sequence[Source], template
         "sources": source_vars(sources),
         "allowed_ids": sorted({cid for source in sources for cid in source.citation_ids or ()}),
     }
-    system = render_text(SYSTEM, templates, max_chars=max_chars, **variables)
-    user = render_text(USER, templates, max_chars=max(max_chars - len(system), 1), **variables)
+    system = render_text(SYSTEM, templates, max_chars=max_chars, identity=identity, **variables)
+    user = render_text(USER, templates, max_chars=max(max_chars - len(system), 1), identity=identity, **variables)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -72,6 +72,8 @@ class ChunkStore:
     #: The guard's classifier (rag.guard_semantic) and the answerability exemplars (rag.exemplars), read with the rest.
     semantic_guard: Any = None
     exemplars: Any = None
+    #: The authors' questions of units (unit_id, role, lang, text; rag.exemplars.UNIT_QUESTIONS_SQL): example questions.
+    unit_questions: list[dict[str, Any]] = field(default_factory=list)
     _masks: Any = field(init=False, repr=False, compare=False)  # the LRU of _make_mask (thread-safe)
     _rows: Any = field(init=False, repr=False, compare=False)  # the LRU of _row (thread-safe)
 
@@ -102,7 +104,7 @@ class ChunkStore:
 
     @classmethod
     def _read(cls, path: Path, hold_texts_up_to: int) -> "ChunkStore":
-        from .exemplars import Exemplars
+        from .exemplars import UNIT_QUESTIONS_SQL, Exemplars
         from .guard_semantic import SemanticGuard
 
         segmenter: threading.Thread | None = None
@@ -150,6 +152,8 @@ class ChunkStore:
             units = con.execute('SELECT unit_id, kind, title, story_id, "order", trigger, severity FROM units').to_arrow_table()
             calibration = rows_as_dicts(con, "SELECT * FROM calibration") if has_table(con, "calibration") else []
             semantic_guard, exemplars = SemanticGuard.read(con), Exemplars.read(con)
+            unit_questions = (rows_as_dicts(con, UNIT_QUESTIONS_SQL.format(table="guard_examples"))
+                              if has_table(con, "guard_examples") else [])
         sparse_index = None
         if postings is not None:
             from .sparse import SparseIndex
@@ -163,6 +167,7 @@ class ChunkStore:
             guard_rules=guard_rules, prompts=prompts, units=units, calibration=calibration,
         )
         store.sparse_index, store.semantic_guard, store.exemplars = sparse_index, semantic_guard, exemplars
+        store.unit_questions = unit_questions
         if store.texts is None:
             store.texts = ArtifactTexts(path, store.columns["chunk_id"])
             store.texts.warm()

@@ -8,15 +8,17 @@ Names that start with a dot are stored without it (package-data globs skip dotfi
 
 from __future__ import annotations
 
-from importlib.metadata import version
 from pathlib import Path
 
+from ..config import CONFIG_FILE
 from ..errors import UserError
+from .identity import KnowledgeBaseIdentity, default_name, with_identity
+from .install import install_choice
 
 TEMPLATE = Path(__file__).parent / "template"
 DOTTED = {"gitignore": ".gitignore", "github": ".github"}  # first path part as stored → as written
 # The workflows are this repository's own (a test keeps them identical); a knowledge base has no
-# source tree to install from, so it installs the released package instead.
+# source tree to install from, so it installs one requirement chosen at init instead (install.py).
 INSTALL_FROM_SOURCE = "pip install -e ."
 
 
@@ -30,20 +32,31 @@ def destination(stored: Path) -> Path:
     return Path(DOTTED.get(stored.parts[0], stored.parts[0]), *stored.parts[1:])
 
 
-def init_knowledge_base(target: Path) -> list[Path]:
-    """Write the template into ``target`` (new or empty); returns the files written, relative to it.
-
-    Refuses anything else, so it never overwrites a file someone wrote."""
+def check_target(target: Path) -> None:
+    """A UserError unless ``target`` is a new or empty folder: checked before anything is asked or written."""
     if target.exists() and not target.is_dir():
         raise UserError(f"{target} exists and is not a folder: give unitrag init a new or empty folder")
     if target.is_dir() and any(target.iterdir()):
         raise UserError(f"{target} is not empty: unitrag init writes only into a new or empty folder, to overwrite nothing")
+
+
+def init_knowledge_base(target: Path, install: str | None = None,
+                        identity: KnowledgeBaseIdentity | None = None) -> list[Path]:
+    """Write the template into ``target`` (new or empty); returns the files written, relative to it.
+
+    Refuses anything else, so it never overwrites a file someone wrote. ``install``: the pip requirement
+    its workflows install unitrag with (checked by ``install.parse_install``; default: ``install.default_install``).
+    ``identity``: its name, description and languages for unitrag.toml (default: named after the folder)."""
+    check_target(target)
+    requirement = install_choice(install).requirement  # checked before anything is written
     written = []
     for stored in template_files():
         relative = destination(stored)
         text = (TEMPLATE / stored).read_text(encoding="utf-8")
         if relative.parts[:2] == (".github", "workflows"):
-            text = pin_install(text)
+            text = pin_install(text, requirement)
+        elif relative == Path(CONFIG_FILE):
+            text = with_identity(text, identity or KnowledgeBaseIdentity.checked(default_name(target)))
         path = target / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -51,8 +64,8 @@ def init_knowledge_base(target: Path) -> list[Path]:
     return written
 
 
-def pin_install(workflow: str) -> str:
-    """A workflow of this repository, installing the running unitrag release instead of the source tree."""
+def pin_install(workflow: str, requirement: str) -> str:
+    """A workflow of this repository, installing ``requirement`` instead of the source tree."""
     if INSTALL_FROM_SOURCE not in workflow:
         raise AssertionError(f"template workflow without {INSTALL_FROM_SOURCE!r}: the scaffold cannot pin unitrag")
-    return workflow.replace(INSTALL_FROM_SOURCE, f'pip install "unitrag=={version("unitrag")}"')
+    return workflow.replace(INSTALL_FROM_SOURCE, f'pip install "{requirement}"')

@@ -23,6 +23,7 @@ from ..rag.arguments import names
 from ..rag.citations import number_citations
 from ..rag.knowledge_base import Answer
 from ..rag.types import ROLES, UserContext
+from .about import about as about_kb
 from .limits import within
 from .state import ServerState
 
@@ -112,6 +113,14 @@ def health(server: StateDep) -> dict[str, Any]:
 def me(roles: RolesDep) -> dict[str, Any]:
     """The roles this request's credentials hold (the preview page shows role controls only then)."""
     return {"authenticated": bool(roles), "roles": list(roles)}
+
+
+@router.get("/about")
+def about(server: StateDep, roles: RolesDep) -> dict[str, Any]:
+    """What the knowledge base is (name, description, languages, from ``unitrag.toml``) and example questions and
+    topics from the artifact, for the units these credentials may read: the preview page's texts and examples."""
+    with server.holder.lease() as loaded:
+        return about_kb(loaded.kb, roles)
 
 
 @router.get("/search")

@@ -70,7 +70,7 @@ def _coerce(key: str, value: Any) -> Any:
     try:
         if kind in ("int", int):
             number = int(value)
-            if isinstance(value, bool) or number < 0 or (key in ("port", "workers", "rate_limit_clients") and number == 0):
+            if isinstance(value, bool) or number < 0 or (key in ("workers", "rate_limit_clients") and number == 0):
                 raise ValueError
             return number
         if kind in ("float", float):

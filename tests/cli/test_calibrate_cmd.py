@@ -1,0 +1,53 @@
+"""`unitrag calibrate`: a few lines saying which gate was kept and why; the full table behind --verbose;
+a fresh scaffold's handful of questions keeps the default gate, with a message, and writes nothing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.rag.test_calibrate import questions, scored
+from unitrag.cli.eval_cmds import _print_candidates, _print_verdict
+from unitrag.rag.calibrate import run_calibration
+
+
+def test_the_summary_says_which_gate_was_kept_and_why(capsys: pytest.CaptureFixture[str], tmp_path: Path):
+    qs = questions(20, 12)
+    result = run_calibration(scored(qs, (0.92, 0.96), (0.84, 0.88)), qs)
+    _print_verdict(result, tmp_path / "calibration.json", tmp_path / "calibration.json")
+    lines = capsys.readouterr().out.splitlines()
+    text = " ".join(lines)
+    assert "20 answerable, 12 unanswerable" in text
+    assert "kept the default gate" in text and "(the default)" in text and "wrote the gate to" in text
+    assert len(lines) <= 10 and "per language" not in text  # no table without --verbose
+
+
+def test_verbose_marks_the_chosen_candidate_and_says_why_a_feature_is_none(capsys: pytest.CaptureFixture[str]):
+    qs = questions(12, 10)
+    result = run_calibration(scored(qs, (0.82, 0.86), (0.76, 0.80)), qs)
+    _print_candidates(result)
+    out = capsys.readouterr().out
+    chosen = [line for line in out.splitlines() if "◀ chosen" in line]
+    assert len(chosen) == 1 and "gap" in chosen[0]
+    assert "not a candidate: exemplar" in out and "two or more files" in out
+
+
+@pytest.mark.e2e
+def test_a_fresh_scaffold_keeps_the_default_gate_with_a_message(tmp_path: Path):
+    def unitrag(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "unitrag", *args], cwd=cwd, capture_output=True, text=True,
+                              timeout=600, check=False)
+
+    assert unitrag("init", "kb", cwd=tmp_path).returncode == 0
+    kb = tmp_path / "kb"
+    built = unitrag("build", cwd=kb)
+    assert built.returncode == 0, built.stderr
+    result = unitrag("calibrate", "--write", "calibration.json", cwd=kb)
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "too few questions to fit a gate" in text and "at least 10 of each" in text
+    assert "the default gate stays in use" in text and "nothing written to calibration.json" in text
+    assert not (kb / "calibration.json").exists()

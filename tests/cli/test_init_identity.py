@@ -1,0 +1,55 @@
+"""`unitrag init --name/--description/--languages`: flags, prompts on a terminal, defaults in a script."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+
+def _unitrag(cwd: Path, *args: str, **kwargs: object) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "unitrag", *args], cwd=cwd, capture_output=True, text=True, check=False,
+                          timeout=120, **kwargs)
+
+
+def _identity(kb: Path) -> tuple[str, str, list[str]]:
+    table = tomllib.loads((kb / "unitrag.toml").read_text(encoding="utf-8"))["unitrag"]
+    return table["name"], table["description"], table["languages"]
+
+
+def test_the_flags_land_in_unitrag_toml(tmp_path: Path) -> None:
+    result = _unitrag(tmp_path, "init", "kb", "--name", "Garden club", "--description", "Growing vegetables.",
+                      "--languages", "zh,en", stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, result.stderr
+    assert _identity(tmp_path / "kb") == ("Garden club", "Growing vegetables.", ["zh", "en"])
+    assert 'unitrag ask "How long should a unit be?"' in result.stdout
+
+
+def test_a_script_gets_the_defaults_and_no_prompt(tmp_path: Path) -> None:
+    result = _unitrag(tmp_path, "init", "garden-club", stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, result.stderr
+    assert _identity(tmp_path / "garden-club") == ("Garden club", "", ["en", "zh"])
+
+
+def test_a_bad_flag_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    result = _unitrag(tmp_path, "init", "kb", "--name", "Garden", "--languages", "fr", stdin=subprocess.DEVNULL)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == ["error: config key 'languages': unknown language 'fr' (supported: en, zh)"]
+    assert not (tmp_path / "kb").exists()
+
+
+def test_on_a_terminal_the_missing_ones_are_asked(tmp_path: Path) -> None:
+    leader, follower = pty.openpty()
+    try:
+        os.write(leader, b"Garden club\nGrowing vegetables.\nzh\n")
+        result = subprocess.run([sys.executable, "-m", "unitrag", "init", "kb"], cwd=tmp_path, stdin=follower, check=False,
+                                capture_output=True, text=True, timeout=120)
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Name of the knowledge base" in result.stdout
+    assert _identity(tmp_path / "kb") == ("Garden club", "Growing vegetables.", ["zh"])

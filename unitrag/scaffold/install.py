@@ -1,0 +1,101 @@
+"""How a new knowledge base's workflows install unitrag: one pip requirement, chosen at ``unitrag init``.
+
+A knowledge base has no unitrag source tree, so its workflows need a requirement that installs on a
+bare CI runner: a released version (``unitrag==X``), a VCS reference (``unitrag @ git+https://...@vX``),
+a wheel URL, or a wheel committed in the knowledge base (``./wheels/unitrag-X-py3-none-any.whl``).
+Without ``--install``, the running unitrag's own origin is the best guess (PEP 610's
+``direct_url.json``): the commit it was installed from, the wheel URL, else the index release.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, distribution, version
+from pathlib import PurePosixPath
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import (
+    InvalidWheelFilename,
+    canonicalize_name,
+    parse_wheel_filename,
+)
+
+from ..errors import UserError
+
+PACKAGE = "unitrag"
+UNSAFE = set('"$`\\\n\r')  # the requirement sits inside double quotes in a workflow's shell line
+
+
+@dataclass(frozen=True)
+class InstallChoice:
+    """The requirement the workflows install, and why it was chosen (init prints both)."""
+
+    requirement: str
+    origin: str
+    reachable: bool = True  # False: a guess a CI runner may not be able to install (init warns)
+
+
+def install_choice(requirement: str | None) -> InstallChoice:
+    """``--install`` checked, or the default taken from how the running unitrag was installed."""
+    if requirement is not None:
+        return InstallChoice(parse_install(requirement), "--install")
+    return default_install()
+
+
+def parse_install(requirement: str) -> str:
+    """A requirement naming unitrag, or a relative path to a unitrag wheel inside the knowledge base."""
+    text = requirement.strip()
+    if not text or UNSAFE & set(text):
+        raise UserError(f"--install {requirement!r}: give one pip requirement without quotes, $, ` or backslashes, "
+                        'e.g. --install "unitrag==0.1.0" or --install "unitrag @ git+https://github.com/OWNER/unitrag@v0.1.0"')
+    if text.endswith(".whl") and "@" not in text:
+        return _wheel_path(text)
+    try:
+        parsed = Requirement(text)
+    except InvalidRequirement as exc:
+        raise UserError(f"--install {text!r} is not a pip requirement ({exc}): e.g. --install \"unitrag==0.1.0\", "
+                        "or a wheel path inside the knowledge base such as ./wheels/unitrag-0.1.0-py3-none-any.whl") from None
+    if canonicalize_name(parsed.name) != PACKAGE:
+        raise UserError(f"--install {text!r} installs {parsed.name}, not {PACKAGE}: name unitrag, "
+                        'e.g. --install "unitrag @ git+https://github.com/OWNER/unitrag@v0.1.0"')
+    return text
+
+
+def _wheel_path(text: str) -> str:
+    path = PurePosixPath(text)
+    if path.is_absolute() or ".." in path.parts:
+        raise UserError(f"--install {text}: a wheel must sit inside the knowledge base (a CI runner has only its "
+                        "checkout): give a relative path such as ./wheels/" + path.name + ", and commit the wheel there")
+    try:
+        name = parse_wheel_filename(path.name)[0]
+    except InvalidWheelFilename as exc:
+        raise UserError(f"--install {text}: not a wheel file name ({exc})") from None
+    if name != PACKAGE:
+        raise UserError(f"--install {text} is a wheel of {name}, not {PACKAGE}")
+    return text if text.startswith(("./", "../")) else f"./{text}"
+
+
+def default_install() -> InstallChoice:
+    """The running unitrag's origin as a requirement a runner can install, when there is one."""
+    try:
+        raw = distribution(PACKAGE).read_text("direct_url.json")
+    except PackageNotFoundError:
+        raw = None
+    return requirement_from_origin(json.loads(raw) if raw else None, version(PACKAGE))
+
+
+def requirement_from_origin(origin: dict[str, Any] | None, release: str) -> InstallChoice:
+    """A requirement for unitrag ``release`` installed from ``origin`` (PEP 610's direct_url.json; None: an index)."""
+    pinned = f"{PACKAGE}=={release}"
+    if origin is None:
+        return InstallChoice(pinned, "the release of the running unitrag, installed from a package index")
+    url, vcs = origin.get("url", ""), origin.get("vcs_info")
+    if vcs and url.startswith(("https://", "ssh://")):
+        return InstallChoice(f"{PACKAGE} @ {vcs['vcs']}+{url}@{vcs['commit_id']}",
+                             "the commit the running unitrag was installed from")
+    if "archive_info" in origin and url.startswith("https://"):
+        return InstallChoice(f"{PACKAGE} @ {url}", "the URL the running unitrag was installed from")
+    return InstallChoice(pinned, f"the version of the running unitrag, which was installed from {url or 'a local path'}, "
+                                 "where a CI runner cannot reach it", reachable=False)
