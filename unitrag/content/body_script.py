@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..rag.lang import LETTERS_PER_CJK_CHAR
+from .scripts import HAN as _HAN
+from .scripts import LATIN as _LATIN
+from .scripts import LETTERS_PER_CJK_CHAR
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 #: What carries no language: fenced and inline code, tags (<Cite id="..."/>, HTML), URLs and e-mail addresses,
 #: numbers with the unit symbol after them ("200 pg/mL", "2.4µg", "5%").
 _NOT_PROSE = re.compile(

