@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import urllib.request
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -64,22 +65,31 @@ def base_url(sample_kb):
         yield url
 
 
-@pytest.fixture
-def page(browser, base_url, tmp_path):
-    context = browser.new_context(viewport={"width": 1100, "height": 1400}, locale="en-US")
+@contextmanager
+def _opened(browser, url: str, **options):
+    """The page at ``url`` in a new browser context, loaded; no console error may be logged while it is open."""
+    context = browser.new_context(**options)
     page = context.new_page()
     problems: list[str] = []
     page.on("console", lambda msg: problems.append(msg.text) if msg.type == "error" else None)
     page.on("pageerror", lambda exc: problems.append(str(exc)))
     page.problems = problems
     page.refusals_expected = False  # a test of errors: the browser logs each refused request
-    page.goto(base_url + "/")
+    page.goto(url + "/")
     page.wait_for_function("document.getElementById('kb-meta').textContent.length > 0")
-    yield page
-    context.close()
+    try:
+        yield page
+    finally:
+        context.close()
     if page.refusals_expected:
         problems = [p for p in problems if not p.startswith(("Failed to load resource", "net::ERR_FAILED"))]
     assert problems == [], problems  # no console errors on any page
+
+
+@pytest.fixture
+def page(browser, base_url, tmp_path):
+    with _opened(browser, base_url, viewport={"width": 1100, "height": 1400}, locale="en-US") as opened:
+        yield opened
 
 
 def shot(page, name: str, tmp_path: Path) -> None:
@@ -174,14 +184,8 @@ def test_the_role_control_appears_only_for_a_key_that_grants_it(page, tmp_path):
 
 def test_streaming_shows_text_before_the_end(browser, sample_kb, tmp_path):
     text = "Vitamin B12 deficiency is treated according to its cause, with tablets or injections, and followed up. " * 2
-    with _server(sample_kb, SlowLLM(text, 0.08)) as url:
-        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="zh-CN", is_mobile=True)
-        page = context.new_page()
-        problems: list[str] = []
-        page.on("console", lambda msg: problems.append(msg.text) if msg.type == "error" else None)
-        page.on("pageerror", lambda exc: problems.append(str(exc)))
-        page.goto(url + "/")
-        page.wait_for_function("document.getElementById('kb-meta').textContent.length > 0")
+    with _server(sample_kb, SlowLLM(text, 0.08)) as url, \
+            _opened(browser, url, viewport={"width": 390, "height": 844}, locale="zh-CN", is_mobile=True) as page:
         page.fill("[data-testid=question]", "How is vitamin B12 deficiency treated?")
         page.click("[data-testid=ask]")
         page.wait_for_function("document.getElementById('answer-box').textContent.length > 10")
@@ -191,8 +195,6 @@ def test_streaming_shows_text_before_the_end(browser, sample_kb, tmp_path):
         assert page.inner_text("[data-testid=answer]").strip() == text.strip()
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # no sideways scrolling on a phone
         shot(page, "stream-phone-zh", tmp_path)
-        context.close()
-        assert problems == [], problems
 
 
 def test_the_header_placeholder_and_examples_come_from_the_knowledge_base(page, base_url, tmp_path):
@@ -293,14 +295,8 @@ def test_a_source_card_opens_its_unit_text(page, base_url, tmp_path):
 
 
 def test_a_phone_wide_page_never_scrolls_sideways(browser, sample_kb, tmp_path):
-    with _server(sample_kb, SlowLLM(LONG_ANSWER, 0.0)) as url:
-        context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True)
-        page = context.new_page()
-        problems: list[str] = []
-        page.on("console", lambda msg: problems.append(msg.text) if msg.type == "error" else None)
-        page.on("pageerror", lambda exc: problems.append(str(exc)))
-        page.goto(url + "/")
-        page.wait_for_function("document.getElementById('kb-meta').textContent.length > 0")
+    with _server(sample_kb, SlowLLM(LONG_ANSWER, 0.0)) as url, \
+            _opened(browser, url, viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True) as page:
         page.fill("[data-testid=question]", "How is vitamin B12 deficiency treated?")
         page.click("[data-testid=ask]")
         page.wait_for_function("document.getElementById('status').textContent === 'Done'")
@@ -310,5 +306,3 @@ def test_a_phone_wide_page_never_scrolls_sideways(browser, sample_kb, tmp_path):
         page.wait_for_selector("[data-testid=unit-text]")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         shot(page, "long-url-phone", tmp_path)
-        context.close()
-        assert problems == [], problems
