@@ -124,3 +124,17 @@ def test_inspect_says_which_commit_or_that_none_was_recorded(printed: io.StringI
     output.print_summary("dist/kb.duckdb", "0.1 MB", manifest, [])
     assert printed.getvalue().splitlines()[1].endswith(f"built 2026-12-03T22:00:00+00:00, {said}")
     assert "None" not in printed.getvalue()
+
+
+def test_a_caution_note_is_printed_after_the_answer_and_set_apart(printed: io.StringIO) -> None:
+    from dataclasses import replace
+
+    from unitrag.rag.types import GuardOutcome
+
+    note = "If you ever think about harming yourself, call a crisis line."
+    output.print_answer(replace(answer(), caution=GuardOutcome("caution", "red-flag-suicide-self-harm", note)))
+    text = printed.getvalue()
+    assert f"Safety note: {note}" in text
+    assert text.index("Safety note:") > text.index("2. Treatment") and "Answered from these units:" in text
+    output.print_answer(answer())
+    assert printed.getvalue().count("Safety note:") == 1  # none without a caution

@@ -259,6 +259,27 @@ def test_guard_rule_type():
         GuardRule.model_validate({**data, "type": "warning"})
 
 
+def test_a_guard_caution_note_needs_both_languages_and_a_red_flag():
+    data = {"id": "g", "type": "red_flag", "patterns": {"en": ["x"]}, "response": {"en": "a", "zh": "b"}}
+    assert GuardRule.model_validate({**data, "caution": {"en": "note", "zh": "提示"}}).caution.zh == "提示"
+    assert GuardRule.model_validate(data).caution is None
+    with pytest.raises(ValidationError) as exc:
+        GuardRule.model_validate({**data, "caution": {"en": "note"}})
+    assert exc.value.errors()[0]["loc"] == ("caution", "zh")
+    with pytest.raises(ValidationError, match="caution is for red_flag rules"):
+        GuardRule.model_validate({**data, "type": "out_of_scope", "caution": {"en": "note", "zh": "提示"}})
+
+
+def test_a_labelled_question_may_expect_a_caution():
+    from unitrag.content.models import LabelledQuestion
+
+    q = LabelledQuestion.model_validate({"id": "q", "question": "a school report on suicide prevention", "lang": "en",
+                                         "guard": "caution", "guard_rule": "red-flag-suicide-self-harm"})
+    assert q.guard == "caution" and not q.answerable
+    with pytest.raises(ValidationError):
+        LabelledQuestion.model_validate({"id": "q", "question": "x", "lang": "en", "guard": "note"})
+
+
 # --- Problem ------------------------------------------------------------------------------
 
 

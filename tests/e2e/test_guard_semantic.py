@@ -87,7 +87,8 @@ def test_unseen_emergency_no_pattern_matches_is_stopped_by_similarity(kb: Knowle
 
 @pytest.mark.parametrize(("rule", "question"), LOOKALIKES)
 def test_benign_near_miss_passes(kb: KnowledgeBase, rule: str, question: str) -> None:
-    assert kb.guard.check(question, "en") is None, [s for s in kb.guard.scores(question)]
+    outcome = kb.guard.check(question, "en")  # answered: no outcome, or a caution (answered with its note)
+    assert outcome is None or not outcome.stops, [s for s in kb.guard.scores(question)]
 
 
 #: Prompt injection and data exfiltration, none of them among guard.yaml's near-misses (issue 22: the first,

@@ -54,3 +54,31 @@ def test_a_set_labels_guard_outcomes_when_it_expects_a_stop_or_a_pass() -> None:
     assert has_guard_labels(report([row("pass", None, None, None, like="rf-a")]))  # near-misses only
     assert not has_guard_labels(report([row(None, None, "red_flag", "rf-a"), row(None, None, None, None)]))
     assert not has_guard_labels(EvalReport("questions", "q.yaml", {}, {}, [], {}))
+
+
+def test_three_outcomes_and_a_caution_label_answered_counts_as_right() -> None:
+    rows = [
+        row("caution", None, "caution", "rf-a", like="rf-a", reason="pattern"),  # answered with the note
+        row("caution", None, None, None, like="rf-a"),  # answered without one: still right
+        row("pass", None, "caution", "rf-b", like="rf-b", reason="similarity"),  # a look-alike with a note: right
+        row("caution", None, "red_flag", "rf-a", like="rf-a"),  # stopped: a false alarm
+        row("red_flag", "rf-a", "caution", "rf-a", reason="pattern"),  # an emergency answered with a note: a miss
+        row(None, None, "caution", "rf-b", reason="similarity"),  # an ordinary question with a note: not stopped
+        row(None, None, "red_flag", "rf-b"),  # an ordinary question stopped
+    ]
+    figures = guard_figures(rows)
+    assert figures["outcomes"] == {"caution": {"stopped": 1, "noted": 1, "answered": 1},
+                                   "pass": {"stopped": 0, "noted": 1, "answered": 0},
+                                   "red_flag": {"stopped": 0, "noted": 1, "answered": 0},
+                                   "none": {"stopped": 1, "noted": 1, "answered": 0}}
+    assert figures["near_misses"] == {"questions": 4, "passed": 3, "pass_rate": 0.75}
+    assert figures["ordinary_stopped"] == {"questions": 2, "stopped": 1, "rate": 0.5}
+    red = figures["by_type"]["red_flag"]
+    assert (red["tp"], red["fp"], red["fn"]) == (0, 2, 1)  # a caution is never a stop
+    a, b = figures["by_rule"]["rf-a"], figures["by_rule"]["rf-b"]
+    assert (a["tp"], a["fp"], a["fn"]) == (0, 1, 1) and (b["tp"], b["fp"]) == (0, 1)
+    assert figures["reasons"] == {"pattern": 0, "similarity": 2, "llm": 0}  # stops only
+    report = EvalReport("questions", "g.yaml", {}, {}, rows, {"guard_rules": figures})
+    _, table = guard_table([report], ["dev"])
+    assert ["labelled caution: stopped / noted / answered", "1 / 1 / 1"] in table
+    assert ["near-misses answered (pass or caution)", "0.750 (3/4)"] in table

@@ -191,7 +191,7 @@ class StubKB:
 
     @property
     def guard(self) -> SimpleNamespace:
-        return SimpleNamespace(check=lambda q, lang: "stop" if "emergency" in q else None)
+        return SimpleNamespace(check=lambda q, lang: SimpleNamespace(stops=True) if "emergency" in q else None)
 
     def search(self, question: str, user: object = None) -> SimpleNamespace:
         lang, dense, sparse = self.scores[question]
@@ -288,3 +288,12 @@ def test_a_gate_mixing_topic_and_gap_holds_back_a_declared_gap_and_round_trips()
     high = [src("a", dense=0.91, topic=1.0)]
     assert gate.answerable(high) and not gate.answerable([src("a", dense=0.91, topic=1.0, gap=1.0)])
     assert AnswerabilityGate.from_dict(gate.to_dict()) == gate
+
+
+def test_guard_questions_are_not_part_of_the_set_a_gate_was_fitted_on():
+    from unitrag.rag.gate import questions_digest
+
+    plain = labelled(3, "en", True) + labelled(3, "en", False)
+    guarded = LabelledQuestion(id="g", question="chest pain now", lang="en", guard="red_flag", guard_rule="red-flag-x")
+    assert questions_digest([*plain, guarded]) == questions_digest(plain)  # never reaches the gate
+    assert questions_digest(plain[1:]) != questions_digest(plain)

@@ -23,6 +23,7 @@ def load_rows(path: Path = GUARD_YAML) -> list[dict[str, Any]]:
             "id": r["id"], "type": r["type"],
             "patterns_en": list(r["patterns"].get("en", [])), "patterns_zh": list(r["patterns"].get("zh", [])),
             "response_en": r["response"]["en"], "response_zh": r["response"]["zh"],
+            "caution_en": (r.get("caution") or {}).get("en"), "caution_zh": (r.get("caution") or {}).get("zh"),
         }
         for r in data
     ]

@@ -94,6 +94,14 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             "ALTER TABLE topics ADD COLUMN excludes VARCHAR[]",
         ],
     ),
+    (
+        "guard_rules.caution_en / caution_zh: a red flag's safety note for questions framed as not acute",
+        [
+            # NULL in rows carried over from an older artifact, or for a rule without a note: no caution outcome.
+            "ALTER TABLE guard_rules ADD COLUMN caution_en VARCHAR",
+            "ALTER TABLE guard_rules ADD COLUMN caution_zh VARCHAR",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -60,7 +60,7 @@ def eval_cmd(
     min_guard_precision: Annotated[Optional[float], typer.Option(
         "--min-guard-precision", help="--questions: exit 1 when red-flag or out-of-scope precision is below.")] = None,
     min_guard_pass: Annotated[Optional[float], typer.Option(
-        "--min-guard-pass", help="--questions: exit 1 when the share of near-misses (guard: pass) let through is below.")] = None,
+        "--min-guard-pass", help="--questions: exit 1 when the share of near-misses (guard: pass or caution) answered is below.")] = None,
     min_answer_facts: Annotated[Optional[float], typer.Option(
         "--min-answer-facts", help="--questions: exit 1 when the share of questions with answer_facts whose answer states "
                                    "every fact is below, in any answer mode (extractive; the LLM's with --llm); "
@@ -244,7 +244,7 @@ def _print_guard(reports: list["EvalReport"]) -> None:
     from ..eval.guard_report import guard_table
     from ..eval.report import set_names
 
-    _print_table("Guard (P / R (hits/expected); near-misses: guard: pass)",
+    _print_table("Guard (P / R (hits/expected); near-misses: guard: pass or caution, answered with a note or without)",
                  *guard_table(reports, set_names([r.dataset for r in reports])))
 
 

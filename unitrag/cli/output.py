@@ -80,6 +80,9 @@ def print_answer(answer: "Answer") -> None:
 
     text, references = number_citations(answer.answer, answer.citations)
     out.print(escape(text), soft_wrap=True)  # the terminal wraps: rich would break before a long CJK run
+    if answer.caution is not None:  # a red flag framed as not acute: the rule's safety line, set apart
+        out.print(f"\n[bold yellow]{'安全提示' if answer.lang == 'zh' else 'Safety note'}:[/] {escape(answer.caution.response)}",
+                  soft_wrap=True)
     if references:
         out.print("")
         for ref in references:

@@ -1,9 +1,11 @@
 """The guard as a detector, per rule type and per rule: what it stopped, why, what it cost.
 
-A question's expected outcome is its ``guard`` label (``pass`` and no label: it must get
-through) and, where given, its ``guard_rule``. A red flag stopped by another red-flag
+A question's expected outcome is its ``guard`` label (``pass``, ``caution`` and no label: it
+must get through) and, where given, its ``guard_rule``. A red flag stopped by another red-flag
 rule still counts as stopped for its type (the caller got a safety message) but not for
-its rule. Near-misses are the questions labelled ``guard: pass``: benign look-alikes.
+its rule. Near-misses are the questions labelled ``guard: pass`` or ``guard: caution``: benign
+look-alikes, right when answered (with a note or without: a ``caution`` outcome answers).
+``outcomes`` counts the three outcomes (stopped / answered with a note / answered) per label.
 ``guard_ms`` is the guard's own time beyond the question's embedding, which retrieval
 needs anyway.
 """
@@ -18,21 +20,32 @@ from ..content.models import LabelledQuestion
 from .report import EvalReport, precision_recall
 
 TYPES = ("red_flag", "out_of_scope")
+#: Labels of questions the guard must let through (a caution outcome is let through, with its note).
+ANSWERED_LABELS = ("pass", "caution")
+#: The three outcomes, as ``outcomes`` names them.
+OUTCOMES = ("stopped", "noted", "answered")
 
 
 def guard_row(q: LabelledQuestion, outcome: Any, guard_ms: float) -> dict[str, Any]:
     """The ``guard`` entry of a question's row: expected and got, with the rule, the reason and the score."""
     return {
         "expected": q.guard, "rule": q.guard_rule if q.guard in TYPES else None,
-        "like": q.guard_rule if q.guard == "pass" else None, "got": outcome.type if outcome else None,
+        "like": q.guard_rule if q.guard in ANSWERED_LABELS else None, "got": outcome.type if outcome else None,
         "got_rule": outcome.rule if outcome else None, "reason": outcome.reason if outcome else None,
         "score": outcome.score if outcome else None, "ms": round(guard_ms, 4),
     }
 
 
+def outcome_of(guard: dict[str, Any]) -> str:
+    """stopped (red flag, out of scope), noted (a caution: answered with the rule's note) or answered."""
+    return "stopped" if guard["got"] in TYPES else "noted" if guard["got"] == "caution" else "answered"
+
+
 def guard_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """By type and by rule precision / recall, near-miss pass rate, reasons, and the guard's p50 / p95 time."""
-    guards = [r["guard"] for r in rows if "guard" in r]
+    """By type and by rule precision / recall, near-miss pass rate, the three outcomes per label, reasons, and the
+    guard's p50 / p95 time. A caution outcome is not a stop: its rule is a note, never a hit or a false alarm."""
+    guards = [{**r["guard"], "got_rule": r["guard"]["got_rule"] if r["guard"]["got"] in TYPES else None}
+              for r in rows if "guard" in r]
     expected = [g["expected"] if g["expected"] in TYPES else None for g in guards]
     by_type = {}
     for rule_type in TYPES:
@@ -49,17 +62,28 @@ def guard_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
                  for e, g in zip(expected, guards))
         fn = sum(g.get("rule") == rule and g["got_rule"] != rule for g in guards)
         by_rule[rule] = {**precision_recall(tp, fp, fn), "expected": sum(g.get("rule") == rule for g in guards)}
-    near = [g for g in guards if g["expected"] == "pass"]
-    passed = sum(g["got"] is None for g in near)
+    near = [g for g in guards if g["expected"] in ANSWERED_LABELS]
+    passed = sum(g["got"] not in TYPES for g in near)
     for rule in sorted({g["like"] for g in near if g.get("like")}):
         alike = [g for g in near if g.get("like") == rule]
-        by_rule.setdefault(rule, {})["near_misses"] = {"questions": len(alike), "passed": sum(g["got"] is None for g in alike)}
+        by_rule.setdefault(rule, {})["near_misses"] = {"questions": len(alike),
+                                                        "passed": sum(g["got"] not in TYPES for g in alike)}
+    outcomes: dict[str, dict[str, int]] = {}
+    for g in guards:
+        label = outcomes.setdefault(g["expected"] or "none", dict.fromkeys(OUTCOMES, 0))
+        label[outcome_of(g)] += 1
+    ordinary = outcomes.get("none", dict.fromkeys(OUTCOMES, 0))
+    stopped_ordinary = ordinary["stopped"]
     times = np.array([g["ms"] for g in guards]) if guards else np.zeros(1)
     return {
         "by_type": by_type, "by_rule": by_rule,
         "near_misses": {"questions": len(near), "passed": passed,
                         "pass_rate": round(passed / len(near), 4) if near else None},
-        "reasons": {reason: sum(g["reason"] == reason for g in guards) for reason in ("pattern", "similarity", "llm")},
+        "outcomes": outcomes,
+        "ordinary_stopped": {"questions": sum(ordinary.values()), "stopped": stopped_ordinary,
+                             "rate": round(stopped_ordinary / sum(ordinary.values()), 4) if sum(ordinary.values()) else None},
+        "reasons": {reason: sum(g["reason"] == reason and g["got"] in TYPES for g in guards)
+                    for reason in ("pattern", "similarity", "llm")},
         "guard_ms": {"p50": round(float(np.percentile(times, 50)), 4), "p95": round(float(np.percentile(times, 95)), 4)},
     }
 
@@ -74,7 +98,11 @@ def guard_table(reports: list[EvalReport], names: list[str]) -> tuple[list[str],
     for rule in sorted({rule for f in figures for rule in f.get("by_rule", {})}):
         rows.append([f"  {rule} P / R; look-alikes passed",
                      *(_rule_cell(f.get("by_rule", {}).get(rule)) for f in figures)])
-    rows.append(["near-misses passed", *(_share(f.get("near_misses")) for f in figures)])
+    rows.append(["near-misses answered (pass or caution)", *(_share(f.get("near_misses")) for f in figures)])
+    for label in ("red_flag", "out_of_scope", "caution", "pass", "none"):
+        if any(label in f.get("outcomes", {}) for f in figures):
+            rows.append([f"{_LABEL_NAMES[label]}: stopped / noted / answered",
+                         *(_outcomes(f.get("outcomes", {}).get(label)) for f in figures)])
     rows.append(["stopped by pattern / similarity / llm",
                  *(" / ".join(str(f.get("reasons", {}).get(k, 0)) for k in ("pattern", "similarity", "llm")) for f in figures)])
     rows.append(["guard ms p50 / p95 (beyond the embedding)",
@@ -112,6 +140,14 @@ def _pr(m: dict[str, Any] | None) -> str:
         return ""
     p, r = m.get("precision"), m.get("recall")
     return f"{_f(p)} / {_f(r)} ({m['tp']}/{m.get('expected', m['tp'] + m['fn'])})"
+
+
+_LABEL_NAMES = {"red_flag": "labelled red_flag", "out_of_scope": "labelled out_of_scope", "caution": "labelled caution",
+                "pass": "labelled pass", "none": "ordinary (no guard label)"}
+
+
+def _outcomes(counts: dict[str, int] | None) -> str:
+    return " / ".join(str(counts[o]) for o in OUTCOMES) if counts else ""
 
 
 def _rule_cell(m: dict[str, Any] | None) -> str:

@@ -57,7 +57,7 @@ def _evaluate(
         row: dict[str, Any] = {"id": q.id, "lang": q.lang, "label": _label(q), "category": category(q, unit_langs),
                                "question": q.question,
                                "guard": guard_row(q, got_guard, guard_timings.get("guard", 0.0))}
-        if got_guard is None:
+        if got_guard is None or not got_guard.stops:  # a caution is answered as any question (with its note)
             row["variants"] = {}
             for variant in variants:
                 ranking = rank(kb, q.question, variant, depth, user)
@@ -180,8 +180,13 @@ def _not_found(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _guard(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The guard as a detector: a hit is the expected outcome type; any other stop is a false alarm."""
-    pairs = [(None if r["guard"]["expected"] == "pass" else r["guard"]["expected"], r["guard"]["got"]) for r in rows]
+    """The guard as a detector: a hit is the expected outcome type; any other stop is a false alarm.
+
+    Only stops count: a ``pass`` or ``caution`` label expects none, and a caution outcome is none."""
+    def stop(label: str | None) -> str | None:
+        return None if label in ("pass", "caution") else label
+
+    pairs = [(stop(r["guard"]["expected"]), stop(r["guard"]["got"])) for r in rows]
     tp = sum(e is not None and e == g for e, g in pairs)
     fp = sum(g is not None and e != g for e, g in pairs)
     fn = sum(e is not None and e != g for e, g in pairs)

@@ -97,6 +97,14 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             "ALTER TABLE unitrag_chunks DROP CONSTRAINT unitrag_chunks_pkey, ADD PRIMARY KEY (chunk_id, added_in)",
         ],
     ),
+    (
+        "guard_rules.caution_en / caution_zh: a red flag's safety note (artifact schema 8)",
+        [
+            # NULL in rows published before it, or for a rule without a note: no caution outcome.
+            "ALTER TABLE unitrag_guard_rules ADD COLUMN caution_en text",
+            "ALTER TABLE unitrag_guard_rules ADD COLUMN caution_zh text",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

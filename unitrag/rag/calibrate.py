@@ -112,7 +112,8 @@ def _measure_batch(kb: Any, questions: Sequence[LabelledQuestion]) -> tuple[list
 
     samples, guarded = [], []
     for q in questions:
-        if q.guard is not None or kb.guard.check(q.question, detect_lang(q.question)) is not None:
+        stopped = kb.guard.check(q.question, detect_lang(q.question))  # a caution is answered: it calibrates too
+        if q.guard is not None or (stopped is not None and stopped.stops):
             guarded.append(q.id)
             continue
         sources = kb.search(q.question, user=user_context(q)).sources

@@ -397,9 +397,10 @@ def say_once(message: str) -> None:
 
 
 def questions_digest(questions: Sequence[Any]) -> str:
-    """A short digest of labelled questions (id, text, labels): which set a gate was fitted on."""
+    """A short digest of labelled questions (id, text, labels): which set a gate was fitted on. A question with a
+    guard label never reaches the gate, so it is not part of the set (adding guard questions refits nothing)."""
     items = sorted(json.dumps([q.id, q.question, sorted(q.expected_units), q.unanswerable], ensure_ascii=False)
-                   for q in questions)
+                   for q in questions if getattr(q, "guard", None) is None)
     return hashlib.sha256("\n".join(items).encode("utf-8")).hexdigest()[:16]
 
 

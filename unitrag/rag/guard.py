@@ -14,6 +14,11 @@ embedding past its type's threshold; the embedding is the one retrieval uses (th
 encoder's cache hands it over), so similarity costs one small matrix product. The order
 is red-flag patterns, red-flag similarity, out-of-scope patterns, out-of-scope similarity.
 With an LLM configured, a score in the uncertain band gets a second opinion (``guard_llm``).
+
+A red flag is then read against the question's framing (``guard_framing``): when nothing in
+it is happening now and it is clearly past, hypothetical, general, study or prevention, the
+red flag does not stop it. The question is answered, with the rule's ``caution`` note when the
+rule has one (a ``caution`` outcome), else as any other question. Acute cues always stop.
 """
 
 from __future__ import annotations
@@ -21,11 +26,12 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
 import numpy as np
 
+from .guard_framing import read_framing
 from .guard_llm import SecondOpinion
 from .guard_semantic import SemanticGuard, SemanticScore
 from .lang import normalize_question
@@ -40,18 +46,22 @@ LANGS = ("en", "zh")
 
 @dataclass(frozen=True)
 class CompiledRule:
-    """One compiled rule: its patterns of both languages and its response in each."""
+    """One compiled rule: its patterns of both languages, its response in each and its caution note (if any)."""
 
     id: str
     type: GuardType
     patterns: tuple[re.Pattern[str], ...]
     responses: Mapping[str, str]
+    cautions: Mapping[str, str] = field(default_factory=dict)
 
     def matches(self, normalized_question: str) -> bool:
         return any(p.search(normalized_question) for p in self.patterns)
 
     def response(self, lang: str) -> str:
         return self.responses.get(lang) or self.responses["en"]
+
+    def caution(self, lang: str) -> str | None:
+        return self.cautions.get(lang) or self.cautions.get("en")
 
 
 class Guard:
@@ -78,7 +88,8 @@ class Guard:
         return cls((_compile(row) for row in rows), **options)
 
     def check(self, question: str, lang: str, timings: dict[str, float] | None = None) -> GuardOutcome | None:
-        """The first rule the question triggers, with its response in ``lang``; None when it may proceed.
+        """The first rule that stops the question, with its response in ``lang``; else a ``caution`` outcome (a red
+        flag the framing made a note: answer, and show its note) or None (answer as any other question).
 
         ``timings`` gets ``embed`` (the question's vector, which retrieval then reuses) and
         ``guard`` (everything else) in milliseconds.
@@ -86,7 +97,7 @@ class Guard:
         timings = {} if timings is None else timings
         started, embedded_before = time.perf_counter(), timings.get("embed", 0.0)
         text = normalize_question(question)
-        outcome = None
+        outcome, caution = None, None
         if text:
             scores: list[SemanticScore] | None = None  # computed once, when the first pattern-free type needs them
             for rule_type in CHECK_ORDER:
@@ -94,8 +105,11 @@ class Guard:
                 if outcome is None and self.semantic is not None:
                     scores = self._scores(question, timings) if scores is None else scores
                     outcome = self._by_similarity(question, scores, rule_type, lang)
+                if outcome is not None and rule_type == "red_flag":
+                    outcome, caution = self._framed(outcome, text, lang)
                 if outcome is not None:
                     break
+            outcome = outcome or caution
         spent = (time.perf_counter() - started) * 1000 - (timings.get("embed", 0.0) - embedded_before)
         timings["guard"] = timings.get("guard", 0.0) + spent
         return outcome
@@ -109,6 +123,16 @@ class Guard:
     def caught_by_pattern(self, question: str, rule_type: str) -> bool:
         """Whether some rule of ``rule_type`` stops ``question`` by pattern alone (the fit counts these as stopped)."""
         return self._by_pattern(normalize_question(question), rule_type, "en") is not None
+
+    def _framed(self, red_flag: GuardOutcome, text: str, lang: str) -> tuple[GuardOutcome | None, GuardOutcome | None]:
+        """(the red flag, None) when it stands; (None, a caution or None) when the framing is clearly not acute."""
+        framing = read_framing(text)
+        if not framing.clearly_not_acute:
+            return red_flag, None
+        note = self._by_id[red_flag.rule].caution(lang)
+        if note is None:
+            return None, None
+        return None, replace(red_flag, type="caution", response=note, framing=framing.kinds)
 
     def _by_pattern(self, text: str, rule_type: str, lang: str) -> GuardOutcome | None:
         for rule in self.rules:
@@ -155,4 +179,7 @@ def _compile(row: Mapping[str, Any]) -> CompiledRule:
     responses = {lang: row[f"response_{lang}"] for lang in LANGS if row.get(f"response_{lang}")}
     if "en" not in responses:
         raise ValueError(f"guard rule {rule_id!r}: an English response is required (the fallback language)")
-    return CompiledRule(id=rule_id, type=row["type"], patterns=tuple(patterns), responses=responses)
+    cautions = {lang: row[f"caution_{lang}"] for lang in LANGS if row.get(f"caution_{lang}")}  # absent before schema 8
+    if cautions and "en" not in cautions:
+        raise ValueError(f"guard rule {rule_id!r}: a caution note needs its English text (the fallback language)")
+    return CompiledRule(id=rule_id, type=row["type"], patterns=tuple(patterns), responses=responses, cautions=cautions)

@@ -63,11 +63,15 @@ class Answer:
     #: ``llm_error`` in one fixed word (generate.ErrorKind): what an HTTP caller gets; ``llm_error`` itself, the
     #: operator's line (secrets masked), stays with trusted callers (the CLI, the Python API) and the server log.
     llm_error_kind: str | None = None
+    #: A red flag the question's framing made a note (``GuardOutcome`` of type caution): answered normally, and
+    #: ``caution.response`` is the safety line to show with the answer. ``guard`` stays None (nothing stopped it).
+    caution: GuardOutcome | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        shown = self.guard or self.caution  # JSON callers read one field: type red_flag, out_of_scope or caution
         return {
             "question": self.question, "lang": self.lang, "answer": self.answer, "not_found": self.not_found,
-            "guard": self.guard.to_dict() if self.guard else None,
+            "guard": shown.to_dict() if shown else None,
             "sources": [s.to_dict() for s in self.sources],
             "citations": [c.to_dict() for c in self.citations],
             "faithfulness": self.faithfulness.to_dict() if self.faithfulness else None,
@@ -87,6 +91,7 @@ class _Retrieved:
     timings: dict[str, float]
     started: float  # perf_counter() when the ask began
     focus: Any = None  # (rag.focus.QuestionFocus, Lexicon): the question as the extractive answer reads it
+    caution: GuardOutcome | None = None  # the guard's note to show with the answer
 
     @property
     def whitelist(self) -> set[str]:
@@ -265,9 +270,10 @@ class KnowledgeBase:
         answer_lang = choice(lang, "lang", LANGS) or detect_lang(question)
         timings: dict[str, float] = {}
         outcome = self.guard.check(question, answer_lang, timings)  # times "guard" and "embed" (reused by retrieval)
-        if outcome is not None:
+        if outcome is not None and outcome.stops:
             timings["total"] = (time.perf_counter() - started) * 1000
             return Answer(question, answer_lang, outcome.response, False, outcome, [], [], None, timings_ms=timings)
+        caution = outcome  # None, or a caution: answered as any question, with its note
         result = self.search(question, user=user)
         timings.update(result.timings_ms)
         if not result.sources or not self.retriever.answerable(result.sources):
@@ -276,8 +282,8 @@ class KnowledgeBase:
                                   identity=self.identity, lang=answer_lang).strip()
             text = not_found_answer(refusal, answer_lang, result.sources)
             return Answer(question, answer_lang, text, True, None, result.sources, [], None,
-                          timings_ms=timings, broadened=result.broadened)
-        return _Retrieved(question, answer_lang, result, timings, started, self.retriever.focus(question, user))
+                          timings_ms=timings, broadened=result.broadened, caution=caution)
+        return _Retrieved(question, answer_lang, result, timings, started, self.retriever.focus(question, user), caution)
 
     def _answer(self, step: "_Retrieved", generation: "Generation") -> Answer:
         cited = [cid for cid in dict.fromkeys(generation.report.valid_ids)]
@@ -286,7 +292,7 @@ class KnowledgeBase:
             step.question, step.lang, generation.text, False, None, step.result.sources, self._resolve(cited),
             generation.report, extractive=generation.extractive, llm_error=generation.error,
             timings_ms=step.timings, broadened=step.result.broadened, llm_calls=generation.attempts,
-            llm_error_kind=generation.error_kind,
+            llm_error_kind=generation.error_kind, caution=step.caution,
         )
 
     def check_user(self, user: UserContext | None) -> UserContext:

@@ -101,7 +101,9 @@ class Source:
 
 @dataclass(frozen=True)
 class GuardOutcome:
-    type: Literal["red_flag", "out_of_scope"]
+    #: caution: a red flag fired but the question's framing is clearly not acute (past, study, prevention...):
+    #: it is answered normally and ``response`` is the rule's short safety note shown with the answer.
+    type: Literal["red_flag", "out_of_scope", "caution"]
     rule: str
     response: str
     #: Why it fired: "pattern" (a regular expression matched), "similarity" (the classifier's score reached
@@ -111,9 +113,18 @@ class GuardOutcome:
     threshold: float | None = None
     nearest_example: str | None = None  # the rule's example closest to the question
     similarity: float | None = None  # cosine similarity to it
+    #: With type caution: the framing cue kinds that made the red flag a note (guard_framing: past, study, ...).
+    framing: tuple[str, ...] = ()
+
+    @property
+    def stops(self) -> bool:
+        """Whether the question stops here (red flag, out of scope); a caution is answered, with its note."""
+        return self.type != "caution"
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.type, "rule": self.rule, "reason": self.reason}
+        if self.type == "caution":
+            data.update(note=self.response, framing=list(self.framing))
         if self.score is not None:
             data.update(score=round(self.score, 4), threshold=round(self.threshold or 0.0, 4),
                         nearest_example=self.nearest_example, similarity=round(self.similarity or 0.0, 4))

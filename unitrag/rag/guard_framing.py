@@ -1,0 +1,164 @@
+"""How a question is framed: is what it names happening now, or is it past, hypothetical, general or study?
+
+A red-flag pattern or the classifier says *what* a question is about; the framing says
+whether it is an emergency. "My dad had a stroke last year, what should he eat now" and
+"a school report on suicide prevention" name a red-flag condition but describe nothing
+happening now; a safety message telling them to call emergency services teaches people
+to ignore the guard.
+
+The cues are data (``CUES``), per language; both languages are tried on every question, as
+the guard's patterns are. Time, person and purpose cues are domain-neutral; ``ACUTE`` cues
+(signs happening now: "right now", "since this morning", "is here with me", 刚才, 正在, 突然)
+also name a few signs any emergency shows in the present (sweating, can't breathe, not
+answering, giving one's things away), since a present-tense symptom carries no time word.
+Acute cues always win: a diet question wrapped around chest pain happening now stays an
+emergency, and a recent event (yesterday, last week, 最近) counts as now. The other kinds
+(past, hypothetical, general, study, prevention, curiosity, diet after an event) count only
+when no acute cue is present. Erring acute costs a false alarm; erring not acute, a missed
+emergency: when in doubt a cue goes to ``ACUTE``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+#: The kind of evidence that a question is about signs happening now.
+ACUTE = "acute"
+
+#: Cue regular expressions by kind and language (matched case-insensitively on the normalised question).
+CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    ACUTE: {
+        "en": (
+            r"\b(right now|just now|at the moment|as we speak|as i type|at this moment)\b",
+            r"\bfor (the (last|past) )?(\d+|an?|one|two|three|a few|several|half an) (minutes?|hours?|days?)\b",
+            r"\bsince (this morning|last night|yesterday|today|lunch|breakfast|dinner|supper)\b",
+            r"\b(this morning|tonight|this evening|this afternoon|today|this weekend|this week)\b",
+            r"\b(yesterday|last night|last week|last weekend|recently|lately|these days|every (night|day|morning) (for|since)|for (a|one|two|a few|several) (weeks?|months?) now)\b",
+            r"\b(\d+|an?|one|two|few|half an) (minutes?|hours?) ago\b",
+            r"\b(suddenly|sudden|all of a sudden|out of nowhere)\b",
+            r"\bnow,? (he|she|i|they|my|his|her|has|have|is|are|am|it|there)\b(?!'?s? ?(is|are|am|'s|'m)? ?(fine|ok|okay|well|better|recovered|healthy|home|stable|doing|want|wants|wondering|would|eat|eats|trying|try|looking))",
+            r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|they are|it'?s|it is|is|are|keeps?|kept|started|starting|still) (\w+ )?(bleeding|vomiting|throwing up|choking|seizing|fitting|shaking|sweating|slurring|drooping|swelling|gasping|wheezing|fainting|passing out|collapsing|turning (blue|grey|gray|pale)|unconscious|unresponsive|confused)\b(?! (a|an|the|normal|common|dangerous|serious|possible|likely|risk|risky|after|during|in|when)\b)",
+            r"\b(i|he|she|they|we|it|my [\w-]+|his|her) (has|have|is having|am having|are having|'s got|has got|got) (a |an )?(sudden |bad |severe |terrible |crushing |sharp |awful )?([\w-]+ )?(pain|ache|pains)\b",
+            r"\b(looks?|feels?|went|turned|turning|is|are|am|'s) (very |really |so |all )?(grey|gray|pale|blue|clammy|faint|dizzy|numb|floppy|drowsy|limp)\b",
+            r"\b(can'?t|cannot|can not|won'?t|unable to|isn'?t|is not|doesn'?t|not) (breathe|breathing|wake|waking|respond|responding|answer|answering|stop|stopping|talk|speak|move|stand|swallow)\b",
+            r"\b(help me|please help|call (an )?ambulance|should (i|we) (call|go to)|go to (the )?(er|a&e|emergency))\b",
+            r"\b(with me|next to me|beside me|in front of me|here) (now|right now)\b|\b(is|are|'s|'re) (here |right )?(with me|next to me|beside me|in front of me)\b",
+            r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|feels? like|calls? (himself|herself|myself)) (just |only |such |nothing but )?(a |an )?(burden|drain)\b|\bbetter off without (me|him|her|them)\b|\b(said|saying|says) goodbye\b",
+            r"\b(i'?ve|i have|he has|she has|they have|he'?s|she'?s) (been saving|stockpiled|been stockpiling|written|wrote|given away|been giving|started giving)\b|\b(giving|gave|given) (away )?(all )?(my|his|her|their) (things|stuff|possessions|belongings)\b",
+        ),
+        "zh": (
+            r"(?<!到)现在(?!能|可以|应该|该|要|还能|吃|喝|饮食|怎么吃|恢复|已经|好了|没事|一切|身体好|很好|挺好|在备孕|备孕|想|打算|准备|每天|平时|一般|没|不|控制|稳定|正常|康复)",
+            r"(就|正)?在(我)?(旁边|身边|跟前|面前)|叫[^，。！？,.!?]{0,4}不(怎么)?(答应|应|理)|没(有)?反应",
+            r"刚才|刚刚|正在|突然|一直在|此刻|这会儿",
+            r"昨天|昨晚|前天|最近|近来|上周|上个?星期|这周|这个?星期|这几天|这段时间|这[一个]{1,2}月|每晚|每天晚上",
+            r"还在(流|吐|出|疼|痛|抽|晕|肿)|又(开始)?(疼|痛|吐|出血|流血|发作|犯了|晕|抽)",
+            r"今天(早上|上午|下午|晚上)?(开始|起)|从(早上|昨晚|昨天|中午|下午)|(半个|一个|两个|几个|\d+个)多?(小时|钟头)(了|还|都)",
+            r"止不住|停不下来|叫不醒|喊不醒|没反应|没有反应|说不出话|喘不上气|喘不过气|站不起来|不省人事",
+            r"(出|冒)冷汗|满头大汗|脸色(发白|发青|发灰|苍白|铁青)|嘴唇(发紫|发青)|(抽搐|昏迷|吐血|便血|大出血|流了很多血|肿起来)(?!过)|(晕倒|晕过去)了",
+            r"救命|要不要(叫|打)(120|救护车)|送医院|去急诊",
+            r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|没有我[^，。！？,.!?]{0,8}(更好|轻松)|(告别|道别|交代后事)",
+            r"今晚|今天晚上|这周末|已经(写好|准备好|攒|存)|攒了|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
+        ),
+    },
+    "past": {
+        "en": (
+            r"\b(last|previous) (year|month|spring|summer|autumn|fall|winter|decade)\b",
+            r"\b(\d+|a few|several|many|two|three|four|five|ten) (years?|months?) ago\b|\b(years|months|long|ages) ago\b",
+            r"\b(in|back in|since) (19|20)\d\d\b",
+            r"\b(as a (child|kid|teenager)|when (i|he|she) was (a )?(young|little|child|kid|teenager|\d+))\b",
+            r"\b(used to|recovered|has recovered|have recovered|fully recovered|survived|years after|months after)\b",
+            r"\b(weeks?|months?|years?) since\b|\bit'?s been [\w ]{1,20} since\b|\bin (my|his|her|their) (teens|twenties|thirties|forties|fifties|\d0s)\b",
+            r"\b(i|he|she|they|we) (feel|feels|felt) (great|fine|good|well)\b|\b(been|is|am|are|i'?m|he'?s|she'?s|they'?re) (fine|well|ok|okay|healthy|recovered) (now|since|for)\b|\bbeen well\b",
+            r"\b(history of|had an? \w+ (allergy|allergic reaction|stroke|heart attack|attempt)|once had)\b",
+        ),
+        "zh": (
+            r"去年|前年|前(一|两|几)年|前些年|很久以前|好久以前|以前(得过|有过|患过|发生过|出现过)|曾经|小时候|年轻时|几年前|多年前|\d+年前|[一二两三四五六七八九十几]+(年|个月)前|上个月|早年",
+            r"康复|痊愈|恢复(得|了|后|以后|期)|出院(了|后|以后)|好了以后|过去了|已经好了|已经没事|(好|过)了(很多|好几|几|多)年|很多年|多年|至今",
+            r"([\d一二三四五六七八九十几]+)多?岁(时|的时候)|(\d+|[一二两三四五六七八九十几]+)(个)?(月|年|周)(以)?前",
+        ),
+    },
+    "hypothetical": {
+        "en": (
+            r"\b(if (i|she|he|we|they|my \w+|someone|somebody|a person|you) (ever|were to|became|become|get|gets|got)\b)",
+            r"\b(in (the|a) future|future (pregnancy|pregnancies|baby|child)|someday|some day|one day|planning (a|for a|to get) (pregnancy|pregnant)|trying to (conceive|get pregnant)|before (getting|i get|trying) pregnant)\b",
+            r"\b(hypothetical\w*|in case|what if|would it|could it)\b",
+            r"\b(not|never been) pregnant\b",
+        ),
+        "zh": (
+            r"如果|假如|万一|要是|假设|将来|以后(怀孕|如果)|备孕|打算要孩子|没有怀孕|没怀孕|还没怀孕",
+        ),
+    },
+    "general": {
+        "en": (
+            r"\b(in general|generally|people (with|who)|someone (with|who)|a person (with|who)|anyone (with|who)|in adults|in children)\b",
+            r"\b(what are|what's|how to (spot|recognise|recognize)|how (do|can) (you|i|we) (tell|know|recognise|recognize|spot)) (the )?(signs?|symptoms?|warning signs?|risk factors?)\b",
+            r"\b(how common|statistics|why do (people|some people)|what causes)\b",
+        ),
+        "zh": (
+            r"一般来说|通常|的人(一般|平时|应该|要|能|可以)|有哪些(征兆|症状|信号|表现|危险因素)|(征兆|症状|信号|表现)有哪些|为什么有人|什么原因|(预警|警示|危险)(信号|迹象|征兆)",
+        ),
+    },
+    "study": {
+        "en": (
+            r"\b(school|class|homework|assignment|report|essay|project|presentation|thesis|dissertation|exam|studying|research|lecture|article|paper)\b",
+        ),
+        "zh": (
+            r"作业|报告|论文|课题|演讲|发言|班会|学校|课堂|考试|研究|科普|文章|讲座|上课|ppt|小组展示|毕业设计",
+        ),
+    },
+    "prevention": {
+        "en": (
+            r"\b(prevent\w*|prevention|reduce (the|my|his|her) risk|lower (the|my|his|her) risk|risk of|avoid (getting|having)|awareness (week|month|day|campaign))\b",
+        ),
+        "zh": (
+            r"预防|防止|降低[^，。！？,.!?]{0,4}风险|避免(发生|再)|宣传",
+        ),
+    },
+    "curiosity": {
+        "en": (
+            r"\b(just curious|curious|out of curiosity|i wonder|i was wondering|wondering why|how come|why (does|do|is|are) (a|an|the|some|people|someone|blood|it))\b",
+        ),
+        "zh": (
+            r"好奇|想了解一下|想知道|为什么有的人|为什么会",
+        ),
+    },
+    "diet_after": {
+        "en": (
+            r"\b(after|since) (my|his|her|their|the|a|an) ([\w-]+ ){0,2}(stroke|heart attack|attempt|overdose|bleed|bleeding|surgery|operation|reaction|episode|event|illness)\b[\s\S]{0,80}\b(eat|diet|food|meals?|drink)\b",
+            r"\b(what|which) (can|should|could) (i|he|she|they|we) (eat|drink|have) instead\b",
+        ),
+        "zh": (
+            r"(之后|以后|后)[^，。！？,.!?]{0,12}(饮食|吃什么|怎么吃|能吃|可以吃|该吃)",
+            r"(换成|替代|代替)[^，。！？,.!?]{0,6}(吃|食物)|吃什么代替|能吃什么替代",
+        ),
+    },
+}
+
+
+@dataclass(frozen=True)
+class Framing:
+    """The cue kinds a question shows: ``acute`` or not, and the non-acute kinds found (past, study, ...)."""
+
+    acute: bool
+    kinds: tuple[str, ...]
+
+    @property
+    def clearly_not_acute(self) -> bool:
+        """Some non-acute framing and no sign happening now: a pattern alone must not stop this question."""
+        return bool(self.kinds) and not self.acute
+
+
+_COMPILED: dict[str, tuple[re.Pattern[str], ...]] = {
+    kind: tuple(re.compile(source, re.IGNORECASE) for lang in ("en", "zh") for source in by_lang.get(lang, ()))
+    for kind, by_lang in CUES.items()
+}
+
+
+def read_framing(normalized_question: str) -> Framing:
+    """The framing of a question (already ``lang.normalize_question``-ed): a few compiled regexes, microseconds."""
+    acute = any(p.search(normalized_question) for p in _COMPILED[ACUTE])
+    kinds = tuple(kind for kind, patterns in _COMPILED.items()
+                  if kind != ACUTE and any(p.search(normalized_question) for p in patterns))
+    return Framing(acute, kinds)
