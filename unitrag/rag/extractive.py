@@ -104,8 +104,8 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
     question itself (``focus_terms``) that the quoted rows do not: the vegetables' row, then the fruits' row when
     both are asked, never the rest of the table for the words its header repeats."""
     chosen: list[Quote] = []
-    seen: list[set[str]] = []
-    said: dict[int, set[str]] = {}  # id of a chosen quote → its terms
+    seen: list[set[str]] = []  # the terms of each chosen quote, in order
+    asked = set(focus_terms)
     used = 0
     siblings: list[Quote] = []
     if asks_list and quotes and quotes[0].span.kind == "item":
@@ -122,9 +122,9 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
             continue
         words = quote.span.words
         terms = set(tokenize(words)) or {words}
-        table = [q for q in chosen if _same_table(quote, q)]
-        if table and (any(quote.relevance < SIBLING_ROW_FLOOR * q.relevance for q in table)
-                      or focus_terms and not (terms & set(focus_terms)) - set().union(*(said[id(q)] for q in table))):
+        table = [(q, said) for q, said in zip(chosen, seen) if _same_table(quote, q)]
+        if table and (any(quote.relevance < SIBLING_ROW_FLOOR * q.relevance for q, _ in table)
+                      or asked and not (terms & asked) - set().union(*(said for _, said in table))):
             continue
         if chosen and used + len(words) > BUDGET_CHARS[lang]:
             continue
@@ -132,7 +132,6 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
             continue
         chosen.append(quote)
         seen.append(terms)
-        said[id(quote)] = terms
         used += len(words)
     return chosen
 
