@@ -1,5 +1,5 @@
 """Every module of the package imports first, on its own: no import cycle waits for whichever module a caller
-happens to import before it (``from unitrag.rag.guard import Guard`` once failed only when nothing else came first)."""
+happens to import before it (``from unitrag.rag.guard.screen import Guard`` once failed only when nothing else came first)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ so ``import unitrag`` (and the build CLI) stays light.
 
 from typing import Any
 
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = ["KnowledgeBase", "UserContext", "__version__", "check_citations"]
 

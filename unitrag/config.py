@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UserError
-from .rag.types import LANGS
+from .languages import LANGS
 
 CONFIG_FILE = "unitrag.toml"
 ENV_PREFIX = "UNITRAG_"
@@ -73,9 +73,9 @@ class Config:
     # query time
     llm: str = "none"  # e.g. litellm:deepseek/deepseek-chat; "none" answers extractively
     # With an LLM configured, also search the question as the LLM translates it into the knowledge base's
-    # other language (rag.translate): one short LLM call (3 s deadline, cached) before retrieval.
+    # other language (rag.search.translate): one short LLM call (3 s deadline, cached) before retrieval.
     translate_queries: bool = True
-    # Defaults measured on SciFact (docs/benchmarks.md, "Retrieval quality (SciFact)"): BM25 fused by RRF
+    # Defaults measured on SciFact (docs/benchmarks/quality.md, "How the retrieval defaults were chosen"): BM25 fused by RRF
     # adds +0.050 nDCG@10 on train over dense alone (test +0.070); the `fusion` second stage adds
     # +0.025 more on train (test +0.012). No packaged cross-encoder exists to compare here.
     reranker: str = "fusion"  # none | fusion | cross-encoder:<name-or-path> | flag:<name-or-path> | litellm:<provider/model>

@@ -10,9 +10,9 @@ import pytest
 
 from unitrag.artifact.incremental import can_write_incrementally, write_delta
 from unitrag.artifact.writer import write_artifact
-from unitrag.rag.store import ChunkStore
+from unitrag.rag.store.artifact_store import ChunkStore
 
-from tests.rag.test_stored_index import DIM, QUESTIONS, rows
+from tests.rag.store.test_stored_index import DIM, QUESTIONS, rows
 
 TABLES = {"units": [], "citations": [], "topics": [], "guard_rules": [], "prompts": []}
 

@@ -13,10 +13,10 @@ from unitrag.artifact.reader import open_artifact, read_vectors
 from unitrag.artifact.schema import MIGRATIONS
 from unitrag.artifact.vectors import TABLE, read_matrix, read_some, write_vectors
 from unitrag.errors import UserError
-from unitrag.rag.store import ChunkStore
+from unitrag.rag.store.artifact_store import ChunkStore
 
 from tests.artifact.test_incremental_write import TABLES, edited, full, vectors_for
-from tests.rag.test_stored_index import DIM, QUESTIONS
+from tests.rag.store.test_stored_index import DIM, QUESTIONS
 
 
 def downgrade_to_schema_5(path: Path) -> None:

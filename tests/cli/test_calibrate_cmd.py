@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.rag.test_calibrate import questions, scored
+from tests.rag.calibrate.test_calibration import questions, scored
 from unitrag.cli.eval_cmds import _print_candidates, _print_verdict
-from unitrag.rag.calibrate import run_calibration
+from unitrag.rag.calibrate.calibration import run_calibration
 
 
 def test_the_summary_says_which_gate_was_kept_and_why(capsys: pytest.CaptureFixture[str], tmp_path: Path):

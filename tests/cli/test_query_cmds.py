@@ -17,7 +17,7 @@ import pytest
 
 pytestmark = pytest.mark.e2e
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+USER_CONTEXT_DOC = Path(__file__).resolve().parents[2] / "docs" / "python-api.md"  # its "User context" example
 RESTRICTED_QUESTION = "Treating B12 deficiency: hydroxocobalamin IM regimens"
 
 
@@ -89,8 +89,8 @@ def test_bad_arguments_are_one_line_before_the_knowledge_base_opens(built_sample
 
 def test_the_readme_example_user_json_is_accepted(built_sample, tmp_path):
     ws, _ = built_sample
-    example = re.search(r"\*\*User context\*\*.*?```json\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
-    assert example, "README: the user-context section and its example"
+    example = re.search(r"^## User context$.*?```json\n(.*?)```", USER_CONTEXT_DOC.read_text(encoding="utf-8"), re.S | re.M)
+    assert example, "docs/python-api.md: the user-context section and its example"
     result = _ask_as(ws, tmp_path, json.loads(example.group(1)))
     assert result.returncode == 0, result.stderr
 

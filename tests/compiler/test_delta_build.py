@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from unitrag.rag.store import ChunkStore
+from unitrag.rag.store.artifact_store import ChunkStore
 
 
 def test_a_build_edit_is_written_as_a_delta(tiny) -> None:

@@ -8,7 +8,7 @@ import numpy as np
 
 from unitrag.compiler.guard_examples import guard_example_rows, model_rows
 from unitrag.content.validate import validate_content
-from unitrag.rag.exemplars import ROLES
+from unitrag.rag.store.exemplars import ROLES
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
 

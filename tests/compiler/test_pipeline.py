@@ -120,8 +120,8 @@ def test_topic_excludes_reach_the_artifact_and_an_artifact_older_than_them_still
     import yaml
 
     from unitrag.artifact.schema import MIGRATIONS
-    from unitrag.rag.crosslingual import CrossLingual
-    from unitrag.rag.store import ChunkStore
+    from unitrag.rag.search.crosslingual import CrossLingual
+    from unitrag.rag.store.artifact_store import ChunkStore
 
     [version] = [v for v, (description, _) in enumerate(MIGRATIONS, start=1) if description.startswith("topics.excludes")]
     topics_file = tiny.content / "topics.yaml"

@@ -103,7 +103,7 @@ def test_a_unit_on_the_topic_a_question_names_ranks_in_the_top_five(kb: Knowledg
 
 
 def test_an_extractive_answer_says_its_source_is_in_the_other_language(kb: KnowledgeBase):
-    from unitrag.rag.extractive import extractive_answer
+    from unitrag.rag.answer.extractive import extractive_answer
 
     question = "Which foods are rich in iron, and is plant iron absorbed as well as meat iron?"
     text = extractive_answer(question, "en", kb.search(question).sources)

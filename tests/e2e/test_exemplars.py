@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from unitrag.content.registry import load_questions
-from unitrag.rag.calibrate import measure
+from unitrag.rag.calibrate.calibration import measure
 from unitrag.rag.knowledge_base import KnowledgeBase
 from unitrag.rag.types import UserContext
 

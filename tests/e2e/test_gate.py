@@ -13,10 +13,10 @@ import pytest
 import yaml
 
 from unitrag.content.registry import load_questions
-from unitrag.rag.calibrate import Calibration, run_calibration
+from unitrag.rag.calibrate.calibration import Calibration, run_calibration
 from unitrag.rag.gate import AnswerabilityGate, pipeline_id
 from unitrag.rag.knowledge_base import KnowledgeBase
-from unitrag.rag.prompt import render_text
+from unitrag.rag.answer.prompt import render_text
 
 pytestmark = pytest.mark.e2e
 
@@ -91,7 +91,7 @@ def test_answerable_questions_pass_the_gate(kb: KnowledgeBase, question: str):
 
 @pytest.mark.parametrize("lang", sorted(OFF_TOPIC))
 def test_ask_says_not_found_in_the_question_language_without_an_llm(kb: KnowledgeBase, lang: str, monkeypatch):
-    import unitrag.rag.generate as generate
+    import unitrag.rag.answer.generate as generate
 
     def no_llm(*args: object, **kwargs: object) -> None:
         raise AssertionError("the gate must answer before any LLM call")

@@ -16,9 +16,9 @@ import yaml
 
 from tests.conftest import REPO, Workspace
 from unitrag.providers.llm.litellm import LiteLLMChat
-from unitrag.rag.guard import Guard
+from unitrag.rag.guard.screen import Guard
 from unitrag.rag.knowledge_base import KnowledgeBase
-from unitrag.rag.lang import normalize_question
+from unitrag.content.text.lang import normalize_question
 
 #: rule → (English, Chinese) emergencies in ordinary words, written apart from guard.yaml.
 UNSEEN = {
@@ -49,7 +49,7 @@ BENIGN = {
     "red-flag-poisoning-overdose": ("How much vitamin A is too much for a toddler?", "幼儿每天补维生素A的上限是多少？"),
 }
 #: Stopped as an emergency, but named under another rule since FIT_VERSION 4 (personal-register
-#: near-misses): red-flag-stroke 0.38 against red-flag-anaphylaxis 0.35 (docs/benchmarks.md, Semantic guard).
+#: near-misses): red-flag-stroke 0.38 against red-flag-anaphylaxis 0.35 (docs/benchmarks/guard.md).
 OTHER_RULE = {UNSEEN["red-flag-anaphylaxis"][0]: "stopped, but named red-flag-stroke (0.38 vs 0.35)"}
 ALL_EMERGENCIES = [(rule, lang, q) for rule, pair in UNSEEN.items() for lang, q in zip(("en", "zh"), pair)]
 EMERGENCIES = [pytest.param(*case, marks=pytest.mark.xfail(reason=OTHER_RULE[case[2]], strict=False))

@@ -3,7 +3,7 @@
 No default may quietly depend on the bundled sample: the embedder, the default gate, the guard fit,
 the span scorer of the extractive answer all run here on content nobody tuned them on, against its
 held-out questions (written from the topic list alone). The floors sit under today's figures
-(docs/benchmarks.md) with room for one or two questions of noise between CPUs.
+(docs/benchmarks/quality.md, "Second knowledge base") with room for one or two questions of noise between CPUs.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ import pytest
 from unitrag.artifact.reader import open_artifact, read_vectors
 from unitrag.artifact.writer import FAULT_ENV
 from unitrag.postgres.publish import publish
-from unitrag.rag.pg_store import PgChunkStore
+from unitrag.rag.store.pg_store import PgChunkStore
 from unitrag.rag.types import SearchFilter
 
 BATCH_SIZE = "10"  # small batches: many commits, so the kills land between and inside them

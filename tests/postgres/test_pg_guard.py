@@ -13,7 +13,7 @@ from tests.e2e.test_guard_semantic import UNSEEN
 from unitrag.config import Config
 from unitrag.postgres.publish import publish
 from unitrag.rag.knowledge_base import KnowledgeBase
-from unitrag.rag.lang import normalize_question
+from unitrag.content.text.lang import normalize_question
 
 QUESTIONS = [(rule, question) for rule, pair in UNSEEN.items() for question in pair][::3]
 

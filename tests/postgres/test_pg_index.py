@@ -15,8 +15,8 @@ from unitrag.errors import InvalidArgument, UserError
 from unitrag.postgres.index import INDEX_NAME, IndexSettings, order_by_distance
 from unitrag.postgres.publish import publish
 from unitrag.postgres.settings import load_index_settings
-from unitrag.rag.pg_store import PgChunkStore
-from unitrag.rag.store import ChunkStore
+from unitrag.rag.store.pg_store import PgChunkStore
+from unitrag.rag.store.artifact_store import ChunkStore
 from unitrag.rag.types import SearchFilter
 
 SMALL = IndexSettings(m=8, ef_construction=32, halfvec=True, ef_search=60)

@@ -13,7 +13,7 @@ import pytest
 from unitrag.artifact.writer import FAULT_ENV
 from unitrag.errors import UserError
 from unitrag.postgres.publish import LOCK_KEY, publish
-from unitrag.rag.pg_store import PgChunkStore
+from unitrag.rag.store.pg_store import PgChunkStore
 
 
 def _unitrag(*args: str, fault: str | None = None) -> subprocess.Popen:

@@ -12,7 +12,7 @@ from unitrag.postgres.connect import connect
 from unitrag.postgres.index import IndexSettings
 from unitrag.postgres.publish import publish
 from unitrag.postgres.schema import MIGRATIONS, SCHEMA_VERSION, embedding_dim, migrate, schema_version
-from unitrag.rag.pg_store import PgChunkStore
+from unitrag.rag.store.pg_store import PgChunkStore
 
 
 def test_first_publish_creates_the_schema_and_records_each_migration(built_sample, pg_url):

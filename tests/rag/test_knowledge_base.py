@@ -18,7 +18,7 @@ from unitrag.config import DEFAULT_EMBEDDER, Config
 from unitrag.errors import UserError
 from unitrag.providers.embedders import load_embedder
 from unitrag.rag.knowledge_base import KnowledgeBase
-from unitrag.rag.query_embedding import QueryEncoder
+from unitrag.rag.search.query_embedding import QueryEncoder
 from unitrag.rag.types import UserContext
 
 CONFTEST = Path(__file__).with_name("conftest.py")
@@ -193,17 +193,17 @@ def test_jieba_is_initialised_at_open_only_for_an_artifact_holding_chinese(langs
         from unitrag.config import Config
         from unitrag.providers.embedders import load_embedder
         from unitrag.rag.knowledge_base import KnowledgeBase
-        from unitrag.rag.query_embedding import QueryEncoder
+        from unitrag.rag.search.query_embedding import QueryEncoder
         rows = [r for r in module.ROWS if r[3] in {langs!r}]
         KnowledgeBase(module.make_store(rows=rows), QueryEncoder(load_embedder(module.EMBEDDER)), Config(llm="none"))
-        from unitrag.content import tokenize
+        from unitrag.content.text import tokenize
         jieba = sys.modules.get("jieba")
         print(json.dumps([tokenize._jieba is not None, type(getattr(tokenize._jieba, "FREQ", None)).__name__,
                           bool(jieba is not None and jieba.dt.initialized), "Stemmer" in sys.modules]))
     """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    # loaded at open, as the hashed dictionary (content.jieba_lean): jieba's own 62 MB dict stays unloaded
+    # loaded at open, as the hashed dictionary (content.text.jieba_lean): jieba's own 62 MB dict stays unloaded
     # and the stemmer's C extension, which every question's terms need, in both cases
     expected = [True, "HashedFreq", False, True] if loaded else [False, "NoneType", False, True]
     assert json.loads(result.stdout.strip().splitlines()[-1]) == expected

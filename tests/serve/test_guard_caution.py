@@ -11,12 +11,12 @@ from fastapi.testclient import TestClient
 
 from tests.rag.conftest import ROWS as CHUNKS
 from tests.rag.conftest import make_store
-from tests.rag.test_guard import BY_ID, ROWS
+from tests.rag.guard.test_screen import BY_ID, ROWS
 from unitrag.config import DEFAULT_EMBEDDER, Config
 from unitrag.providers.embedders import load_embedder
-from unitrag.rag.guard import Guard
+from unitrag.rag.guard.screen import Guard
 from unitrag.rag.knowledge_base import KnowledgeBase
-from unitrag.rag.query_embedding import QueryEncoder
+from unitrag.rag.search.query_embedding import QueryEncoder
 from unitrag.serve import ServeSettings, create_app
 from unitrag.serve.reload import KbHolder
 

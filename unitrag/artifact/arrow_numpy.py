@@ -44,3 +44,11 @@ def numpy_view(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
         return np.zeros(0, dtype=dtype)
     size = np.dtype(dtype).itemsize
     return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * size)
+
+
+def matrix_of(column: pa.ChunkedArray) -> np.ndarray:
+    """The FLOAT[dim] column as one (n, dim) float32 matrix, without a copy when Arrow holds it in one piece."""
+    array = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()  # combine copies even one chunk
+    dim = array.type.list_size
+    flat = numpy_view(array.flatten())
+    return np.ascontiguousarray(flat.reshape(len(array), dim), dtype=np.float32)

@@ -3,7 +3,7 @@
 Counted once, at build time, from each chunk's ``sparse_terms``, so that opening a
 knowledge base reads ready postings instead of splitting and counting every chunk's
 terms again (5 s at 100k chunks). The runtime turns them into BM25 weights
-(``unitrag.rag.sparse``); the artifact keeps raw term frequencies and lengths so an
+(``unitrag.rag.store.sparse``); the artifact keeps raw term frequencies and lengths so an
 incremental write only touches the postings of the chunks it changes.
 
 Postings name a chunk by its ``chunk_no`` (a column of ``chunks``): the row number in

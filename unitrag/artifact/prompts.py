@@ -16,7 +16,7 @@ from .bounded_sandbox import BoundedSandbox
 #: Every value a template makes and every prompt it renders is bounded (``bounded_sandbox``).
 TEMPLATE_ENV = BoundedSandbox(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
 
-#: The variables the runtime passes to each template it renders (rag.prompt, rag.broaden); ``kb_name`` and
+#: The variables the runtime passes to each template it renders (rag.answer.prompt, rag.search.broaden); ``kb_name`` and
 #: ``kb_description`` are the knowledge base's name and description from unitrag.toml.
 TEMPLATE_VARIABLES: dict[str, tuple[str, ...]] = {
     "system": ("question", "lang", "sources", "allowed_ids", "kb_name", "kb_description"),

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import duckdb
 
+#: ``guard_examples.role`` values that are authors' questions of units, not labelled questions: the runtime
+#: reads them as answerability exemplars, and the build's guard fit leaves them out of its negatives.
+UNIT_ROLES = frozenset({"unit_question", "clinician_question"})
+
 MIGRATIONS: list[tuple[str, list[str]]] = [
     (
         "initial: manifest, units, chunks, citations, topics, guard rules, prompts",

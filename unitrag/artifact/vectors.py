@@ -7,7 +7,7 @@ of ``dim`` little-endian float32 per chunk number (``chunks.chunk_no``): nothing
 query, the BLOBs arrive as one Arrow buffer that is viewed in place as the (n, dim) matrix, no
 per-row object made.
 
-Measured against BLOB parts of 4,096 vectors (docs/benchmarks.md): reads as fast, and a change
+Measured against BLOB parts of 4,096 vectors (docs/benchmarks/scale.md): reads as fast, and a change
 to one chunk touches one row: parts sat in one DuckDB row group, which a checkpoint rewrites
 whole (146 MiB at 100k chunks) when any part changes.
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # the content model (pydantic, YAML) loads only when a comman
     from ..content.registry import LoadedQuestion
     from ..eval.gates import GateResult
     from ..eval.report import EvalReport
-    from ..rag.calibrate import Calibration
+    from ..rag.calibrate.calibration import Calibration
     from ..rag.gate import AnswerabilityGate
 
 
@@ -324,7 +324,7 @@ def calibrate_cmd(
     out of sample (k-fold "not found" F1; --write then stores the default gate for these questions).
     """
     from ..content.registry import dev_question_files, is_held_out
-    from ..rag.calibrate import run_calibration
+    from ..rag.calibrate.calibration import run_calibration
     from ..rag.gate import write_calibration
     from ..rag.knowledge_base import KnowledgeBase
 

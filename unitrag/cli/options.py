@@ -9,5 +9,5 @@ import typer
 
 ConfigOpt = Annotated[Optional[Path], typer.Option(
     "--config", help="Config file (default: ./unitrag.toml). An option marked [config: KEY] defaults to the "
-    "UNITRAG_KEY environment variable if set, else to KEY in that file, else to the built-in default (README).")]
+    "UNITRAG_KEY environment variable if set, else to KEY in that file, else to the built-in default (docs/configuration.md).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]

@@ -76,7 +76,7 @@ def print_answer(answer: "Answer") -> None:
     units it was answered from (``--json`` prints the raw answer with its ``<Cite/>`` tags)."""
     from rich.markup import escape
 
-    from ..rag.citations import number_citations
+    from ..rag.answer.citations import number_citations
 
     text, references = number_citations(answer.answer, answer.citations)
     out.print(escape(text), soft_wrap=True)  # the terminal wraps: rich would break before a long CJK run

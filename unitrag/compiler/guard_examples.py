@@ -11,7 +11,7 @@ Moving a text between rules or roles, or editing a response or a pattern, embeds
 nothing (metadata only); the classifier (``guard_fit``) is refitted on every write,
 which takes seconds and no model.
 
-The same table holds the answerability exemplars (``rag.exemplars``): the labelled dev
+The same table holds the answerability exemplars (``rag.store.exemplars``): the labelled dev
 questions asked without a user context keep their label as their role (``answerable``,
 ``unanswerable``; still the guard's negatives), and the ``questions`` authors list in each
 unit's frontmatter are rows of their own (``unit_question``, or ``clinician_question`` for a
@@ -34,11 +34,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..artifact.reader import PreviousState, has_table, open_artifact
+from ..artifact.schema import UNIT_ROLES
+from ..content.guard_rules import compile_rule
 from ..content.loader import ContentSet
 from ..content.registry import is_held_out
 from ..content.models import LabelledQuestion, Story
-from ..rag.exemplars import UNIT_ROLES
-from ..rag.lang import detect_lang
+from ..content.text.lang import detect_lang, normalize_question
 from ..providers.embedders import Embedder
 from .guard_fit import FIT_VERSION, NONE, fit_guard
 from .hashing import digest
@@ -57,7 +58,7 @@ def guard_example_rows(content: ContentSet) -> list[dict[str, Any]]:
     """One row per example, near-miss, labelled question and unit question (no vectors yet): what the plan hashes.
 
     The labelled dev questions are the guard's negatives; asked without a user context they are also
-    answerability exemplars (rag.exemplars), by label. Authors' questions of units are exemplars only.
+    answerability exemplars (rag.store.exemplars), by label. Authors' questions of units are exemplars only.
     """
     rows = []
     for rule in content.guard_rules:
@@ -177,11 +178,14 @@ def model_rows(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) -> list[
 
 def caught_by_patterns(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) -> list[bool]:
     """Per row, whether a pattern of its rule's type stops it: such an example needs no score (``guard_fit``)."""
-    from ..rag.guard import Guard  # here: the compiler needs the runtime's pattern semantics only for the fit
+    compiled = [compile_rule(rule) for rule in rules]
+    types = {rule.id: rule.type for rule in compiled}
 
-    guard, types = Guard.from_rows(rules), {rule["id"]: rule["type"] for rule in rules}
-    return [r["role"] == "example" and r["rule_id"] in types and guard.caught_by_pattern(r["text"], types[r["rule_id"]])
-            for r in rows]
+    def stopped(text: str, rule_type: str) -> bool:
+        folded = normalize_question(text)
+        return any(rule.type == rule_type and rule.matches(folded) for rule in compiled)
+
+    return [r["role"] == "example" and r["rule_id"] in types and stopped(r["text"], types[r["rule_id"]]) for r in rows]
 
 
 def _previous_vectors(previous: PreviousState, model_id: str) -> dict[str, np.ndarray]:

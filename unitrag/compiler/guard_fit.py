@@ -5,7 +5,7 @@ with examples, plus ``NONE`` (near-misses and the knowledge base's own labelled
 questions). It was chosen by measurement over nearest-example similarity (with and
 without a margin over near-misses) and k-nearest-neighbour votes: in 5-fold
 cross-validation on the sample's examples, near-misses and questions, it kept the
-most emergencies for the fewest false alarms (docs/benchmarks.md). Raw similarities
+most emergencies for the fewest false alarms (docs/benchmarks/guard.md). Raw similarities
 of one small multilingual model crowd together (every emergency looks like every
 other), and a linear model learns which directions matter.
 
@@ -34,12 +34,12 @@ FOLDS = 5
 #: Out-of-fold red-flag recall the threshold is set for (a missed emergency costs far more than a false alarm),
 #: counting the examples a pattern stops anyway (``caught``) as stopped.
 #: A cost-weighted threshold (10 false alarms per miss) was tried and measured worse on held-out dev
-#: questions (docs/benchmarks.md, "Semantic guard").
+#: questions (docs/benchmarks/guard.md).
 RED_FLAG_RECALL = 0.98
 #: Out-of-fold out-of-scope precision the threshold is set for (a refused nutrition question is a failure).
 OUT_OF_SCOPE_PRECISION = 0.97
 #: Bounds on the fitted thresholds: a degenerate fit (too few examples) must not stop everything or nothing.
-#: Red flags are held at 0.5 (floor = ceiling), chosen on dev (benchmarks/guard_fit_dev.py, docs/benchmarks.md):
+#: Red flags are held at 0.5 (floor = ceiling), chosen on dev (benchmarks/guard/guard_fit_dev.py, docs/benchmarks/guard.md):
 #: with near-misses in personal registers the fitted 98% point (kept in the metrics as ``fitted``) falls to
 #: ~0.3, where a fifth of unseen questions that name a condition are stopped; at 0.5 held-out emergencies
 #: stay at 0.96 (pattern or classifier) and those false alarms fall to 5-13 of 80 (0.4: 10-18, 0.45: 8-14).

@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from ..version import __version__
 from ..content.cache_shards import CacheShards
 from ..content.loader import ContentSet, LoadedUnit
 from ..content.models import Scene, Story

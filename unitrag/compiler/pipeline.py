@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import __version__
+from ..version import __version__
 from ..artifact.reader import PreviousState, open_artifact, read_previous, read_vectors, rows_as_dicts
 from ..artifact.schema import SCHEMA_VERSION
 from ..config import Config

@@ -9,7 +9,7 @@ from typing import Any
 from ..content.loader import ContentSet
 from ..errors import UserError
 from ..content.models import Document, Rule, Scene, Story, Taxonomy
-from ..content.tokenize import indexed_text, sparse_terms
+from ..content.text.tokenize import indexed_text, sparse_terms
 from .hashing import canonical_json
 from .plan import HashedChunk
 from ..artifact.bounded_sandbox import MAX_PROMPT_CHARS

@@ -6,7 +6,7 @@ quietly misfiled. Units legitimately mix scripts: an English unit names a Chines
 dish, a Chinese one says "vitamin B12", "eGFR" or "2.4 µg". Only a body that
 clearly contradicts its ``lang`` is flagged: letters are counted by script (Han vs
 Latin) after dropping code, URLs, tags (citations, HTML) and numbers with their
-unit symbols, weighted as ``rag.lang`` weighs them (one Han character carries about
+unit symbols, weighted as ``content.text.lang`` weighs them (one Han character carries about
 four Latin letters), and a short body is never judged.
 """
 
@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .scripts import HAN as _HAN
-from .scripts import LATIN as _LATIN
-from .scripts import LETTERS_PER_CJK_CHAR
+from .text.scripts import HAN as _HAN
+from .text.scripts import LATIN as _LATIN
+from .text.scripts import LETTERS_PER_CJK_CHAR
 
 #: What carries no language: fenced and inline code, tags (<Cite id="..."/>, HTML), URLs and e-mail addresses,
 #: numbers with the unit symbol after them ("200 pg/mL", "2.4µg", "5%").

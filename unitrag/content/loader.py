@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from .citation_tags import find_tags, line_of
+from .text.citation_tags import find_tags, line_of
 from .errors import problems_from_validation
 from .models import UNIT_KINDS, Citation, Document, GuardRule, Rule, Scene, Story, Taxonomy
 from .files import SizeLimit, decode_text, display_path, display_under, link_outside, read_bytes, tree_files

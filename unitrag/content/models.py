@@ -15,7 +15,7 @@ from pydantic import (
     field_validator, model_validator,
 )
 
-from .unicode_fold import normalize_question
+from .text.unicode_fold import normalize_question
 from .urls import check_url
 
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="lowercase slug: a-z, 0-9 and '-'")]

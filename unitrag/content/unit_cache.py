@@ -34,7 +34,7 @@ from typing import Any
 import pydantic
 import yaml
 
-from .. import __version__
+from ..version import __version__
 from .cache_shards import CacheShards
 from .problems import Problem
 
@@ -61,7 +61,7 @@ class CachedFile:
 def settings() -> str:
     """The key part shared by every entry: versions and the parser's own source."""
     source = hashlib.sha256()
-    for module in sorted(Path(__file__).parent.glob("*.py")):
+    for module in sorted(Path(__file__).parent.rglob("*.py")):  # content.text folds and tokenizes what it parses
         source.update(module.read_bytes())
     return (f"v{UNIT_CACHE_VERSION}|unitrag {__version__}|pydantic {pydantic.VERSION}|pyyaml {yaml.__version__}"
             f"|source {source.hexdigest()[:16]}")

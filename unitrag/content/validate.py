@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .body_script import lang_contradiction
-from .citation_tags import find_tags
+from .text.citation_tags import find_tags
 from .loader import ContentSet, LoadedUnit, load_content
 from .problems import Problem
 from .unit_cache import UnitCache

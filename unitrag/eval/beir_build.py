@@ -22,7 +22,7 @@ from ..compiler.pipeline import Progress, build
 from ..config import Config
 from ..content.files import CONTROL_CHARACTERS
 from ..providers.embedders import embedder_id
-from ..rag.lang import detect_lang
+from ..content.text.lang import detect_lang
 from .beir import BeirDataset, BeirDoc
 
 CONVERTER_VERSION = "1"  # bump when the unit text changes: the cached content is then rewritten

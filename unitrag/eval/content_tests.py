@@ -24,8 +24,8 @@ from ..config import Config
 from ..content.loader import ContentSet
 from ..content.models import LabelledQuestion, QuestionUser
 from ..errors import ContentInvalid
-from ..rag.calibrate import user_context
-from ..rag.lang import detect_lang
+from ..rag.calibrate.calibration import user_context
+from ..content.text.lang import detect_lang
 from ..rag.types import Source
 from .fact_report import MODES, answer_texts, fact_row
 from .questions import unit_languages

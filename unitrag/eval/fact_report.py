@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..content.models import LabelledQuestion
-from ..rag.citations import strip_citations
-from ..rag.extractive import extractive_answer
+from ..rag.answer.citations import strip_citations
+from ..rag.answer.extractive import extractive_answer
 from .answer_facts import missing_facts
 
 MODES = ("extractive", "llm")

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..content.models import LabelledQuestion
-from ..rag.calibrate import user_context
+from ..rag.calibrate.calibration import user_context
 from ..rag.types import Source, UserContext
 from .fact_report import answer_texts, fact_figures, fact_row
 from .guard_report import guard_figures, guard_row
@@ -33,7 +33,7 @@ def evaluate_questions(
 ) -> EvalReport:
     """Score ``kb`` on labelled questions; with ``kb.config.llm`` set, generated answers are checked too.
 
-    The set's own questions are left out of the answerability exemplars (rag.exemplars) while it is
+    The set's own questions are left out of the answerability exemplars (rag.store.exemplars) while it is
     scored: a dev question must not be its own neighbour (a held-out one never is one).
     """
     with kb.retriever.exemplars_without([q.question for q in questions]):

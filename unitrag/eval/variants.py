@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UserError
-from ..rag.postprocess import focus, postprocess
+from ..rag.search.postprocess import focus, postprocess
 from ..rag.types import SearchFilter, Source, UserContext
 
 
@@ -74,7 +74,7 @@ def rank(kb: Any, question: str, variant: Variant, depth: int, user: UserContext
     queries = [question]
     probes = []
     if variant.postprocess:  # broadening and the cross-lingual probes are part of the runtime's search
-        from ..rag.lang import detect_lang
+        from ..content.text.lang import detect_lang
 
         broadening = kb.broadener.expand(question, detect_lang(question))
         queries += list(broadening.queries) if broadening else []
@@ -101,7 +101,7 @@ def warm_up(kb: Any, texts: list[str], variants: list[Variant], depth: int) -> f
     Variant timings then measure ranking alone: query embedding costs the same for every
     variant with a dense arm, and a lazily loaded model would bill its start-up to one variant.
     """
-    from ..content.tokenize import tokenize
+    from ..content.text.tokenize import tokenize
 
     started = time.perf_counter()
     kb.encoder.warm(texts)

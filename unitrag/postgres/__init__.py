@@ -1,6 +1,6 @@
 """PostgreSQL + pgvector: the same build published to a shared database (schema, connect, publish).
 
-The runtime side (``unitrag.rag.pg_store.PgChunkStore``) reads what ``publish`` writes.
+The runtime side (``unitrag.rag.store.pg_store.PgChunkStore``) reads what ``publish`` writes.
 """
 
 from .connect import connect, is_postgres_url

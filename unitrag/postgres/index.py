@@ -5,7 +5,7 @@ A bigger graph (``m``) built with a wider candidate list (``ef_construction``) f
 true nearest neighbours at the same ``ef_search``, for a longer build and a larger index;
 ``halfvec`` stores the graph's vectors in 16 bits (half the index, a faster build) with
 distances a little less precise. The trade-off was measured on 100k chunks
-(docs/benchmarks.md, "Index settings"), which is where the defaults come from.
+(docs/benchmarks/postgres.md, "Index settings"), which is where the defaults come from.
 
 ``halfvec`` is an expression index on ``embedding::halfvec(dim)``: the table keeps the full
 vectors (scores are computed from them), so switching storage rebuilds the index only.
@@ -36,7 +36,7 @@ SPELLED = {"m": ("--hnsw-m", "hnsw_m"), "ef_construction": ("--hnsw-ef-construct
 class IndexSettings:
     """The dense index's build settings and the runtime's default search width; checked when made."""
 
-    # Measured on 100k chunks (docs/benchmarks.md, "Index settings"): pgvector's own 16 / 64 reach recall@20
+    # Measured on 100k chunks (docs/benchmarks/postgres.md, "Index settings"): pgvector's own 16 / 64 reach recall@20
     # 0.89 at ef_search 200; 32 / 200 reach 0.97 with p95 1.1-1.2x the in-memory exact path's, and halfvec
     # gives the same recall with a 35% smaller index, a 25% faster build and faster queries.
     m: int = 32

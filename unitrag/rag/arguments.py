@@ -11,15 +11,10 @@ question holding the embedder's lock for minutes. Every failure is an
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Collection
 from numbers import Integral
-from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidArgument
-
-if TYPE_CHECKING:
-    from .columns import Column, RowsByKey
 
 #: Most sources one search may return: a prompt takes ``final_k`` (5), a results page a few
 #: dozen; and no more than ``dense_k`` candidates are ranked in the first place.
@@ -115,7 +110,9 @@ def says_something(text: str) -> bool:
     One letter or digit is a word ("碘", "C"), so is "VD", "B12" or "abab"; "aaa", "ZzZ", "ababab" and
     "哈哈哈" (case aside) are not.
     """
-    from ..content.unicode_fold import drop_invisible  # here: content's models import rag.lang (issue 26's layers)
+    from ..content.text.unicode_fold import (
+        drop_invisible,  # here: content's models import content.text.lang (issue 26's layers)
+    )
 
     seen = drop_invisible(text)
     return any(not _REPEATS.fullmatch(word.casefold()) for word in _WORD.findall(seen))
@@ -148,17 +145,6 @@ def result_count(k: object, argument: str = "k") -> int:
     return int(k)
 
 
-def user_context(user: object) -> Any:
-    """None (an anonymous caller) or a ``UserContext``; a dict or anything else is refused, not guessed at."""
-    from .types import UserContext
-
-    if user is None:
-        return UserContext()
-    if not isinstance(user, UserContext):
-        raise InvalidArgument(f"user: expected a UserContext (UserContext.from_dict parses a mapping), got {describe(user)}")
-    return user
-
-
 def choice(value: object, argument: str, known: Collection[str]) -> str | None:
     """None, or one of ``known`` (a language, say)."""
     if value is not None and (not isinstance(value, str) or value not in known):
@@ -171,75 +157,3 @@ def switch(value: object, argument: str) -> bool | None:
     if value is not None and not isinstance(value, bool):
         raise InvalidArgument(f"{argument}: expected true, false or None, got {describe(value)}")
     return value
-
-
-@dataclass(frozen=True)
-class KnownIds:
-    """The ids one knowledge base holds for a caller: a user context or filter naming others is refused.
-
-    The type alone cannot know them (a typo in a topic id would silently boost nothing);
-    the knowledge base does, so it checks what it receives. Units are looked up in the store's
-    own table when asked (a user context names a few): sets of every rule and scene id cost
-    ~150 ms and several MiB at open with 61k units.
-
-    A unit the caller's roles may not read is not in this knowledge base *for that caller*: a
-    restricted id, a missing one and one of the wrong kind get the same message, after the same
-    lookups, so an anonymous caller cannot confirm that a clinician-only id exists.
-    """
-
-    topics: frozenset[str]
-    kind_of: Callable[[str], str | None]  # unit id → its kind; None: not in this knowledge base
-    access_of: Callable[[str], str | None]  # unit id → its access level when not public; None: public or missing
-
-    @classmethod
-    def of(cls, topics: Iterable[Mapping[str, Any]], units: RowsByKey, unit_ids: Column, access: Column) -> "KnownIds":
-        """From a store's ``topics`` rows, ``units`` (its ``RowsByKey``: one column of one row, no row made) and
-        its chunks' ``unit_id`` and ``access`` columns (only the restricted chunks' units are indexed)."""
-        return cls(topics=frozenset(t["id"] for t in topics), kind_of=_evenly_timed(units, "kind"),
-                   access_of=_evenly_timed(restricted_units(unit_ids, access), "access"))
-
-    def check(self, argument: str, ids: Iterable[str], known: Callable[[str], bool], what: str) -> None:
-        unknown = [i for i in ids if not known(i)]
-        if unknown:
-            listed = ", ".join(shown(i) for i in unknown[:5]) + (", …" if len(unknown) > 5 else "")
-            raise InvalidArgument(f"{argument}: {what} {listed} not in this knowledge base")
-
-    def visible(self, unit_id: str, roles: Collection[str], kind: str | None = None) -> bool:
-        """A unit (of ``kind``, when given) that a caller holding ``roles`` may read. Both lookups run whatever
-        the answer: a restricted id costs what a missing one does."""
-        found, level = self.kind_of(unit_id), self.access_of(unit_id)
-        return found is not None and (kind is None or found == kind) and (level is None or level in roles)
-
-    def check_user(self, user: Any) -> None:
-        """Every id a ``UserContext`` names is one this knowledge base holds and its roles may read."""
-        roles = user.roles
-        self.check("current_topic", [user.current_topic] if user.current_topic else [], self.topics.__contains__, "topic")
-        self.check("triggered_rules", user.triggered_rules, lambda i: self.visible(i, roles, "rule"), "rule")
-        self.check("recent_scenes", user.recent_scenes, lambda i: self.visible(i, roles, "scene"), "scene")
-
-
-def _evenly_timed(rows: RowsByKey, column: str) -> Callable[[str], Any]:
-    """``rows.value(key, column)``, a miss reading a value too (the first row's, thrown away): reading one is
-    most of a hit's cost (~15 µs), so a miss and a hit take as long and no timing tells an id exists."""
-    def value(key: str) -> Any:
-        found = rows.value(key, column)
-        if found is None and len(rows):
-            rows.table.column(column)[0].as_py()  # as a hit reads its row's
-        return found
-
-    return value
-
-
-def restricted_units(unit_ids: Column, access: Column) -> RowsByKey:
-    """The units of the chunks that are not public, with their access level: all a role check needs to hold
-    (a public knowledge base: an empty table; 100k chunks, half restricted: ~25 ms at open, 0.8 MB). A chunk
-    without a level is restricted to no role."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from .columns import RowsByKey
-
-    hidden = pc.fill_null(pc.not_equal(access.array, "public"), True)
-    levels = access.array.filter(hidden).cast(pa.string()).fill_null("")
-    table = pa.table({"unit_id": unit_ids.array.filter(hidden), "access": levels})
-    return RowsByKey(table, "unit_id", dict)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from .types import Source
 
 if TYPE_CHECKING:
-    from .generate import AnswerStream, Generation
-    from .knowledge_base import Answer
+    from .answer.generate import AnswerStream, Generation
+    from .results import Answer
 
 
 class AskStream(Iterator[str]):

@@ -21,7 +21,7 @@ names (in either language), separates covered from uncovered in-domain questions
 cosine alone cannot, and means the same whatever the languages; ``gap``, whether the question
 names a topic of the taxonomy that no unit carries (a subject the knowledge base declares it does
 not cover), pulls the other way. A gate also carries the
-per-language-pair cosine corrections (``lang_offsets``, rag.crosslingual) its scores were
+per-language-pair cosine corrections (``lang_offsets``, rag.search.crosslingual) its scores were
 measured with. A knowledge base whose artifact has no gate for its pipeline uses the
 default one fitted on the bundled sample's dev questions (``default_calibration.json``
 beside this module) and says so once.
@@ -86,7 +86,7 @@ FEATURES: dict[str, Callable[[Sequence[Source]], float | None]] = {
     "final": lambda s: s[0].score,  # the top final score (after fusion, rerank and boosts)
     "dense_margin": _dense_margin,  # top-1 minus top-5 dense cosine among the final sources
     "sparse": lambda s: _max(s, "sparse") or 0.0,  # the best BM25 score (0 when no source matched a term)
-    "topic": lambda s: _max(s, "topic"),  # 1: one of the final sources shares a topic the question names (rag.retrieval)
+    "topic": lambda s: _max(s, "topic"),  # 1: one of the final sources shares a topic the question names (rag.search.retrieval)
     "gap": lambda s: _max(s, "gap"),  # 1: the question names a topic of the taxonomy that no unit carries
     "exemplar": lambda s: _max(s, "exemplar"),  # best cosine to an answerable exemplar question minus to an unanswerable one
 }

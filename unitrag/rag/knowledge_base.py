@@ -8,7 +8,7 @@ module; this one only wires them and times them.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,69 +16,20 @@ from ..config import Config
 from ..content.models import UNIT_KINDS
 from ..errors import InvalidArgument
 from ..providers.embedders import Embedder
-from .arguments import KnownIds, choice, names, question_text, result_count, switch, user_context
-from .postprocess import Boosts, postprocess
-from .query_embedding import QueryEncoder
-from .retrieval import Retriever
-from .store import ChunkStore, return_freed_memory
-from .timing import rounded, timed
-from .types import LANGS, FaithfulnessReport, GuardOutcome, ResolvedCitation, SearchFilter, Source, UserContext
+from .arguments import choice, names, question_text, result_count, switch
+from .search.postprocess import Boosts, postprocess
+from .search.query_embedding import QueryEncoder
+from .results import Answer, SearchResult
+from .search.retrieval import Retriever
+from .store.artifact_store import ChunkStore, return_freed_memory
+from .store.known_ids import KnownIds
+from .timing import timed
+from .types import LANGS, GuardOutcome, ResolvedCitation, SearchFilter, UserContext, user_context
 
 if TYPE_CHECKING:
     from ..postgres.url import DatabaseUrl
     from .ask_stream import AskStream
-    from .generate import Generation
-
-
-@dataclass
-class SearchResult:
-    question: str
-    lang: str
-    sources: list[Source]
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    broadened: list[str] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "question": self.question, "lang": self.lang, "broadened": self.broadened,
-            "sources": [s.to_dict() for s in self.sources], "timings_ms": rounded(self.timings_ms),
-        }
-
-
-@dataclass
-class Answer:
-    question: str
-    lang: str
-    answer: str
-    not_found: bool
-    guard: GuardOutcome | None
-    sources: list[Source]
-    citations: list[ResolvedCitation]
-    faithfulness: FaithfulnessReport | None
-    extractive: bool = False
-    llm_error: str | None = None
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    broadened: list[str] | None = None
-    llm_calls: int = 0  # 2: the first answer cited ids not in the sources and was sent back once
-    #: ``llm_error`` in one fixed word (generate.ErrorKind): what an HTTP caller gets; ``llm_error`` itself, the
-    #: operator's line (secrets masked), stays with trusted callers (the CLI, the Python API) and the server log.
-    llm_error_kind: str | None = None
-    #: A red flag the question's framing made a note (``GuardOutcome`` of type caution): answered normally, and
-    #: ``caution.response`` is the safety line to show with the answer. ``guard`` stays None (nothing stopped it).
-    caution: GuardOutcome | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        shown = self.guard or self.caution  # JSON callers read one field: type red_flag, out_of_scope or caution
-        return {
-            "question": self.question, "lang": self.lang, "answer": self.answer, "not_found": self.not_found,
-            "guard": shown.to_dict() if shown else None,
-            "sources": [s.to_dict() for s in self.sources],
-            "citations": [c.to_dict() for c in self.citations],
-            "faithfulness": self.faithfulness.to_dict() if self.faithfulness else None,
-            "extractive": self.extractive, "llm_error": self.llm_error, "llm_error_kind": self.llm_error_kind,
-            "llm_calls": self.llm_calls,
-            "broadened": self.broadened, "timings_ms": rounded(self.timings_ms),
-        }
+    from .answer.generate import Generation
 
 
 @dataclass
@@ -90,7 +41,7 @@ class _Retrieved:
     result: SearchResult
     timings: dict[str, float]
     started: float  # perf_counter() when the ask began
-    focus: Any = None  # (rag.focus.QuestionFocus, Lexicon): the question as the extractive answer reads it
+    focus: Any = None  # (rag.answer.focus.QuestionFocus, Lexicon): the question as the extractive answer reads it
     caution: GuardOutcome | None = None  # the guard's note to show with the answer
 
     @property
@@ -106,10 +57,10 @@ class KnowledgeBase:
         self, store: ChunkStore, encoder: QueryEncoder, config: Config, llm: Any = None, semantic_guard: Any = None,
         exemplars: Any = None,
     ) -> None:
-        from .broaden import Broadener
+        from .search.broaden import Broadener
         from .gate import pipeline_id
-        from .guard import Guard
-        from .prompt import Identity
+        from .guard.screen import Guard
+        from .answer.prompt import Identity
 
         self.store = store
         self.config = config
@@ -118,13 +69,13 @@ class KnowledgeBase:
         self.guard = Guard.from_rows(store.guard_rules, semantic=semantic_guard, embed=encoder.encode, llm=self._get_llm)
         self.broadener = Broadener.from_rows(store.topics)
         self.retriever = Retriever.build(store, encoder, config)
-        self.retriever.exemplars = exemplars  # rag.exemplars: the gate's "exemplar" feature
+        self.retriever.exemplars = exemplars  # rag.store.exemplars: the gate's "exemplar" feature
         self.retriever.use_calibration(store.calibration, pipeline_id(store.manifest, config))  # else the default gate, said once
         self.boosts = Boosts(config.boost_rule, config.boost_recent, config.boost_topic, config.boost_named_topic)
         self.known = KnownIds.of(store.topics, store.units, store.columns["unit_id"], store.columns["access"])
         self._llm: Any = llm
         if config.translate_queries and (llm is not None or config.llm != "none"):
-            from .translate import QueryTranslator
+            from .search.translate import QueryTranslator
 
             self.retriever.translator = QueryTranslator(self._get_llm, max_chars=config.max_question_chars)
         self._warm_segmenter()
@@ -145,10 +96,10 @@ class KnowledgeBase:
         """What tokenising a question loads on first use, paid at open rather than by the first question:
         the stemmer's C extension (~8 ms) always, and jieba's dictionary for an artifact holding Chinese.
         The sparse arm, the reranker and the extractive answer all tokenise."""
-        from ..content.tokenize import load_segmenter, tokenize
+        from ..content.text.tokenize import load_segmenter, tokenize
 
         if bool((self.store.lang == "zh").any()):
-            load_segmenter(lean=True)  # the hashed dictionary (content.jieba_lean), unless one is loaded
+            load_segmenter(lean=True)  # the hashed dictionary (content.text.jieba_lean), unless one is loaded
             tokenize("营养")
         tokenize("nutrition")
 
@@ -171,7 +122,7 @@ class KnowledgeBase:
                                   "(dist/kb.duckdb) or a postgresql:// URL published with `unitrag publish`")
         if separator:  # a postgresql:// URL, published with `unitrag publish`
             from ..postgres.url import DatabaseUrl
-            from .pg_store import PgChunkStore
+            from .store.pg_store import PgChunkStore
 
             store = PgChunkStore.load(path if isinstance(path, DatabaseUrl) else str(path))  # str() of one hides the password
         else:
@@ -196,7 +147,7 @@ class KnowledgeBase:
         naming ids this knowledge base lacks, a question over ``max_question_chars``) is an
         ``InvalidArgument`` (a ``ValueError``) naming it, raised before any work.
         """
-        from .lang import detect_lang
+        from ..content.text.lang import detect_lang
 
         question = question_text(question, self.config.max_question_chars)
         k = self.config.final_k if k is None else result_count(k)
@@ -227,8 +178,8 @@ class KnowledgeBase:
 
         Bad arguments are refused as in ``search``, before the guard.
         """
-        from .citations import check_citations
-        from .generate import generate_answer
+        from .answer.citations import check_citations
+        from .answer.generate import generate_answer
 
         step = self._retrieve_for_answer(question, user, lang)
         if isinstance(step, Answer):  # the guard's response or "not found": no LLM
@@ -246,8 +197,8 @@ class KnowledgeBase:
         Bad arguments raise here, as in ``ask``, before anything is streamed.
         """
         from .ask_stream import AskStream
-        from .citations import check_citations
-        from .generate import stream_answer
+        from .answer.citations import check_citations
+        from .answer.generate import stream_answer
 
         step = self._retrieve_for_answer(question, user, lang)
         if isinstance(step, Answer):
@@ -260,9 +211,9 @@ class KnowledgeBase:
 
     def _retrieve_for_answer(self, question: str, user: UserContext | None, lang: str | None) -> "Answer | _Retrieved":
         """Validate, guard, search and gate: the final answer when no LLM is needed, else what generation needs."""
-        from .closest import not_found_answer
-        from .lang import detect_lang
-        from .prompt import render_text
+        from .answer.closest import not_found_answer
+        from ..content.text.lang import detect_lang
+        from .answer.prompt import render_text
 
         started = time.perf_counter()
         question = question_text(question, self.config.max_question_chars)

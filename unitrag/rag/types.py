@@ -7,10 +7,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
 from ..errors import InvalidArgument
+from ..languages import LANGS, Lang  # noqa: F401 - part of this module's API
 from .arguments import describe, names, optional_name
 
-Lang = Literal["zh", "en"]
-LANGS: tuple[str, ...] = get_args(Lang)
 #: Roles a caller may hold. A role unlocks the content access level of the same name
 #: (``access: clinician`` in a unit's frontmatter); every caller sees ``public``.
 Role = Literal["clinician"]
@@ -154,3 +153,12 @@ class ResolvedCitation:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def user_context(user: object) -> Any:
+    """None (an anonymous caller) or a ``UserContext``; a dict or anything else is refused, not guessed at."""
+    if user is None:
+        return UserContext()
+    if not isinstance(user, UserContext):
+        raise InvalidArgument(f"user: expected a UserContext (UserContext.from_dict parses a mapping), got {describe(user)}")
+    return user

@@ -21,7 +21,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse
 
 from ..config import Config, load_config
-from ..content.unicode_fold import fold_table
+from ..content.text.unicode_fold import fold_table
 from ..errors import UserError
 from ..rag.knowledge_base import KnowledgeBase
 from . import errors

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
 
 from ..rag.arguments import names
-from ..rag.citations import number_citations
+from ..rag.answer.citations import number_citations
 from ..rag.knowledge_base import Answer
 from ..rag.types import ROLES, UserContext
 from .about import about as about_kb
@@ -28,7 +28,7 @@ from .limits import within
 from .state import ServerState
 
 #: Results go out as they are (already plain JSON types): FastAPI's generic encoder would walk every
-#: source's scores again, a measurable share of a search's time (docs/benchmarks.md).
+#: source's scores again, a measurable share of a search's time (docs/benchmarks/serve.md).
 router = APIRouter(prefix="/v1", default_response_class=JSONResponse)
 log = logging.getLogger("unitrag.serve")
 

@@ -101,7 +101,7 @@ print(json.dumps({"fallback": e.fallback, "dim": e.dim,
 
 #: How far a text's vector may move when it is embedded in another batch (1 - cosine), by the precision in use:
 #: f32 differs by summation order only (~1e-7 per component); bf16 (Intel AMX) by up to ~2.5e-4 per component
-#: with the batch's padded shape, so 1 - cosine <= 384 * 2.5e-4**2 / 2 ~ 1.2e-5 (README, "Precision and
+#: with the batch's padded shape, so 1 - cosine <= 384 * 2.5e-4**2 / 2 ~ 1.2e-5 (docs/configuration.md, "Precision and
 #: batches"). A thread handed another text's vector is off by far more: 1 - cosine >= 0.07 between TEXTS[:4].
 BATCH_TOLERANCE = {"f32": 1e-6, "bf16": 1e-4}
 

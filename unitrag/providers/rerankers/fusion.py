@@ -9,11 +9,11 @@ candidates from four features, each in [0, 1]:
 * ``title``: the share of the question's terms found in the chunk's title;
 * ``coverage``: the share of the question's terms found anywhere in the chunk.
 
-Terms are the sparse arm's (``unitrag.content.tokenize``: stemmed, stop words dropped,
+Terms are the sparse arm's (``unitrag.content.text.tokenize``: stemmed, stop words dropped,
 jieba for Chinese), so the features work in both languages. A candidate one arm did
 not return gets that arm's lowest score among the candidates (it ranked below all of
-them there). The weights were fitted on SciFact train (benchmarks/scifact_retrieval.py
-``tune``; docs/benchmarks.md has the numbers); a spec can override them:
+them there). The weights were fitted on SciFact train (benchmarks/quality/scifact_retrieval.py
+``tune``; docs/benchmarks/quality.md has the numbers); a spec can override them:
 ``fusion:dense=1,sparse=0.5,title=0.2,coverage=1``.
 
 Scores are a weighted sum, not probabilities (``calibrated = False``): an answerability
@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...content.tokenize import tokenize
+from ...content.text.tokenize import tokenize
 from ...errors import UserError
 from .base import Reranker, passage
 

@@ -1,0 +1,34 @@
+"""Language detection and the normal form guard patterns and topic names are matched against."""
+
+from __future__ import annotations
+
+import pytest
+
+from unitrag.content.text.lang import detect_lang, normalize_question
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("孕妇每天需要多少碘", "zh"),
+        ("HbA1c是什么意思", "zh"),  # a Chinese question quoting an English term
+        ("LDL-C偏高怎么办", "zh"),
+        ("cholesterol高怎么办", "zh"),
+        ("Omega-3和鱼油有什么区别", "zh"),
+        ("how much vitamin D is too much", "en"),
+        ("Does 叶酸 help prevent neural tube defects during pregnancy?", "en"),  # one Chinese word
+        ("is 维生素B12 one of the B vitamins?", "en"),
+        ("what is 维生素 good for", "en"),
+        ("does 叶酸 help", "en"),  # an even split keeps the English frame
+        ("", "en"),
+        ("123 ?!", "en"),
+    ],
+)
+def test_detect_lang(text, lang):
+    assert detect_lang(text) == lang
+
+
+def test_normalize_question():
+    assert normalize_question("  I can’t\u00a0 breathe，胸 口 痛。\n“Ｂ１２”\u200b？ ") == 'I can\'t breathe,胸口痛. "B12"?'
+    assert normalize_question("维生素 B 族") == "维生素 B 族"  # spaces only vanish between two Han characters
+    assert normalize_question("") == ""

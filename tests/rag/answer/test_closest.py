@@ -1,0 +1,28 @@
+""""Not found", with the closest material named only when it is on the question's topic."""
+
+from __future__ import annotations
+
+from unitrag.rag.answer.closest import CLOSEST_LEAD, closest_titles, not_found_answer
+from unitrag.rag.types import Source
+
+
+def source(n: int, title: str, on_topic: bool) -> Source:
+    return Source(f"c{n}", f"u{n}", "story", title, "text", [], [], "public", "en",
+                  scores={"topic": 1.0 if on_topic else 0.0})
+
+
+def test_titles_on_the_questions_topic_are_named_once_best_first() -> None:
+    sources = [source(1, "Magnesium for adults", True), source(2, "Calcium", False),
+               source(3, "Magnesium for adults", True), source(4, "<b>Magnesium</b> in food", True)]
+    assert closest_titles(sources) == ["Magnesium for adults", "Magnesium in food"]
+
+
+def test_the_answer_names_the_closest_material_after_the_refusal_in_the_questions_language() -> None:
+    sources = [source(1, "Magnesium for adults", True)]
+    assert not_found_answer("Not found.", "en", sources) == f"Not found.\n{CLOSEST_LEAD['en']}Magnesium for adults."
+    assert not_found_answer("没有找到。", "zh", sources) == f"没有找到。\n{CLOSEST_LEAD['zh']}Magnesium for adults。"
+
+
+def test_nothing_close_off_the_topics_leaves_the_refusal_alone() -> None:
+    assert not_found_answer("Not found.", "en", [source(1, "Calcium", False)]) == "Not found."
+    assert not_found_answer("Not found.", "en", []) == "Not found."

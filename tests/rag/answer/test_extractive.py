@@ -1,0 +1,223 @@
+"""The extractive answer: the spans that state what was asked, best first, each cited from its own source."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from unitrag.rag.search.broaden import Broadener
+from unitrag.rag.answer.citations import check_citations
+from unitrag.rag.answer.extractive import BUDGET_CHARS, LEAD, NOTHING, OTHER_LANGUAGE, extractive_answer
+from unitrag.rag.answer.focus import Lexicon
+from unitrag.rag.types import Source
+
+CITE = re.compile(r'<Cite id="([^"]+)"/>')
+
+
+def source(n: int, title: str, text: str, ids: list[str], lang: str = "en", topics: list[str] | None = None) -> Source:
+    return Source(f"c{n}", f"u{n}", "story", title, text, topics or [], ids, "public", lang)
+
+
+def cited(answer: str) -> list[str]:
+    return CITE.findall(answer)
+
+
+def lexicon() -> Lexicon:
+    """The taxonomy knows iodine, pregnancy and salt in both languages; every term weighs 1."""
+    rows = [
+        {"id": "iodine", "name_en": "Iodine", "name_zh": "碘", "synonyms_en": [], "synonyms_zh": [], "is_group": False},
+        {"id": "pregnancy", "name_en": "Pregnancy", "name_zh": "孕期", "synonyms_en": ["pregnant"],
+         "synonyms_zh": ["孕妇"], "is_group": False},
+        {"id": "salt", "name_en": "Salt", "name_zh": "盐", "synonyms_en": [], "synonyms_zh": [], "is_group": False},
+    ]
+    broadener = Broadener.from_rows(rows)
+    return Lexicon(None, broadener.topics)
+
+
+def ask(question: str, lang: str, sources: list[Source], named: tuple[str, ...] = (), **kwargs: object) -> str:
+    known = lexicon()
+    return extractive_answer(question, lang, sources, focus=(known.focus(question, named), known), **kwargs)  # type: ignore[arg-type]
+
+
+def test_the_span_that_states_what_was_asked_comes_first_not_the_first_sentence() -> None:
+    text = ("Salt has been traded for millennia. Caravans carried it across deserts. "
+            "Adults should eat less than 5 g of salt a day. Most of it comes from processed food.")
+    answer = ask("How much salt should adults eat a day?", "en", [source(1, "Salt", text, ["who"])])
+    assert answer.splitlines()[1].startswith("1. Salt: Adults should eat less than 5 g of salt a day.")
+    assert "Caravans" not in answer
+
+
+def test_a_table_row_with_its_header_answers_a_population_question() -> None:
+    text = ("Iodine is needed for thyroid hormones.\n\n## Daily need\n\n| Group | RDA |\n|---|---|\n"
+            "| Adults | 150 µg |\n| Pregnancy | 220 µg |\n\nSeaweed is rich in iodine.")
+    answer = ask("How much iodine does a pregnant woman need?", "en",
+                 [source(1, "Iodine", text, ["iom"], topics=["iodine"])], ("iodine", "pregnancy"))
+    first = answer.splitlines()[1]
+    assert first.startswith("1. Iodine: Daily need: Pregnancy — RDA: 220 µg")
+    assert "Adults" not in first  # the other row of the same table states nothing asked
+
+
+def test_a_chinese_question_reaches_the_english_span_through_the_topics_names() -> None:
+    text = "Iodised salt is cheap. Pregnant women need 220 µg of iodine a day. Seaweed varies a lot."
+    answer = ask("孕妇每天需要多少碘？", "zh", [source(1, "Iodine", text, ["iom"], topics=["iodine"])], ("pregnancy", "iodine"))
+    assert answer.splitlines()[1] == ("1. " + OTHER_LANGUAGE[("zh", "en")]
+                                      + 'Iodine: Pregnant women need 220 µg of iodine a day.<Cite id="iom"/>')
+
+
+def test_an_item_about_another_topic_is_left_out() -> None:
+    sources = [
+        source(1, "Iodine in pregnancy", "Pregnant women need 220 µg of iodine a day.", ["a"], topics=["iodine"]),
+        source(2, "Salt", "Adults should eat less than 5 g of salt a day.", ["b"], topics=["salt"]),
+    ]
+    answer = ask("How much iodine in pregnancy?", "en", sources, ("iodine", "pregnancy"))
+    assert "salt" not in answer.lower() and cited(answer) == ["a"]
+
+
+def test_titles_appear_once_and_every_span_is_cited_from_its_own_source() -> None:
+    text = ('Pregnant women need 220 µg of iodine a day <Cite id="who"/>. Breastfeeding women need 290 µg of iodine'
+            ' a day <Cite id="iom"/>. Seaweed varies.')
+    answer = ask("How much iodine do pregnant and breastfeeding women need a day?", "en",
+                 [source(1, "Iodine", text, ["who", "iom"], topics=["iodine"])], ("iodine", "pregnancy"))
+    assert answer.count("Iodine:") == 1
+    assert answer.splitlines()[1] == ('1. Iodine: Pregnant women need 220 µg of iodine a day.<Cite id="who"/> '
+                                      'Breastfeeding women need 290 µg of iodine a day.<Cite id="iom"/>')
+
+
+def test_spans_that_repeat_one_already_quoted_are_dropped() -> None:
+    sources = [source(1, "A", "Adults need 150 µg of iodine a day.", ["a"]),
+               source(2, "B", "Adults need 150 µg of iodine each day.", ["b"])]
+    answer = ask("How much iodine do adults need a day?", "en", sources, ("iodine",))
+    assert answer.count("150 µg") == 1
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_answer_stays_within_its_length_budget(lang: str) -> None:
+    word = "碘" if lang == "zh" else "iodine "
+    sources = [source(n, f"T{n}", (f"第{n}句讲{word * 30}。" if lang == "zh" else f"Fact {n} about {word * 30}."),
+                      [f"id{n}"], lang) for n in range(1, 6)]
+    answer = ask("碘" if lang == "zh" else "iodine", lang, sources, ("iodine",))
+    quoted = CITE.sub("", answer.split("\n", 1)[1])
+    assert len(quoted) <= BUDGET_CHARS[lang] + 40 and len(cited(answer)) >= 2
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_extractive_answer_passes_the_faithfulness_check(lang: str) -> None:
+    sources = [
+        source(n, f"T{n}", (f"第{n}条资料讲碘。第二句。") if lang == "zh" else (f"Source {n} is about iodine. Two."), [f"id{n}"])
+        for n in range(1, 5)
+    ]
+    whitelist = {cid for s in sources for cid in s.citation_ids}
+    answer = ask("碘" if lang == "zh" else "iodine", lang, sources, ("iodine",))
+    report = check_citations(answer, whitelist)
+    assert report.invalid_ids == [] and len(report.valid_ids) >= 2 and report.score == 1.0
+    assert not report.uncited_long_answer
+
+
+def test_english_answer_cites_all_source_ids_when_the_span_cites_none() -> None:
+    sources = [source(1, "Iodised salt", "Iodised salt is the main source of iodine.", ["who2014", "iom2001"])]
+    answer = extractive_answer("Where does iodine come from?", "en", sources)
+    assert answer.splitlines() == [
+        LEAD["en"], '1. Iodised salt: Iodised salt is the main source of iodine.<Cite id="who2014"/><Cite id="iom2001"/>']
+
+
+def test_an_inline_id_that_is_not_the_sources_own_is_never_cited() -> None:
+    sources = [source(1, "T", 'A claim.<Cite id="stray"/>', ["own"])]
+    assert cited(extractive_answer("q?", "en", sources)) == ["own"]
+
+
+def test_the_whitelist_narrows_the_ids() -> None:
+    sources = [source(1, "T", "A claim.", ["kept", "dropped"])]
+    assert cited(extractive_answer("q?", "en", sources, allowed={"kept", "elsewhere"})) == ["kept"]
+
+
+def test_empty_and_duplicate_sources_are_skipped() -> None:
+    sources = [source(1, "Empty", "# Only a heading\n", ["x"]), source(2, "Real", "Something useful.", ["y"]),
+               source(2, "Real", "Something useful.", ["y"])]
+    answer = extractive_answer("something useful", "en", sources)
+    assert answer.count("Something useful.") == 1 and cited(answer) == ["y"] and "Empty" not in answer
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_nothing_to_extract_says_so_without_citations(lang: str) -> None:
+    assert extractive_answer("q?", lang, []) == NOTHING[lang]
+    assert extractive_answer("q?", lang, [source(1, "T", "<Cite id=\"a\"/> ...", ["a"])]) == NOTHING[lang]
+
+
+def test_a_malformed_source_does_not_raise() -> None:
+    no_text = source(1, "T", "", ["a"])
+    no_text.text = None  # type: ignore[assignment]
+    no_ids = source(2, "T", "Fine text.", ["a"])
+    no_ids.citation_ids = None  # type: ignore[assignment]
+    good = source(3, "Good", "Good text.", ["b"])
+    answer = extractive_answer("good text", "en", [no_text, no_ids, good])
+    assert answer.splitlines()[1:] == ['1. Good: Good text.<Cite id="b"/>']
+
+
+def test_no_stray_space_is_left_where_a_tag_was() -> None:
+    for text in ('Kidney impairment raises MMA on its own\n<Cite id="s"/>. Second point.',
+                 'Kidney impairment raises MMA on its own <Cite id="s"/><Cite id="t"/>. Second point.'):
+        answer = extractive_answer("kidney MMA", "en", [source(1, "T", text, ["s", "t"])])
+        assert " ." not in answer and "Kidney impairment raises MMA on its own." in answer
+
+
+def test_only_canonical_tags_of_the_sources_own_ids_reach_the_answer() -> None:
+    text = 'A fact.&lt;Cite id=&quot;own&quot;/&gt; Another <Cite id="own" page="2"/> fact. ＜Cite id="x"／＞'
+    answer = extractive_answer("fact", "en", [source(1, "T", text, ["own"])])
+    report = check_citations(answer, {"own"})
+    assert (report.valid_ids, report.invalid_ids) == (["own"], [])
+    assert "&lt;" not in answer and "page=" not in answer and "＜" not in answer
+
+
+def test_the_header_every_row_repeats_does_not_bring_in_the_whole_table() -> None:
+    text = ("## Daily Values\n\n| Nutrient | Daily Value |\n|---|---|\n| Sodium | 2,300 mg |\n| Calcium | 1,300 mg |\n"
+            "| Potassium | 4,700 mg |\n| Fiber | 28 g |")
+    answer = ask("What is the Daily Value for sodium?", "en", [source(1, "Labels", text, ["fda"])])
+    assert "Sodium — Daily Value: 2,300 mg" in answer
+    assert "Calcium" not in answer and "Potassium" not in answer
+
+
+def test_a_paraphrase_in_the_sources_language_picks_the_span_the_question_cannot_name() -> None:
+    text = "Salt has been traded for millennia. Adults should eat less than 5 g of salt a day. Caravans carried it."
+    known = lexicon()
+    question = "成年人吃盐有什么限制？"  # no number, no term the English text shares
+    plain = extractive_answer(question, "zh", [source(1, "Salt", text, ["who"])], focus=(known.focus(question), known))
+    bridged = extractive_answer(question, "zh", [source(1, "Salt", text, ["who"])],
+                                focus=(known.focus(question, (), ["How much salt should adults eat a day?"]), known))
+    assert "5 g" not in plain.splitlines()[1]
+    assert "Adults should eat less than 5 g of salt a day." in bridged.splitlines()[1]
+
+
+
+def test_a_paraphrase_much_further_than_the_nearest_does_not_steer_the_answer() -> None:
+    text = ("Potassium from food is safe for healthy kidneys, but chronic kidney disease needs care. "
+            "Bananas, potatoes and beans give a lot of potassium.")
+    known = lexicon()
+    question = "Which foods are rich in potassium?"
+    near = {"Which foods give you a lot of potassium?": 0.97,
+            "Is potassium safe with chronic kidney disease?": 0.90}  # the same topic, another point
+    answer = extractive_answer(question, "en", [source(1, "Potassium", text, ["nih"])],
+                               focus=(known.focus(question, (), near), known))
+    assert answer.splitlines()[1].startswith("1. Potassium: Bananas, potatoes and beans")
+    flat = extractive_answer(question, "en", [source(1, "Potassium", text, ["nih"])],
+                             focus=(known.focus(question, (), list(near)), known))
+    assert flat.splitlines()[1].startswith("1. Potassium: Potassium from food is safe"), "what the weighting prevents"
+    weights = known.focus(question, (), near).terms
+    assert "kidney" not in weights and weights["give"] > 0  # the far one counts nothing, the nearest counts
+    as_near = known.focus(question, (), list(near)).terms  # a plain list: all as near as the nearest
+    assert as_near["kidney"] == as_near["give"]
+
+
+def test_another_row_of_the_table_is_quoted_only_for_a_term_of_the_question_it_adds() -> None:
+    text = ("## Pagoda\n\n| Layer | Adults a day |\n|---|---|\n| Vegetables | 300–500 g |\n| Fruit | 200–350 g |\n"
+            "| Salt | < 5 g |")
+    known = lexicon()
+    question = "How many grams of vegetables should adults eat a day?"
+    focus = known.focus(question, (), {"How many grams of vegetables and fruit a day for adults?": 0.98})
+    answer = extractive_answer(question, "en", [source(1, "Guidelines", text, ["cn"])], focus=(focus, known))
+    assert "Vegetables — Adults a day: 300–500 g" in answer
+    assert "Fruit" not in answer, "fruit is only the paraphrase's word: the question asks about vegetables"
+    both = "How many grams of vegetables and fruit should adults eat a day?"
+    answer = extractive_answer(both, "en", [source(1, "Guidelines", text, ["cn"])], focus=(known.focus(both), known))
+    assert "Vegetables — Adults a day: 300–500 g" in answer and "Fruit — Adults a day: 200–350 g" in answer
+    assert "Salt" not in answer

@@ -1,0 +1,89 @@
+"""Answer spans: sentences, list items and table rows of a source's Markdown, each with what it sits under."""
+
+from __future__ import annotations
+
+from unitrag.rag.answer.spans import spans, split_sentences
+
+
+def shown(text: str, title: str = "") -> list[tuple[str, str, str]]:
+    return [(s.kind, s.context, s.words) for s in spans(text, title)]
+
+
+def test_a_table_row_is_rendered_with_its_header_and_the_heading_above() -> None:
+    text = ("## Daily need\n\n| Group | RDA | Upper limit |\n| --- | :---: | --- |\n"
+            "| Adults 19–50 | 1,000 mg | 2,500 mg |\n| Pregnancy | 1,000 mg |  |\n")
+    assert shown(text) == [
+        ("row", "Daily need", "Adults 19–50 — RDA: 1,000 mg; Upper limit: 2,500 mg"),
+        ("row", "Daily need", "Pregnancy — RDA: 1,000 mg"),
+    ]
+
+
+def test_a_chinese_table_keeps_its_cells() -> None:
+    text = "| 人群 | 推荐量 |\n|---|---|\n| 孕妇 | 230微克 |"
+    assert shown(text) == [("row", "", "孕妇 — 推荐量: 230微克")]
+
+
+def test_list_items_are_spans_under_their_lead_in_line() -> None:
+    text = ("Call for help when:\n\n- the reading is 180 or more,\n  with chest pain\n"
+            "- you feel faint\n\nAfter that, rest.")
+    assert shown(text) == [
+        ("item", "Call for help when", "the reading is 180 or more, with chest pain"),
+        ("item", "Call for help when", "you feel faint"),
+        ("sentence", "", "After that, rest."),
+    ]
+
+
+def test_a_long_item_is_split_into_sentences_and_a_numbered_item_is_an_item() -> None:
+    long_item = "1. " + "First claim is long enough to matter here. " * 9 + "Last claim."
+    found = shown(long_item)
+    assert len(found) == 10 and {k for k, _, _ in found} == {"item"} and found[-1][2] == "Last claim."
+
+
+def test_wrapped_prose_is_joined_and_split_into_sentences_with_their_citations() -> None:
+    text = 'Stomach acid frees B12\nfrom food <Cite id="nih"/>. It then binds\nintrinsic factor.'
+    found = spans(text)
+    assert [s.words for s in found] == ["Stomach acid frees B12 from food.", "It then binds intrinsic factor."]
+    assert found[0].cited == ("nih",) and found[1].cited == ()
+
+
+def test_the_title_line_a_story_starts_with_is_not_a_span_nor_a_heading_a_context() -> None:
+    text = "Omega-3 fats and the heart\nEating fish twice a week is linked to fewer cardiac deaths."
+    assert shown(text, "Omega-3 fats and the heart") == [
+        ("sentence", "", "Eating fish twice a week is linked to fewer cardiac deaths.")]
+    assert shown("# Iodine\n\nNeeded for the thyroid.", "Iodine") == [("sentence", "", "Needed for the thyroid.")]
+
+
+def test_bold_lines_head_what_follows_but_a_long_bold_sentence_is_a_sentence() -> None:
+    assert shown("**Safety:**\nRare reactions occur.") == [("sentence", "Safety", "Rare reactions occur.")]
+    assert shown("**安全性。**\n静脉铁偶见过敏反应。") == [("sentence", "安全性。", "静脉铁偶见过敏反应。")]
+    long_bold = "**Do not stop treatment without asking the doctor who prescribed it.**"
+    assert shown(long_bold) == [("sentence", "", "Do not stop treatment without asking the doctor who prescribed it.")]
+
+
+def test_chinese_wrapped_lines_join_without_a_space() -> None:
+    assert shown("孕妇每天需要\n碘230微克。碘盐是主要来源。") == [
+        ("sentence", "", "孕妇每天需要碘230微克。"), ("sentence", "", "碘盐是主要来源。")]
+
+
+def test_other_tags_and_links_go_and_quotes_are_read_as_text() -> None:
+    text = '> See [the label guide](http://x) <b>now</b>.<Cite id="fda"/>'
+    found = spans(text)
+    assert [s.words for s in found] == ["See the label guide now."] and found[0].cited == ("fda",)
+
+
+def test_sentences_keep_abbreviations_and_decimals_whole() -> None:
+    assert split_sentences("Take 2.5 mg daily, e.g. with food. Dr. Smith agrees! Is it safe? Yes.") == [
+        "Take 2.5 mg daily, e.g. with food.", "Dr. Smith agrees!", "Is it safe?", "Yes."]
+    assert split_sentences("孕妇每天需要碘。这比普通成人多！真的吗？“是的。”最后一句没有句号") == [
+        "孕妇每天需要碘。", "这比普通成人多！", "真的吗？", "“是的。”", "最后一句没有句号"]
+
+
+def test_nothing_but_headings_and_tags_gives_no_span() -> None:
+    assert spans('# Heading\n\n<Cite id="a"/> ...\n\n| a | b |\n|---|---|\n') == []
+
+
+def test_a_question_the_text_asks_itself_is_not_a_span_but_heads_its_answer() -> None:
+    assert shown("How much is enough? Adults need 150 µg a day.") == [
+        ("sentence", "How much is enough?", "Adults need 150 µg a day.")]
+    assert shown("## 碘\n\n甲状腺疾病患者怎样吃碘？应在医生指导下限碘。") == [
+        ("sentence", "甲状腺疾病患者怎样吃碘？", "应在医生指导下限碘。")]

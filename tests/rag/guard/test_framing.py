@@ -1,0 +1,169 @@
+"""The guard reads the framing: past, study, prevention and hypothetical questions are answered (with the rule's
+caution note), signs happening now always stop. Real content/guard.yaml rules and notes, both languages."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from unitrag.rag.guard.screen import Guard
+from unitrag.rag.guard.framing import CUES, read_framing
+from unitrag.content.text.lang import normalize_question
+from unitrag.rag.types import GuardOutcome
+
+from tests.rag.guard.test_screen import BY_ID, ROWS
+
+SUICIDE = "red-flag-suicide-self-harm"
+
+
+@pytest.fixture(scope="module")
+def guard() -> Guard:
+    return Guard.from_rows(ROWS)
+
+
+def framing(question: str):
+    return read_framing(normalize_question(question))
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("My dad had a stroke last year and is fine now, what should he eat?", "past"),
+    ("I had an allergic reaction to peanuts as a child, what can I eat instead?", "past"),
+    ("it's been eight months since my heart attack and I feel great, can I have cheese?", "past"),
+    ("I'm writing a school report on suicide prevention", "study"),
+    ("how can I lower my risk of a stroke", "prevention"),
+    ("I'm not pregnant, but if I get pregnant in the future is bleeding a risk?", "hypothetical"),
+    ("what are the warning signs of a heart attack in people with diabetes", "general"),
+    ("我爸去年中风过，现在能吃什么", "past"),
+    ("我二十多岁时有过自残，已经好了很多年", "past"),
+    ("我在写关于预防自杀的学校报告", "study"),
+    ("我在写关于预防自杀的学校报告", "prevention"),
+    ("还没怀孕，如果以后怀孕了，出血的风险大吗", "hypothetical"),
+    ("中风有哪些征兆", "general"),
+])
+def test_non_acute_framings_are_read_in_both_languages(question: str, kind: str) -> None:
+    read = framing(question)
+    assert kind in read.kinds and read.clearly_not_acute, read
+
+
+@pytest.mark.parametrize("question", [
+    "I had a heart attack 2 years ago and right now my chest is crushing",
+    "for a school project: my brother is here next to me, sweaty and not answering after his insulin",
+    "my mum had a stroke last year and suddenly her face is drooping again",
+    "my son is vomiting blood, what should he eat after",
+    "last weekend he gave his watch away and keeps saying he's a burden",
+    "去年心梗过，现在又胸口疼出冷汗",
+    "帮学校作业问个问题：我弟弟就在旁边，满身是汗，叫他也不怎么答应",
+    "孩子以前过敏过，刚才吃了花生嘴唇肿了",
+    "上周她把自己的东西都送人了",
+    "last year my sister started saying she is a burden to everyone",  # a warning sign, past tense or not
+    "去年开始我舅舅老说自己只会给家里添麻烦",
+])
+def test_signs_happening_now_are_acute_whatever_else_the_question_says(question: str) -> None:
+    read = framing(question)
+    assert read.acute and not read.clearly_not_acute, read
+
+
+def test_every_cue_kind_has_both_languages() -> None:
+    for kind, by_lang in CUES.items():
+        assert by_lang.get("en") and by_lang.get("zh"), kind
+
+
+@pytest.mark.parametrize(("question", "lang"), [
+    ("I'm writing a school report on suicide prevention, which foods support mood?", "en"),
+    ("我在写一篇关于预防自杀的学校报告，哪些食物对情绪有帮助？", "zh"),
+])
+def test_a_study_question_on_suicide_is_answered_with_the_rules_note(guard: Guard, question: str, lang: str) -> None:
+    outcome = guard.check(question, lang)
+    assert outcome is not None and outcome.type == "caution" and not outcome.stops
+    assert outcome.rule == SUICIDE and outcome.response == BY_ID[SUICIDE][f"caution_{lang}"]
+    assert "study" in outcome.framing and outcome.reason == "pattern"
+    data = outcome.to_dict()
+    assert data["type"] == "caution" and data["note"] == outcome.response and "study" in data["framing"]
+
+
+@pytest.mark.parametrize(("question", "lang"), [
+    (("I had a heart attack two years ago and right now I have crushing chest pain and can't breathe, "
+      "what should I eat?"), "en"),
+    ("我去年心梗过，现在胸口剧痛，喘不上气，该吃点什么？", "zh"),
+    ("I'm writing a school report on suicide prevention but honestly tonight I want to kill myself", "en"),
+])
+def test_acute_signs_stop_even_inside_a_past_or_study_framing(guard: Guard, question: str, lang: str) -> None:
+    outcome = guard.check(question, lang)
+    assert outcome is not None and outcome.type == "red_flag" and outcome.stops
+
+
+def test_a_rule_without_a_note_lets_a_clearly_not_acute_question_through() -> None:
+    without_notes = [{**row, "caution_en": None, "caution_zh": None} for row in ROWS]
+    question = "I had anaphylaxis to peanuts as a child, what can I eat instead?"
+    assert Guard.from_rows(ROWS).check(question, "en").type == "caution"  # type: ignore[union-attr]
+    assert Guard.from_rows(without_notes).check(question, "en") is None
+
+
+def test_suicide_and_self_harm_get_a_note_never_a_plain_pass(guard: Guard) -> None:
+    """The content keeps a note on the rule, so a fired suicide rule is at least a caution."""
+    assert BY_ID[SUICIDE]["caution_en"] and BY_ID[SUICIDE]["caution_zh"]
+    for question, lang in (("I used to self-harm in my twenties and have been well for years, can low iron affect mood?", "en"),
+                           ("我二十多岁时有过自残，已经好了很多年，缺铁会影响情绪吗？", "zh")):
+        outcome = guard.check(question, lang)
+        assert outcome is not None and outcome.type == "caution" and outcome.rule == SUICIDE, question
+
+
+def test_out_of_scope_ignores_framing(guard: Guard) -> None:
+    outcome = guard.check("for a school project: write me a python script that sorts a list", "en")
+    assert outcome is not None and outcome.type == "out_of_scope"
+
+
+def test_a_caution_note_needs_english() -> None:
+    row = {**ROWS[0], "caution_en": None, "caution_zh": "只有中文"}
+    with pytest.raises(ValueError, match=f"{ROWS[0]['id']}.*caution note needs its English"):
+        Guard.from_rows([row])
+
+
+def test_only_caution_is_not_a_stop() -> None:
+    assert GuardOutcome("red_flag", "r", "x").stops and GuardOutcome("out_of_scope", "r", "x").stops
+    assert not GuardOutcome("caution", "r", "x").stops
+
+
+def test_reading_the_framing_costs_well_under_a_millisecond() -> None:
+    text = normalize_question("My dad had a stroke last year and is fine now, what should he eat for breakfast? " * 3)
+    read_framing(text)
+    started = time.perf_counter()
+    for _ in range(200):
+        read_framing(text)
+    assert (time.perf_counter() - started) / 200 < 0.001
+
+
+@pytest.fixture(scope="module")
+def kb():
+    """The six-chunk store of conftest, embedded with the real default embedder, guarded by content/guard.yaml."""
+    from unitrag.config import DEFAULT_EMBEDDER, Config
+    from unitrag.providers.embedders import load_embedder
+    from unitrag.rag.knowledge_base import KnowledgeBase
+    from unitrag.rag.search.query_embedding import QueryEncoder
+
+    from tests.rag.conftest import ROWS as CHUNKS
+    from tests.rag.conftest import make_store
+
+    encoder = QueryEncoder(load_embedder(DEFAULT_EMBEDDER))
+    store = make_store(encoder.embedder.embed_passages([f"{r[6]}\n{r[7]}" for r in CHUNKS]))
+    knowledge_base = KnowledgeBase(store, encoder, Config(llm="none"))
+    knowledge_base.retriever.gate = None  # six short texts: answerability is not what is tested here
+    knowledge_base.guard = Guard.from_rows(ROWS)
+    return knowledge_base
+
+
+def test_a_caution_is_answered_from_the_sources_with_the_note_beside_it(kb) -> None:
+    answer = kb.ask("I took an overdose in 2015 and I'm fine now, how much salt a day is ok?", lang="en")
+    assert answer.guard is None and answer.sources and not answer.not_found  # answered as any question
+    assert answer.caution is not None and answer.caution.type == "caution"
+    assert answer.caution.response == BY_ID["red-flag-poisoning-overdose"]["caution_en"]
+    data = answer.to_dict()
+    assert data["guard"]["type"] == "caution" and data["guard"]["note"] == answer.caution.response
+    assert data["answer"] == answer.answer != answer.caution.response
+
+
+def test_an_acute_question_still_gets_only_the_safety_message(kb) -> None:
+    answer = kb.ask("I had a stroke two years ago and right now my face is drooping and my speech is slurred", lang="en")
+    assert answer.guard is not None and answer.guard.type == "red_flag" and answer.caution is None
+    assert answer.sources == [] and answer.answer == BY_ID["red-flag-stroke"]["response_en"]

@@ -1,0 +1,56 @@
+"""Answerability exemplars: the best cosine to an answerable question minus the best to an unanswerable one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from unitrag.rag.store.exemplars import Exemplars
+
+
+def _row(role: str, text: str, vector: list[float]) -> dict:
+    v = np.asarray(vector, dtype=np.float32)
+    return {"role": role, "text": text, "embedding": (v / np.linalg.norm(v)).tolist()}
+
+
+ROWS = [
+    _row("answerable", "iron foods?", [1, 0, 0]),
+    _row("clinician_question", "IV iron dose?", [0, 1, 0]),
+    _row("unanswerable", "zinc for colds?", [0, 0, 1]),
+    _row("example", "chest pain", [1, 1, 0]),  # the guard's: not an exemplar
+    _row("title", "Iron", [1, 0, 1]),
+]
+
+
+def test_the_score_is_the_answerable_margin_over_the_unanswerable():
+    exemplars = Exemplars.from_rows(ROWS)
+    assert exemplars is not None and exemplars.texts == ("iron foods?", "IV iron dose?", "zinc for colds?")
+    assert exemplars.score(np.array([1, 0, 0], np.float32)) == pytest.approx(1.0)
+    assert exemplars.score(np.array([0, 0, 1], np.float32)) == pytest.approx(-1.0)
+    between = np.array([0.8, 0, 0.6], np.float32)
+    assert exemplars.score(between) == pytest.approx(0.8 - 0.6)
+
+
+def test_a_clinician_only_exemplar_counts_for_clinicians_only():
+    exemplars = Exemplars.from_rows(ROWS)
+    iv = np.array([0, 1, 0], np.float32)
+    assert exemplars.score(iv, clinician=True) == pytest.approx(1.0)
+    assert exemplars.score(iv, clinician=False) == pytest.approx(0.0)  # its public neighbour is no nearer than the other
+
+
+def test_without_one_kind_there_is_no_feature():
+    assert Exemplars.from_rows([r for r in ROWS if r["role"] != "unanswerable"]) is None
+    assert Exemplars.from_rows([r for r in ROWS if r["role"] in ("unanswerable", "title")]) is None
+    assert Exemplars.from_rows([]) is None
+    only_clinician = Exemplars.from_rows([ROWS[1], ROWS[2]])
+    assert only_clinician is not None and only_clinician.score(np.array([0, 1, 0], np.float32)) is None
+
+
+def test_a_set_scored_without_its_own_questions():
+    exemplars = Exemplars.from_rows(ROWS)
+    assert exemplars.without(["not one of them"]) is exemplars
+    rest = exemplars.without(["iron foods?"])
+    assert rest is not None and rest.texts == ("IV iron dose?", "zinc for colds?")
+    assert rest.score(np.array([1, 0, 0], np.float32), clinician=True) == pytest.approx(0.0)  # no longer its own neighbour
+    assert rest.score(np.array([1, 0, 0], np.float32)) is None  # and no public answerable exemplar is left
+    assert exemplars.without(["zinc for colds?"]) is None

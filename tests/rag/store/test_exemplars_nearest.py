@@ -1,0 +1,28 @@
+"""The knowledge base's own answerable questions nearest a question: the words the extractive answer borrows."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from unitrag.rag.store.exemplars import Exemplars
+
+
+def exemplars() -> Exemplars:
+    vectors = np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0], [0.96, 0.28]], dtype=np.float32)
+    found = Exemplars.of(["unit_question", "answerable", "unanswerable", "clinician_question"],
+                         ["how much salt a day", "salt limit for adults", "salt in tears", "IV iron dose"], vectors)
+    assert found is not None
+    return found
+
+
+def test_the_nearest_answerable_questions_above_the_cosine_come_best_first() -> None:
+    assert list(exemplars().nearest_answered(np.array([1.0, 0.0]), 3, 0.7)) == ["how much salt a day", "salt limit for adults"]
+    assert list(exemplars().nearest_answered(np.array([1.0, 0.0]), 1, 0.7)) == ["how much salt a day"]
+    cosines = exemplars().nearest_answered(np.array([1.0, 0.0]), 3, 0.7)
+    assert abs(cosines["salt limit for adults"] - 0.8) < 1e-6, "each comes with its cosine: how near the question it is"
+
+
+def test_unanswerable_and_clinician_only_questions_are_never_borrowed_by_the_public() -> None:
+    assert "salt in tears" not in exemplars().nearest_answered(np.array([0.0, 1.0]), 3, 0.0)
+    assert "IV iron dose" not in exemplars().nearest_answered(np.array([1.0, 0.0]), 4, 0.0)
+    assert "IV iron dose" in exemplars().nearest_answered(np.array([1.0, 0.0]), 4, 0.0, clinician=True)

@@ -1,0 +1,25 @@
+"""Which script a text is written in: Han characters against Latin letters, weighted by what each carries.
+
+The question language (``content.text.lang.detect_lang``) and the check of a unit body against its ``lang``
+(``content.body_script``) read text the same way.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Han ideographs (CJK unified, extension A, compatibility).
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
+
+#: One Chinese character carries about as much as four Latin letters
+#: ("孕妇每天需要多少碘" / "how much iodine do pregnant women need per day").
+LETTERS_PER_CJK_CHAR = 4.0
+
+
+def cjk_share(text: str) -> float:
+    """Letter-weighted share of Han characters among the letters of ``text`` (0.0 when it has none)."""
+    cjk = len(HAN.findall(text))
+    latin = len(LATIN.findall(text))
+    weighted = cjk + latin / LETTERS_PER_CJK_CHAR
+    return cjk / weighted if weighted else 0.0

@@ -1,0 +1,225 @@
+"""The answer without an LLM: the spans of the top sources that best state what was asked, cited.
+
+When no LLM is configured or reachable, the reader still gets an answer: the
+sentences, list items and table rows (``rag.answer.spans``) of the top sources that score
+best against the question (``rag.answer.focus``: its rare terms, the topics it names in
+either language, the numbers it asks for, the source's rank), best first, without
+repeats, within a length budget. Each quoted span is followed by ``<Cite/>`` tags of its
+source's own citation ids, so the faithfulness check passes by construction; a title is
+named once. A span in the other language than the question keeps its words, announced
+as such. Plain string work that never raises: it is the fallback of last resort.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+
+from ...content.text.citation_tags import canonical_tag, strip_tags
+from ...content.text.tokenize import tokenize
+from .focus import Lexicon, QuestionFocus, plain_lexicon
+from .spans import Span, plain_title, split_sentences  # noqa: F401 - split_sentences: part of this module's API
+from ..types import Source
+
+LEAD = {"zh": "根据知识库资料：", "en": "From the knowledge base:"}
+NOTHING = {"zh": "知识库中没有找到相关资料。", "en": "The knowledge base has nothing on this question."}
+#: Said, in the question's language, before a span written in the other one (its text stays as written).
+OTHER_LANGUAGE = {("zh", "en"): "以下内容来自英文资料：", ("en", "zh"): "The following is from a Chinese source: "}
+
+#: Sources whose spans are candidates, and spans quoted at most.
+CANDIDATE_SOURCES = 5
+MAX_SPANS = 6
+#: The quoted spans' words stay under this many characters (Chinese packs about three times as much
+#: into a character); the best span is always quoted, shortened if it alone is longer.
+BUDGET_CHARS = {"zh": 400, "en": 900}
+#: A span after the best is quoted only when it states at least this share of what the best states.
+RELATIVE_FLOOR = 0.4
+#: Another row of a table a quoted row belongs to is quoted only when it states nearly as much (the question
+#: names both rows); the header every row repeats must not bring in the whole table.
+SIBLING_ROW_FLOOR = 0.9
+#: A span sharing this share of its terms with one already quoted repeats it.
+REDUNDANT = 0.7
+#: A single span longer than this is cut at a word boundary.
+SENTENCE_MAX_CHARS = {"zh": 160, "en": 400}
+
+_SPACE = re.compile(r"\s+")
+_ID_OK = re.compile(r'^[^"<>\s]+$')
+_END_PUNCT = ".!?。！？…;；:："
+
+
+def answer_lang(lang: str) -> str:
+    return "zh" if (lang or "").lower().startswith("zh") else "en"
+
+
+def _shorten(sentence: str, limit: int) -> str:
+    if len(sentence) <= limit:
+        return sentence
+    cut = sentence[:limit]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:，；：、") + "…"
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A candidate span with its source, that source's rank, what of the question it states, and its score."""
+
+    span: Span
+    source: Source
+    rank: int
+    relevance: float
+    score: float  # relevance plus the prior (rank, place)
+
+
+def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon) -> list[Quote]:
+    """Every span of the top sources, scored against the question, best first (earlier on ties)."""
+    top: list[Source] = []
+    for source in sources:
+        if len(top) >= CANDIDATE_SOURCES:
+            break
+        if source.chunk_id not in {s.chunk_id for s in top}:
+            top.append(source)
+    among = {t for s in top for t in s.topics} | set(focus.topics)
+    quotes = []
+    for rank, source in enumerate(top):
+        if not isinstance(source.citation_ids, (list, tuple)):
+            continue  # malformed: it could not be cited
+        try:
+            chunk = lexicon.read(source.text, source.title)
+        except Exception:  # a malformed source must not cost the user the others
+            continue
+        for reading in chunk.spans:
+            named = chunk.topics_of(reading.span.position, among, lexicon.topics)
+            relevance = focus.relevance(reading, named, source.topics)
+            quotes.append(Quote(reading.span, source, rank, relevance, relevance + focus.prior(reading.span, rank)))
+    return sorted(quotes, key=lambda q: (-q.score, q.rank, q.span.position))
+
+
+def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_terms: Collection[str] = ()) -> list[Quote]:
+    """The best quote, then the next best that state nearly as much of the question and repeat nothing, within
+    the length budget. When a list is asked for ("which foods…") and the best quote is a list item, its sibling
+    items follow it: the list is the answer. Another row of a quoted row's table must also say a term of the
+    question itself (``focus_terms``) that the quoted rows do not: the vegetables' row, then the fruits' row when
+    both are asked, never the rest of the table for the words its header repeats."""
+    chosen: list[Quote] = []
+    seen: list[set[str]] = []  # the terms of each chosen quote, in order
+    asked = set(focus_terms)
+    used = 0
+    siblings: list[Quote] = []
+    if asks_list and quotes and quotes[0].span.kind == "item":
+        best = quotes[0]
+        siblings = [q for q in quotes if q.source.chunk_id == best.source.chunk_id and q.span.kind == "item"
+                    and q.span.context == best.span.context]
+        quotes = [best, *sorted(siblings[1:], key=lambda q: q.span.position),
+                  *(q for q in quotes if q not in siblings)]
+    for quote in quotes:
+        if len(chosen) >= MAX_SPANS:
+            break
+        if chosen and quote not in siblings and (quote.relevance <= 0 or
+                                                 quote.relevance < RELATIVE_FLOOR * chosen[0].relevance):
+            continue
+        words = quote.span.words
+        terms = set(tokenize(words)) or {words}
+        table = [(q, said) for q, said in zip(chosen, seen) if _same_table(quote, q)]
+        if table and (any(quote.relevance < SIBLING_ROW_FLOOR * q.relevance for q, _ in table)
+                      or asked and not (terms & asked) - set().union(*(said for _, said in table))):
+            continue
+        if chosen and used + len(words) > BUDGET_CHARS[lang]:
+            continue
+        if any(_repeats(terms, other) for other in seen):
+            continue
+        chosen.append(quote)
+        seen.append(terms)
+        used += len(words)
+    return chosen
+
+
+def _same_table(a: Quote, b: Quote) -> bool:
+    return (a.span.kind == b.span.kind == "row" and a.source.chunk_id == b.source.chunk_id
+            and a.span.context == b.span.context)
+
+
+def _repeats(terms: set[str], other: set[str]) -> bool:
+    """Mostly the same terms and the same numbers ("adults need 150 µg" twice, not 150 µg then 220 µg)."""
+    numbers = {t for t in terms if t[:1].isdigit()}
+    if numbers != {t for t in other if t[:1].isdigit()}:
+        return False
+    return len(terms & other) >= REDUNDANT * max(len(terms), len(other))
+
+
+def _cite_ids(source: Source, inline: list[str], allowed: set[str] | None) -> list[str]:
+    """The ids the span cites, else all the source's citation ids; only the source's own, and only allowed ones."""
+    own = [cid for cid in dict.fromkeys(source.citation_ids or ()) if isinstance(cid, str) and _ID_OK.match(cid)]
+    if allowed is not None:
+        own = [cid for cid in own if cid in allowed]
+    return [cid for cid in inline if cid in own] or own
+
+
+def _shown(span: Span, lang: str, context_shown: bool = False) -> str:
+    """A span's words as quoted: a row or an item after what it sits under (unless just said), a long one shortened."""
+    words = _shorten(_SPACE.sub(" ", span.words).strip(), SENTENCE_MAX_CHARS[lang])
+    if (span.kind != "sentence" and span.context and not context_shown
+            and span.context.casefold() not in words.casefold()):
+        return f"{span.context}：{words}" if lang == "zh" else f"{span.context}: {words}"
+    return words
+
+
+def _joined(parts: list[str], lang: str) -> str:
+    """Spans run on as sentences; a row or an item without end punctuation is closed by a full stop first."""
+    out = ""
+    for part in parts:
+        if out and strip_tags(out).rstrip()[-1:] not in _END_PUNCT:
+            out = out + ("。" if lang == "zh" else ".")
+        out += part if lang == "zh" or not out else " " + part
+    return out
+
+
+def _title(source: Source, lang: str) -> str:
+    title = plain_title(source.title)
+    return ((f"{title}：" if lang == "zh" else f"{title}: ") if title else "")
+
+
+def quoted_lines(chosen: Sequence[Quote], lang: str, allowed: set[str] | None) -> list[str]:
+    """One line per unit, in the order of its best quote; the unit's title once, each span then its tags."""
+    by_source: dict[str, list[Quote]] = {}
+    for quote in chosen:  # a unit's chunks (a document's sections) share one line and its title
+        by_source.setdefault(quote.source.unit_id, []).append(quote)
+    lines = []
+    for quotes in by_source.values():
+        source = quotes[0].source
+        text_lang = answer_lang(source.lang or lang)
+        ordered = [quotes[0], *sorted(quotes[1:], key=lambda q: (q.source.chunk_id, q.span.position))]
+        ids = [_cite_ids(q.source, q.span.cited, allowed) for q in ordered]
+        # each span is cited; a run of spans citing the same ids is cited once, after its last span
+        parts = [_shown(q.span, text_lang, i > 0 and ordered[i - 1].span.context == q.span.context)
+                 + ("" if i + 1 < len(ids) and ids[i + 1] == ids[i] else "".join(canonical_tag(cid) for cid in ids[i]))
+                 for i, q in enumerate(ordered)]
+        body = _joined(parts, text_lang)
+        lines.append(f"{OTHER_LANGUAGE.get((lang, text_lang), '')}{_title(source, text_lang)}{body}")
+    return lines
+
+
+def extractive_answer(question: str, lang: str, sources: Sequence[Source], *, allowed: Iterable[str] | None = None,
+                      focus: tuple[QuestionFocus, Lexicon] | None = None) -> str:
+    """A lead line, then the quoted spans that best answer ``question``, grouped by source, each cited.
+
+    ``allowed`` (the whitelist) narrows the ids further; by default every citation id of a
+    quoted source may be cited. ``focus`` is the question as the knowledge base reads it, and the
+    knowledge base's lexicon (``Retriever.focus``: idf-weighted terms, named topics); without it every
+    term weighs the same and no topic is known.
+    """
+    lang = answer_lang(lang)
+    allowed_set = set(allowed) if allowed is not None else None
+    try:
+        if focus is None:
+            lexicon = plain_lexicon()
+            focus = (lexicon.focus(question), lexicon)
+        chosen = choose(candidates(focus[0], sources, focus[1]), lang, focus[0].asks_list, focus[0].own)
+        lines = quoted_lines(chosen, lang, allowed_set)
+    except Exception:  # the fallback of last resort never raises
+        lines = []
+    if not lines:
+        return NOTHING[lang]
+    return LEAD[lang] + "\n" + "\n".join(f"{n}. {line}" for n, line in enumerate(lines, 1))

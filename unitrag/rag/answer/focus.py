@@ -1,0 +1,188 @@
+"""What a question is after, and how well a span of a source gives it.
+
+The extractive answer quotes spans (``rag.answer.spans``), so it has to pick the span that
+states what was asked: the pregnancy dose when pregnancy is named, the daily intake
+when "how much" is asked, not a neighbouring sentence or an item about another
+nutrient. A span is scored on
+
+* the question's focus terms it contains, each weighted by its rarity in this
+  knowledge base (BM25's idf: "pregnant" counts, "take" hardly);
+* the topics the question names (``topics.yaml`` names and synonyms, both languages):
+  the bridge when the question and the source are in different languages;
+* numbers: the question's own, and any quantity when it asks "how much", "多少", …;
+* the source's rank (the retriever's judgement of the whole chunk), and a light
+  preference for earlier spans.
+
+A span that names only topics the question does not is marked down ("a third item about
+another nutrient"). Every weight is a plain number here, chosen on the dev questions;
+docs/benchmarks/quality.md has the figures on the test sets.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...content.text.tokenize import tokenize
+from ...content.text.lang import normalize_question
+from .spans import Span, spans
+
+#: Weights of the span score's parts (see the module docstring).
+W_TERMS, W_TOPICS, W_NUMBERS, W_RANK, W_ORDER, W_OFF_TOPIC = 1.0, 1.2, 0.6, 1.0, 0.1, 0.6
+#: A term of a paraphrase (one of the knowledge base's own questions saying the same) counts this share of the question's.
+W_PARAPHRASE = 0.8
+#: A paraphrase this much less near the question (cosine) than the nearest one counts nothing; between, linearly.
+PARAPHRASE_SPREAD = 0.05
+#: A focus term in the source's title but not in the span counts this share of one in the span.
+W_TITLE = 0.8
+#: The prior of the n-th source (0-based); later ones get the last value.
+RANK_PRIOR = (1.0, 0.6, 0.4, 0.3, 0.2)
+
+#: Questions after a quantity: a dose, a level, a count, a duration (domain-neutral question words).
+_ASKS_AMOUNT = re.compile(
+    r"\bhow\s+(?:much|many|long|often|far|high|low|big|old|hot|cold|warm|fast|heavy|tight|soon)\b"
+    r"|\bwhat(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:\w+\s+){0,3}?(?:dose|dosage|amount|level|range|value|limit|threshold|"
+    r"temperature|pressure|number|percentage|ratio|target|cut-?off|intake|interval|size|weight|speed|torque|distance)s?\b"
+    r"|\bwhen\b|多少|几|多久|多长|多高|多低|多大|多重|多远|多快|剂量|范围|标准|上限|下限|阈值|界值|几点|何时|什么时候",
+    re.IGNORECASE,
+)
+#: Questions after a list: the items of a list answer them together.
+_ASKS_LIST = re.compile(r"\b(?:which|what\s+are|list|name)\b|哪些|哪几|有什么|是什么|几条|几个|几种", re.IGNORECASE)
+#: Between two spans' words in the text a chunk's topics are looked for in: no mention runs across it.
+_SEPARATOR = "\n\x00\n"
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+_QUANTITY = re.compile(r"\d(?:[\d.,]*)\s*(?:%|[^\W\d_]{1,6}|[\u4e00-\u9fff]{1,2}|°|℃)")
+
+
+#: Chunks whose reading a lexicon keeps (a knowledge base's top sources recur from question to question).
+READINGS_KEPT = 4096
+
+
+@dataclass(frozen=True)
+class SpanReading:
+    """What a span says, read once per chunk: its terms, its numbers, whether it states a quantity."""
+
+    span: Span
+    terms: frozenset[str]
+    numbers: frozenset[str]
+    quantity: bool
+    title_terms: frozenset[str] = frozenset()  # its source's title: what the whole chunk is about
+
+
+@dataclass
+class ChunkReading:
+    """A chunk's spans read once, and which spans name each topic, looked up a topic at a time when asked."""
+
+    spans: tuple[SpanReading, ...]
+    joined: str  # every span's normalised words, joined by _SEPARATOR: one scan of the chunk per topic
+    starts: list[int]  # where each span's words start in ``joined``
+    naming: dict[str, frozenset[int]] = field(default_factory=dict)  # topic id → positions of the spans naming it
+
+    def topics_of(self, position: int, among: Iterable[str], topics: Mapping[str, Any]) -> frozenset[str]:
+        """Which of the topics ``among`` the span at ``position`` names."""
+        return frozenset(t for t in among if position in self._naming(t, topics))
+
+    def _naming(self, topic_id: str, topics: Mapping[str, Any]) -> frozenset[int]:
+        found = self.naming.get(topic_id)
+        if found is None:
+            topic = topics.get(topic_id)
+            matches = topic.mentions(self.joined) if topic is not None else ()
+            found = self.naming[topic_id] = frozenset(bisect_right(self.starts, m.start()) - 1 for m in matches)
+        return found
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """What this knowledge base knows about words: each term's idf, and its topics' mention patterns."""
+
+    idf: Mapping[str, float] | None = None  # None: every term weighs 1 (no knowledge base at hand)
+    topics: Mapping[str, Any] = field(default_factory=dict)  # topic id → rag.search.broaden._Topic (``find``)
+    _readings: dict[tuple[str, str], ChunkReading] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, vocab: Mapping[str, int], idf: Sequence[float], topics: Mapping[str, Any]) -> "Lexicon":
+        """From a sparse index's vocabulary and idf (``rag.store.sparse.SparseIndex``) and the taxonomy's topics."""
+        return cls({term: float(idf[i]) for term, i in vocab.items()}, topics)
+
+    def focus(self, question: str, named_topics: Sequence[str] = (),
+              paraphrases: Mapping[str, float] | Sequence[str] = ()) -> "QuestionFocus":
+        """The question's focus terms (weighted by idf; a term no chunk uses cannot be matched and is left out),
+        the topics it names, its numbers, and whether it asks for a quantity. ``paraphrases``: questions this
+        knowledge base answers that say the same (``Exemplars.nearest_answered``, each with its cosine to the
+        question; a plain sequence counts them all as near as the nearest); their terms count at
+        ``W_PARAPHRASE``, less the further a paraphrase is from the nearest one (a neighbour about the same
+        topic but another point, "is potassium-rich food safe with kidney disease?", must not steer the
+        answer to "which foods are rich in potassium?")."""
+        terms: dict[str, float] = {}
+        near = paraphrases if isinstance(paraphrases, Mapping) else dict.fromkeys(paraphrases, 1.0)
+        best = max(near.values(), default=1.0)
+        weighted = [(1.0, question), *((W_PARAPHRASE * max(0.0, 1.0 - (best - cosine) / PARAPHRASE_SPREAD), text)
+                                       for text, cosine in near.items())]
+        for weight_of, text in weighted:
+            if weight_of <= 0:
+                continue
+            for term in tokenize(text):
+                weight = 1.0 if self.idf is None else self.idf.get(term)
+                if weight is not None and weight > 0 and weight * weight_of > terms.get(term, 0.0):
+                    terms[term] = weight * weight_of
+        topics = frozenset(t for t in named_topics if t in self.topics)
+        return QuestionFocus(terms, topics, frozenset(_NUMBER.findall(question)), bool(_ASKS_AMOUNT.search(question)),
+                             bool(_ASKS_LIST.search(question)), frozenset(t for t in tokenize(question) if t in terms))
+
+    def read(self, text: str, title: str = "") -> ChunkReading:
+        """The spans of a source's text with what each says; remembered per chunk text."""
+        key = (text, title)
+        found = self._readings.get(key)
+        if found is None:
+            if len(self._readings) >= READINGS_KEPT:
+                self._readings.clear()
+            found = self._readings[key] = self._read(text, title)
+        return found
+
+    def _read(self, text: str, title: str) -> ChunkReading:
+        found = spans(text, title)
+        starts, joined = [], ""
+        for span in found:
+            starts.append(len(joined))
+            joined += normalize_question(f"{span.context} {span.words}") + _SEPARATOR
+        title_terms = frozenset(tokenize(title))
+        readings = tuple(SpanReading(span, frozenset(tokenize(f"{span.context} {span.words}")),
+                                     frozenset(_NUMBER.findall(span.words)), bool(_QUANTITY.search(span.words)), title_terms)
+                         for span in found)
+        return ChunkReading(readings, joined, starts)
+
+def plain_lexicon() -> Lexicon:
+    """Every term weighs the same, no topics (no knowledge base at hand: a test, a caller without one)."""
+    return Lexicon()
+
+
+@dataclass(frozen=True)
+class QuestionFocus:
+    terms: Mapping[str, float]  # term → idf
+    topics: frozenset[str]  # the topics the question names
+    numbers: frozenset[str]
+    asks_amount: bool
+    asks_list: bool = False
+    own: frozenset[str] = frozenset()  # the terms of the question itself, not of its paraphrases
+
+    def relevance(self, reading: SpanReading, named: frozenset[str] = frozenset(), source_topics: Sequence[str] = ()) -> float:
+        """How much of what was asked a span states, whatever its source's rank: ``named``, the topics it names
+        (of the question's and the top sources'), ``source_topics`` its source's."""
+        total = sum(self.terms.values())
+        said = sum(w if t in reading.terms else W_TITLE * w if t in reading.title_terms else 0.0 for t, w in self.terms.items())
+        terms = said / total if total else 0.0
+        topics = 0.0
+        if self.topics:
+            topics = sum(1.0 if t in named else 0.3 if t in source_topics else 0.0 for t in self.topics) / len(self.topics)
+        # about something else: it names other topics only, in a source not on any topic the question names
+        off = 1.0 if self.topics and named and not (named | set(source_topics)) & self.topics else 0.0
+        numbers = 1.0 if (self.numbers & reading.numbers) or (self.asks_amount and reading.quantity) else 0.0
+        return W_TERMS * terms + W_TOPICS * topics + W_NUMBERS * numbers - W_OFF_TOPIC * off
+
+    @staticmethod
+    def prior(span: Span, rank: int) -> float:
+        """What is known before reading the span: its source's rank, and its place in the source (earlier is likelier)."""
+        return W_RANK * RANK_PRIOR[min(rank, len(RANK_PRIOR) - 1)] + W_ORDER / (1.0 + span.position / 4.0)

@@ -1,0 +1,243 @@
+"""Generation: the LLM's answer, held to its sources, with an extractive answer behind it.
+
+An answer may cite only the ids of the sources it was given, in the tag the prompt
+asks for. One fabricated id, or one citation written in any other form (the check
+in ``citations.py`` finds every spelling), earns the model one corrective retry
+naming the bad ids and tags and the allowed ids; a second bad answer, a missing
+LLM or any LLM failure yields the extractive answer (every id in it comes from the
+sources). The caller always gets text and a faithfulness report, never an
+exception, and ``error`` says why the LLM's answer was not used: ``error_kind`` in one
+fixed word (all a caller outside the server learns) and ``error`` in a line for the operator,
+with secrets masked (the provider's message may echo its endpoint's password or key).
+
+Streaming cannot take words back: a streamed answer is checked after the fact
+(its report lists any invalid ids) and falls back to the extractive answer only
+when the stream fails before its first piece.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ...artifact.bounded_sandbox import MAX_PROMPT_CHARS
+from ...providers.llm.base import LLM, LLMErrorCategory, LLMUnavailable
+from ...providers.llm.redact import redact_secrets
+from .extractive import answer_lang, extractive_answer
+from .focus import Lexicon, QuestionFocus
+from .prompt import UNNAMED, Identity, PromptError, build_messages
+from ..types import FaithfulnessReport, Source
+
+#: ``check_citations(answer, whitelist)`` from ``unitrag.rag.answer.citations``, injected.
+CitationCheck = Callable[[str, Iterable[str]], FaithfulnessReport]
+
+# ``invalid`` lists fabricated ids and, as written, tags that are not ``<Cite id="..."/>`` (see citations.py).
+_CORRECTION = {
+    "zh": "你的回答引用了资料中没有的 id：{invalid}。只能引用这些 id：{allowed}，"
+    '每条引用都严格写成 <Cite id="..."/>，不加其他属性、不转义。请重写完整的回答：删除或替换这些引用，其他规则不变。',
+    "en": "Your answer cited ids that are not in the sources: {invalid}. The only ids you may cite are: {allowed}, "
+    'each written exactly as <Cite id="..."/>, with no other attribute and no escaping. '
+    "Rewrite the whole answer, removing or replacing those citations; all other rules still apply.",
+}
+_NO_IDS = {"zh": "（无，不要引用）", "en": "(none: do not cite)"}
+
+#: Why the LLM's answer was not used, in a fixed vocabulary: a provider failure's category, an answer whose
+#: citations stayed invalid after the corrective retry, or a prompt that could not be built.
+ErrorKind = LLMErrorCategory | Literal["llm_invalid_citations", "prompt_error"]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why the LLM's answer was not used: a fixed word for any caller, and a line for the operator."""
+
+    kind: ErrorKind
+    detail: str
+
+
+@dataclass(frozen=True)
+class Generation:
+    """The answer text, whether it is extractive, how many LLM calls it took, and why the LLM's was not used."""
+
+    text: str
+    extractive: bool
+    attempts: int  # LLM calls made: 0 without an LLM, 2 after a corrective retry
+    error: str | None  # None when the LLM's answer was used (or no LLM is configured); secrets masked
+    report: FaithfulnessReport
+    error_kind: ErrorKind | None = None  # set with ``error``: the fixed word an HTTP caller gets instead
+
+    @classmethod
+    def of(cls, text: str, extractive: bool, attempts: int, failure: Failure | None, report: FaithfulnessReport
+           ) -> Generation:
+        return cls(text, extractive, attempts, failure.detail if failure else None, report,
+                   failure.kind if failure else None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "extractive": self.extractive, "attempts": self.attempts,
+                "error": self.error, "error_kind": self.error_kind, "report": self.report.to_dict()}
+
+
+def correction_message(lang: str, invalid_ids: Iterable[str], allowed: Iterable[str]) -> dict[str, str]:
+    """The user turn that asks for a rewrite without the fabricated ids."""
+    lang = answer_lang(lang)
+    allowed_text = ", ".join(sorted(set(allowed))) or _NO_IDS[lang]
+    invalid_text = ", ".join(dict.fromkeys(invalid_ids))
+    return {"role": "user", "content": _CORRECTION[lang].format(invalid=invalid_text, allowed=allowed_text)}
+
+
+def llm_failure(llm: LLM, exc: Exception) -> Failure:
+    """Any exception from ``llm.complete`` as a failure: a provider's own (already redacted), or one from an
+    LLM implementation that broke its contract (redacted here)."""
+    if isinstance(exc, LLMUnavailable):
+        return Failure(exc.category, exc.reason)
+    return Failure("llm_error", f"{llm.id}: {type(exc).__name__}: {redact_secrets(str(exc))}")
+
+
+def _call(llm: LLM, messages: list[dict[str, str]]) -> tuple[str | None, Failure | None]:
+    """(text, None) or (None, why): any LLM failure becomes a reason, never an exception."""
+    try:
+        result = llm.complete(messages, stream=False)
+        text = result if isinstance(result, str) else "".join(result)
+    except Exception as exc:  # LLMUnavailable, or an LLM implementation that broke its contract
+        return None, llm_failure(llm, exc)
+    if not text.strip():
+        return None, Failure("llm_error", f"{llm.id}: empty output")
+    return text.strip(), None
+
+
+def _messages(question: str, lang: str, sources: Sequence[Source], templates: Mapping[str, str],
+              max_chars: int = MAX_PROMPT_CHARS, identity: Identity = UNNAMED,
+              ) -> tuple[list[dict[str, str]] | None, Failure | None]:
+    """(the prompt's messages, None) or (None, why): a broken template, a source or a prompt over ``max_chars``
+    (config ``max_prompt_chars``) falls back, never raises, and never reaches the LLM."""
+    try:
+        return build_messages(question, lang, sources, templates, max_chars, identity), None
+    except PromptError as exc:
+        return None, Failure("prompt_error", str(exc))
+    except Exception as exc:  # a malformed source: answer from the others rather than fail
+        return None, Failure("prompt_error", f"prompt: {type(exc).__name__}: {exc}")
+
+
+def _fallback(question: str, lang: str, sources: Sequence[Source], allowed: set[str], check: CitationCheck,
+              attempts: int, failure: Failure | None, focus: tuple[QuestionFocus, Lexicon] | None) -> Generation:
+    text = extractive_answer(question, lang, sources, allowed=allowed, focus=focus)
+    return Generation.of(text, True, attempts, failure, check(text, allowed))
+
+
+def generate_answer(
+    question: str,
+    lang: str,
+    sources: Sequence[Source],
+    templates: Mapping[str, str],
+    llm: LLM | None,
+    whitelist: Iterable[str],
+    check: CitationCheck,
+    max_prompt_chars: int = MAX_PROMPT_CHARS,
+    focus: tuple[QuestionFocus, Lexicon] | None = None,
+    identity: Identity = UNNAMED,
+) -> Generation:
+    """The LLM's answer when it cites only ``whitelist`` ids (after at most one corrective retry), else the extractive one.
+
+    Never raises for an LLM or prompt failure; ``check`` (a pure function over strings) must not raise either.
+    ``focus`` (``Retriever.focus``) is the question as the extractive answer reads it; ``identity`` is what the
+    prompts say the knowledge base is.
+    """
+    allowed = set(whitelist)
+
+    def fallback(attempts: int, failure: Failure | None) -> Generation:
+        return _fallback(question, lang, sources, allowed, check, attempts, failure, focus)
+
+    if llm is None:
+        return fallback(0, None)
+    messages, failure = _messages(question, lang, sources, templates, max_prompt_chars, identity)
+    if messages is None:
+        return fallback(0, failure)
+
+    text, failure = _call(llm, messages)
+    if text is None:
+        return fallback(1, failure)
+    report = check(text, allowed)
+    if not report.invalid_ids:
+        return Generation(text, False, 1, None, report)
+
+    retry = [*messages, {"role": "assistant", "content": text}, correction_message(lang, report.invalid_ids, allowed)]
+    text, failure = _call(llm, retry)
+    if text is None:
+        return fallback(2, failure)
+    report = check(text, allowed)
+    if not report.invalid_ids:
+        return Generation(text, False, 2, None, report)
+    failure = Failure("llm_invalid_citations", f"{llm.id}: cited ids not in the sources or malformed citation tags, "
+                                               f"also after a corrective retry: {', '.join(report.invalid_ids)}")
+    return fallback(2, failure)
+
+
+class AnswerStream(Iterator[str]):
+    """The pieces of an answer as they arrive; ``generation`` holds the full result once they are exhausted."""
+
+    def __init__(self, pieces: Generator[str, None, Generation]) -> None:
+        self._pieces = pieces
+        self.generation: Generation | None = None
+
+    def __iter__(self) -> AnswerStream:
+        return self
+
+    def __next__(self) -> str:
+        try:
+            return next(self._pieces)
+        except StopIteration as stop:
+            self.generation = stop.value
+            raise
+
+    def close(self) -> None:
+        """Stop early (the client went away): the LLM stream is closed with it."""
+        self._pieces.close()
+
+
+def stream_answer(
+    question: str,
+    lang: str,
+    sources: Sequence[Source],
+    templates: Mapping[str, str],
+    llm: LLM | None,
+    whitelist: Iterable[str],
+    check: CitationCheck,
+    max_prompt_chars: int = MAX_PROMPT_CHARS,
+    focus: tuple[QuestionFocus, Lexicon] | None = None,
+    identity: Identity = UNNAMED,
+) -> AnswerStream:
+    """Like ``generate_answer``, piece by piece; no corrective retry (streamed words cannot be taken back)."""
+    return AnswerStream(_stream(question, lang, sources, templates, llm, set(whitelist), check, max_prompt_chars, focus,
+                                identity))
+
+
+def _stream(question: str, lang: str, sources: Sequence[Source], templates: Mapping[str, str], llm: LLM | None,
+            allowed: set[str], check: CitationCheck, max_prompt_chars: int,
+            focus: tuple[QuestionFocus, Lexicon] | None, identity: Identity) -> Generator[str, None, Generation]:
+    attempts = 0
+    pieces: list[str] = []
+    messages, failure = (_messages(question, lang, sources, templates, max_prompt_chars, identity) if llm is not None
+                         else (None, None))
+    if llm is not None and messages is not None:
+        attempts = 1
+        stream: str | Iterator[str] = ""
+        try:
+            stream = llm.complete(messages, stream=True)
+            for piece in [stream] if isinstance(stream, str) else stream:
+                if piece:
+                    pieces.append(piece)
+                    yield piece
+        except Exception as exc:  # LLMUnavailable, or an LLM implementation that broke its contract
+            failure = llm_failure(llm, exc)
+        finally:  # also when the consumer stops early: release the connection now, not at GC
+            close = getattr(stream, "close", None)
+            if callable(close):
+                close()
+        if not pieces and failure is None:
+            failure = Failure("llm_error", f"{llm.id}: the stream ended without any text")
+    if pieces:  # a stream that broke off mid-way keeps what it said; error says why it stopped
+        text = "".join(pieces)
+        return Generation.of(text, False, attempts, failure, check(text, allowed))
+    generation = _fallback(question, lang, sources, allowed, check, attempts, failure, focus)
+    yield generation.text
+    return generation

@@ -1,0 +1,243 @@
+"""Answer spans: the pieces of a source's Markdown an extractive answer may quote.
+
+A fact lives in a sentence, a list item or a table row, and a row or an item often
+means nothing without what it sits under ("Pregnancy | 600 µg" under "Daily need",
+"- 120 in mainland China" under "Call your emergency number:"). So a span keeps its
+context (the nearest heading or lead-in line) beside its text, a table row is rendered
+with its header (``Adults 19–50 — RDA: 1,000 mg``), and the title line a story's chunk
+starts with is never a span (the answer names the title once, itself).
+
+Pure string work, no model: it runs on every extractive answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from ...content.text.citation_tags import canonical_tag, find_tags, replace_tags, strip_tags
+
+SpanKind = Literal["sentence", "item", "row"]
+
+#: A list item longer than this (characters of words, by language) is quoted sentence by sentence.
+ITEM_MAX_CHARS = {"zh": 120, "en": 320}
+#: A line ending in a colon is a lead-in (context for what follows) when it is at most this long.
+LEAD_IN_CHARS = 100
+
+_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MD_EMPHASIS = re.compile(r"(\*\*|__|\*|`)")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>.*?)\s*#*\s*$")
+_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)、])\s+(?P<text>.*)$")
+_QUOTE = re.compile(r"^\s*>\s?")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+# A line that is all bold ("**Targets for adults:**") heads what follows, like a heading, when it ends in a
+# colon, has no end punctuation or is short ("**安全性。**"); a long bold sentence is a sentence.
+_BOLD_LINE = re.compile(r"^\s*(\*\*|__)(?P<text>[^*_]+?)\1\s*(?P<colon>[:：]?)\s*$")
+_BOLD_HEADING_CHARS = 40
+_END_PUNCT = ".!?。！？…"
+_SPACE = re.compile(r"\s+")
+# A sentence ends at 。！？!? (plus closing quotes/brackets), at ；… runs, or at a "." followed by
+# whitespace and not preceded by a common abbreviation or a single letter (e.g., Dr., U.S.).
+_ZH_END = re.compile(r"[。！？!?]+[”’」』）)]*|…{1,2}")
+_EN_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bNo)(?<!\bFig)(?<!\b[A-Z])\.[”’\")]*(?=\s|$|<)")
+_CJK_GAP = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])")
+
+
+@dataclass(frozen=True)
+class Span:
+    """One quotable piece of a source: its text (canonical ``<Cite/>`` tags kept), what it sits under, its place."""
+
+    text: str
+    context: str
+    kind: SpanKind
+    position: int
+    words: str = ""  # the text without tags: what is shown and measured
+    cited: tuple[str, ...] = ()  # the ids its tags cite
+
+    @classmethod
+    def of(cls, text: str, context: str, kind: SpanKind, position: int) -> "Span":
+        cited = tuple(dict.fromkeys(t.id for t in find_tags(text) if t.id))
+        return cls(text, context, kind, position, strip_tags(text).strip(), cited)
+
+
+
+def plain_title(title: str | None) -> str:
+    """A title as an answer names it: markup tags dropped, whitespace runs collapsed."""
+    return _SPACE.sub(" ", _TAG.sub("", title or "")).strip()
+
+def _clean(text: str) -> str:
+    """Well-formed ``<Cite/>`` tags in their canonical spelling, every other tag gone, links as their words."""
+    text = replace_tags(text or "", lambda t: canonical_tag(t.id) if t.id else "")
+    text = _TAG.sub(lambda m: m.group(0) if _is_cite(m.group(0)) else "", text)
+    return _MD_LINK.sub(r"\1", text)
+
+
+def _is_cite(tag: str) -> bool:
+    found = find_tags(tag)
+    return len(found) == 1 and found[0].canonical and found[0].raw == tag
+
+
+def _flat(text: str) -> str:
+    text = _SPACE.sub(" ", _MD_EMPHASIS.sub("", text)).strip()
+    return _CJK_GAP.sub("", text)
+
+
+def _same(a: str, b: str) -> bool:
+    return bool(a) and _flat(a).casefold().rstrip(".:：。") == _flat(b).casefold().rstrip(".:：。")
+
+
+def _cells(line: str) -> list[str]:
+    line = line.strip()
+    line = line.removeprefix("|")
+    line = line.removesuffix("|")
+    return [_flat(cell) for cell in line.split("|")]
+
+
+def _rows(lines: list[str]) -> list[str]:
+    """A Markdown table's data rows, each as ``label — header: value; …`` (a row without a header: its cells)."""
+    rows = [_cells(line) for line in lines if not _TABLE_RULE.match(line)]
+    has_header = len(lines) > 1 and bool(_TABLE_RULE.match(lines[1]))
+    header, body = (rows[0], rows[1:]) if has_header else ([], rows)
+    out = []
+    for cells in body:
+        if not any(strip_tags(c).strip() for c in cells):
+            continue
+        label, rest = cells[0], cells[1:]
+        pairs = [f"{header[i + 1]}: {cell}" if i + 1 < len(header) and header[i + 1] else cell
+                 for i, cell in enumerate(rest) if strip_tags(cell).strip()]
+        out.append(" — ".join(x for x in (label, "; ".join(pairs)) if x))
+    return out
+
+
+def _bold_heading(line: str) -> re.Match[str] | None:
+    m = _BOLD_LINE.match(line)
+    if m is None:
+        return None
+    words = m.group("text").strip()
+    heading = bool(m.group("colon")) or words[-1:] in ":：" or words[-1:] not in _END_PUNCT or len(words) <= _BOLD_HEADING_CHARS
+    return m if heading else None
+
+
+def _lang_of(text: str) -> str:
+    return "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
+
+
+def _has_words(text: str) -> bool:
+    return any(ch.isalnum() for ch in strip_tags(text))
+
+
+def _leading_tags(piece: str) -> int:
+    """Where the citation tags at the very start of ``piece`` end (0 when it starts with words)."""
+    end = 0
+    for tag in find_tags(piece):
+        if piece[end:tag.start].strip():
+            break
+        end = tag.end
+    return end
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of Chinese, English or mixed prose, end punctuation kept.
+
+    A ``<Cite/>`` written just after a full stop belongs to the sentence before it.
+    """
+    bounds = sorted({m.end() for m in _ZH_END.finditer(text)} | {m.end() for m in _EN_END.finditer(text)} | {len(text)})
+    sentences: list[str] = []
+    start = 0
+    for end in bounds:
+        piece = text[start:end].strip()
+        start = end
+        lead = _leading_tags(piece)
+        if lead and sentences:
+            sentences[-1] += piece[:lead].strip()
+            piece = piece[lead:].strip()
+        if not piece:
+            continue
+        if _has_words(piece) or not sentences:
+            sentences.append(piece)
+        else:
+            sentences[-1] += piece  # stray punctuation or tags
+    return [s for s in sentences if _has_words(s)]
+
+
+class _Reader:
+    """Walks the lines once, collecting blocks into spans."""
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.spans: list[Span] = []
+        self.heading = ""
+        self.lead = ""  # a "…:" line: context for the items and rows right after it
+        self.block: list[str] = []
+        self.block_kind: SpanKind = "sentence"
+
+    def add(self, text: str, kind: SpanKind, context: str) -> None:
+        if any(ch.isalnum() for ch in strip_tags(text)):
+            self.spans.append(Span.of(text, context, kind, len(self.spans)))
+
+    def flush(self) -> None:
+        if not self.block:
+            return
+        text = _flat(" ".join(self.block))
+        kind, self.block = self.block_kind, []
+        if kind == "item":
+            if len(strip_tags(text)) <= ITEM_MAX_CHARS[_lang_of(text)]:
+                self.add(text, "item", self.lead or self.heading)
+                return
+            for sentence in split_sentences(text):
+                self.add(sentence, "item", self.lead or self.heading)
+            return
+        sentences = split_sentences(text)
+        self.lead = ""
+        if sentences and sentences[-1].rstrip().endswith((":", "：")) and len(strip_tags(sentences[-1])) <= LEAD_IN_CHARS:
+            self.lead = strip_tags(sentences.pop()).strip().rstrip(":：")
+        context = self.heading
+        for sentence in sentences:
+            if strip_tags(sentence).rstrip().endswith(("?", "？")):
+                context = strip_tags(sentence).strip()  # a question the text asks itself heads its answer
+                continue
+            self.add(sentence, "sentence", context)
+
+    def set_heading(self, text: str) -> None:
+        self.flush()
+        text = _flat(text).rstrip(":：")
+        self.heading, self.lead = ("" if _same(text, self.title) else text), ""
+
+    def read(self, text: str) -> list[Span]:
+        lines = _clean(text).splitlines()
+        if lines and _same(lines[0], self.title):
+            lines = lines[1:]  # a story's chunk starts with its title: the answer names it once, itself
+        i = 0
+        while i < len(lines):
+            line = _QUOTE.sub("", lines[i])
+            heading, bold, item = _HEADING.match(line), _bold_heading(line), _ITEM.match(line)
+            if not line.strip():
+                self.flush()
+            elif heading or bold:
+                self.set_heading((heading or bold).group("text"))  # type: ignore[union-attr]
+            elif line.lstrip().startswith("|"):
+                self.flush()
+                table = []
+                while i < len(lines) and lines[i].lstrip().startswith("|"):
+                    table.append(lines[i])
+                    i += 1
+                for row in _rows(table):
+                    self.add(row, "row", self.lead or self.heading)
+                continue
+            elif item:
+                self.flush()
+                self.block, self.block_kind = [item.group("text")], "item"
+            else:
+                if not self.block:
+                    self.block_kind = "sentence"
+                self.block.append(line.strip())
+            i += 1
+        self.flush()
+        return self.spans
+
+
+def spans(text: str, title: str = "") -> list[Span]:
+    """The sentences, list items and table rows of a source's text, in order, each with its context."""
+    return _Reader(title).read(text)

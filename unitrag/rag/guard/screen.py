@@ -1,0 +1,139 @@
+"""The first stage of every question: red flags and out-of-scope requests never reach retrieval.
+
+A possible emergency gets the rule's fixed safe response and nothing else: no
+retrieval, no LLM, so nothing can dilute or contradict it. An out-of-scope
+request gets a refusal. Red flags are checked before out-of-scope rules, so a
+question that is both ("my kid swallowed pills, can I sue?") gets the safety
+message. Patterns of both languages are tried on every question, because a
+Chinese question may quote English and the other way round; only the response
+follows the question's language.
+
+Patterns only stop the phrasings their authors foresaw, so a rule also fires when the
+classifier the build fitted on its examples (``guard_semantic``) scores the question's
+embedding past its type's threshold; the embedding is the one retrieval uses (the query
+encoder's cache hands it over), so similarity costs one small matrix product. The order
+is red-flag patterns, red-flag similarity, out-of-scope patterns, out-of-scope similarity.
+With an LLM configured, a score in the uncertain band gets a second opinion (``guard_llm``).
+
+A red flag is then read against the question's framing (``guard_framing``): when nothing in
+it is happening now and it is clearly past, hypothetical, general, study or prevention, the
+red flag does not stop it. The question is answered, with the rule's ``caution`` note when the
+rule has one (a ``caution`` outcome), else as any other question. Acute cues always stop.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from ...content.guard_rules import CHECK_ORDER, CompiledRule, compile_rule
+from .framing import read_framing
+from .second_opinion import SecondOpinion
+from .semantic import SemanticGuard, SemanticScore
+from ...content.text.lang import normalize_question
+from ..timing import timed
+from ..types import GuardOutcome
+
+class Guard:
+    """Guard rules compiled once (case-insensitive), checked in ``CHECK_ORDER`` then file order.
+
+    ``semantic`` and ``embed`` (the query encoder's ``encode``) add similarity; ``llm`` (a
+    callable returning the configured LLM or None) adds the second opinion.
+    """
+
+    def __init__(
+        self, rules: Iterable[CompiledRule], *, semantic: SemanticGuard | None = None,
+        embed: Callable[[str], np.ndarray] | None = None, llm: Callable[[], Any] | None = None,
+    ) -> None:
+        rules = list(rules)
+        self.rules: tuple[CompiledRule, ...] = tuple(r for t in CHECK_ORDER for r in rules if r.type == t)
+        self._by_id = {r.id: r for r in self.rules}
+        self.semantic = semantic if embed is not None else None
+        self._embed = embed
+        self.second_opinion = SecondOpinion(llm) if llm is not None else None
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Mapping[str, Any]], **options: Any) -> "Guard":
+        """Build from rows of the artifact's ``guard_rules`` table; a bad rule is an error, never skipped."""
+        return cls((compile_rule(row) for row in rows), **options)
+
+    def check(self, question: str, lang: str, timings: dict[str, float] | None = None) -> GuardOutcome | None:
+        """The first rule that stops the question, with its response in ``lang``; else a ``caution`` outcome (a red
+        flag the framing made a note: answer, and show its note) or None (answer as any other question).
+
+        ``timings`` gets ``embed`` (the question's vector, which retrieval then reuses) and
+        ``guard`` (everything else) in milliseconds.
+        """
+        timings = {} if timings is None else timings
+        started, embedded_before = time.perf_counter(), timings.get("embed", 0.0)
+        text = normalize_question(question)
+        outcome, caution = None, None
+        if text:
+            scores: list[SemanticScore] | None = None  # computed once, when the first pattern-free type needs them
+            for rule_type in CHECK_ORDER:
+                outcome = self._by_pattern(text, rule_type, lang)
+                if outcome is None and self.semantic is not None:
+                    scores = self._scores(question, timings) if scores is None else scores
+                    outcome = self._by_similarity(question, scores, rule_type, lang)
+                if outcome is not None and rule_type == "red_flag":
+                    outcome, caution = self._framed(outcome, text, lang)
+                if outcome is not None:
+                    break
+            outcome = outcome or caution
+        spent = (time.perf_counter() - started) * 1000 - (timings.get("embed", 0.0) - embedded_before)
+        timings["guard"] = timings.get("guard", 0.0) + spent
+        return outcome
+
+    def scores(self, question: str) -> list[SemanticScore]:
+        """The classifier's best rule per type for ``question`` (empty without a semantic guard): for evaluation."""
+        if self.semantic is None or self._embed is None:
+            return []
+        return self.semantic.scores(self._embed(question))
+
+    def caught_by_pattern(self, question: str, rule_type: str) -> bool:
+        """Whether some rule of ``rule_type`` stops ``question`` by pattern alone (the fit counts these as stopped)."""
+        return self._by_pattern(normalize_question(question), rule_type, "en") is not None
+
+    def _framed(self, red_flag: GuardOutcome, text: str, lang: str) -> tuple[GuardOutcome | None, GuardOutcome | None]:
+        """(the red flag, None) when it stands; (None, a caution or None) when the framing is clearly not acute."""
+        framing = read_framing(text)
+        if not framing.clearly_not_acute:
+            return red_flag, None
+        note = self._by_id[red_flag.rule].caution(lang)
+        if note is None:
+            return None, None
+        return None, replace(red_flag, type="caution", response=note, framing=framing.kinds)
+
+    def _by_pattern(self, text: str, rule_type: str, lang: str) -> GuardOutcome | None:
+        for rule in self.rules:
+            if rule.type == rule_type and rule.matches(text):
+                return GuardOutcome(type=rule.type, rule=rule.id, response=rule.response(lang))
+        return None
+
+    def _scores(self, question: str, timings: dict[str, float]) -> list[SemanticScore]:
+        assert self.semantic is not None and self._embed is not None
+        with timed(timings, "embed"):
+            vector = self._embed(question)
+        return self.semantic.scores(vector)
+
+    def _by_similarity(self, question: str, scores: list[SemanticScore], rule_type: str, lang: str) -> GuardOutcome | None:
+        for score in scores:
+            rule = self._by_id.get(score.rule)
+            if score.type != rule_type or rule is None:
+                continue
+            fires, opinion = score.fires, None
+            if self.second_opinion is not None:
+                fires, opinion = self.second_opinion.decide(question, score, rule.response("en"))
+            if fires:
+                reason = "llm" if opinion is not None and not score.fires else "similarity"
+                return GuardOutcome(type=rule.type, rule=rule.id, response=rule.response(lang), reason=reason,
+                                    score=score.score, threshold=score.threshold,
+                                    nearest_example=score.nearest_example, similarity=score.nearest_similarity)
+        return None
+
+    def __len__(self) -> int:
+        return len(self.rules)

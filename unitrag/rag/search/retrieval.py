@@ -1,0 +1,337 @@
+"""Candidate retrieval: dense (and sparse, fused by RRF) over every query, then rerank.
+
+Broadened questions arrive as several queries; their candidate lists are fused
+like any other list, so a chunk found by several sub-queries rises.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ...config import Config
+from ..arguments import question_text
+from ..store.columns import list_value_counts
+from .crosslingual import OTHER, CrossLingual, Probe
+from .postprocess import focus, in_context
+from .query_embedding import QueryEncoder
+from ..store.artifact_store import ChunkStore
+from ..timing import timed
+from ..types import SearchFilter, Source, UserContext
+
+if TYPE_CHECKING:
+    from ..answer.focus import Lexicon, QuestionFocus
+
+RRF_K = 60
+#: Probes whose lists add candidates but whose scores the reranker and the gate never read: they search
+#: words other than the question's own (the gate was fitted on the question's cosines).
+UNSCORED_PROBES = frozenset({"expand", "translate"})
+_SPARSE_LOCK = threading.Lock()
+#: The extractive answer reads a question with the words of up to this many of the knowledge base's own answerable
+#: questions (authors' unit questions, dev questions) at this cosine or more: the bridge to a source in the other
+#: language, whose words the question does not share (rag.answer.focus).
+PARAPHRASES, PARAPHRASE_COSINE = 3, 0.85
+
+
+@dataclass
+class Retriever:
+    store: ChunkStore
+    encoder: QueryEncoder
+    config: Config
+    sparse_index: Any = None  # unitrag.rag.store.sparse.SparseIndex: at open when sparse is on, else on first use
+    reranker: Any = None
+    gate: Any = None
+    crosslingual: CrossLingual | None = None  # probes into the other language's units (rag.search.crosslingual)
+    rows_of_unit: dict[str, list[int]] | None = None  # unit or scene id → chunk rows, for context probes
+    topic_idf: dict[str, float] | None = None  # topic → log(chunks / chunks carrying it), for named-topic boosts
+    translator: Any = None  # rag.search.translate.QueryTranslator: with an LLM configured, the question in the other language
+    exemplars: Any = None  # rag.store.exemplars.Exemplars: questions known to be answerable or not, for the gate
+    lexicon: Any = None  # rag.answer.focus.Lexicon: idf and topic names for the extractive answer, on first use
+
+    @classmethod
+    def build(cls, store: ChunkStore, encoder: QueryEncoder, config: Config) -> Retriever:
+        retriever = cls(store, encoder, config)
+        retriever.crosslingual = CrossLingual.from_rows(store.topics, set(store.lang.tolist()))
+        if config.reranker != "none":
+            from ...providers.rerankers import load_reranker
+
+            retriever.reranker = load_reranker(config.reranker)
+        if config.sparse:  # built at open, from the terms the build stored: no first-query stall
+            retriever._sparse()
+        retriever.topic_idf = topic_idf(store)
+        return retriever
+
+    def retrieve(
+        self, queries: list[str], where: SearchFilter, timings: dict[str, float], *, sparse: bool,
+        probes: Sequence[Probe] = (), user: UserContext | None = None,
+    ) -> list[Source]:
+        """Candidates best first, each carrying its dense / sparse / rrf / rerank / topic scores.
+
+        A question about the user's context (``focused``) gets that context's candidates first, so the
+        reranker's cut keeps them.
+        """
+        user = user or UserContext()
+        found = focus(self.candidates(queries, where, timings, sparse=sparse, probes=probes),
+                      user if self.focused(queries[0], user) else None)
+        self.mark_topics(queries[0], found, user)
+        self.mark_exemplars(queries[0], found, user)
+        return self.rerank(queries[0], found, timings) if self.reranker is not None else found
+
+    def candidates(
+        self, queries: list[str], where: SearchFilter, timings: dict[str, float], *,
+        sparse: bool, dense: bool = True, depth: int | None = None, probes: Sequence[Probe] = (),
+    ) -> list[Source]:
+        """The first stage: dense and/or BM25 lists of every query and probe, fused by RRF, ``depth`` long.
+
+        Dense cosines are corrected per (query language, chunk language) pair (``crosslingual.offset``).
+        A probe's list joins the fusion; only probes that ask the question itself (not ``expand``'s
+        topic names, nor ``translate``'s LLM rendering) lend their scores to the ``dense`` / ``sparse``
+        a reranker and the gate read.
+
+        Queries over ``max_question_chars`` are refused here too: evaluation ranks through this
+        method directly, and nothing unbounded may reach jieba, BM25 or the embedder's lock.
+        """
+        for query in queries:
+            question_text(query, self.config.max_question_chars)
+        k = depth or self.config.dense_k
+        searches = [(q, where, True, True) for q in queries] + [
+            (p.text, _narrowed(where, p), p.dense, p.sparse) for p in probes if not p.units
+        ]
+        scored = [True] * len(queries) + [p.why not in UNSCORED_PROBES for p in probes if not p.units]
+        dense_lists: list[tuple[np.ndarray, np.ndarray, bool]] = []
+        for (query, narrowed, use_dense, _), keep in zip(searches, scored):
+            if not (dense and use_dense):
+                continue
+            with timed(timings, "embed"):
+                vector = self.encoder.encode(query)
+            with timed(timings, "dense"):
+                rows, scores = self.store.dense_search(vector, k, narrowed)
+                dense_lists.append((rows, self._corrected(query, rows, scores), keep))
+        for probe in probes if dense else ():
+            if probe.units:
+                with timed(timings, "dense"):
+                    rows, scores = self._unit_rows(probe.units, self.encoder.encode(probe.text), where)
+                    dense_lists.append((rows, self._corrected(probe.text, rows, scores), True))
+        sparse_lists: list[tuple[np.ndarray, np.ndarray, bool]] = []
+        if sparse:
+            with timed(timings, "sparse"):
+                index = self._sparse()
+                for (query, narrowed, _, use_sparse), keep in zip(searches, scored):
+                    if use_sparse:
+                        sparse_lists.append((*index.search(query, k, self.store.filter_mask(narrowed)), keep))
+        with timed(timings, "fuse"):
+            return self._fuse(dense_lists, sparse_lists, k, by_rank=bool(probes) or (bool(sparse_lists) and bool(dense_lists)))
+
+    def _unit_rows(self, units: tuple[str, ...], vector: np.ndarray, where: SearchFilter) -> tuple[np.ndarray, np.ndarray]:
+        """The chunks of ``units`` the caller may see, by the question's cosine (best first; unscored without vectors)."""
+        if self.rows_of_unit is None:  # built on first use (a benign race: both threads build the same dict)
+            index: dict[str, list[int]] = {}
+            for column in ("unit_id", "scene_id"):
+                values = self.store.columns[column]
+                for i in range(len(self.store)):
+                    if values[i]:
+                        index.setdefault(values[i], []).append(i)
+            self.rows_of_unit = index
+        mask = self.store.filter_mask(where)
+        found = sorted({i for unit in units for i in self.rows_of_unit.get(unit, ())})
+        rows = np.array([i for i in found if mask is None or mask[i]], dtype=np.int64)
+        vectors = getattr(self.store, "vectors", None)
+        if not len(rows) or vectors is None or len(vectors) != len(self.store):  # a published store keeps none in memory
+            return rows, np.zeros(len(rows), dtype=np.float32)
+        scores = (vectors[rows] @ vector).astype(np.float32)
+        order = np.argsort(-scores, kind="stable")
+        return rows[order], scores[order]
+
+    def _corrected(self, query: str, rows: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        """Cosines made comparable across languages: the pair's offset added where the chunk's language differs."""
+        if self.crosslingual is None or not len(rows):
+            return scores
+        langs = self.store.lang[rows]
+        if (langs == langs[0]).all() and self.crosslingual.offset(query, str(langs[0])) == 0.0:
+            return scores
+        return scores + np.array([self.crosslingual.offset(query, str(g)) for g in langs], dtype=scores.dtype)
+
+    def use_calibration(self, rows: list[dict[str, Any]], pipeline: str) -> None:
+        """The artifact's gate for ``pipeline`` (and the cosine corrections it was fitted with), else the default.
+
+        The default gate (fitted on the bundled sample's dev questions) keeps "not found" working on a
+        knowledge base not yet calibrated; using it is said once, with how to fit one (rag.gate).
+        """
+        from ..gate import gate_in_use, say_once, uncalibrated_message
+
+        self.gate, is_default = gate_in_use(rows, pipeline)
+        if is_default:
+            say_once(uncalibrated_message(pipeline, self.gate))
+        if self.gate is not None and self.gate.lang_offsets is not None and self.crosslingual is not None:
+            self.crosslingual.offsets = dict(self.gate.lang_offsets)
+
+    def mark_topics(self, question: str, sources: list[Source], user: UserContext | None = None) -> None:
+        """``scores["topic"]``: 1 when a source is on what the question is about, whatever its language.
+
+        That is: it shares a topic the question names, or the caller's context points at it (the
+        current topic, a triggered rule, a recent scene: "is that safe?" refers to them). A gate feature.
+        ``scores["gap"]``: 1 on every source when the question names a topic no chunk carries, one the
+        taxonomy lists so that it is known to be missing ("zinc", "caffeine"). Another gate feature.
+        """
+        if self.crosslingual is None:
+            return
+        named = set(self.crosslingual.topics_in(question))
+        gap = float(bool(named - self._topic_idf().keys()))
+        user = user or UserContext()
+        for source in sources:
+            source.scores["topic"] = float(bool(named.intersection(source.topics)) or in_context(source, user))
+            source.scores["gap"] = gap
+
+    def mark_exemplars(self, question: str, sources: list[Source], user: UserContext | None = None) -> None:
+        """``scores["exemplar"]`` on every source: how much nearer the question is to questions the knowledge base
+        answers than to ones it does not (rag.store.exemplars). A gate feature; the query vector is the cached one."""
+        if self.exemplars is None or not sources:
+            return
+        value = self.exemplars.score(self.encoder.encode(question), (user or UserContext()).is_clinician)
+        if value is not None:
+            for source in sources:
+                source.scores["exemplar"] = value
+
+    @contextmanager
+    def exemplars_without(self, texts: Sequence[str]) -> Iterator[None]:
+        """Score with the exemplars but ``texts``: a dev set's own questions must not be their own neighbours
+        (evaluation and calibration; not thread-safe, as neither needs it)."""
+        kept = self.exemplars
+        self.exemplars = kept.without(texts) if kept is not None else None
+        try:
+            yield
+        finally:
+            self.exemplars = kept
+
+    def _topic_idf(self) -> dict[str, float]:
+        if self.topic_idf is None:  # once (a benign race: both threads count the same)
+            self.topic_idf = topic_idf(self.store)
+        return self.topic_idf
+
+    def named_topics(self, question: str, user: UserContext) -> dict[str, float]:
+        """The topics the question names, each weighted by how few chunks carry it (idf, normalised to sum 1);
+        none for a question about the user's context (``focused``: that context ranks first instead)."""
+        if self.crosslingual is None or self.focused(question, user):
+            return {}
+        named = self.crosslingual.topics_in(question)
+        if not named:
+            return {}
+        idf = self._topic_idf()
+        weights = {t: idf.get(t, 0.0) for t in named}
+        total = sum(weights.values())
+        return {t: w / total for t, w in weights.items()} if total > 0 else {}
+
+    def focused(self, question: str, user: UserContext) -> bool:
+        """The question is about the user's context: it has one, and the question names no topic beyond its current one."""
+        if not user.has_context or self.crosslingual is None:
+            return False
+        return not set(self.crosslingual.topics_in(question)) - {user.current_topic}
+
+    def probes(
+        self, question: str, q_lang: str, user: UserContext | None = None, timings: dict[str, float] | None = None
+    ) -> list[Probe]:
+        """The cross-lingual and user-context searches ``question`` gets besides its own (rag.search.crosslingual, rag.search.translate)."""
+        if self.crosslingual is None:
+            return []
+        user = user or UserContext()
+        probes = self.crosslingual.probes(question, q_lang, user.current_topic, user.triggered_rules + user.recent_scenes)
+        other = OTHER.get(q_lang)
+        if self.translator is not None and other in self.crosslingual.langs:
+            with timed(timings if timings is not None else {}, "translate"):
+                translation = self.translator.translate(question, other)
+            if translation is not None:
+                probes.append(Probe(translation, "translate", lang=other, sparse=True))
+        return probes
+
+    def rerank(self, question: str, candidates: list[Source], timings: dict[str, float]) -> list[Source]:
+        """The top ``rerank_k`` candidates re-scored by the reranker, best first (the rest are dropped)."""
+        with timed(timings, "rerank"):
+            head = candidates[: self.config.rerank_k]
+            for source, score in zip(head, self.reranker.score(question, head)):
+                source.scores["rerank"] = float(score)
+                source.score = float(score)
+            return sorted(head, key=lambda s: s.score, reverse=True)
+
+    def focus(self, question: str, user: UserContext | None = None) -> tuple[QuestionFocus, Lexicon]:
+        """The question as the extractive answer reads it: its terms weighted by this knowledge base's idf,
+        the topics it names (their names in both languages bridge a question and a source in different ones),
+        and the topic the caller is reading (``current_topic``: "how much a day?" is about it)."""
+        from ..answer.focus import Lexicon
+
+        if self.lexicon is None:
+            index = self._sparse()
+            topics = self.crosslingual.broadener.topics if self.crosslingual is not None else {}
+            groups = self.crosslingual.broadener.groups if self.crosslingual is not None else {}
+            self.lexicon = Lexicon.of(index.vocab, index.idf, {t: v for t, v in topics.items() if t not in groups})
+        named = self.crosslingual.topics_in(question) if self.crosslingual is not None else []
+        if user is not None and user.current_topic and user.current_topic not in named:
+            named = [*named, user.current_topic]
+        said_otherwise: dict[str, float] = {}
+        if self.exemplars is not None:  # the question as the knowledge base's own questions put it (the vector is cached)
+            said_otherwise = self.exemplars.nearest_answered(self.encoder.encode(question), PARAPHRASES, PARAPHRASE_COSINE,
+                                                             bool(user and user.is_clinician))
+        return self.lexicon.focus(question, named, said_otherwise), self.lexicon
+
+    def _sparse(self) -> Any:
+        with _SPARSE_LOCK:  # two threads' first sparse queries must not both build it
+            if self.sparse_index is None:
+                from ..store.sparse import SparseIndex
+
+                self.sparse_index = SparseIndex.build(self.store)
+        return self.sparse_index
+
+    def _fuse(
+        self, dense: list[tuple[np.ndarray, np.ndarray, bool]], sparse: list[tuple[np.ndarray, np.ndarray, bool]], k: int,
+        by_rank: bool,
+    ) -> list[Source]:
+        """Best dense and sparse score per chunk (from the lists marked to keep theirs), plus RRF of all lists.
+
+        ``by_rank`` (both arms, or probes): RRF ranks; else (one arm of the queries alone) that arm's own score.
+        """
+        best_dense: dict[int, float] = {}
+        best_sparse: dict[int, float] = {}
+        rrf: dict[int, float] = {}
+        for lists, best in ((dense, best_dense), (sparse, best_sparse)):
+            for rows, scores, keep in lists:
+                for rank, (row, score) in enumerate(zip(rows.tolist(), scores.tolist()), start=1):
+                    if keep:
+                        best[row] = max(best.get(row, -np.inf), score)
+                    rrf[row] = rrf.get(row, 0.0) + 1.0 / (RRF_K + rank)
+        final = rrf if by_rank else (best_dense if dense else best_sparse)
+        top = sorted(final, key=lambda row: final[row], reverse=True)[:k]  # stable: ties keep first-seen order
+        stage_scores = []
+        for row in top:
+            scores = {"dense": best_dense[row]} if row in best_dense else {}
+            if row in best_sparse:
+                scores["sparse"] = best_sparse[row]
+            if by_rank:
+                scores["rrf"] = rrf[row]
+            stage_scores.append(scores)
+        sources = self.store.sources(top, stage_scores)  # one fetch of prompt texts, for the k kept only
+        for row, source in zip(top, sources):
+            source.score = final[row]
+        return sources
+
+    def answerable(self, sources: list[Source]) -> bool:
+        """The answerability gate on the final-stage score (calibrated per model)."""
+        if self.gate is None:
+            return True
+        return bool(self.gate.answerable(sources))
+
+
+def _narrowed(where: SearchFilter, probe: Probe) -> SearchFilter:
+    """The caller's filter narrowed by a probe; the caller's own language or topic filter wins."""
+    return replace(
+        where, lang=where.lang or probe.lang, topics=where.topics or probe.topics,
+    )
+
+
+def topic_idf(store: ChunkStore) -> dict[str, float]:
+    """log(chunks / chunks carrying the topic) per topic, counted in Arrow (a few ms at 100k chunks)."""
+    return {topic: math.log(len(store) / count) for topic, count in list_value_counts(store.columns["topics"]).items()}

@@ -1,0 +1,111 @@
+"""Answerability by example: how much closer a question is to questions the knowledge base answers than to ones it does not.
+
+A cosine to the chunks cannot tell "what to eat for strong blood" (answered, in other words)
+from "what to eat for strong nails" (not covered): both sit at the same distance from the
+iron units. Questions can: the author's own questions of each unit (``questions:`` in its
+frontmatter) and the labelled dev questions (eval/*.yaml but the held-out ``*_test.yaml``)
+are exemplars of both kinds, embedded at build time like the guard's examples (they share
+its table, ``guard_examples``, with their own roles). The gate feature ``exemplar`` is the
+best cosine to an answerable exemplar minus the best to an unanswerable one.
+
+Only questions asked without a user context count (one that is answerable only with a
+current topic is not an exemplar of a plain question), and an author's question of a
+clinician-only unit counts for clinicians only: otherwise "which dose for IV iron?" would
+look answered to a public user whose sources hold none of it.
+
+Evaluation and calibration score a dev file's questions with ``without`` that file's texts:
+a question must not count as its own neighbour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: Roles in ``guard_examples`` that are answerability exemplars: role → (answerable, for clinicians only).
+ROLES: dict[str, tuple[bool, bool]] = {
+    "answerable": (True, False),  # a dev question asked anonymously (so its expected units are public)
+    "unanswerable": (False, False),  # a dev question labelled unanswerable: true
+    "unit_question": (True, False),  # an author's question of a public unit
+    "clinician_question": (True, True),  # an author's question of a clinician-only unit
+}
+#: The roles as an SQL list, to select the exemplars' rows (constants: nothing from outside enters it).
+ROLES_SQL = ", ".join(f"'{role}'" for role in ROLES)
+#: The authors' questions of units with their unit's id and language, from ``guard_examples`` (``{table}``: the
+#: artifact's or the published one): the knowledge base's own example questions (``unitrag serve``'s ``/v1/about``).
+UNIT_QUESTIONS_SQL = ("SELECT rule_id AS unit_id, role, lang, text FROM {table} "
+                      "WHERE role IN ('unit_question', 'clinician_question') ORDER BY rule_id, text")
+
+
+@dataclass(frozen=True)
+class Exemplars:
+    texts: tuple[str, ...]
+    vectors: np.ndarray  # unit query vectors, one row per text
+    answerable: np.ndarray  # bool per row
+    clinician: np.ndarray  # bool per row: counts for clinicians only
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Mapping[str, Any]]) -> "Exemplars | None":
+        """From ``guard_examples`` rows (other roles are skipped); None without exemplars of both kinds."""
+        kept = [r for r in rows if r["role"] in ROLES]
+        if not kept:
+            return None
+        return cls.of([r["role"] for r in kept], [r["text"] for r in kept],
+                      np.asarray([r["embedding"] for r in kept], dtype=np.float32))
+
+    @classmethod
+    def read(cls, con: Any) -> "Exemplars | None":
+        """From an artifact's connection; None when it predates them or holds none of both kinds.
+
+        The vectors are read as one Arrow column viewed as the matrix (``artifact.arrow_numpy.matrix_of``): a
+        thousand 384-float rows made Python lists first took ~100 ms of every open.
+        """
+        from ...artifact.reader import has_table
+        from ...artifact.arrow_numpy import matrix_of
+
+        if not has_table(con, "guard_examples"):
+            return None
+        table = con.execute(f"SELECT role, text, embedding FROM guard_examples WHERE role IN ({ROLES_SQL})").to_arrow_table()
+        if not table.num_rows:
+            return None
+        return cls.of(table.column("role").to_pylist(), table.column("text").to_pylist(), matrix_of(table.column("embedding")))
+
+    @classmethod
+    def of(cls, roles: list[str], texts: list[str], vectors: np.ndarray) -> "Exemplars | None":
+        """From each exemplar's role, text and vector (rows in the same order)."""
+        return cls(tuple(texts), vectors, np.array([ROLES[r][0] for r in roles], bool),
+                   np.array([ROLES[r][1] for r in roles], bool)).usable()
+
+    def usable(self) -> "Exemplars | None":
+        """Itself, or None when one kind is missing (the feature would then say nothing)."""
+        return self if self.answerable.any() and (~self.answerable).any() else None
+
+    def score(self, vector: np.ndarray, clinician: bool = False) -> float | None:
+        """Best cosine to an answerable exemplar the caller may count, minus the best to an unanswerable one."""
+        cosines = self.vectors @ np.asarray(vector, dtype=np.float32)
+        positive = self.answerable & (clinician | ~self.clinician)
+        if not positive.any():
+            return None
+        return float(cosines[positive].max() - cosines[~self.answerable].max())
+
+    def nearest_answered(self, vector: np.ndarray, k: int, least: float, clinician: bool = False) -> dict[str, float]:
+        """Up to ``k`` answerable exemplars (the caller may count) nearest ``vector``, at cosine ``least`` or more,
+        best first, with their cosines: the same question in other words, often in the other language (authors
+        write both)."""
+        cosines = self.vectors @ np.asarray(vector, dtype=np.float32)
+        allowed = self.answerable & (clinician | ~self.clinician) & (cosines >= least)
+        rows = np.flatnonzero(allowed)
+        best = rows[np.argsort(-cosines[rows], kind="stable")[:k]]
+        return {self.texts[i]: float(cosines[i]) for i in best}
+
+    def without(self, texts: Iterable[str]) -> "Exemplars | None":
+        """The exemplars but ``texts`` (a dev file scored against the others), None if a kind runs out."""
+        drop = set(texts)
+        keep = np.array([t not in drop for t in self.texts], bool)
+        if keep.all():
+            return self
+        return Exemplars(tuple(t for t, k in zip(self.texts, keep) if k), self.vectors[keep], self.answerable[keep],
+                         self.clinician[keep]).usable()
