@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from unitrag.content import loader, unit_cache
+from unitrag.content import body_script, loader, unit_cache
 from unitrag.content.cache_shards import shard_of
 from unitrag.content.unit_cache import FOLDER, RACY_NS, UnitCache
 from unitrag.content.validate import validate_content
@@ -52,7 +52,7 @@ def check(root: Path, cache_dir: Path, **kwargs):
 
 
 def summary(content) -> tuple:
-    units = [(lu.id, lu.path, lu.rel_path, lu.file_hash, lu.body, lu.body_line, lu.unit) for lu in content.units]
+    units = [(lu.id, lu.path, lu.rel_path, lu.file_hash, lu.body, lu.body_line, lu.unit, lu.scripts) for lu in content.units]
     return units, [str(p) for p in content.problems], content.complete
 
 
@@ -64,6 +64,21 @@ def test_a_second_run_parses_no_unchanged_file_and_gives_the_same_result(tree, p
     second, warm = check(tree.root, tmp_path / "cache")
     assert parses == [] and (warm.stat_hits, warm.hash_hits, warm.misses) == (4, 0, 0)
     assert summary(second) == summary(first) == summary(validate_content(tree.root))
+
+
+def test_a_warm_run_judges_each_units_language_without_counting_its_letters_again(tree, monkeypatch, tmp_path):
+    settle(tree.root)
+    tree.write("stories/en-mislabelled.md", "---\nkind: story\nid: en-mislabelled\ntitle: T\nlang: en\n---\n"
+               + "维生素B12主要存在于动物性食物中，素食者需要注意补充。" * 3 + "\n")
+    settle(tree.root)
+    first, _ = check(tree.root, tmp_path / "cache")
+    counted: list[str] = []
+    real = body_script.count_scripts
+    monkeypatch.setattr(body_script, "count_scripts", lambda text: counted.append(text) or real(text))
+    second, warm = check(tree.root, tmp_path / "cache")
+    assert warm.misses == 0 and counted == []  # the counts came back with each cached unit
+    wrong = [str(p) for p in second.problems if p.field == "lang"]
+    assert wrong == [str(p) for p in first.problems if p.field == "lang"] and "mostly Chinese" in wrong[0]
 
 
 def test_a_file_touched_but_not_changed_is_read_once_and_not_parsed(tree, parses, tmp_path):

@@ -13,7 +13,9 @@ four Latin letters), and a short body is never judged.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .text.scripts import HAN as _HAN
 from .text.scripts import LATIN as _LATIN
@@ -57,9 +59,15 @@ def count_scripts(text: str) -> ScriptCount:
     return ScriptCount(han=len(_HAN.findall(prose)), latin=len(_LATIN.findall(prose)))
 
 
-def lang_contradiction(text: str, lang: str) -> str | None:
-    """What is wrong when ``text`` is clearly not in ``lang`` ("en" or "zh"), else None (also for short text)."""
-    count = count_scripts(text)
+def unit_scripts(meta: Mapping[str, Any], body: str) -> ScriptCount:
+    """The letters of a unit's summary (when it has one) and body: what its ``lang`` is judged on."""
+    summary = meta.get("summary")
+    return count_scripts(f"{summary}\n{body}" if isinstance(summary, str) else body)
+
+
+def lang_contradiction(text: str | ScriptCount, lang: str) -> str | None:
+    """What is wrong when ``text`` (or its counted letters) is clearly not in ``lang``, else None (also when short)."""
+    count = text if isinstance(text, ScriptCount) else count_scripts(text)
     if count.weighted < MIN_WEIGHTED_LETTERS:
         return None
     letters = f"{count.han} Han characters, {count.latin} Latin letters"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .body_script import lang_contradiction
+from .body_script import lang_contradiction, unit_scripts
 from .text.citation_tags import find_tags
 from .loader import ContentSet, LoadedUnit, load_content
 from .problems import Problem
@@ -106,8 +106,7 @@ def _check_lang(lu: LoadedUnit, story_langs: dict[Any, Any], problems: list[Prob
         lang = inherited = story_langs.get(meta.get("story"))
     if lang not in ("en", "zh"):
         return  # missing or not a language: the schema says so
-    text = f"{meta.get('summary')}\n{lu.body}" if isinstance(meta.get("summary"), str) else lu.body
-    wrong = lang_contradiction(text, lang)
+    wrong = lang_contradiction(lu.scripts if lu.scripts is not None else unit_scripts(meta, lu.body), lang)
     if wrong is None:
         return
     if inherited is not None:

@@ -40,6 +40,13 @@ def framing(question: str):
     ("我在写关于预防自杀的学校报告", "prevention"),
     ("还没怀孕，如果以后怀孕了，出血的风险大吗", "hypothetical"),
     ("中风有哪些征兆", "general"),
+    ("back in uni I self harmed for a while, I've been doing well for years now", "past"),
+    ("just home from hospital after getting a stent, what's a heart friendly breakfast", "diet_after"),
+    ("how do I stop my toddler getting into the medicine cabinet", "prevention"),
+    ("this deadline is killing me, what snacks keep me focused", "figure_of_speech"),
+    ("饿死我了，晚饭吃什么好", "figure_of_speech"),
+    ("万一哪天我低血糖晕倒了，家里人应该怎么做", "hypothetical"),
+    ("if he ever starts slurring his words, what should we do", "hypothetical"),
 ])
 def test_non_acute_framings_are_read_in_both_languages(question: str, kind: str) -> None:
     read = framing(question)
@@ -58,6 +65,9 @@ def test_non_acute_framings_are_read_in_both_languages(question: str, kind: str)
     "上周她把自己的东西都送人了",
     "last year my sister started saying she is a burden to everyone",  # a warning sign, past tense or not
     "去年开始我舅舅老说自己只会给家里添麻烦",
+    "万一哪天我晕倒了。现在胸口很疼",  # "some day" reaches only its own clause
+    "if it ever happens again... he is slurring his words right now",
+    "everything is killing me and I want it to end tonight",  # no inanimate thing "killing me": a figure not read
 ])
 def test_signs_happening_now_are_acute_whatever_else_the_question_says(question: str) -> None:
     read = framing(question)
@@ -125,13 +135,22 @@ def test_only_caution_is_not_a_stop() -> None:
     assert not GuardOutcome("caution", "r", "x").stops
 
 
-def test_reading_the_framing_costs_well_under_a_millisecond() -> None:
-    text = normalize_question("My dad had a stroke last year and is fine now, what should he eat for breakfast? " * 3)
-    read_framing(text)
+def test_the_framing_is_read_for_red_flags_only(guard: Guard, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading it costs ~1-2 ms of regexes; an ordinary question, the guard's p50, must not pay that."""
+    from unitrag.rag.guard import screen
+
+    read: list[str] = []
+    monkeypatch.setattr(screen, "read_framing", lambda text: read.append(text) or read_framing(text))
+    assert guard.check("which foods are rich in iron and folate?", "en") is None and read == []
+    assert guard.check("I want to kill myself", "en") is not None and len(read) == 1
+
+
+def test_no_cue_backtracks_on_a_long_question() -> None:
+    """A bound only catastrophic backtracking would break (a normal read takes a few ms even on busy cores)."""
+    text = normalize_question(("is is is my my his her a a an the now now, " * 60 + "现在突然" * 100)[:4000])
     started = time.perf_counter()
-    for _ in range(200):
-        read_framing(text)
-    assert (time.perf_counter() - started) / 200 < 0.001
+    read_framing(text)
+    assert time.perf_counter() - started < 0.5
 
 
 @pytest.fixture(scope="module")

@@ -57,13 +57,16 @@ RED_FLAGS: dict[str, dict[str, list[str]]] = {
     },
     "red-flag-stroke": {
         "en": ["my dad's face is drooping on one side and his speech is slurred",
-               "suddenly my left arm is weak and numb", "I think my mother is having a stroke"],
-        "zh": ["我爸突然嘴歪了，说话含糊", "奶奶突然左边身体没力气", "我妈是不是中风了", "我爸中风了怎么办"],
+               "suddenly my left arm is weak and numb", "I think my mother is having a stroke",
+               "worst headache of my life, came on all at once", "all of a sudden he's seeing double and can't walk straight"],
+        "zh": ["我爸突然嘴歪了，说话含糊", "奶奶突然左边身体没力气", "我妈是不是中风了", "我爸中风了怎么办",
+               "这辈子最厉害的头痛，一下子就来了", "我妈突然看东西重影，走路不稳"],
     },
     "red-flag-severe-hypoglycaemia": {
         "en": ["my diabetic husband passed out and won't wake up", "she is on insulin and is confused and sweating",
-               "low blood sugar and he is having a seizure"],
-        "zh": ["糖尿病老人突然昏迷了", "打了胰岛素以后叫不醒", "低血糖，人已经意识模糊"],
+               "low blood sugar and he is having a seizure", "my sugar reads 2.4 mmol and i'm shaking",
+               "bg is 48 mg/dl, sweaty and shaky"],
+        "zh": ["糖尿病老人突然昏迷了", "打了胰岛素以后叫不醒", "低血糖，人已经意识模糊", "刚测血糖2.1，手抖出汗"],
     },
     "red-flag-gi-bleeding": {
         "en": ["I threw up blood this morning", "my vomit looks like coffee grounds",

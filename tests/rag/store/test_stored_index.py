@@ -190,6 +190,8 @@ def test_loading_and_filtering_import_no_pandas(artifact: Path) -> None:
         f"store = ChunkStore.load(Path({str(artifact)!r}), hold_texts_up_to=0)\n"
         "assert store.mask(clinician=False, lang='en', topics=['iron']).any()\n"
         "store.sources([0, 1], [{}, {}])\n"
+        "from unitrag.rag.store.known_ids import KnownIds\n"  # what KnowledgeBase.open builds next
+        "KnownIds.of(store.topics, store.units, store.columns['unit_id'], store.columns['access'])\n"
         "print('pandas' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
@@ -218,3 +220,19 @@ def test_the_units_registry_reads_like_the_dict_it_replaces() -> None:
                 "b": {"unit_id": "b", "kind": "scene", "trigger": None}}
     assert dict(units.items()) == expected and units["b"] == expected["b"] and len(units) == 2
     assert units.get("zzz") is None and "a" in units and list(units) == ["a", "b"]
+
+
+def test_restricted_units_hold_every_non_public_unit_with_its_level() -> None:
+    """A null level is restricted to no role (""), never read as public; public units are not held."""
+    from unitrag.rag.store.columns import Column
+    from unitrag.rag.store.known_ids import restricted_units
+
+    unit_ids = Column(pa.array(["pub", "clin", "nolevel", "clin", "pub2"]))
+    for access in (pa.array(["public", "clinician", None, "clinician", "public"]),
+                   pa.array(["public", "clinician", None, "clinician", "public"]).dictionary_encode()):
+        held = restricted_units(unit_ids, Column(access))
+        assert set(held) == {"clin", "nolevel"}  # one row per chunk: a unit of two chunks is held twice
+        assert held.value("clin", "access") == "clinician" and held.value("nolevel", "access") == ""
+        assert held.value("pub", "access") is None
+    assert len(restricted_units(Column(pa.array(["a"])), Column(pa.array(["public"])))) == 0
+

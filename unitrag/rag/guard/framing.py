@@ -49,7 +49,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(i'?ve|i have|he has|she has|they have|he'?s|she'?s) (been saving|stockpiled|been stockpiling|written|wrote|given away|been giving|started giving)\b|\b(giving|gave|given) (away )?(all )?(my|his|her|their) (things|stuff|possessions|belongings)\b",
         ),
         "zh": (
-            r"(?<!到)现在(?!能|可以|应该|该|要|还能|吃|喝|饮食|怎么吃|恢复|已经|好了|没事|一切|身体好|很好|挺好|在备孕|备孕|想|打算|准备|每天|平时|一般|没|不|控制|稳定|正常|康复)",
+            r"(?<!到)现在(?!能|可以|应该|该|要|还能|吃|喝|饮食|怎么吃|恢复|已经|好了|没事|一切|身体好|很好|挺好|在备孕|备孕|想|打算|准备|每天|平时|一般|没|不|控制|稳定|正常|康复|出院|都?长大|都好)",
             r"(就|正)?在(我)?(旁边|身边|跟前|面前)|叫[^，。！？,.!?]{0,4}不(怎么)?(答应|应|理)|没(有)?反应",
             r"刚才|刚刚|正在|突然|一直在|此刻|这会儿",
             r"昨天|昨晚|前天|最近|近来|上周|上个?星期|这周|这个?星期|这几天|这段时间|这[一个]{1,2}月|每晚|每天晚上",
@@ -72,6 +72,8 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(weeks?|months?|years?) since\b|\bit'?s been [\w ]{1,20} since\b|\bin (my|his|her|their) (teens|twenties|thirties|forties|fifties|\d0s)\b",
             r"\b(i|he|she|they|we) (feel|feels|felt) (great|fine|good|well)\b|\b(been|is|am|are|i'?m|he'?s|she'?s|they'?re) (fine|well|ok|okay|healthy|recovered) (now|since|for)\b|\bbeen well\b",
             r"\b(history of|had an? \w+ (allergy|allergic reaction|stroke|heart attack|attempt)|once had)\b",
+            r"\bback (in|at|during) (uni|university|college|school|high school|my \w+ (days|years))\b|\b(been|is|are|am|i'?m|he'?s|she'?s|they'?re) doing (well|fine|ok|okay|great|better|good)\b|\bfor years now\b",
+            r"\b(home|discharged|back|out) (from|of) (the )?hospital\b",
         ),
         "zh": (
             r"去年|前年|前(一|两|几)年|前些年|很久以前|好久以前|以前(得过|有过|患过|发生过|出现过)|曾经|小时候|年轻时|几年前|多年前|\d+年前|[一二两三四五六七八九十几]+(年|个月)前|上个月|早年",
@@ -111,9 +113,19 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "prevention": {
         "en": (
             r"\b(prevent\w*|prevention|reduce (the|my|his|her) risk|lower (the|my|his|her) risk|risk of|avoid (getting|having)|awareness (week|month|day|campaign))\b",
+            r"\b(child-?proof\w*|out of (the )?reach|safety (locks?|latch\w*|caps?)|(stop|keep) (my |our |the |a )?(\w+ )?(toddler|kids?|child|children|baby|grandkids?) (from )?getting into)\b",
         ),
         "zh": (
-            r"预防|防止|降低[^，。！？,.!?]{0,4}风险|避免(发生|再)|宣传",
+            r"预防|防止|降低[^，。！？,.!?]{0,4}风险|避免(发生|再)|宣传|放(在|到)[^，。！？,.!?]{0,6}(够不着|拿不到|碰不到)|儿童安全(锁|盖)",
+        ),
+    },
+    "figure_of_speech": {
+        "en": (
+            r"\b(deadline|work|job|shift|exams?|homework|assignment|boss|commute|traffic|heat|cold|weather|week|day|kids|project|meetings?|diet|gym|workout|hunt|planning) (is|are|'s|was|were) (literally |actually |honestly |totally |absolutely )?(killing|murdering) me\b",
+            r"\b(dying (to|for)|dying of (boredom|laughter|curiosity|embarrassment)|could (kill|murder) (for|a)|bored to death|scared to death|dead tired|dead on my feet|starving to death)\b",
+        ),
+        "zh": (
+            r"(累|饿|困|热|冷|忙|烦|笑|渴|撑|无聊|尴尬|紧张|气|吵|闷)死(我)?了|(累|饿|困|热|忙|烦|笑)得要死|[\u4e00-\u9fff]{1,4}得我(都)?想死|想死你了|要死要活地",
         ),
     },
     "curiosity": {
@@ -126,7 +138,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     },
     "diet_after": {
         "en": (
-            r"\b(after|since) (my|his|her|their|the|a|an) ([\w-]+ ){0,2}(stroke|heart attack|attempt|overdose|bleed|bleeding|surgery|operation|reaction|episode|event|illness)\b[\s\S]{0,80}\b(eat|diet|food|meals?|drink)\b",
+            r"\b(after|since) (getting |having )?(my|his|her|their|the|a|an) ([\w-]+ ){0,2}(stroke|heart attack|attempt|overdose|bleed|bleeding|surgery|operation|reaction|episode|event|illness|stent|bypass|angioplasty|procedure|transfusion)\b[\s\S]{0,80}\b(eat|diet|food|meals?|drink|breakfast|lunch|dinner|snacks?)\b",
             r"\b(what|which) (can|should|could) (i|he|she|they|we) (eat|drink|have) instead\b",
         ),
         "zh": (
@@ -156,9 +168,26 @@ _COMPILED: dict[str, tuple[re.Pattern[str], ...]] = {
 }
 
 
+#: A future "some day" just before a sign makes the sign imagined, not happening: "万一哪天我低血糖晕倒了",
+#: "if he ever starts slurring". Only within ``SOMEDAY_REACH`` characters of the sign and the same clause.
+SOMEDAY = re.compile(r"(万一|如果|假如|要是|假设)?(哪天|哪一天|有一天|某天|将来)|\bif ([\w']+ ){0,3}ever\b|\b(some ?day|one day)\b",
+                     re.IGNORECASE)
+SOMEDAY_REACH = 20
+_CLAUSE_END = re.compile(r"[，。！？；,.!?;\n]")
+
+
+def _happening(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether ``pattern`` finds a sign that no nearby "some day" of its own clause puts in an imagined future."""
+    for found in pattern.finditer(text):
+        before = _CLAUSE_END.split(text[max(0, found.start() - SOMEDAY_REACH):found.start()])[-1]
+        if not SOMEDAY.search(before):
+            return True
+    return False
+
+
 def read_framing(normalized_question: str) -> Framing:
     """The framing of a question (already ``lang.normalize_question``-ed): a few compiled regexes, microseconds."""
-    acute = any(p.search(normalized_question) for p in _COMPILED[ACUTE])
+    acute = any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
     kinds = tuple(kind for kind, patterns in _COMPILED.items()
                   if kind != ACUTE and any(p.search(normalized_question) for p in patterns))
     return Framing(acute, kinds)

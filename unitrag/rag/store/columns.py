@@ -107,7 +107,7 @@ def categories(column: Column) -> np.ndarray:
     Vectorised comparisons work as on the old lists' arrays, without one Python string per row. A column
     ``columns_of`` encoded is read as it is.
     """
-    values, indices = _codes(column.array)
+    values, indices = codes(column.array)
     return np.array(values + [None], dtype=object)[indices]
 
 
@@ -120,7 +120,7 @@ def rows_with_any(column: Column, wanted: Sequence[str]) -> np.ndarray:
     flat, parents = pc.list_flatten(array), pc.list_parent_indices(array)
     if pa.types.is_null(flat.type):  # every list empty
         return keep
-    values, indices = _codes(flat)  # compared per distinct value: no Python list made into Arrow (pandas)
+    values, indices = codes(flat)  # compared per distinct value: no Python list made into Arrow (pandas)
     chosen = set(wanted)
     known = np.array([value in chosen for value in values] + [False], dtype=bool)
     keep[numpy_view(parents)[known[indices]]] = True
@@ -134,12 +134,12 @@ def list_value_counts(column: Column) -> dict[str, int]:
     flat = pc.list_flatten(column.array)
     if pa.types.is_null(flat.type) or len(flat) == 0:
         return {}
-    values, indices = _codes(flat)
+    values, indices = codes(flat)
     counts = np.bincount(indices, minlength=len(values) + 1)
     return {value: int(count) for value, count in zip(values, counts) if count}
 
 
-def _codes(array: pa.Array) -> tuple[list[Any], np.ndarray]:
+def codes(array: pa.Array) -> tuple[list[Any], np.ndarray]:
     """The distinct values of ``array`` and each row's index into them, a null's index one past the last
     (a column ``columns_of`` encoded is read as it is)."""
     coded = array if pa.types.is_dictionary(array.type) else pc.dictionary_encode(array)
