@@ -35,7 +35,7 @@ import numpy as np
 
 from ..artifact.reader import PreviousState, has_table, open_artifact
 from ..artifact.schema import UNIT_ROLES
-from ..content.guard_rules import compile_rule
+from ..content.guard_rules import compile_rule, first_match
 from ..content.loader import ContentSet
 from ..content.registry import is_held_out
 from ..content.models import LabelledQuestion, Story
@@ -180,12 +180,8 @@ def caught_by_patterns(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) 
     """Per row, whether a pattern of its rule's type stops it: such an example needs no score (``guard_fit``)."""
     compiled = [compile_rule(rule) for rule in rules]
     types = {rule.id: rule.type for rule in compiled}
-
-    def stopped(text: str, rule_type: str) -> bool:
-        folded = normalize_question(text)
-        return any(rule.type == rule_type and rule.matches(folded) for rule in compiled)
-
-    return [r["role"] == "example" and r["rule_id"] in types and stopped(r["text"], types[r["rule_id"]]) for r in rows]
+    return [r["role"] == "example" and r["rule_id"] in types
+            and first_match(compiled, normalize_question(r["text"]), types[r["rule_id"]]) is not None for r in rows]
 
 
 def _previous_vectors(previous: PreviousState, model_id: str) -> dict[str, np.ndarray]:

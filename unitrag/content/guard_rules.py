@@ -8,7 +8,7 @@ pattern semantics live here, below both.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -58,3 +58,9 @@ def compile_rule(row: Mapping[str, Any]) -> CompiledRule:
     if cautions and "en" not in cautions:
         raise ValueError(f"guard rule {rule_id!r}: a caution note needs its English text (the fallback language)")
     return CompiledRule(id=rule_id, type=row["type"], patterns=tuple(patterns), responses=responses, cautions=cautions)
+
+
+def first_match(rules: Iterable[CompiledRule], folded_question: str, rule_type: str) -> CompiledRule | None:
+    """The first rule of ``rule_type`` whose patterns match the (normalised) question: what the runtime stops
+    on, and what the build's guard fit counts as already stopped."""
+    return next((rule for rule in rules if rule.type == rule_type and rule.matches(folded_question)), None)

@@ -9,13 +9,13 @@ Chinese question may quote English and the other way round; only the response
 follows the question's language.
 
 Patterns only stop the phrasings their authors foresaw, so a rule also fires when the
-classifier the build fitted on its examples (``guard_semantic``) scores the question's
+classifier the build fitted on its examples (``semantic``) scores the question's
 embedding past its type's threshold; the embedding is the one retrieval uses (the query
 encoder's cache hands it over), so similarity costs one small matrix product. The order
 is red-flag patterns, red-flag similarity, out-of-scope patterns, out-of-scope similarity.
-With an LLM configured, a score in the uncertain band gets a second opinion (``guard_llm``).
+With an LLM configured, a score in the uncertain band gets a second opinion (``second_opinion``).
 
-A red flag is then read against the question's framing (``guard_framing``): when nothing in
+A red flag is then read against the question's framing (``framing``): when nothing in
 it is happening now and it is clearly past, hypothetical, general, study or prevention, the
 red flag does not stop it. The question is answered, with the rule's ``caution`` note when the
 rule has one (a ``caution`` outcome), else as any other question. Acute cues always stop.
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ...content.guard_rules import CHECK_ORDER, CompiledRule, compile_rule
+from ...content.guard_rules import CHECK_ORDER, CompiledRule, compile_rule, first_match
 from .framing import read_framing
 from .second_opinion import SecondOpinion
 from .semantic import SemanticGuard, SemanticScore
@@ -109,10 +109,8 @@ class Guard:
         return None, replace(red_flag, type="caution", response=note, framing=framing.kinds)
 
     def _by_pattern(self, text: str, rule_type: str, lang: str) -> GuardOutcome | None:
-        for rule in self.rules:
-            if rule.type == rule_type and rule.matches(text):
-                return GuardOutcome(type=rule.type, rule=rule.id, response=rule.response(lang))
-        return None
+        rule = first_match(self.rules, text, rule_type)
+        return None if rule is None else GuardOutcome(type=rule.type, rule=rule.id, response=rule.response(lang))
 
     def _scores(self, question: str, timings: dict[str, float]) -> list[SemanticScore]:
         assert self.semantic is not None and self._embed is not None
