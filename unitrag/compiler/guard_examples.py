@@ -1,10 +1,11 @@
 """Guard examples as build content: hashed, embedded only when new, fitted into the artifact.
 
 Each rule's ``examples`` and ``near_misses`` (guard.yaml), the knowledge base's own
-labelled questions that no guard should stop (eval/*.yaml, as negatives), and the titles
+labelled questions that no guard should stop (eval/*.yaml, as negatives), the titles
 of its public units (what it exists to answer: "Fasting glucose and the diagnosis of
-diabetes" is no emergency, however close a diabetic emergency's words are) become rows
-of ``guard_examples``. They are embedded as *queries* (they are compared with
+diabetes" is no emergency, however close a diabetic emergency's words are) and the
+bundled everyday questions (``content.background``, role ``background``; those its rules
+claim are left out of the fit) become rows of ``guard_examples``. They are embedded as *queries* (they are compared with
 questions), keyed like chunks by a content hash, so an unchanged example is never
 embedded twice: its vector comes from the previous artifact or the embedding cache.
 Moving a text between rules or roles, or editing a response or a pattern, embeds
@@ -35,13 +36,14 @@ import numpy as np
 
 from ..artifact.reader import PreviousState, has_table, open_artifact
 from ..artifact.schema import UNIT_ROLES
+from ..content.background import everyday_questions
 from ..content.guard_rules import compile_rule, first_match
 from ..content.loader import ContentSet
 from ..content.registry import is_held_out
 from ..content.models import LabelledQuestion, Story
 from ..content.text.lang import detect_lang, normalize_question
 from ..providers.embedders import Embedder
-from .guard_fit import FIT_VERSION, NONE, fit_guard
+from .guard_fit import EVERYDAY, FIT_VERSION, NONE, fit_guard
 from .hashing import digest
 
 if TYPE_CHECKING:
@@ -71,6 +73,7 @@ def guard_example_rows(content: ContentSet) -> list[dict[str, Any]]:
             rows.append(_row(None, _question_role(q), q.lang, q.question))
     if any(rule.examples.items() for rule in content.guard_rules):
         rows += [_row(None, "title", lang, title) for lang, title in public_titles(content)[:MAX_TITLES]]
+        rows += [_row(None, "background", lang, text) for lang, text in everyday_questions()]
     by_id = units_by_id(content)
     for unit_id, (_, access) in units.items():
         role = "unit_question" if access == "public" else "clinician_question"
@@ -162,7 +165,9 @@ def model_rows(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) -> list[
     if not rows:
         return []
     rows = [r for r in rows if r["role"] not in UNIT_ROLES]  # authors' questions of units: exemplars, not negatives
-    labels = [r["rule_id"] if r["role"] == "example" else NONE for r in rows]
+    claimed = background_claimed(rows, rules)
+    rows = [r for r, c in zip(rows, claimed) if not c]
+    labels = [r["rule_id"] if r["role"] == "example" else EVERYDAY if r["role"] == "background" else NONE for r in rows]
     types = {rule["id"]: rule["type"] for rule in rules}
     fit = fit_guard(np.array([r["embedding"] for r in rows], dtype=np.float32), labels, types,
                     caught_by_patterns(rows, rules))
@@ -174,6 +179,30 @@ def model_rows(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) -> list[
          "metrics": json.dumps(fit.metrics, sort_keys=True) if name == NONE else None}
         for i, name in enumerate(fit.classes)
     ]
+
+
+def background_claimed(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) -> list[bool]:
+    """Per row, whether it is a bundled everyday question this knowledge base's rules claim, so no negative.
+
+    Claimed: a pattern of any rule matches it, or its nearest rule example belongs to an out-of-scope rule
+    (a knowledge base that refuses car questions keeps refusing them). One nearest to a red flag's example
+    stays: telling "my car battery died" from an emergency is what it is there for.
+    """
+    background = [i for i, r in enumerate(rows) if r["role"] == "background"]
+    claimed = [False] * len(rows)
+    examples = [r for r in rows if r["role"] == "example"]
+    if not background or not examples:
+        return claimed
+    compiled = [compile_rule(rule) for rule in rules]
+    out_of_scope = {rule.id for rule in compiled if rule.type == "out_of_scope"}
+    example_rule = np.array([r["rule_id"] in out_of_scope for r in examples])
+    matrix = np.array([r["embedding"] for r in examples], dtype=np.float32)
+    queries = np.array([rows[i]["embedding"] for i in background], dtype=np.float32)
+    nearest_out_of_scope = example_rule[(queries @ matrix.T).argmax(axis=1)]
+    for i, near in zip(background, nearest_out_of_scope):
+        text = normalize_question(rows[i]["text"])
+        claimed[i] = bool(near) or any(rule.matches(text) for rule in compiled)
+    return claimed
 
 
 def caught_by_patterns(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) -> list[bool]:
