@@ -305,3 +305,18 @@ def test_empty_body_points_at_a_real_line(tree, tail):
     assert p.message.startswith("empty body")
     # where the body should start: the line after the closing '---' (line 8) when the file has one
     assert p.line == (8 if tail == "---\n" else 9)
+
+
+
+def test_a_unit_outside_the_declared_languages_is_a_problem_on_its_lang_line(tree):
+    assert validate_content(tree.root, languages=("en", "zh")).problems == []
+    assert validate_content(tree.root).problems == []  # no declared languages: any
+    problems = validate_content(tree.root, languages=("en",)).problems  # the tree's document is in Chinese
+    assert [(p.path, p.line, p.field) for p in problems] == [(tree.shown("documents/doc-one.md"), 5, "lang")]
+    assert "unitrag.toml" in problems[0].message and '"en"' in problems[0].message and "'zh'" in problems[0].message
+
+
+def test_a_starter_unit_is_exempt_from_the_declared_languages(tree, samples):
+    """`unitrag init --languages zh` writes English starter units: the first build must still pass."""
+    tree.write("documents/doc-one.md", samples.DOCUMENT.replace("kind: document\n", "kind: document\nstarter: true\n"))
+    assert validate_content(tree.root, languages=("en",)).problems == []

@@ -94,7 +94,8 @@ def build(
     max_tokens = embedder.max_tokens if embedder is not None else embedder_class(config.embedder).max_tokens
     budget = min(config.chunk_tokens, max_tokens)
     unit_cache = UnitCache(None if full else config.cache_dir)
-    content = validate_content(config.content_dir, config.max_unit_bytes, unit_cache, config.max_file_bytes)
+    content = validate_content(config.content_dir, config.max_unit_bytes, unit_cache, config.max_file_bytes,
+                               config.languages)
     if content.problems:
         unit_cache.save()  # the next run replays these problems without reading the files again
         raise ContentInvalid(content.problems)

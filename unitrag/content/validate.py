@@ -7,9 +7,12 @@ story in the same file.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..languages import LANGS
 from .body_script import lang_contradiction, unit_scripts
 from .text.citation_tags import find_tags
 from .loader import ContentSet, LoadedUnit, load_content
@@ -24,12 +27,15 @@ def cited_ids(body: str) -> list[str]:
 
 def validate_content(
     root: Path, max_unit_bytes: int | None = None, cache: UnitCache | None = None, max_file_bytes: int | None = None,
+    languages: Sequence[str] | None = None,
 ) -> ContentSet:
     """Load ``root`` and run every check; ``result.problems`` is empty when the content is good.
 
     ``max_unit_bytes`` (config ``max_unit_bytes``) refuses larger units, ``max_file_bytes`` larger registry
     and eval files; None: no limit. ``cache`` spares re-reading unchanged unit files; the checks between
-    files run over every unit all the same.
+    files run over every unit all the same. ``languages`` (config ``languages``): a unit in another language
+    is a problem (a typo'd ``lang``, or a language the prompts and the page were not set up for), except the
+    starter units ``unitrag init`` writes in English whatever the languages (``starter: true``); None: any.
     """
     content = load_content(root, max_unit_bytes, cache, max_file_bytes)
     problems = content.problems
@@ -56,6 +62,7 @@ def validate_content(
                 problems.append(Problem(lu.path, lu.line_of("citationIds", i), "citationIds", f"citation {cid!r} is not in the registry (content/citations/*.yaml)"))
         problems.extend(lu.body_problems)  # found per file by the loader (and cached with it)
         _check_lang(lu, story_langs, problems)
+        _check_declared_lang(lu, languages, problems)
         if meta.get("kind") == "scene":
             story, order = meta.get("story"), meta.get("order")
             if isinstance(story, str) and story not in stories:
@@ -114,6 +121,16 @@ def _check_lang(lu: LoadedUnit, story_langs: dict[Any, Any], problems: list[Prob
                                 f"story {meta.get('story')!r}: add its own `lang:` line, or fix the story's)"))
     else:
         problems.append(Problem(lu.path, lu.line_of("lang"), "lang", wrong))
+
+
+def _check_declared_lang(lu: LoadedUnit, languages: Sequence[str] | None, problems: list[Problem]) -> None:
+    """A unit's own ``lang`` against the knowledge base's declared languages (a scene's inherited one is its story's)."""
+    lang = lu.meta.get("lang")
+    if languages is None or lang not in LANGS or lang in languages or lu.meta.get("starter") is True:
+        return
+    declared = ", ".join(json.dumps(code) for code in languages)
+    problems.append(Problem(lu.path, lu.line_of("lang"), "lang", f"{lang!r} is not one of this knowledge base's "
+                            f"languages (unitrag.toml: languages = [{declared}]): add it there, or fix this unit's lang"))
 
 
 def _strings(value: Any) -> list[tuple[int, str]]:

@@ -102,7 +102,7 @@ def load_content_tests(cfg: Config) -> list[ContentTest]:
     """The content tests of ``cfg.content_dir``; invalid content is refused, as the build refuses it."""
     from ..content.validate import validate_content
 
-    content = validate_content(cfg.content_dir, cfg.max_unit_bytes, None, cfg.max_file_bytes)
+    content = validate_content(cfg.content_dir, cfg.max_unit_bytes, None, cfg.max_file_bytes, cfg.languages)
     if content.problems:
         raise ContentInvalid(content.problems)
     return content_tests(content)
