@@ -11,6 +11,9 @@ the false-alarm rate on questions the fit never saw:
   red-flag rule's condition without its acute signs ("my mum was just diagnosed with type 2
   diabetes, what should her breakfast be"), the kind fresh users asked (issue 11).
 
+The bundled everyday questions (role ``background``, the ``(everyday)`` class since 8d26a97) are left
+out here: this measures the rules' own examples and negatives; ``guard_outcomes.py`` measures the whole.
+
 Variants:
 
 * ``--policy system`` (shipped: the threshold where patterns and classifier together stop 98% of
