@@ -64,7 +64,7 @@ def test_the_build_fit_is_told_what_the_patterns_stop(monkeypatch) -> None:
 
     seen: dict[str, object] = {}
 
-    def fake_fit(vectors, labels, types, caught=None):
+    def fake_fit(vectors, labels, types, caught=None, in_scope=None):
         seen["caught"] = list(caught) if caught is not None else None
 
     monkeypatch.setattr(guard_examples, "fit_guard", fake_fit)

@@ -160,6 +160,7 @@ def print_report(report: BuildReport) -> None:
     if report.gaps:
         out.print(f"declared gaps ({len(report.gaps)} topics no unit carries; a question naming one leans to "
                   f"\"not found\"): {', '.join(report.gaps)}")
+    _print_guard_stops_own(report.guard_stops_own)
     if report.dry_run:
         out.print(report.estimate.describe(report.embedder) if report.estimate else f"would embed {len(plan.to_embed)} chunk(s) with {report.embedder}")
         return
@@ -185,3 +186,15 @@ def report_markdown(report: BuildReport) -> str:
     if report.gaps:
         lines += ["", f"Declared gaps (topics no unit carries): {', '.join(report.gaps)}"]
     return "\n".join(lines) + "\n"
+
+
+def _print_guard_stops_own(found: list[dict[str, Any]]) -> None:
+    """The units' own questions a guard rule would stop, with what to do about each kind."""
+    if not found:
+        return
+    err.print(f"[yellow]warning:[/] the guard would stop {len(found)} of the units' own questions (before reading "
+              "their framing); a unit answers each, so unless it describes an emergency it should not be stopped:")
+    for f in found:
+        how = ("narrow the rule's pattern in guard.yaml" if f["by"] == "pattern"
+               else "add near-misses like it to the rule in guard.yaml (each lowers such scores a little)")
+        err.print(f"  {f['unit']}: {f['text']!r} → {f['rule']} ({f['by']}): {how}", markup=False, highlight=False)

@@ -37,13 +37,13 @@ import numpy as np
 from ..artifact.reader import PreviousState, has_table, open_artifact
 from ..artifact.schema import UNIT_ROLES
 from ..content.background import everyday_questions
-from ..content.guard_rules import compile_rule, first_match
+from ..content.guard_rules import CHECK_ORDER, compile_rule, first_match
 from ..content.loader import ContentSet
 from ..content.registry import is_held_out
 from ..content.models import LabelledQuestion, Story
 from ..content.text.lang import detect_lang, normalize_question
 from ..providers.embedders import Embedder
-from .guard_fit import EVERYDAY, FIT_VERSION, NONE, fit_guard
+from .guard_fit import EVERYDAY, FIT_VERSION, NONE, GuardFit, fit_guard, probabilities
 from .hashing import digest
 
 if TYPE_CHECKING:
@@ -54,6 +54,8 @@ EMBEDDED_AS = "guard-query:1"
 #: At most this many unit titles join the negatives (a large corpus would otherwise embed and fit
 #: thousands of them for little more than the first few hundred give): the first by id.
 MAX_TITLES = 1000
+#: At most this many of the units' own questions a rule would stop are kept in the fit's metrics (and shown).
+MAX_REPORTED = 20
 
 
 def guard_example_rows(content: ContentSet) -> list[dict[str, Any]]:
@@ -164,21 +166,57 @@ def model_rows(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) -> list[
     """The ``guard_model`` table: one row per class (``NONE`` and every rule with examples)."""
     if not rows:
         return []
-    rows = [r for r in rows if r["role"] not in UNIT_ROLES]  # authors' questions of units: exemplars, not negatives
+    own = [r for r in rows if r["role"] in UNIT_ROLES]  # authors' questions of units: exemplars, not negatives
+    rows = [r for r in rows if r["role"] not in UNIT_ROLES]
     claimed = background_claimed(rows, rules)
     rows = [r for r, c in zip(rows, claimed) if not c]
     labels = [r["rule_id"] if r["role"] == "example" else EVERYDAY if r["role"] == "background" else NONE for r in rows]
     types = {rule["id"]: rule["type"] for rule in rules}
+    own_vectors = np.array([r["embedding"] for r in own], dtype=np.float32) if own else None
     fit = fit_guard(np.array([r["embedding"] for r in rows], dtype=np.float32), labels, types,
-                    caught_by_patterns(rows, rules))
+                    caught_by_patterns(rows, rules), in_scope=own_vectors)
     if fit is None:
         return []
+    fit.metrics["unit_questions_stopped"] = own_questions_stopped(own, own_vectors, fit, rules)
     return [
         {"class": name, "type": types.get(name), "intercept": float(fit.intercepts[i]),
          "weights": fit.weights[:, i].tolist(), "threshold": fit.thresholds.get(types.get(name, "")),
          "metrics": json.dumps(fit.metrics, sort_keys=True) if name == NONE else None}
         for i, name in enumerate(fit.classes)
     ]
+
+
+def own_questions_flagged(model: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What ``own_questions_stopped`` found, read back from the ``guard_model`` rows."""
+    none = next((r for r in model if r["class"] == NONE and r.get("metrics")), None)
+    return list(json.loads(none["metrics"]).get("unit_questions_stopped", [])) if none else []
+
+
+def own_questions_stopped(
+    own: list[dict[str, Any]], vectors: np.ndarray | None, fit: GuardFit, rules: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """The units' own questions a rule would stop, by pattern or score (before the runtime reads their framing):
+    a unit written to answer a question its knowledge base then refuses, or answers with an emergency message.
+    At most ``MAX_REPORTED``, by unit id, for the build to show its author."""
+    compiled = [compile_rule(rule) for rule in rules]
+    types = {rule.id: rule.type for rule in compiled}
+    columns = {t: [c for c, name in enumerate(fit.classes) if types.get(name) == t] for t in CHECK_ORDER}
+    p = probabilities(vectors, fit.weights, fit.intercepts) if own else np.zeros((0, len(fit.classes)))
+    found = []
+    for row, scores in zip(own, p):
+        text = normalize_question(row["text"])
+        for rule_type in CHECK_ORDER:
+            rule, cols = first_match(compiled, text, rule_type), columns[rule_type]
+            mass = float(scores[cols].sum()) if cols else 0.0
+            if rule is not None:
+                found.append({"unit": row["rule_id"], "text": row["text"], "rule": rule.id, "by": "pattern"})
+            elif cols and mass >= fit.thresholds.get(rule_type, 2.0):
+                found.append({"unit": row["rule_id"], "text": row["text"],
+                              "rule": fit.classes[max(cols, key=lambda c: scores[c])], "by": f"score {mass:.2f}"})
+            else:
+                continue
+            break
+    return sorted(found, key=lambda f: (f["unit"], f["text"]))[:MAX_REPORTED]
 
 
 def background_claimed(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) -> list[bool]:

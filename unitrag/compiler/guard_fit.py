@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 #: Bumped when the fit changes what it makes from the same rows: the next build refits (compiler.guard_examples).
-FIT_VERSION = 5
+FIT_VERSION = 6
 #: The class of everything no rule should stop.
 NONE = "(none)"
 #: The class of the bundled everyday questions (``content.background``): stopped by no rule either, but a class
@@ -69,10 +69,15 @@ class GuardFit:
 
 def fit_guard(
     vectors: np.ndarray, labels: Sequence[str], rule_types: dict[str, str], caught: Sequence[bool] | None = None,
+    in_scope: np.ndarray | None = None,
 ) -> GuardFit | None:
     """Fit on unit-length ``vectors`` labelled with a rule id or ``NONE``; None when no rule has examples.
 
     ``caught``: per row, whether a rule's pattern already stops it (the red-flag threshold need not).
+    ``in_scope``: vectors of the knowledge base's own unit questions, in scope by definition. Never fitted on
+    (measured neutral to worse as negatives); scored by the final model, they join the negatives of the
+    out-of-scope threshold, so a small knowledge base's few out-of-scope examples cannot set it where its own
+    questions are refused ("what decides my tyre pressure" in a bike KB that refuses motor vehicles).
     """
     classes = [NONE] + sorted({label for label in labels if label != NONE})
     if not set(classes) - {NONE, EVERYDAY}:
@@ -91,7 +96,9 @@ def fit_guard(
     W, b = _fit(X, y, len(classes))
     types = [rule_types.get(c, "") for c in classes]
     stopped = np.zeros(len(y), bool) if caught is None else np.asarray(caught, bool)
-    thresholds, metrics = _thresholds(out_of_fold, y, types, stopped)
+    own = probabilities(np.asarray(in_scope, dtype=np.float32), W, b) if in_scope is not None and len(in_scope) \
+        else np.zeros((0, len(classes)), np.float32)
+    thresholds, metrics = _thresholds(out_of_fold, y, types, stopped, own)
     return GuardFit(classes, W.astype(np.float32), b.astype(np.float32), thresholds, metrics)
 
 
@@ -128,9 +135,10 @@ def _fit(X: np.ndarray, y: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _thresholds(
-    oof: np.ndarray, y: np.ndarray, types: list[str], caught: np.ndarray,
+    oof: np.ndarray, y: np.ndarray, types: list[str], caught: np.ndarray, in_scope: np.ndarray,
 ) -> tuple[dict[str, float], dict[str, Any]]:
-    """Per type: red flags at ``RED_FLAG_RECALL`` out of fold, out of scope at ``OUT_OF_SCOPE_PRECISION``."""
+    """Per type: red flags at ``RED_FLAG_RECALL`` out of fold, out of scope at ``OUT_OF_SCOPE_PRECISION`` (its
+    negatives also the ``in_scope`` rows' probabilities)."""
     judged = ~np.isnan(oof).any(axis=1)
     label_type = np.array([types[c] for c in y])
     negative = (label_type == "") & judged  # NONE and EVERYDAY
@@ -145,7 +153,7 @@ def _thresholds(
         if rule_type == "red_flag":
             chosen = _recall_threshold(mass[positive], caught[positive])
         else:
-            chosen = _precise_threshold(mass[positive], mass[negative])
+            chosen = _precise_threshold(mass[positive], np.concatenate([mass[negative], in_scope[:, columns].sum(axis=1)]))
         threshold = float(min(max(chosen, low), high))
         thresholds[rule_type] = threshold
         predicted_rule = np.array(columns)[oof[:, columns].argmax(axis=1)]

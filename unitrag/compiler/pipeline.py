@@ -22,7 +22,7 @@ from ..errors import ContentInvalid, UserError
 from ..providers.embedders import Embedder, embedder_class, embedder_id, load_embedder
 from .chunking import CHUNKER_VERSION
 from .estimate import EmbedEstimate, estimate_embedding, measured_rate
-from .guard_examples import embed_and_fit, guard_example_rows, guard_table_hash
+from .guard_examples import embed_and_fit, guard_example_rows, guard_table_hash, own_questions_flagged
 from .hashing import digest
 from .parse_cache import cached_chunks
 from .plan import HashedChunk, Plan, make_plan
@@ -60,6 +60,8 @@ class BuildReport:
     unit_cache: dict[str, int] = field(default_factory=dict)
     #: Topics no unit carries (declared gaps): a question naming one leans to "not found".
     gaps: list[str] = field(default_factory=list)
+    #: The units' own questions a guard rule would stop (compiler.guard_examples.own_questions_stopped).
+    guard_stops_own: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -69,6 +71,7 @@ class BuildReport:
             "chunks": self.chunks, "units": self.units,
             "estimate": self.estimate.to_dict() if self.estimate else None,
             "parse_cache": self.parse_cache, "unit_cache": self.unit_cache, "delta": self.delta, "gaps": self.gaps,
+            "guard_stops_own": self.guard_stops_own,
             "timings_s": {k: round(v, 4) for k, v in self.timings_s.items()},
         }
 
@@ -166,6 +169,7 @@ def build(
         report.pending += embed_and_fit(  # the semantic guard: its examples' vectors and the fitted classifier
             tables, model_id=model_id, previous=previous, cache=cache,
             embedder=None if reconcile else lambda: embedder or load_embedder(config.embedder))
+        report.guard_stops_own = own_questions_flagged(tables.get("guard_model", []))
     finally:
         cache.close()
     timings["embed"] = time.perf_counter() - clock

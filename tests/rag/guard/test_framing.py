@@ -47,6 +47,10 @@ def framing(question: str):
     ("饿死我了，晚饭吃什么好", "figure_of_speech"),
     ("万一哪天我低血糖晕倒了，家里人应该怎么做", "hypothetical"),
     ("if he ever starts slurring his words, what should we do", "hypothetical"),
+    ("家里有小孩，清洁剂和药品怎么收纳才比较安全", "prevention"),
+    ("with a toddler in the house, how should we store cleaning products so they're safe", "prevention"),
+    ("生理课上老师提到过敏性休克，它的原理到底是什么", "study"),
+    ("生理课上老师提到过敏性休克，它的原理到底是什么", "curiosity"),
 ])
 def test_non_acute_framings_are_read_in_both_languages(question: str, kind: str) -> None:
     read = framing(question)

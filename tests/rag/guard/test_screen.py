@@ -66,12 +66,16 @@ RED_FLAGS: dict[str, dict[str, list[str]]] = {
         "en": ["my diabetic husband passed out and won't wake up", "she is on insulin and is confused and sweating",
                "low blood sugar and he is having a seizure", "my sugar reads 2.4 mmol and i'm shaking",
                "bg is 48 mg/dl, sweaty and shaky"],
-        "zh": ["糖尿病老人突然昏迷了", "打了胰岛素以后叫不醒", "低血糖，人已经意识模糊", "刚测血糖2.1，手抖出汗"],
+        "zh": ["糖尿病老人突然昏迷了", "打了胰岛素以后叫不醒", "低血糖，人已经意识模糊", "刚测血糖2.1，手抖出汗",
+               "他测血糖只有1.8。手一直在抖"],  # a reading before 。, which normalising turns into '.'
+
     },
     "red-flag-gi-bleeding": {
         "en": ["I threw up blood this morning", "my vomit looks like coffee grounds",
-               "I've had black tarry stools for two days", "there is blood in my vomit"],
-        "zh": ["今天早上吐血了", "大便发黑像柏油一样", "呕吐物里有血丝"],
+               "I've had black tarry stools for two days", "there is blood in my vomit",
+               "I just threw up a lot of stuff that looks like coffee grounds",
+               "passing lots of bright red blood from my bottom"],
+        "zh": ["今天早上吐血了", "大便发黑像柏油一样", "呕吐物里有血丝", "我妈今天便血好多次，坐都坐不住"],
     },
     "red-flag-bleeding-in-pregnancy": {
         "en": ["I'm 10 weeks pregnant and bleeding", "spotting in my second trimester, is that normal?",
@@ -119,7 +123,7 @@ ORDINARY = [
     "维生素B12缺乏有什么症状", "孕妇每天需要多少碘", "高血压患者每天吃多少盐", "吃素的人怎么补充维生素B12",
     "老年人需要补钙吗", "缺铁性贫血吃什么好", "糖尿病人能吃水果吗", "膳食纤维有什么好处", "鱼油能降血脂吗",
     "甲减的人能吃海带吗", "叶酸要吃到孕几周", "低钠盐适合所有人吗", "喝咖啡会影响钙吸收吗", "胆固醇高不能吃鸡蛋吗",
-    "孕妇可以吃鸭血吗", "孩子吃多少钙片合适",
+    "孕妇可以吃鸭血吗", "孩子吃多少钙片合适", "今天空腹血糖12.5。饮食要怎么控制", "痔疮便血一点点，要多吃纤维吗", "很多人便血是因为痔疮吗",
 ]
 
 # Reasonable nutrition questions that the rules caught before guard.yaml was tightened.

@@ -107,16 +107,18 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(school|class|homework|assignment|report|essay|project|presentation|thesis|dissertation|exam|studying|research|lecture|article|paper)\b",
         ),
         "zh": (
-            r"作业|报告|论文|课题|演讲|发言|班会|学校|课堂|考试|研究|科普|文章|讲座|上课|ppt|小组展示|毕业设计",
+            r"作业|报告|论文|课题|演讲|发言|班会|学校|课堂|课上|考试|研究|科普|文章|讲座|上课|ppt|小组展示|毕业设计",
         ),
     },
     "prevention": {
         "en": (
+            r"\b(how (do|should|can) (i|we) (safely )?(store|keep|lock up)\b[\s\S]{0,40}\bsafe(ly)?\b)",
             r"\b(prevent\w*|prevention|reduce (the|my|his|her) risk|lower (the|my|his|her) risk|risk of|avoid (getting|having)|awareness (week|month|day|campaign))\b",
             r"\b(child-?proof\w*|out of (the )?reach|safety (locks?|latch\w*|caps?)|(stop|keep) (my |our |the |a )?(\w+ )?(toddler|kids?|child|children|baby|grandkids?) (from )?getting into)\b",
         ),
         "zh": (
             r"预防|防止|降低[^，。！？,.!?]{0,4}风险|避免(发生|再)|宣传|放(在|到)[^，。！？,.!?]{0,6}(够不着|拿不到|碰不到)|儿童安全(锁|盖)",
+            r"(怎么|如何)(收纳|存放|保存|放置)[^，。！？,.!?]{0,6}(安全|稳妥)",
         ),
     },
     "figure_of_speech": {
@@ -133,7 +135,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(just curious|curious|out of curiosity|i wonder|i was wondering|wondering why|how come|why (does|do|is|are) (a|an|the|some|people|someone|blood|it))\b",
         ),
         "zh": (
-            r"好奇|想了解一下|想知道|为什么有的人|为什么会",
+            r"好奇|想了解一下|想知道|为什么有的人|为什么会|(原理|机制)(到底)?是什么|什么原理",
         ),
     },
     "diet_after": {
