@@ -167,3 +167,17 @@ def test_the_report_lists_the_topics_no_unit_carries_and_a_unit_taking_one_remov
     rule.write_text(re.sub(r"^topics: \[", "topics: [zinc, ", rule.read_text(encoding="utf-8"), count=1, flags=re.M),
                     encoding="utf-8")
     assert "zinc" not in tiny.build(dry_run=True).gaps
+
+
+def test_the_report_names_red_flag_rules_without_examples(tiny) -> None:
+    import yaml
+
+    assert tiny.build(dry_run=True).red_flags_without_examples == []  # every sample red flag has examples
+    guard = tiny.content / "guard.yaml"
+    rules = yaml.safe_load(guard.read_text(encoding="utf-8"))
+    stroke = next(r for r in rules if r["id"] == "red-flag-stroke")
+    stroke.pop("examples")
+    guard.write_text(yaml.safe_dump(rules, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    report = tiny.build(dry_run=True)
+    assert report.red_flags_without_examples == ["red-flag-stroke"]
+    assert report.to_dict()["red_flags_without_examples"] == ["red-flag-stroke"]

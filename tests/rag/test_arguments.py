@@ -18,7 +18,7 @@ NON_QUESTIONS = [
 #: Short real questions, and ordinary ones with emoji, marks or control characters in them.
 REAL_QUESTIONS = [
     "B12?", "碘", "VD", "C", "多少钾？", "Is 1000 mg too much?", "I love salt 😋 is that bad?", "café au lait?",
-    "salt\x00 per day", "zzz... why am I so tired after lunch?", "嗯嗯", "孕妇补碘吗", "2000 kcal?", "abab", "cocoa?",
+    "zzz... why am I so tired after lunch?", "嗯嗯", "孕妇补碘吗", "2000 kcal?", "abab", "cocoa?",
 ]
 
 
@@ -66,3 +66,15 @@ def test_lone_surrogates_in_names_and_ids_are_refused():
             UserContext(**{field: ["en-b12-testing\ud800"]})
     with pytest.raises(UserError, match=r"^roles: not valid Unicode text"):
         UserContext.from_dict({"roles": ["clinician\udfff"]})
+
+
+@pytest.mark.parametrize(("question", "kept"), [
+    ("How\x1b[31m long for V60\u202e?", "How long for V60?"),  # a terminal colour escape and a right-to-left override
+    ("B12\x07 dose\x9b?", "B12 dose?"),  # C0 and C1 controls
+    ("salt\x00 per day", "salt per day"),
+    ("first line\r\nsecond line\twith a tab", "first line\nsecond line\twith a tab"),
+    ("\u2067碘\u2069缺乏", "碘缺乏"),  # bidi isolates
+    ("👩🏽‍⚕️ 维生素D", "👩🏽‍⚕️ 维生素D"),  # zero-width joiners inside an emoji stay
+])
+def test_control_characters_never_pass_into_the_question(question: str, kept: str) -> None:
+    assert question_text(question, 5000) == kept

@@ -14,7 +14,9 @@ from unitrag.config import Config
 from unitrag.content.models import LabelledQuestion
 from unitrag.errors import UserError
 from unitrag.rag.calibrate.calibration import auc, calibrate, loo_probabilities, run_calibration
-from unitrag.rag.gate import AnswerabilityGate, feature_value, fit_platt, gate_for, pipeline_id, sigmoid, write_calibration
+from unitrag.rag.gate import (
+    AnswerabilityGate, default_gates, feature_value, fit_platt, gate_for, pipeline_id, sigmoid, write_calibration,
+)
 from unitrag.rag.search.retrieval import Retriever
 from unitrag.rag.types import Source
 
@@ -297,3 +299,14 @@ def test_guard_questions_are_not_part_of_the_set_a_gate_was_fitted_on():
     guarded = LabelledQuestion(id="g", question="chest pain now", lang="en", guard="red_flag", guard_rule="red-flag-x")
     assert questions_digest([*plain, guarded]) == questions_digest(plain)  # never reaches the gate
     assert questions_digest(plain[1:]) != questions_digest(plain)
+
+
+def test_the_runtime_says_in_one_line_what_the_build_says_in_full() -> None:
+    from unitrag.rag.gate import uncalibrated_message
+
+    pipeline = "e5-openvino:multilingual-e5-small|reranker=fusion|sparse=on"
+    default = gate_for(default_gates(), pipeline)
+    brief, full = uncalibrated_message(pipeline, default, brief=True), uncalibrated_message(pipeline, default)
+    assert "\n" not in brief and len(brief) < len(full) / 2
+    for message in (brief, full):
+        assert "default answerability gate" in message and "unitrag calibrate --write calibration.json" in message

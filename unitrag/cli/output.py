@@ -64,13 +64,6 @@ def print_problems(problems: list[Problem], outcome: str = "nothing was written"
     print(f"{len(problems)} problem(s) in {files} file(s); {outcome}", file=sys.stderr)
 
 
-def cited_units(answer: Answer) -> list[str]:
-    """The units an answer cites: those among its sources that carry a citation its text marks, in source order
-    (the other sources were retrieved and given to the model, but the answer does not rest on them)."""
-    cited = {c.id for c in answer.citations}
-    return list(dict.fromkeys(s.unit_id for s in answer.sources if cited.intersection(s.citation_ids)))
-
-
 def print_answer(answer: "Answer") -> None:
     """An answer for reading: ``[n]`` markers, the numbered references they point to, and the
     units it was answered from (``--json`` prints the raw answer with its ``<Cite/>`` tags)."""
@@ -90,7 +83,7 @@ def print_answer(answer: "Answer") -> None:
             out.print(escape(f"[{ref.number}] {ref.citation.title} ({ref.citation.year}){link}"), soft_wrap=True)
     units = {s.unit_id: s.title for s in answer.sources}
     if units and answer.guard is None and not answer.not_found:
-        cited = cited_units(answer)
+        cited = answer.cited_units
         others = [unit_id for unit_id in units if unit_id not in cited]
         headings = (("Answered from these units:", cited), ("Also retrieved (not cited):", others)) if cited else (
             ("Retrieved (the answer cites none of them):", others),)
@@ -161,6 +154,10 @@ def print_report(report: BuildReport) -> None:
         out.print(f"declared gaps ({len(report.gaps)} topics no unit carries; a question naming one leans to "
                   f"\"not found\"): {', '.join(report.gaps)}")
     _print_guard_stops_own(report.guard_stops_own)
+    if report.red_flags_without_examples:
+        err.print(f"[yellow]warning:[/] red-flag rule(s) with no examples stop only what their patterns foresaw, not "
+                  f"a question put another way: {', '.join(report.red_flags_without_examples)}; give each 6+ examples "
+                  "per language (docs/authoring.md, guard rules)", soft_wrap=True)
     if report.dry_run:
         out.print(report.estimate.describe(report.embedder) if report.estimate else f"would embed {len(plan.to_embed)} chunk(s) with {report.embedder}")
         return

@@ -12,7 +12,7 @@ from ..config import Config, load_config
 from ..errors import UserError
 from ..rag.arguments import choice, question_text, result_count
 from ..rag.types import LANGS, UserContext
-from .output import cited_units, out, print_answer, print_json
+from .output import out, print_answer, print_json
 from .options import ConfigOpt, JsonOpt
 
 KbOpt = Annotated[Optional[str], typer.Option("--kb", help="Artifact path, or a postgresql:// URL published to [config: artifact].")]
@@ -72,7 +72,7 @@ def ask(
         raise UserError(f"--user-context {user_context}: {exc}") from None
     answer = knowledge_base.ask(question, user=user, lang=lang)
     if json:
-        print_json({**answer.to_dict(), "cited_units": cited_units(answer)})  # sources: every unit retrieved
+        print_json(answer.to_dict())  # sources: every unit retrieved; cited_units: those the answer cites
         return
     print_answer(answer)
 

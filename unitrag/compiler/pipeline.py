@@ -62,6 +62,8 @@ class BuildReport:
     gaps: list[str] = field(default_factory=list)
     #: The units' own questions a guard rule would stop (compiler.guard_examples.own_questions_stopped).
     guard_stops_own: list[dict[str, Any]] = field(default_factory=list)
+    #: Red-flag rules with no examples: they stop only the phrasings their patterns foresaw.
+    red_flags_without_examples: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -71,7 +73,7 @@ class BuildReport:
             "chunks": self.chunks, "units": self.units,
             "estimate": self.estimate.to_dict() if self.estimate else None,
             "parse_cache": self.parse_cache, "unit_cache": self.unit_cache, "delta": self.delta, "gaps": self.gaps,
-            "guard_stops_own": self.guard_stops_own,
+            "guard_stops_own": self.guard_stops_own, "red_flags_without_examples": self.red_flags_without_examples,
             "timings_s": {k: round(v, 4) for k, v in self.timings_s.items()},
         }
 
@@ -125,7 +127,9 @@ def build(
                          parse_cache={"hits": parse_cache.hits, "misses": parse_cache.misses},
                          unit_cache={"unread": unit_cache.stat_hits, "same_bytes": unit_cache.hash_hits,
                                      "read": unit_cache.misses},
-                         estimate=estimate_embedding(len(plan.to_embed), model_id, previous), gaps=content.gap_topics)
+                         estimate=estimate_embedding(len(plan.to_embed), model_id, previous), gaps=content.gap_topics,
+                         red_flags_without_examples=[r.id for r in content.guard_rules
+                                                     if r.type == "red_flag" and not r.examples.items()])
     if dry_run or (previous is not None and plan.is_noop):
         unit_cache.save()
         parse_cache.save()

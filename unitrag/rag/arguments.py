@@ -75,7 +75,9 @@ def question_text(question: object, max_chars: int) -> str:
     punctuation), or only words that repeat one or two characters (``"(((aaaa"``, ``"(abab…"``,
     ``"哈哈哈"``). Short real questions pass: ``"B12?"``, ``"VD"``, ``"碘"``. A lone surrogate is
     refused as unreadable (``readable``). What is returned has every run of more than
-    ``PADDING_RUN`` of one symbol or punctuation mark cut to that many (``unpadded``).
+    ``PADDING_RUN`` of one symbol or punctuation mark cut to that many (``unpadded``), and no control
+    character or bidirectional override (``without_controls``: a terminal escape or a U+202E in a question
+    must not reach a log line, a terminal or the page).
     """
     if not isinstance(question, str):
         raise InvalidArgument(f"question: expected a string, got {describe(question)}")
@@ -90,7 +92,19 @@ def question_text(question: object, max_chars: int) -> str:
     if not says_something(question):
         raise InvalidArgument("question: empty (no word in it: only symbols, punctuation, invisible characters or "
                               "letters repeated): ask in words")
-    return unpadded(question)
+    return unpadded(without_controls(question))
+
+
+#: C0 and C1 controls but tab and newline, and the bidirectional embeddings, overrides and isolates.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+#: What a terminal escape sequence leaves once its ESC is gone ("[31m").
+_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+def without_controls(text: str) -> str:
+    """``text`` with terminal escape sequences, control characters (a carriage return is a space) and bidi
+    controls removed."""
+    return _CONTROLS.sub("", _ESCAPE.sub("", text.replace("\r\n", "\n").replace("\r", " ")))
 
 
 _WORD = re.compile(r"[^\W_]+")

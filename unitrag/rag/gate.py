@@ -364,10 +364,15 @@ def gate_in_use(rows: Sequence[Mapping[str, Any]], pipeline: str) -> tuple[Answe
     return gate_for(default_gates(), pipeline), True
 
 
-def uncalibrated_message(pipeline: str, default: AnswerabilityGate | None, calibration_file: str = "calibration.json") -> str:
-    """What to tell an author whose knowledge base has no gate fitted on its own questions."""
+def uncalibrated_message(pipeline: str, default: AnswerabilityGate | None, calibration_file: str = "calibration.json",
+                         brief: bool = False) -> str:
+    """What to tell an author whose knowledge base has no gate fitted on its own questions (``brief``: one line,
+    for every ``ask`` and server start; the build gives the whole of it)."""
     using = ("the default answerability gate, fitted on the bundled sample's questions" if default is not None
              else "no answerability gate at all (every question is answered, none is \"not found\")")
+    if brief:
+        return (f"no answerability gate fitted on this knowledge base's questions: using {using.split(',')[0]} "
+                f"(`unitrag calibrate --write {calibration_file}`, then `unitrag build`)")
     return (f"this knowledge base has no answerability gate fitted on its own questions for {pipeline}: it uses {using}. "
             f"Write labelled questions in content/eval/questions.yaml (every eval/*.yaml but the *_test.yaml ones is a dev set), "
             f"then run `unitrag calibrate --write {calibration_file}` and rebuild.")

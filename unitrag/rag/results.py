@@ -50,12 +50,19 @@ class Answer:
     #: ``caution.response`` is the safety line to show with the answer. ``guard`` stays None (nothing stopped it).
     caution: GuardOutcome | None = None
 
+    @property
+    def cited_units(self) -> list[str]:
+        """The units the answer cites: sources carrying a citation its text marks, in source order (the other
+        sources were retrieved, but the answer does not rest on them)."""
+        cited = {c.id for c in self.citations}
+        return list(dict.fromkeys(s.unit_id for s in self.sources if cited.intersection(s.citation_ids)))
+
     def to_dict(self) -> dict[str, Any]:
         shown = self.guard or self.caution  # JSON callers read one field: type red_flag, out_of_scope or caution
         return {
             "question": self.question, "lang": self.lang, "answer": self.answer, "not_found": self.not_found,
             "guard": shown.to_dict() if shown else None,
-            "sources": [s.to_dict() for s in self.sources],
+            "sources": [s.to_dict() for s in self.sources], "cited_units": self.cited_units,
             "citations": [c.to_dict() for c in self.citations],
             "faithfulness": self.faithfulness.to_dict() if self.faithfulness else None,
             "extractive": self.extractive, "llm_error": self.llm_error, "llm_error_kind": self.llm_error_kind,

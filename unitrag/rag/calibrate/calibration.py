@@ -19,7 +19,7 @@ are refused: a gate must never be fitted on the set that reports it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -56,6 +56,11 @@ from ..gate import (
 from ..types import UserContext
 
 MIN_PER_PAIR = 5  # a language pair gets its own cosine correction only with this many questions each side
+#: The default correction counts as this many questions: a pair's fitted correction is shrunk toward it,
+#: n / (n + PRIOR_QUESTIONS) of the way to the knowledge base's own median gap (n: the fewer side). The gap
+#: is mostly the embedder's, measured on the sample's hundreds of questions; a new knowledge base's median
+#: over 6 questions moved it from 0.089 to 0.03 and pushed the right unit from 2nd to 6th (issue 24).
+PRIOR_QUESTIONS = 30
 GAP_LOGITS = -5.0  # how far a declared gap lowers the logit when neither the questions nor a default gate say
 
 
@@ -133,10 +138,14 @@ def user_context(q: LabelledQuestion) -> UserContext:
     return UserContext.from_dict(q.user.model_dump()) if q.user is not None else UserContext()
 
 
-def fit_lang_offsets(kb: Any, questions: Sequence[LabelledQuestion]) -> dict[str, float]:
+def fit_lang_offsets(
+    kb: Any, questions: Sequence[LabelledQuestion], prior: Mapping[str, float] | None = None,
+) -> dict[str, float]:
     """Per (question language > unit language) pair: how much lower the best answer cosine runs across languages.
 
-    A pair without ``MIN_PER_PAIR`` questions on each side keeps its default.
+    ``prior``: the corrections the knowledge base ran with before (the default gate's; else
+    ``DEFAULT_LANG_OFFSETS``). A pair without ``MIN_PER_PAIR`` questions on each side keeps its prior; with
+    more, the median gap is shrunk toward it by ``PRIOR_QUESTIONS`` (``shrunk``).
     """
     store = kb.store
     unit_ids = store.columns["unit_id"]
@@ -153,12 +162,18 @@ def fit_lang_offsets(kb: Any, questions: Sequence[LabelledQuestion]) -> dict[str
             continue
         cosine = float((store.vectors[rows] @ kb.encoder.encode(q.question)).max())
         best.setdefault(f"{q.lang}>{langs.pop()}", []).append(cosine)
-    offsets = dict(DEFAULT_LANG_OFFSETS)
+    offsets = {**DEFAULT_LANG_OFFSETS, **(prior or {})}
     for lang, other in OTHER.items():
         same, cross = best.get(f"{lang}>{lang}", []), best.get(f"{lang}>{other}", [])
-        if min(len(same), len(cross)) >= MIN_PER_PAIR:
-            offsets[f"{lang}>{other}"] = round(max(0.0, float(np.median(same) - np.median(cross))), 4)
+        n, pair = min(len(same), len(cross)), f"{lang}>{other}"
+        if n >= MIN_PER_PAIR:
+            offsets[pair] = shrunk(max(0.0, float(np.median(same) - np.median(cross))), offsets.get(pair, 0.0), n)
     return offsets
+
+
+def shrunk(fitted: float, default: float, n: int) -> float:
+    """``fitted`` from ``n`` questions, pulled toward ``default`` as if it had been measured on ``PRIOR_QUESTIONS``."""
+    return round((n * fitted + PRIOR_QUESTIONS * default) / (n + PRIOR_QUESTIONS), 4)
 
 
 def run_calibration(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuestion]) -> Calibration:
@@ -178,7 +193,7 @@ def run_calibration(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuesti
     crosslingual = getattr(getattr(kb, "retriever", None), "crosslingual", None)
     offsets = None
     if crosslingual is not None:
-        offsets = fit_lang_offsets(kb, plain)
+        offsets = fit_lang_offsets(kb, plain, default.lang_offsets if default is not None else None)
         crosslingual.offsets = dict(offsets)
     samples, guarded = measure(kb, questions)
     y_all = np.array([s.answerable for s in samples], bool)

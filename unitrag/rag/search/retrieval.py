@@ -167,7 +167,7 @@ class Retriever:
 
         self.gate, is_default = gate_in_use(rows, pipeline)
         if is_default:
-            say_once(uncalibrated_message(pipeline, self.gate))
+            say_once(uncalibrated_message(pipeline, self.gate, brief=True))
         if self.gate is not None and self.gate.lang_offsets is not None and self.crosslingual is not None:
             self.crosslingual.offsets = dict(self.gate.lang_offsets)
 
