@@ -155,6 +155,40 @@ def test_an_unclosed_quote_or_bracket_in_a_registry_is_reported_where_it_opens(
     assert says in problems[0].message
 
 
+CLOSED_BY_A_LATER_QUOTE = (
+    "---\n"                                      # 1
+    "kind: rule\n"                               # 2
+    "id: r\n"                                    # 3
+    'title: "Pour-over grind: and time\n'        # 4  the cause: YAML lets a quoted value run on...
+    "lang: en\n"                                 # 5
+    "questions:\n"                               # 6
+    '  - "How fine should I grind for a V60?"\n'  # 7  ...to this quote, and the parser complains here
+    "---\nbody\n"
+)
+
+
+def test_a_quote_left_open_is_reported_on_its_line_even_when_a_later_quote_closes_it(tmp_path: Path) -> None:
+    from unitrag.content.validate import validate_content
+
+    (tmp_path / "content" / "rules").mkdir(parents=True)
+    (tmp_path / "content" / "topics.yaml").write_text("topics: []\n", encoding="utf-8")
+    (tmp_path / "content" / "rules" / "r.md").write_text(CLOSED_BY_A_LATER_QUOTE, encoding="utf-8")
+    problems = [p for p in validate_content(tmp_path / "content").problems if p.path.endswith("r.md")]
+    assert [(p.line, p.field) for p in problems] == [(4, "frontmatter")]
+    assert "a quoted value opened on this line is not closed on it" in problems[0].message
+    assert "line 7" in problems[0].message
+
+
+@pytest.mark.parametrize("text", [
+    'a: "closed"\nb: \'it\'\'s\'\nc: "an \\" escaped quote"\nd: [x\n',  # quotes all closed; the bracket is the error
+    "a: plain: colon\n",
+])
+def test_closed_quotes_are_never_blamed(text: str) -> None:
+    from unitrag.content.safe_yaml import quote_left_open
+
+    assert quote_left_open(text, len(text.splitlines())) is None
+
+
 def test_an_error_the_parser_finds_where_it_is_stays_there() -> None:
     from unitrag.content.safe_yaml import yaml_problem
 

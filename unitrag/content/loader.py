@@ -115,7 +115,7 @@ def parse_unit(path: Path, text: str, shown: str | None = None) -> tuple[LoadedU
     try:
         meta = load_yaml(fm_text)
     except yaml.YAMLError as exc:
-        return None, [yaml_problem(exc, shown, "frontmatter", first_line=2)]
+        return None, [yaml_problem(exc, shown, "frontmatter", first_line=2, text=fm_text)]
     if not isinstance(meta, dict):
         return None, [Problem(shown, 1, "frontmatter", "frontmatter must be a mapping of field: value")]
     kind = meta.get("kind")

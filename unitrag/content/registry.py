@@ -30,7 +30,7 @@ def _read_yaml(path: Path, problems: list[Problem], limit: SizeLimit | None) -> 
     try:
         data = load_yaml(text)
     except yaml.YAMLError as exc:
-        problems.append(yaml_problem(exc, shown, "yaml"))
+        problems.append(yaml_problem(exc, shown, "yaml", text=text))
         return None
     return data, SourceMap(text), shown
 

@@ -14,6 +14,8 @@ never expands anything, and is skipped when the text has no ``*`` at all.
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 import yaml
@@ -104,11 +106,39 @@ def yaml_error_line(exc: yaml.YAMLError, first_line: int = 1) -> int:
     return (mark.line + first_line) if mark is not None else first_line
 
 
-def yaml_problem(exc: yaml.YAMLError, shown: str, field: str, first_line: int = 1) -> Problem:
-    """The problem an author sees for a YAML error: a refused alias, something left open, or the parser's complaint."""
+#: A value that starts with a quote: after ``key:`` or a list's ``-``.
+_QUOTED_VALUE = re.compile(r"""^\s*(?:-\s+|[^\s#'"][^#'"]*?:\s+)(["'])(.*)$""")
+_CLOSES = {'"': re.compile(r'(?<!\\)(?:\\\\)*"'), "'": re.compile(r"'(?!')")}
+
+
+def quote_left_open(text: str, before: int) -> int | None:
+    """The first line (0-based) before line ``before`` whose value opens a quote it never closes on that line.
+
+    YAML lets a quoted value run over lines, so the parser reads an unclosed ``title: "Grind: and time`` on to
+    the next quote in the file and complains there; a value written over several lines in quotes is rare in a
+    frontmatter or registry, a forgotten quote is not."""
+    for i, line in enumerate(text.splitlines()[:before]):
+        found = _QUOTED_VALUE.match(line)
+        if found and not _CLOSES[found.group(1)].search(found.group(2).replace("''", "") if found.group(1) == "'"
+                                                         else found.group(2)):
+            return i
+    return None
+
+
+def yaml_problem(exc: yaml.YAMLError, shown: str, field: str, first_line: int = 1, text: str | None = None) -> Problem:
+    """The problem an author sees for a YAML error: a refused alias, something left open, or the parser's complaint.
+
+    ``text``: what was parsed, to find a quote left open on an earlier line than the one the parser names."""
     unclosed = _unclosed(exc)
+    gave_up_at = getattr(getattr(exc, "problem_mark", None), "line", None)
+    opened = quote_left_open(text, gave_up_at) if text is not None and gave_up_at is not None and unclosed is None \
+        else None
     if isinstance(exc, (AliasRefused, DuplicateKey)):
         message = exc.problem
+    elif opened is not None:
+        message = (f"YAML syntax error: a quoted value opened on this line is not closed on it: add the closing quote "
+                   f"(the parser read on to line {gave_up_at + first_line}: {getattr(exc, 'problem', None)})")
+        return Problem(shown, opened + first_line, field, message)
     elif unclosed is not None:
         gave_up = exc.problem_mark.line + first_line  # type: ignore[attr-defined]
         message = f"YAML syntax error: {unclosed} (the parser read on to line {gave_up}: {exc.problem})"  # type: ignore[attr-defined]
