@@ -243,7 +243,7 @@ class KnowledgeBase:
             step.question, step.lang, generation.text, False, None, step.result.sources, self._resolve(cited),
             generation.report, extractive=generation.extractive, llm_error=generation.error,
             timings_ms=step.timings, broadened=step.result.broadened, llm_calls=generation.attempts,
-            llm_error_kind=generation.error_kind, caution=step.caution,
+            llm_error_kind=generation.error_kind, caution=step.caution, quoted_units=generation.quoted_units,
         )
 
     def check_user(self, user: UserContext | None) -> UserContext:

@@ -49,11 +49,16 @@ class Answer:
     #: A red flag the question's framing made a note (``GuardOutcome`` of type caution): answered normally, and
     #: ``caution.response`` is the safety line to show with the answer. ``guard`` stays None (nothing stopped it).
     caution: GuardOutcome | None = None
+    #: An extractive answer: the units it quotes. None for an LLM's answer (its text marks citations, not units).
+    quoted_units: list[str] | None = None
 
     @property
     def cited_units(self) -> list[str]:
-        """The units the answer cites: sources carrying a citation its text marks, in source order (the other
-        sources were retrieved, but the answer does not rest on them)."""
+        """The units the answer rests on, in source order: those an extractive answer quotes; for an LLM's answer,
+        the sources carrying a citation its text marks (the other sources were retrieved, but not used)."""
+        if self.quoted_units is not None:
+            quoted = set(self.quoted_units)
+            return list(dict.fromkeys(s.unit_id for s in self.sources if s.unit_id in quoted))
         cited = {c.id for c in self.citations}
         return list(dict.fromkeys(s.unit_id for s in self.sources if cited.intersection(s.citation_ids)))
 

@@ -221,3 +221,22 @@ def test_another_row_of_the_table_is_quoted_only_for_a_term_of_the_question_it_a
     answer = extractive_answer(both, "en", [source(1, "Guidelines", text, ["cn"])], focus=(known.focus(both), known))
     assert "Vegetables — Adults a day: 300–500 g" in answer and "Fruit — Adults a day: 200–350 g" in answer
     assert "Salt" not in answer
+
+
+def test_the_units_quoted_are_those_the_answer_rests_on_not_those_sharing_its_citation() -> None:
+    from unitrag.rag.answer.extractive import extractive_quotes
+    from unitrag.rag.results import Answer
+
+    sources = [
+        source(1, "Iodine in pregnancy", "Pregnant women need 220 µg of iodine a day.", ["who"], topics=["iodine"]),
+        source(2, "Salt", "Adults should eat less than 5 g of salt a day.", ["who"], topics=["salt"]),  # same guideline
+    ]
+    known = lexicon()
+    question = "How much iodine in pregnancy?"
+    text, units = extractive_quotes(question, "en", sources, focus=(known.focus(question, ("iodine", "pregnancy")), known))
+    assert units == ["u1"] and cited(text) == ["who"]
+    from unitrag.rag.answer.citations import check_citations
+
+    report = check_citations(text, {"who"})
+    extractive = Answer(question, "en", text, False, None, sources, [], report, extractive=True, quoted_units=units)
+    assert extractive.cited_units == ["u1"] and extractive.to_dict()["cited_units"] == ["u1"]

@@ -210,6 +210,13 @@ def extractive_answer(question: str, lang: str, sources: Sequence[Source], *, al
     knowledge base's lexicon (``Retriever.focus``: idf-weighted terms, named topics); without it every
     term weighs the same and no topic is known.
     """
+    return extractive_quotes(question, lang, sources, allowed=allowed, focus=focus)[0]
+
+
+def extractive_quotes(question: str, lang: str, sources: Sequence[Source], *, allowed: Iterable[str] | None = None,
+                      focus: tuple[QuestionFocus, Lexicon] | None = None) -> tuple[str, list[str]]:
+    """``extractive_answer``, and the units it quotes (in the order quoted): what the answer rests on, which a
+    shared citation id cannot tell (two units citing one guideline)."""
     lang = answer_lang(lang)
     allowed_set = set(allowed) if allowed is not None else None
     try:
@@ -219,7 +226,8 @@ def extractive_answer(question: str, lang: str, sources: Sequence[Source], *, al
         chosen = choose(candidates(focus[0], sources, focus[1]), lang, focus[0].asks_list, focus[0].own)
         lines = quoted_lines(chosen, lang, allowed_set)
     except Exception:  # the fallback of last resort never raises
-        lines = []
+        chosen, lines = [], []
     if not lines:
-        return NOTHING[lang]
-    return LEAD[lang] + "\n" + "\n".join(f"{n}. {line}" for n, line in enumerate(lines, 1))
+        return NOTHING[lang], []
+    units = list(dict.fromkeys(q.source.unit_id for q in chosen))
+    return LEAD[lang] + "\n" + "\n".join(f"{n}. {line}" for n, line in enumerate(lines, 1)), units

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from ...artifact.bounded_sandbox import MAX_PROMPT_CHARS
 from ...providers.llm.base import LLM, LLMErrorCategory, LLMUnavailable
 from ...providers.llm.redact import redact_secrets
-from .extractive import answer_lang, extractive_answer
+from .extractive import answer_lang, extractive_quotes
 from .focus import Lexicon, QuestionFocus
 from .prompt import UNNAMED, Identity, PromptError, build_messages
 from ..types import FaithfulnessReport, Source
@@ -65,12 +65,13 @@ class Generation:
     error: str | None  # None when the LLM's answer was used (or no LLM is configured); secrets masked
     report: FaithfulnessReport
     error_kind: ErrorKind | None = None  # set with ``error``: the fixed word an HTTP caller gets instead
+    quoted_units: list[str] | None = None  # an extractive answer: the units it quotes; None: an LLM's answer
 
     @classmethod
-    def of(cls, text: str, extractive: bool, attempts: int, failure: Failure | None, report: FaithfulnessReport
-           ) -> Generation:
+    def of(cls, text: str, extractive: bool, attempts: int, failure: Failure | None, report: FaithfulnessReport,
+           quoted_units: list[str] | None = None) -> Generation:
         return cls(text, extractive, attempts, failure.detail if failure else None, report,
-                   failure.kind if failure else None)
+                   failure.kind if failure else None, quoted_units)
 
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "extractive": self.extractive, "attempts": self.attempts,
@@ -120,8 +121,8 @@ def _messages(question: str, lang: str, sources: Sequence[Source], templates: Ma
 
 def _fallback(question: str, lang: str, sources: Sequence[Source], allowed: set[str], check: CitationCheck,
               attempts: int, failure: Failure | None, focus: tuple[QuestionFocus, Lexicon] | None) -> Generation:
-    text = extractive_answer(question, lang, sources, allowed=allowed, focus=focus)
-    return Generation.of(text, True, attempts, failure, check(text, allowed))
+    text, units = extractive_quotes(question, lang, sources, allowed=allowed, focus=focus)
+    return Generation.of(text, True, attempts, failure, check(text, allowed), units)
 
 
 def generate_answer(
