@@ -174,15 +174,19 @@ def test_an_llm_translation_reaches_units_the_offline_probes_miss(kb, built_samp
     from dataclasses import replace
 
     question = "is table salt with added iodine needed if I eat seaweed?"
-    # the named-topic boost (iodine) finds this unit offline too: off here, the translation is what is tested
+    # the named-topic boost (iodine) and the reranker's cross-language imputation find this unit
+    # offline too: both off here, the translation is what is tested
+    weights = {**kb.retriever.reranker.weights, "cross": 0.0}
     boosts, kb.boosts = kb.boosts, replace(kb.boosts, named_topic=1.0)
+    kept, kb.retriever.reranker.weights = kb.retriever.reranker.weights, weights
     try:
         offline = kb.search(question)
     finally:
-        kb.boosts = boosts
+        kb.boosts, kb.retriever.reranker.weights = boosts, kept
     assert "zh-iodine-salt-policy" not in [s.unit_id for s in offline.sources]
     translating = _translating(built_sample, "如果我吃海带，还需要吃加碘盐吗？")
     translating.boosts = replace(translating.boosts, named_topic=1.0)
+    translating.retriever.reranker.weights = weights
     result = translating.search(question)
     assert "zh-iodine-salt-policy" in [s.unit_id for s in result.sources], [s.unit_id for s in result.sources]
     assert "translate" in result.timings_ms
@@ -192,6 +196,19 @@ def test_an_llm_translation_reaches_units_the_offline_probes_miss(kb, built_samp
     for source in result.sources:
         if source.chunk_id in offline_dense:
             assert source.scores.get("dense") == offline_dense[source.chunk_id]
+
+
+def test_the_default_reranker_reaches_a_unit_in_the_other_language_offline(kb):
+    """No shared term with a Chinese unit: its term features are imputed from its cosine, not zero."""
+    from dataclasses import replace
+
+    question = "is table salt with added iodine needed if I eat seaweed?"
+    boosts, kb.boosts = kb.boosts, replace(kb.boosts, named_topic=1.0)
+    try:
+        found = [s.unit_id for s in kb.search(question).sources]
+    finally:
+        kb.boosts = boosts
+    assert "zh-iodine-salt-policy" in found, found
 
 
 def test_a_translation_cannot_reach_restricted_units(kb, built_sample):

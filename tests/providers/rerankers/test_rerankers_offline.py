@@ -20,6 +20,7 @@ class FakeSource:
     text: str
     scores: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
+    lang: str | None = None
 
 
 def test_registry_knows_every_provider_and_refuses_unknown_ones() -> None:
@@ -105,3 +106,26 @@ def test_fusion_works_for_chinese_questions() -> None:
     sources = [FakeSource("孕期补充叶酸", "每天400微克", {"dense": 0.5}), FakeSource("维生素D与骨骼", "骨质疏松", {"dense": 0.5})]
     scores = FusionReranker("title=1").score("维生素D缺乏怎么办", sources)
     assert scores[1] > scores[0]
+
+
+def test_a_source_in_the_other_language_gets_its_term_features_from_its_cosine() -> None:
+    """It cannot share the question's words: 0 for BM25 and title would bury the unit with the best cosine."""
+    question = "咖啡豆可以放冰箱吗？"
+    echo = FakeSource("水温过低", "冲咖啡的水温应在90到96摄氏度之间", {"dense": 0.85, "sparse": 9.0}, lang="zh")
+    answer = FakeSource("Storing coffee beans", "Keep beans out of the fridge", {"dense": 0.89}, lang="en")
+    weak = FakeSource("Espresso", "9 bar", {"dense": 0.80, "sparse": 3.0}, lang="zh")
+    sources = [echo, answer, weak]
+    old = FusionReranker("cross=0").score(question, sources)
+    new = FusionReranker().score(question, sources)
+    assert old.index(max(old)) == 0 and new.index(max(new)) == 1  # the English unit now comes first
+    # its term features are 0.5 x its dense feature (1.0): 1 + 0.5 x (1.5 + 1.2 + 0)
+    assert new[1] == pytest.approx(1.0 + 0.5 * (1.5 + 1.2))
+    assert new[0] == old[0] and new[2] == old[2]  # same-language sources are scored as before
+    no_lang = FakeSource("Storing coffee beans", "text", {"dense": 0.89})
+    assert FusionReranker().score(question, [echo, no_lang, weak]) == old  # a source without a language: unchanged
+    # a term it does share (a number, "LDL") counts when it says more than its cosine would
+    shared = FakeSource("LDL 200 mg/dL", "very high", {"dense": 0.80, "sparse": 9.0}, lang="en")
+    low = FakeSource("其他", "无关", {"dense": 0.89, "sparse": 1.0}, lang="zh")
+    feats = FusionReranker().features("LDL 200算高吗", [shared, low])
+    assert FusionReranker().score("LDL 200算高吗", [shared, low])[0] == pytest.approx(
+        1.5 * feats["sparse"][0] + 1.2 * feats["title"][0])  # dense 0, its real BM25 and title (above 0) kept
