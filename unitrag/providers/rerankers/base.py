@@ -38,14 +38,19 @@ class Reranker(ABC):
         return f"<{type(self).__name__} {self.id}>"
 
 
+def source_field(source: Any, name: str) -> Any:
+    """A field of a source a reranker is given: a ``Source``, a dict of its fields, or a bare passage
+    (which has none)."""
+    if isinstance(source, str):
+        return None
+    return source.get(name) if isinstance(source, dict) else getattr(source, name, None)
+
+
 def passage(source: Any) -> str:
     """The text a reranker reads for one source: ``title\\ntext`` without ``<Cite/>`` tags."""
     if isinstance(source, str):
         return source
-    if isinstance(source, dict):
-        title, text = source.get("title") or "", source.get("text") or ""
-    else:
-        title, text = getattr(source, "title", "") or "", getattr(source, "text", "") or ""
+    title, text = source_field(source, "title") or "", source_field(source, "text") or ""
     text = _CITE.sub("", text)
     return f"{title}\n{text}" if title and not text.startswith(title) else text
 

@@ -37,7 +37,7 @@ from typing import Any
 from ...content.text.lang import detect_lang
 from ...content.text.tokenize import tokenize
 from ...errors import UserError
-from .base import Reranker, passage
+from .base import Reranker, passage, source_field
 
 #: Fitted on SciFact train (809 queries, all-MiniLM-L6-v2 + BM25 candidates) by grid search for
 #: nDCG@10: the fewest features within 0.002 of the best (0.7345 vs 0.7354; RRF alone 0.7098).
@@ -71,24 +71,17 @@ def _scaled(values: list[float | None]) -> list[float]:
 
 
 def _stage_score(source: Any, name: str) -> float | None:
-    scores = getattr(source, "scores", None)
-    if isinstance(source, dict):
-        scores = source.get("scores")
-    value = (scores or {}).get(name)
+    value = (source_field(source, "scores") or {}).get(name)
     return None if value is None else float(value)
 
 
 def _lang(source: Any) -> str | None:
-    lang = source.get("lang") if isinstance(source, dict) else getattr(source, "lang", None)
+    lang = source_field(source, "lang")
     return lang if isinstance(lang, str) and lang else None
 
 
 def _title(source: Any) -> str:
-    if isinstance(source, str):
-        return ""
-    if isinstance(source, dict):
-        return str(source.get("title") or "")
-    return str(getattr(source, "title", "") or "")
+    return str(source_field(source, "title") or "")
 
 
 class FusionReranker(Reranker):
