@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from unitrag.config import DEFAULT_EMBEDDER
+from unitrag.content.text.tokenize import TOKENIZER_VERSION
 from unitrag.rag.store.artifact_store import ChunkStore
 
 EMBEDDER = DEFAULT_EMBEDDER
@@ -50,7 +51,7 @@ def make_store(vectors: np.ndarray | None = None, rows: list[tuple] = ROWS) -> C
     units = [{"unit_id": r[1], "kind": r[2], "title": r[6], "story_id": None, "order": None, "trigger": None,
               "severity": None} for r in rows]
     return ChunkStore.assemble(
-        manifest={"embedder": {"id": EMBEDDER, "dim": 384}}, vectors=vectors, columns=columns, citations=[],
+        manifest={"embedder": {"id": EMBEDDER, "dim": 384}, "sparse_index": {"tokenizer": TOKENIZER_VERSION}}, vectors=vectors, columns=columns, citations=[],
         topics=[topic_row(t) for t in TOPICS], guard_rules=[], prompts={}, units=units, calibration=[],
     )
 

@@ -28,6 +28,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from ..content.text.tokenize import TOKENIZER_VERSION, terms_current
 from .postings import count_df, count_postings, write_postings
 from .reader import read_manifest
 from .schema import SCHEMA_VERSION
@@ -36,7 +37,8 @@ from .writer import chunk_table, commit_temporary, connect_for_writing, fault_po
 
 
 def can_write_incrementally(path: Path, embedder_id: str, dim: int) -> bool:
-    """The artifact at ``path`` is current (schema, stored BM25 index, embedder and dimension): a delta can apply."""
+    """The artifact at ``path`` is current (schema, stored BM25 index and its tokenizer, embedder and dimension): a
+    delta can apply."""
     try:
         with duckdb.connect(str(path), read_only=True) as con:
             version = con.execute("SELECT max(version) FROM schema_migrations").fetchone()
@@ -45,7 +47,7 @@ def can_write_incrementally(path: Path, embedder_id: str, dim: int) -> bool:
         return False
     embedder = manifest.get("embedder") or {}
     return (
-        version is not None and version[0] == SCHEMA_VERSION and "sparse_index" in manifest
+        version is not None and version[0] == SCHEMA_VERSION and "sparse_index" in manifest and terms_current(manifest)
         and embedder.get("id") == embedder_id and embedder.get("dim") == dim
     )
 
@@ -121,7 +123,8 @@ def _apply(
         manifest = {
             **manifest,
             "counts": {**manifest.get("counts", {}), "chunks": n_chunks, "chunks_by_kind": dict(sorted(counts.items()))},
-            "sparse_index": {"chunks": n_chunks, "terms": n_terms, "postings": n_postings, "grouped": grouped},
+            "sparse_index": {"chunks": n_chunks, "terms": n_terms, "postings": n_postings, "grouped": grouped,
+                             "tokenizer": TOKENIZER_VERSION},
         }
         con.execute("DELETE FROM manifest")
         con.executemany(

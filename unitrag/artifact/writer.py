@@ -18,6 +18,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from ..content.text.tokenize import TOKENIZER_VERSION
 from ..errors import UserError
 from .postings import Postings, count_postings, write_postings
 from .schema import migrate
@@ -138,10 +139,12 @@ def stored_postings(chunk_rows: list[dict[str, Any]]) -> Postings | None:
 
 
 def sparse_manifest(postings: Postings | None, n_chunks: int) -> dict[str, Any]:
-    """The manifest entry that says the stored BM25 index covers every chunk (absent: no stored index)."""
+    """The manifest entry that says the stored BM25 index covers every chunk (absent: no stored index), made by this
+    tokenizer (the chunks' ``sparse_terms`` are: ``compiler.tables``)."""
     if postings is None:
         return {}
-    return {"sparse_index": {"chunks": n_chunks, "terms": len(postings.terms), "postings": len(postings), "grouped": True}}
+    return {"sparse_index": {"chunks": n_chunks, "terms": len(postings.terms), "postings": len(postings), "grouped": True,
+                             "tokenizer": TOKENIZER_VERSION}}
 
 
 def chunk_table(chunk_rows: list[dict[str, Any]], chunk_nos: np.ndarray, postings: Postings | None) -> pa.Table:

@@ -20,6 +20,7 @@ from ..content.unit_cache import UnitCache
 from ..content.validate import validate_content
 from ..errors import ContentInvalid, UserError
 from ..providers.embedders import Embedder, embedder_class, embedder_id, load_embedder
+from ..content.text.tokenize import TOKENIZER_VERSION
 from .chunking import CHUNKER_VERSION
 from .estimate import EmbedEstimate, estimate_embedding, measured_rate
 from .guard_examples import embed_and_fit, guard_example_rows, guard_table_hash, own_questions_flagged
@@ -114,6 +115,7 @@ def build(
               "guard_examples": guard_example_rows(content)}
     table_hashes = {name: digest(rows) for name, rows in tables.items()}
     table_hashes["guard_examples"] = guard_table_hash(tables["guard_examples"], tables["guard_rules"])
+    table_hashes["sparse_terms"] = f"tokenizer {TOKENIZER_VERSION}"  # a new tokenizer rewrites every chunk's terms
     timings["tables"] = time.perf_counter() - step
     step = time.perf_counter()
     previous = None if full else read_previous(config.artifact)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from ..languages import LANGS
+from .text.han_script import to_simplified
 
 GuardType = Literal["red_flag", "out_of_scope"]
 #: The order in which rule types are checked: safety first.
@@ -48,7 +49,7 @@ def compile_rule(row: Mapping[str, Any]) -> CompiledRule:
     for lang in LANGS:
         for source in row.get(f"patterns_{lang}") or ():
             try:
-                patterns.append(re.compile(source, re.IGNORECASE))
+                patterns.append(re.compile(to_simplified(source), re.IGNORECASE))  # matched against folded questions
             except re.error as exc:
                 raise ValueError(f"guard rule {rule_id!r}: bad {lang} pattern {source!r}: {exc}") from exc
     responses = {lang: row[f"response_{lang}"] for lang in LANGS if row.get(f"response_{lang}")}

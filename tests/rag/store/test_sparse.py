@@ -34,7 +34,9 @@ class TinyStore:
 
 
 def tiny_store(**extra: list[Any]) -> TinyStore:
-    return TinyStore({"title": [t for t, _ in CHUNKS], "text_for_prompt": [x for _, x in CHUNKS], **extra})
+    """The chunks, with stored terms (``extra``) that this tokenizer made, as the manifest records."""
+    return TinyStore({"title": [t for t, _ in CHUNKS], "text_for_prompt": [x for _, x in CHUNKS], **extra},
+                     {"sparse_index": {"tokenizer": TOKENIZER_VERSION}})
 
 
 @pytest.fixture(scope="module")
@@ -154,8 +156,10 @@ def test_stored_terms_are_used_when_present_and_current() -> None:
 
 def test_stale_or_missing_stored_terms_fall_back_to_tokenising() -> None:
     stored = ["zebra"] * len(CHUNKS)
-    stale = TinyStore(tiny_store(sparse_terms=stored).columns, {"sparse": {"tokenizer": TOKENIZER_VERSION + 1}})
+    stale = TinyStore(tiny_store(sparse_terms=stored).columns, {"sparse_index": {"tokenizer": TOKENIZER_VERSION + 1}})
     assert SparseIndex.build(stale).search("B12", 3)[0].tolist() == [0]
+    unrecorded = TinyStore(tiny_store(sparse_terms=stored).columns, {})  # built before the tokenizer was recorded: 1
+    assert SparseIndex.build(unrecorded).search("B12", 3)[0].tolist() == [0]
     partial = tiny_store(sparse_terms=["zebra", None, None, None, None])  # rows carried over from schema 1
     assert SparseIndex.build(partial).search("B12", 3)[0].tolist() == [0]
 

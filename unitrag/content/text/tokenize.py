@@ -4,7 +4,8 @@ Shared by the build (which stores each chunk's terms in the artifact's ``sparse_
 column, so opening a large knowledge base does not tokenise it again) and the runtime
 (which tokenises questions, and chunks of artifacts without stored terms).
 
-* Text is NFKC-normalised (full-width letters and digits become ASCII) and lower-cased.
+* Text is NFKC-normalised (full-width letters and digits become ASCII), lower-cased, and its
+  traditional Han characters folded to simplified ones (``han_script``: 檢查 matches 检查).
 * Runs of CJK characters are segmented with jieba (search mode: a long word also yields
   its shorter words, so 维生素 matches 维生素D缺乏 segmented either way); jieba's
   start-up chatter is silenced.
@@ -27,8 +28,13 @@ import re
 import threading
 import unicodedata
 from collections.abc import Iterable
+from typing import Any
 
-TOKENIZER_VERSION = 1
+from .han_script import to_simplified
+
+TOKENIZER_VERSION = 2  # 2: traditional characters folded to simplified
+#: What an artifact built before its manifest recorded the tokenizer (``sparse_index.tokenizer``) was made with.
+UNRECORDED_TOKENIZER = 1
 #: Stem Latin-script words by default (measured: see the module docstring).
 STEM = True
 
@@ -102,7 +108,7 @@ def _segmenter():  # type: ignore[no-untyped-def]
 _local = threading.local()
 
 
-def _stem_words(words: list[str]) -> list[str]:
+def stem_words(words: list[str]) -> list[str]:
     """Snowball (English) stems; one PyStemmer object per thread, as they keep a cache and are not thread-safe."""
     stemmer = getattr(_local, "stemmer", None)
     if stemmer is None:
@@ -114,7 +120,7 @@ def _stem_words(words: list[str]) -> list[str]:
 
 def tokenize(text: str, *, stopwords: frozenset[str] = STOPWORDS, stem: bool = STEM) -> list[str]:
     """The BM25 terms of ``text``, in order (repeats kept: they are term frequencies)."""
-    text = unicodedata.normalize("NFKC", text).lower()
+    text = to_simplified(unicodedata.normalize("NFKC", text)).lower()
     terms: list[str] = []
     latin: list[int] = []  # positions of the non-CJK words, the ones a stemmer may change
     for match in _TOKEN.finditer(text):
@@ -128,9 +134,14 @@ def tokenize(text: str, *, stopwords: frozenset[str] = STOPWORDS, stem: bool = S
             if piece.strip() and piece not in stopwords:
                 terms.append(piece)
     if stem and latin:
-        for position, stemmed in zip(latin, _stem_words([terms[i] for i in latin])):
+        for position, stemmed in zip(latin, stem_words([terms[i] for i in latin])):
             terms[position] = stemmed
     return terms
+
+
+def terms_current(manifest: dict[str, Any]) -> bool:
+    """Whether an artifact's stored terms were made by this tokenizer, so its BM25 index can be used as stored."""
+    return (manifest.get("sparse_index") or {}).get("tokenizer", UNRECORDED_TOKENIZER) == TOKENIZER_VERSION
 
 
 def tokenize_many(texts: Iterable[str], *, stopwords: frozenset[str] = STOPWORDS, stem: bool = STEM) -> list[list[str]]:

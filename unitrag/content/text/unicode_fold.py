@@ -37,6 +37,8 @@ from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
 
+from .han_script import to_simplified
+
 #: What a tag is made of: the letters of ``cite``/``citation``/``id``, brackets, punctuation.
 ALPHABET = frozenset("citeaondCITEAOND<>[]{}/=:\"'")
 
@@ -187,8 +189,9 @@ _SPACE_BETWEEN_CJK = re.compile(r"(?<=[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])
 
 def normalize_question(text: str) -> str:
     """NFKC, ASCII punctuation, no invisible characters (by Unicode property: ``drop_invisible``), single
-    spaces (none between two Han characters)."""
-    text = unicodedata.normalize("NFKC", text).translate(_PUNCT)
+    spaces (none between two Han characters), simplified Han characters (``han_script``: a pattern or topic
+    name written as 电池 matches 電池)."""
+    text = to_simplified(unicodedata.normalize("NFKC", text)).translate(_PUNCT)
     text = drop_invisible(text)
     text = _SPACE.sub(" ", text).strip()
     return _SPACE_BETWEEN_CJK.sub("", text)

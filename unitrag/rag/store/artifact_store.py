@@ -318,10 +318,9 @@ def _load_segmenter_meanwhile() -> threading.Thread:
 
 def stored_index_usable(manifest: dict[str, Any], chunk_columns: set[str]) -> bool:
     """The artifact holds a BM25 index made by this tokenizer for every chunk (schema 5)."""
-    from ...content.text.tokenize import TOKENIZER_VERSION
+    from ...content.text.tokenize import terms_current
 
-    tokenizer = (manifest.get("sparse") or {}).get("tokenizer", TOKENIZER_VERSION)
-    return "sparse_index" in manifest and "chunk_no" in chunk_columns and tokenizer == TOKENIZER_VERSION
+    return "sparse_index" in manifest and "chunk_no" in chunk_columns and terms_current(manifest)
 
 
 def in_chunk_order(table: pa.Table) -> pa.Table:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ...artifact.postings import StoredPostings, count_postings
-from ...content.text.tokenize import STEM, TOKENIZER_VERSION, indexed_text, sparse_terms, tokenize
+from ...content.text.tokenize import STEM, indexed_text, sparse_terms, terms_current, tokenize
 
 K1 = 1.2
 B = 0.75
@@ -63,8 +63,8 @@ class SparseIndex:
         The one the store read from the artifact (schema 5: postings counted at build time)
         when it has one and the parameters are the defaults; else from the ``sparse_terms``
         the build stored per chunk (schema 2) when the store has them for every row and they
-        were made the way questions will be tokenised (same ``TOKENIZER_VERSION`` where the
-        manifest records one under ``sparse.tokenizer``, default stemming); otherwise it
+        were made the way questions will be tokenised (``terms_current``: the manifest's
+        ``sparse_index.tokenizer`` is this ``TOKENIZER_VERSION``; default stemming); otherwise it
         tokenises the chunks now, which costs about a minute per 100k English chunks on two
         cores (jieba is slower still).
         """
@@ -73,8 +73,8 @@ class SparseIndex:
             return prebuilt
         columns = store.columns
         stored = columns.get("sparse_terms")
-        recorded = ((getattr(store, "manifest", None) or {}).get("sparse") or {}).get("tokenizer", TOKENIZER_VERSION)
-        if stored is not None and stem == STEM and recorded == TOKENIZER_VERSION and all(t is not None for t in stored):
+        current = terms_current(getattr(store, "manifest", None) or {})
+        if stored is not None and stem == STEM and current and all(t is not None for t in stored):
             return cls.from_joined(list(stored), k1=k1, b=b, stem=stem)
         held = columns.get("text_for_prompt")  # else an artifact's store: its texts read from the file once
         prompts = held if held is not None else store.prompt_texts(range(len(store)))

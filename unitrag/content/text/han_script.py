@@ -1,0 +1,38 @@
+"""Traditional Chinese characters folded to simplified, so one knowledge base serves both scripts.
+
+A reader in Taiwan or Hong Kong asks "出門前怎麼檢查車子" of units written as "检查"; a
+team in Taipei writes its units in traditional characters and gets questions in simplified
+ones. To a lexical matcher these are different strings: BM25 found nothing, a topic's
+Chinese synonym never matched, and a guard pattern written as 电池 let 電池冒煙 through.
+
+Every lexical matcher therefore sees text folded to simplified characters, on both sides:
+the sparse arm's terms (``tokenize``), the canonical question (``normalize_question``: guard
+patterns, topic names, framing cues) and the guard's patterns themselves (compiled folded, so
+a pattern written in traditional characters still matches). What a reader is shown is
+never folded: answers quote the units as written.
+
+OpenCC's ``t2s`` tables (phrase-aware: 乾燥 → 干燥 but 乾隆 stays) do the folding, about
+3 µs for a question; text without a Han character is returned as it is. Folding text that is
+already simplified leaves it as it is, apart from a few characters that simplified text keeps
+only in names (醜 → 丑): harmless, since both sides are folded alike.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_local = threading.local()
+
+
+def to_simplified(text: str) -> str:
+    """``text`` with traditional Han characters replaced by simplified ones (see the module docstring)."""
+    if not _HAN.search(text):
+        return text
+    converter = getattr(_local, "converter", None)
+    if converter is None:  # one per thread: the binding does not promise thread safety
+        import opencc
+
+        converter = _local.converter = opencc.OpenCC("t2s")
+    return converter.convert(text)
