@@ -138,3 +138,13 @@ def test_a_caution_note_is_printed_after_the_answer_and_set_apart(printed: io.St
     assert text.index("Safety note:") > text.index("2. Treatment") and "Answered from these units:" in text
     output.print_answer(answer())
     assert printed.getvalue().count("Safety note:") == 1  # none without a caution
+
+
+def test_a_corrected_question_is_shown_as_read_before_the_answer(printed: io.StringIO) -> None:
+    read = answer()
+    read.corrected = "is cholesterol in [eggs] bad"
+    output.print_answer(read)
+    assert printed.getvalue().startswith("Read as: is cholesterol in [eggs] bad\n")
+    printed.seek(0), printed.truncate()
+    output.print_answer(answer())
+    assert "Read as" not in printed.getvalue()

@@ -211,6 +211,18 @@ def test_the_default_reranker_reaches_a_unit_in_the_other_language_offline(kb):
     assert "zh-iodine-salt-policy" in found, found
 
 
+def test_a_misspelled_topic_word_is_answered_as_if_spelled_right(kb):
+    """Without the correction no term matches and no topic is named: the gate said "not found"."""
+    answer = kb.ask("is colesterol in eggs bad for me")
+    assert answer.corrected == "is cholesterol in eggs bad for me" and answer.question == "is colesterol in eggs bad for me"
+    assert not answer.not_found and "cholesterol" in answer.answer.lower()
+    speller, kb._speller = kb._speller, type(kb._speller)([], lambda _: 0)  # one that knows no topic word
+    try:
+        assert kb.ask("is colesterol in eggs bad for me").not_found
+    finally:
+        kb._speller = speller
+
+
 def test_a_translation_cannot_reach_restricted_units(kb, built_sample):
     """Whatever the LLM returns, the translation is searched under the caller's own filter."""
     translated = _translating(built_sample, "静脉补铁的适应证和总缺铁量的计算方法")

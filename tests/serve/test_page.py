@@ -147,6 +147,14 @@ def test_an_answer_with_clickable_numbered_citations(page, question, ui, tmp_pat
     shot(page, f"answer-{ui}", tmp_path)
 
 
+def test_a_misspelled_question_says_how_it_was_read_and_the_next_one_does_not(page):
+    ask(page, "is colesterol in eggs bad for me")
+    assert page.inner_text("[data-testid=read-as]") == "Read as: is cholesterol in eggs bad for me"
+    assert page.get_attribute("[data-testid=banner]", "data-kind") != "notfound"
+    ask(page, "How is vitamin B12 deficiency treated?")
+    assert page.locator("[data-testid=read-as]").is_hidden()
+
+
 def test_an_off_topic_question_shows_not_found(page, tmp_path):
     ask(page, "Who won the last football World Cup?")
     assert page.get_attribute("[data-testid=banner]", "data-kind") == "notfound"

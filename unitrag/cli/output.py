@@ -72,6 +72,8 @@ def print_answer(answer: "Answer") -> None:
     from ..rag.answer.citations import number_citations
 
     text, references = number_citations(answer.answer, answer.citations)
+    if answer.corrected:  # a misspelled topic word was read as the knowledge base's own (rag.search.spelling)
+        out.print(f"[dim]{'按此理解' if answer.lang == 'zh' else 'Read as'}: {escape(answer.corrected)}[/]\n", soft_wrap=True)
     out.print(escape(text), soft_wrap=True)  # the terminal wraps: rich would break before a long CJK run
     if answer.caution is not None:  # a red flag framed as not acute: the rule's safety line, set apart
         out.print(f"\n[bold yellow]{'安全提示' if answer.lang == 'zh' else 'Safety note'}:[/] {escape(answer.caution.response)}",

@@ -73,9 +73,10 @@ def rank(kb: Any, question: str, variant: Variant, depth: int, user: UserContext
     timings: dict[str, float] = {}
     queries = [question]
     probes = []
-    if variant.postprocess:  # broadening and the cross-lingual probes are part of the runtime's search
+    if variant.postprocess:  # spelling, broadening and the cross-lingual probes are part of the runtime's search
         from ..content.text.lang import detect_lang
 
+        question = kb.corrected(question)
         broadening = kb.broadener.expand(question, detect_lang(question))
         queries += list(broadening.queries) if broadening else []
         probes = kb.retriever.probes(question, detect_lang(question), user)

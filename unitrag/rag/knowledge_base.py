@@ -72,6 +72,7 @@ class KnowledgeBase:
         self.retriever.exemplars = exemplars  # rag.store.exemplars: the gate's "exemplar" feature
         self.retriever.use_calibration(store.calibration, pipeline_id(store.manifest, config))  # else the default gate, said once
         self.boosts = Boosts(config.boost_rule, config.boost_recent, config.boost_topic, config.boost_named_topic)
+        self._speller: Any = None  # search.spelling.Speller: made on the first question (it needs the BM25 terms)
         self.known = KnownIds.of(store.topics, store.units, store.columns["unit_id"], store.columns["access"])
         self._llm: Any = llm
         if config.translate_queries and (llm is not None or config.llm != "none"):
@@ -159,17 +160,30 @@ class KnowledgeBase:
         user = self.check_user(user)
         timings: dict[str, float] = {}
         q_lang = detect_lang(question)
+        with timed(timings, "spelling"):
+            read = self.corrected(question)
         with timed(timings, "broaden"):
-            broadening = self.broadener.expand(question, q_lang)
-        queries = [question] + (list(broadening.queries) if broadening else [])
+            broadening = self.broadener.expand(read, q_lang)
+        queries = [read] + (list(broadening.queries) if broadening else [])
         where = SearchFilter(clinician=user.is_clinician, lang=lang, kinds=tuple(kinds), topics=tuple(topics))
-        probes = self.retriever.probes(question, q_lang, user, timings)
+        probes = self.retriever.probes(read, q_lang, user, timings)
         ranked = self.retriever.retrieve(queries, where, timings, sparse=self.config.sparse if sparse is None else sparse,
                                          probes=probes, user=user)
         with timed(timings, "postprocess"):
-            final = postprocess(ranked, user, k, self.boosts, self.config.max_pages, self.retriever.focused(question, user),
-                                self.retriever.named_topics(question, user))
-        return SearchResult(question, q_lang, final, timings, list(broadening.queries) if broadening else None)
+            final = postprocess(ranked, user, k, self.boosts, self.config.max_pages, self.retriever.focused(read, user),
+                                self.retriever.named_topics(read, user))
+        return SearchResult(question, q_lang, final, timings, list(broadening.queries) if broadening else None,
+                            corrected=read if read != question else None)
+
+    def corrected(self, question: str) -> str:
+        """``question`` as retrieval reads it: a misspelled topic word replaced by the knowledge base's own
+        (``search.spelling``: "colesterol" → "cholesterol"); the question itself when it has none."""
+        if self._speller is None:  # a benign race: two threads make the same speller
+            from .search.spelling import Speller
+
+            self._speller = Speller.from_topics(self.store.topics, self.retriever.sparse_terms().chunk_count)
+        corrected: str = self._speller.correct(question)
+        return corrected
 
     # -- ask ----------------------------------------------------------------------------
 
@@ -233,8 +247,9 @@ class KnowledgeBase:
                                   identity=self.identity, lang=answer_lang).strip()
             text = not_found_answer(refusal, answer_lang, result.sources)
             return Answer(question, answer_lang, text, True, None, result.sources, [], None,
-                          timings_ms=timings, broadened=result.broadened, caution=caution)
-        return _Retrieved(question, answer_lang, result, timings, started, self.retriever.focus(question, user), caution)
+                          timings_ms=timings, broadened=result.broadened, caution=caution, corrected=result.corrected)
+        read = result.corrected or question
+        return _Retrieved(question, answer_lang, result, timings, started, self.retriever.focus(read, user), caution)
 
     def _answer(self, step: "_Retrieved", generation: "Generation") -> Answer:
         cited = [cid for cid in dict.fromkeys(generation.report.valid_ids)]
@@ -244,6 +259,7 @@ class KnowledgeBase:
             generation.report, extractive=generation.extractive, llm_error=generation.error,
             timings_ms=step.timings, broadened=step.result.broadened, llm_calls=generation.attempts,
             llm_error_kind=generation.error_kind, caution=step.caution, quoted_units=generation.quoted_units,
+            corrected=step.result.corrected,
         )
 
     def check_user(self, user: UserContext | None) -> UserContext:

@@ -20,10 +20,12 @@ class SearchResult:
     sources: list[Source]
     timings_ms: dict[str, float] = field(default_factory=dict)
     broadened: list[str] | None = None
+    #: The question as retrieval read it, misspelled topic words corrected (``search.spelling``); None: as asked.
+    corrected: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "question": self.question, "lang": self.lang, "broadened": self.broadened,
+            "question": self.question, "lang": self.lang, "broadened": self.broadened, "corrected": self.corrected,
             "sources": [s.to_dict() for s in self.sources], "timings_ms": rounded(self.timings_ms),
         }
 
@@ -51,6 +53,8 @@ class Answer:
     caution: GuardOutcome | None = None
     #: An extractive answer: the units it quotes. None for an LLM's answer (its text marks citations, not units).
     quoted_units: list[str] | None = None
+    #: The question as retrieval read it, misspelled topic words corrected (``search.spelling``); None: as asked.
+    corrected: str | None = None
 
     @property
     def cited_units(self) -> list[str]:
@@ -72,5 +76,5 @@ class Answer:
             "faithfulness": self.faithfulness.to_dict() if self.faithfulness else None,
             "extractive": self.extractive, "llm_error": self.llm_error, "llm_error_kind": self.llm_error_kind,
             "llm_calls": self.llm_calls,
-            "broadened": self.broadened, "timings_ms": rounded(self.timings_ms),
+            "broadened": self.broadened, "corrected": self.corrected, "timings_ms": rounded(self.timings_ms),
         }

@@ -278,6 +278,10 @@ class Retriever:
                                                              bool(user and user.is_clinician))
         return self.lexicon.focus(question, named, said_otherwise), self.lexicon
 
+    def sparse_terms(self) -> Any:
+        """The BM25 index (``store.sparse.SparseIndex``), built on first use: which terms the chunks hold."""
+        return self._sparse()
+
     def _sparse(self) -> Any:
         with _SPARSE_LOCK:  # two threads' first sparse queries must not both build it
             if self.sparse_index is None:

@@ -178,6 +178,11 @@ class SparseIndex:
     def __len__(self) -> int:
         return self.size
 
+    def chunk_count(self, term: str) -> int:
+        """How many rows hold ``term`` (a term as ``tokenize`` makes it): 0 for a word the index does not know."""
+        t = self.vocab.get(term)
+        return 0 if t is None else int(self.indptr[t + 1] - self.indptr[t])
+
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every row for ``query`` (0 where no query term occurs)."""
         scores = np.zeros(self.size, dtype=np.float32)
