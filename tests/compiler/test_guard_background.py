@@ -73,7 +73,7 @@ def test_claimed_background_is_left_out_of_the_fit() -> None:
 
 
 def test_everyday_questions_do_not_dilute_the_knowledge_bases_own_negatives() -> None:
-    """Pooled into NONE, 420 everyday rows would shrink each own negative's weight in the class-balanced loss."""
+    """Pooled into NONE, the bundled everyday rows would shrink each own negative's weight in the class-balanced loss."""
     rng = np.random.default_rng(1)
     centres = rng.normal(size=(3, 16))
     X = np.concatenate([c + 2.5 * rng.normal(size=(30, 16)) for c in centres])

@@ -51,6 +51,13 @@ def test_red_flags_get_the_fixed_response_without_retrieval(kb, question, lang, 
     assert "search" not in answer.timings_ms and "embed" not in answer.timings_ms
 
 
+@pytest.mark.parametrize("message", ["good morning :)", "good night!", "guess what, I got the job!!!", "多谢，今天就到这吧"])
+def test_small_talk_is_never_answered_as_an_emergency(kb, message):
+    """Held-out lines (content/eval/smalltalk_test.yaml): each got a crisis response before the bundled small talk."""
+    answer = kb.ask(message)
+    assert answer.guard is None or answer.guard.type != "red_flag", answer.guard
+
+
 def test_out_of_scope_is_refused(kb):
     answer = kb.ask("Which stocks should I buy this year?")
     assert answer.guard is not None and answer.guard.type == "out_of_scope" and answer.sources == []

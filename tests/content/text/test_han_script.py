@@ -25,6 +25,10 @@ def test_text_without_han_characters_is_returned_as_it_is() -> None:
     assert to_simplified(text) is text
 
 
+def test_text_the_converter_cannot_encode_is_returned_as_it_is() -> None:
+    assert to_simplified("電池\ud800冒煙") == "電池\ud800冒煙"  # a lone surrogate: not UTF-8
+
+
 def test_simplified_text_is_left_as_it_is() -> None:
     text = "维生素D缺乏的人每天要晒多久太阳？头发、面包、里面"
     assert to_simplified(text) == text

@@ -35,4 +35,7 @@ def to_simplified(text: str) -> str:
         import opencc
 
         converter = _local.converter = opencc.OpenCC("t2s")
-    return converter.convert(text)
+    try:
+        return converter.convert(text)
+    except UnicodeEncodeError:  # a lone surrogate (the question edge refuses them; other text may hold one)
+        return text
