@@ -17,6 +17,7 @@ from .models import Citation, GuardRule, LabelledQuestion, Taxonomy
 from .problems import Problem
 from .safe_yaml import load_yaml, yaml_problem
 from .source_map import SourceMap
+from .text.scripts import HAN
 
 REGISTRY_FILES = ("citations", "topics", "guard", "questions")
 M = TypeVar("M", bound=BaseModel)
@@ -117,7 +118,6 @@ def load_taxonomy(paths: list[Path], root: Path, problems: list[Problem], limit:
 MIN_RED_FLAG_EXAMPLES_PER_LANG = 6
 #: Examples are questions, not documents: longer text would dilute what makes them an emergency.
 MAX_GUARD_TEXT_CHARS = 300
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 
 
@@ -151,7 +151,7 @@ def _check_guard_texts(rule: GuardRule, i: int, shown: str, lines: SourceMap, se
                     problems.append(Problem(*where, "empty text"))
                 elif len(text) > MAX_GUARD_TEXT_CHARS:
                     problems.append(Problem(*where, f"{len(text)} characters: keep it a question of at most {MAX_GUARD_TEXT_CHARS}"))
-                elif not (_HAN if lang == "zh" else _LATIN).search(text):
+                elif not (HAN if lang == "zh" else _LATIN).search(text):
                     problems.append(Problem(*where, f"not {'Chinese' if lang == 'zh' else 'English'}: put it under the other language"))
                 elif key in seen:
                     problems.append(Problem(*where, f"written twice (also at {seen[key]}): one text, one label"))

@@ -19,16 +19,16 @@ only in names (醜 → 丑): harmless, since both sides are folded alike.
 
 from __future__ import annotations
 
-import re
 import threading
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+from .scripts import HAN
+
 _local = threading.local()
 
 
 def to_simplified(text: str) -> str:
     """``text`` with traditional Han characters replaced by simplified ones (see the module docstring)."""
-    if not _HAN.search(text):
+    if not HAN.search(text):
         return text
     converter = getattr(_local, "converter", None)
     if converter is None:  # one per thread: the binding does not promise thread safety

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...content.text.citation_tags import CiteTag, find_tags, replace_tags, strip_tags
+from ...content.text.scripts import HAN
 from ..types import FaithfulnessReport, ResolvedCitation
 
 #: An answer is long (and must cite) above this many English words...
@@ -29,7 +30,6 @@ LONG_ANSWER_WORDS = 60
 #: ...or this many CJK characters; a mixed answer is long when the two shares add up past 1.
 LONG_ANSWER_CJK_CHARS = 120
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[A-Za-z0-9\u00c0-\u024f]+(?:['’\-][A-Za-z0-9\u00c0-\u024f]+)*")
 
 
@@ -45,8 +45,8 @@ def cited_ids(answer: str) -> list[str]:
 def is_long(answer: str) -> bool:
     """True when an answer says too much to go uncited (tags do not count towards its length)."""
     text = strip_tags(answer)
-    cjk = len(_CJK.findall(text))
-    words = len(_WORD.findall(_CJK.sub(" ", text)))
+    cjk = len(HAN.findall(text))
+    words = len(_WORD.findall(HAN.sub(" ", text)))
     return cjk / LONG_ANSWER_CJK_CHARS + words / LONG_ANSWER_WORDS > 1
 
 

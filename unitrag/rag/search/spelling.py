@@ -83,7 +83,7 @@ class Speller:
     def __init__(self, topic_words: Iterable[str], chunk_count: Callable[[str], int],
                  is_common: Callable[[str], bool] = lambda w: english_count(w) >= COMMON) -> None:
         self.targets = frozenset(w.lower() for w in topic_words)
-        self._stems = dict(zip(stem_words(sorted(self.targets)), sorted(self.targets)))
+        self._stems = frozenset(stem_words(sorted(self.targets)))
         self._chunk_count = chunk_count
         self._is_common = is_common
 
