@@ -230,6 +230,20 @@ def test_a_misspelled_topic_word_is_answered_as_if_spelled_right(kb):
         kb._speller = speller
 
 
+def test_a_question_in_traditional_characters_is_searched_as_its_simplified_twin(kb):
+    """The sample's Chinese is simplified: the embedder sees the folded question too, not only BM25."""
+    traditional, simplified = "維生素D缺乏會有哪些症狀？", "维生素D缺乏会有哪些症状？"
+    twin = [(s.chunk_id, s.scores["dense"]) for s in kb.search(simplified).sources]
+    assert [(s.chunk_id, s.scores["dense"]) for s in kb.search(traditional).sources] == twin
+    assert kb.search(traditional).question == traditional  # what is shown stays as asked
+    folding, kb._traditional = kb._traditional, True  # as if the content were in traditional characters
+    try:
+        dense = [s.scores["dense"] for s in kb.search(traditional).sources]
+    finally:
+        kb._traditional = folding
+    assert dense != [score for _, score in twin]
+
+
 def test_a_translation_cannot_reach_restricted_units(kb, built_sample):
     """Whatever the LLM returns, the translation is searched under the caller's own filter."""
     translated = _translating(built_sample, "静脉补铁的适应证和总缺铁量的计算方法")

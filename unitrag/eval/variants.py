@@ -71,15 +71,15 @@ def rank(kb: Any, question: str, variant: Variant, depth: int, user: UserContext
     user = user or UserContext()
     started = time.perf_counter()
     timings: dict[str, float] = {}
-    queries = [question]
-    probes = []
-    if variant.postprocess:  # spelling, broadening and the cross-lingual probes are part of the runtime's search
+    probes, broadened = [], []
+    if variant.postprocess:  # spelling, script, broadening and the cross-lingual probes are the runtime's search
         from ..content.text.lang import detect_lang
 
-        question = kb.corrected(question)
+        question = kb.in_content_script(kb.corrected(question))
         broadening = kb.broadener.expand(question, detect_lang(question))
-        queries += list(broadening.queries) if broadening else []
+        broadened = list(broadening.queries) if broadening else []
         probes = kb.retriever.probes(question, detect_lang(question), user)
+    queries = [question] + broadened
     where = SearchFilter(clinician=user.is_clinician)
     sparse = kb.config.sparse if variant.postprocess else variant.sparse  # full: whatever the config runs
     candidates = kb.retriever.candidates(queries, where, timings, sparse=sparse, dense=variant.dense, depth=depth,

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..config import Config
 from ..content.models import UNIT_KINDS
 from ..errors import InvalidArgument
@@ -25,6 +27,9 @@ from .store.artifact_store import ChunkStore, return_freed_memory
 from .store.known_ids import KnownIds
 from .timing import timed
 from .types import LANGS, GuardOutcome, ResolvedCitation, SearchFilter, UserContext, user_context
+
+#: How many Chinese chunks' titles tell the script of a knowledge base's Chinese (``in_content_script``).
+TITLES_FOR_SCRIPT = 200
 
 if TYPE_CHECKING:
     from ..postgres.url import DatabaseUrl
@@ -73,6 +78,7 @@ class KnowledgeBase:
         self.retriever.use_calibration(store.calibration, pipeline_id(store.manifest, config))  # else the default gate, said once
         self.boosts = Boosts(config.boost_rule, config.boost_recent, config.boost_topic, config.boost_named_topic)
         self._speller: Any = None  # search.spelling.Speller: made on the first question (it needs the BM25 terms)
+        self._traditional: bool | None = None  # whether the Chinese content is in traditional characters (on first use)
         self.known = KnownIds.of(store.topics, store.units, store.columns["unit_id"], store.columns["access"])
         self._llm: Any = llm
         if config.translate_queries and (llm is not None or config.llm != "none"):
@@ -162,16 +168,17 @@ class KnowledgeBase:
         q_lang = detect_lang(question)
         with timed(timings, "spelling"):
             read = self.corrected(question)
+            seen = self.in_content_script(read)
         with timed(timings, "broaden"):
-            broadening = self.broadener.expand(read, q_lang)
-        queries = [read] + (list(broadening.queries) if broadening else [])
+            broadening = self.broadener.expand(seen, q_lang)
+        queries = [seen] + (list(broadening.queries) if broadening else [])
         where = SearchFilter(clinician=user.is_clinician, lang=lang, kinds=tuple(kinds), topics=tuple(topics))
-        probes = self.retriever.probes(read, q_lang, user, timings)
+        probes = self.retriever.probes(seen, q_lang, user, timings)
         ranked = self.retriever.retrieve(queries, where, timings, sparse=self.config.sparse if sparse is None else sparse,
                                          probes=probes, user=user)
         with timed(timings, "postprocess"):
-            final = postprocess(ranked, user, k, self.boosts, self.config.max_pages, self.retriever.focused(read, user),
-                                self.retriever.named_topics(read, user))
+            final = postprocess(ranked, user, k, self.boosts, self.config.max_pages, self.retriever.focused(seen, user),
+                                self.retriever.named_topics(seen, user))
         return SearchResult(question, q_lang, final, timings, list(broadening.queries) if broadening else None,
                             corrected=read if read != question else None)
 
@@ -184,6 +191,18 @@ class KnowledgeBase:
             self._speller = Speller.from_topics(self.store.topics, self.retriever.sparse_terms().chunk_count)
         corrected: str = self._speller.correct(question)
         return corrected
+
+    def in_content_script(self, question: str) -> str:
+        """``question`` in the Han script of this knowledge base's Chinese, for retrieval: 檢查 read as 检查 when the
+        units say 检查. The lexical matchers fold anyway; this lets the embedder see the content's script too. A
+        knowledge base written in traditional characters gets questions as asked."""
+        from ..content.text.han_script import to_simplified, written_in_traditional
+
+        if self._traditional is None:  # a benign race: two threads reach the same answer
+            titles = self.store.columns["title"]
+            rows = np.flatnonzero(self.store.lang == "zh")[:TITLES_FOR_SCRIPT]
+            self._traditional = written_in_traditional([str(titles[int(row)]) for row in rows])
+        return question if self._traditional else to_simplified(question)
 
     # -- ask ----------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from unitrag.content.guard_rules import compile_rule, first_match
-from unitrag.content.text.han_script import to_simplified
+from unitrag.content.text.han_script import to_simplified, written_in_traditional
 from unitrag.content.text.lang import normalize_question
 from unitrag.content.text.tokenize import tokenize
 
@@ -43,3 +43,11 @@ def test_a_guard_pattern_matches_a_question_in_the_other_script_whichever_script
         rules = [rule(pattern)]
         for question in ("電池充電時冒煙了", "电池充电时冒烟了"):
             assert first_match(rules, normalize_question(question), "red_flag") is not None, (pattern, question)
+
+
+def test_the_script_of_a_knowledge_bases_chinese_is_told_from_its_titles() -> None:
+    simplified = ["维生素D缺乏的症状", "刹车的检查与保养：刹车片、碟片和油压碟刹", "铁的吸收"]
+    traditional = ["維生素D缺乏的症狀", "剎車的檢查與保養：剎車片、碟片和油壓碟剎", "鐵的吸收"]
+    assert not written_in_traditional(simplified)
+    assert written_in_traditional(traditional)
+    assert not written_in_traditional([]) and not written_in_traditional(["Vitamin D deficiency"])

@@ -15,6 +15,10 @@ OpenCC's ``t2s`` tables (phrase-aware: 乾燥 → 干燥 but 乾隆 stays) do th
 3 µs for a question; text without a Han character is returned as it is. Folding text that is
 already simplified leaves it as it is, apart from a few characters that simplified text keeps
 only in names (醜 → 丑): harmless, since both sides are folded alike.
+
+The embedder is no lexical matcher, but it too matches a question best in the script its
+content is written in: a question in traditional characters is embedded folded when the
+knowledge base's Chinese is simplified (``written_in_traditional`` tells which).
 """
 
 from __future__ import annotations
@@ -39,3 +43,19 @@ def to_simplified(text: str) -> str:
         return converter.convert(text)
     except UnicodeEncodeError:  # a lone surrogate (the question edge refuses them; other text may hold one)
         return text
+
+
+#: Share of Han characters that folding changes, above which text is taken as traditional. Simplified text
+#: changes almost none (a name's 醜); traditional running text changes about a quarter of them.
+TRADITIONAL_SHARE = 0.05
+
+
+def written_in_traditional(texts: list[str]) -> bool:
+    """Whether these texts (a knowledge base's Chinese titles, say) are mostly in traditional characters."""
+    han = changed = 0
+    for text in texts:
+        folded = to_simplified(text)
+        han += len(HAN.findall(text))
+        if len(folded) == len(text):  # t2s maps character for character; a phrase that is not is not counted
+            changed += sum(a != b for a, b in zip(text, folded))
+    return han > 0 and changed / han > TRADITIONAL_SHARE
