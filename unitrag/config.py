@@ -6,6 +6,8 @@ second config file.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import tomllib
 from dataclasses import dataclass, fields, replace
@@ -139,6 +141,17 @@ def _coerce(key: str, value: Any) -> Any:
 
 #: The longest name and description (characters): each is said in every prompt, and the page shows them.
 IDENTITY_LIMITS = {"name": 80, "description": 500}
+
+
+def identity_record(config: "Config") -> dict[str, str]:
+    """The name and description an artifact carries, so an app that opens it without unitrag.toml still says
+    what the knowledge base is (``KnowledgeBase`` prefers a name its own config sets)."""
+    return {"name": config.name, "description": config.description}
+
+
+def identity_hash(record: Any) -> str:
+    """A short hash of an artifact's identity record: a new name or description is a change to write and publish."""
+    return "identity " + hashlib.sha256(json.dumps(record or {}, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _identity_text(key: str, value: Any) -> str:

@@ -14,11 +14,15 @@ matches the label. Accuracy, not time.
 
 from __future__ import annotations
 
-import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))  # the shared helpers
+
+from traditional import knowledge_base_and_files, traditional_twin  # noqa: E402
 
 
 def chinese_questions(path: Path) -> list[dict[str, Any]]:
@@ -28,26 +32,16 @@ def chinese_questions(path: Path) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kb", required=True)
-    parser.add_argument("files", nargs="+", type=Path)
-    args = parser.parse_args()
-
-    import opencc
-
-    from unitrag.rag.knowledge_base import KnowledgeBase
-
-    kb = KnowledgeBase.open(args.kb)
-    to_traditional = opencc.OpenCC("s2twp")
+    kb, files = knowledge_base_and_files(__doc__.splitlines()[0])
     print("| file | questions | Success@5: simplified / traditional, embedder unfolded → folded "
           "| not-found right: same three |\n|---|---|---|---|")
-    for path in args.files:
+    for path in files:
         hits = {"simplified": 0, "unfolded": 0, "folded": 0}
         right = dict.fromkeys(hits, 0)
         count = answerable = 0
         for q in chinese_questions(path):
-            traditional = to_traditional.convert(q["question"])
-            if traditional == q["question"]:
+            traditional = traditional_twin(q["question"])
+            if traditional is None:
                 continue
             count += 1
             expected = set(q.get("expected_units") or [])

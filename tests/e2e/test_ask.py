@@ -244,6 +244,14 @@ def test_a_question_in_traditional_characters_is_searched_as_its_simplified_twin
     assert dense != [score for _, score in twin]
 
 
+def test_a_warning_sign_in_traditional_characters_is_stopped_as_its_simplified_twin_is(kb):
+    """The guard's examples are simplified, like the units: read as typed, the classifier scored this 0.37."""
+    question = "最近把東西都送人了 跟家裡人也都道過別了 心裡反而特別平靜 順便問下葉酸要吃到什麼時候"
+    answer = kb.ask(question)
+    assert answer.guard is not None and answer.guard.rule == "red-flag-suicide-self-harm" and answer.sources == []
+    assert kb.guard.check(question, "zh") is None  # the guard alone, on the text as typed
+
+
 def test_a_translation_cannot_reach_restricted_units(kb, built_sample):
     """Whatever the LLM returns, the translation is searched under the caller's own filter."""
     translated = _translating(built_sample, "静脉补铁的适应证和总缺铁量的计算方法")

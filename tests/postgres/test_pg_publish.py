@@ -157,3 +157,21 @@ def test_a_different_embedder_in_the_target_is_refused_and_nothing_is_written(bu
     with pytest.raises(UserError, match="embeddings of .* but the artifact's are of 'other:model'; nothing was written"):
         publish(other, pg_url)
     assert pg_tables(pg_url) == before
+
+
+def test_a_renamed_knowledge_base_is_published_without_rewriting_a_chunk(workspace, pg_url):
+    from dataclasses import replace
+
+    from unitrag.compiler.pipeline import build
+    from unitrag.config import Config
+    from unitrag.rag.knowledge_base import KnowledgeBase
+
+    publish(workspace.artifact, pg_url)
+    assert build(replace(workspace.config, name="Clinic handbook")).embedded == 0
+    report = publish(workspace.artifact, pg_url)
+    assert report.plan.tables_changed == ["identity"] and report.rows_written.get("upserted", 0) == 0
+    kb = KnowledgeBase.open(pg_url, config=Config(llm="none"))
+    try:
+        assert kb.identity.name == "Clinic handbook"
+    finally:
+        kb.close()

@@ -191,9 +191,8 @@ class StubKB:
     store: SimpleNamespace = field(default_factory=lambda: SimpleNamespace(manifest=MANIFEST))
     config: Config = field(default_factory=Config)
 
-    @property
-    def guard(self) -> SimpleNamespace:
-        return SimpleNamespace(check=lambda q, lang: SimpleNamespace(stops=True) if "emergency" in q else None)
+    def screen(self, question: str, lang: str) -> SimpleNamespace | None:
+        return SimpleNamespace(stops=True) if "emergency" in question else None
 
     def search(self, question: str, user: object = None) -> SimpleNamespace:
         lang, dense, sparse = self.scores[question]

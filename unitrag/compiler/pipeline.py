@@ -15,7 +15,7 @@ import numpy as np
 from ..version import __version__
 from ..artifact.reader import PreviousState, open_artifact, read_previous, read_vectors, rows_as_dicts
 from ..artifact.schema import SCHEMA_VERSION
-from ..config import Config
+from ..config import Config, identity_hash, identity_record
 from ..content.unit_cache import UnitCache
 from ..content.validate import validate_content
 from ..errors import ContentInvalid, UserError
@@ -116,6 +116,7 @@ def build(
     table_hashes = {name: digest(rows) for name, rows in tables.items()}
     table_hashes["guard_examples"] = guard_table_hash(tables["guard_examples"], tables["guard_rules"])
     table_hashes["sparse_terms"] = f"tokenizer {TOKENIZER_VERSION}"  # a new tokenizer rewrites every chunk's terms
+    table_hashes["identity"] = identity_hash(identity_record(config))  # a renamed knowledge base is written again
     timings["tables"] = time.perf_counter() - step
     step = time.perf_counter()
     previous = None if full else read_previous(config.artifact)
@@ -296,6 +297,7 @@ def _manifest(
         "chunker": {"version": CHUNKER_VERSION, "chunk_tokens": budget},
         "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "git_commit": _git_commit(config.content_dir),
+        "identity": identity_record(config),
         "counts": {"chunks": len(rows), "chunks_by_kind": by_kind, **{k: len(v) for k, v in tables.items()}},
         "table_hashes": table_hashes,
         **({"embed_rate": {"chunks_per_s": embed_rate}} if embed_rate else {}),

@@ -63,7 +63,7 @@ from .connect import connect, database_errors, ensure_pgvector
 from .generations import live_generation, pending_generation, prepare_generation, retire_chunks, writing_sql
 from .index import IndexSettings
 from .schema import (
-    CHUNKS, MANIFEST, SCHEMA_VERSION, check_tables, dense_index, drop_dense_index, embedding_dim, ensure_dense_index,
+    CHUNKS, MANIFEST, REGISTRIES, SCHEMA_VERSION, check_tables, dense_index, drop_dense_index, embedding_dim, ensure_dense_index,
     migrate, schema_version,
 )
 from .source import ArtifactSource, read_source
@@ -279,7 +279,8 @@ def _finish(conn: Any, source: ArtifactSource, plan: Plan, generation: int, repo
     transaction, last: the switch."""
     with conn.transaction():
         for name in plan.tables_changed:
-            report.rows_written[name] = replace_table(conn, f"unitrag_{name}", source.table(name))
+            if name in REGISTRIES:  # else the identity: it travels in the manifest below
+                report.rows_written[name] = replace_table(conn, f"unitrag_{name}", source.table(name))
         state = {"state": "complete", "completed_at": _now(), "artifact_built_at": source.manifest.get("built_at"),
                  "table_hashes": source.table_hashes, "chunks": len(source.hashes), "generation": generation}
         conn.execute(f"DELETE FROM {MANIFEST}")

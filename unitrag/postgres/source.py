@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from ..artifact.reader import has_table, open_artifact, read_manifest, read_vectors, rows_as_dicts
 from ..compiler.hashing import canonical_json
+from ..config import identity_hash
 from .schema import REGISTRIES
 
 #: Registries hashed from their stored rows, never from the manifest: the build records the guard examples'
@@ -92,7 +93,9 @@ def read_source(path: Path) -> ArtifactSource:
     computed = {name: rows_digest(rows) for name, rows in tables.items()}
     return ArtifactSource(
         path=path, manifest=manifest, hashes=hashes,
-        table_hashes={name: recorded.get(name) or computed[name] for name in REGISTRIES}, _tables=tables,
+        table_hashes={**{name: recorded.get(name) or computed[name] for name in REGISTRIES},
+                      "identity": identity_hash(manifest.get("identity"))},  # not a table: the manifest says it
+        _tables=tables,
     )
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..config import Config
+from ..config import DEFAULT_NAME, Config
 from ..content.models import UNIT_KINDS
 from ..errors import InvalidArgument
 from ..providers.embedders import Embedder
@@ -33,6 +33,7 @@ TITLES_FOR_SCRIPT = 200
 
 if TYPE_CHECKING:
     from ..postgres.url import DatabaseUrl
+    from .answer.prompt import Identity
     from .ask_stream import AskStream
     from .answer.generate import Generation
 
@@ -65,11 +66,10 @@ class KnowledgeBase:
         from .search.broaden import Broadener
         from .gate import pipeline_id
         from .guard.screen import Guard
-        from .answer.prompt import Identity
 
         self.store = store
         self.config = config
-        self.identity = Identity(config.name, config.description)  # what the prompts say this knowledge base is
+        self.identity = _identity(config, store.manifest)  # what the prompts say this knowledge base is
         self.encoder = encoder
         self.guard = Guard.from_rows(store.guard_rules, semantic=semantic_guard, embed=encoder.encode, llm=self._get_llm)
         self.broadener = Broadener.from_rows(store.topics)
@@ -192,6 +192,11 @@ class KnowledgeBase:
         corrected: str = self._speller.correct(question)
         return corrected
 
+    def screen(self, question: str, lang: str, timings: dict[str, float] | None = None) -> GuardOutcome | None:
+        """The guard's outcome for ``question`` (``Guard.check``), read in the content's script as retrieval reads
+        it: the guard's examples are written like the units, and the question is embedded once for both."""
+        return self.guard.check(self.in_content_script(question), lang, timings)
+
     def in_content_script(self, question: str) -> str:
         """``question`` in the Han script of this knowledge base's Chinese, for retrieval: 檢查 read as 检查 when the
         units say 检查. The lexical matchers fold anyway; this lets the embedder see the content's script too. A
@@ -253,7 +258,7 @@ class KnowledgeBase:
         user = self.check_user(user)
         answer_lang = choice(lang, "lang", LANGS) or detect_lang(question)
         timings: dict[str, float] = {}
-        outcome = self.guard.check(question, answer_lang, timings)  # times "guard" and "embed" (reused by retrieval)
+        outcome = self.screen(question, answer_lang, timings)  # times "guard" and "embed" (reused by retrieval)
         if outcome is not None and outcome.stops:
             timings["total"] = (time.perf_counter() - started) * 1000
             return Answer(question, answer_lang, outcome.response, False, outcome, [], [], None, timings_ms=timings)
@@ -307,3 +312,14 @@ class KnowledgeBase:
                     venue=row.get("venue"), url=row.get("url"), doi=row.get("doi"),
                 ))
         return resolved
+
+
+def _identity(config: Config, manifest: dict[str, Any]) -> "Identity":
+    """The config's name and description, else the ones the artifact was built with: an app that opens
+    ``dist/kb.duckdb`` with no unitrag.toml beside it still names its knowledge base."""
+    from .answer.prompt import Identity
+
+    if config.name != DEFAULT_NAME or config.description:
+        return Identity(config.name, config.description)
+    built = manifest.get("identity") or {}
+    return Identity(str(built.get("name") or DEFAULT_NAME), str(built.get("description") or ""))

@@ -38,7 +38,9 @@ class ScoredKB:
     scores: dict[str, dict[str, float]]
     store: SimpleNamespace = field(default_factory=lambda: SimpleNamespace(manifest=MANIFEST))
     config: Config = field(default_factory=Config)
-    guard: SimpleNamespace = field(default_factory=lambda: SimpleNamespace(check=lambda q, lang: None))
+
+    def screen(self, question: str, lang: str) -> None:
+        return None
 
     def search(self, question: str, user: object = None) -> SimpleNamespace:
         top = Source(chunk_id=question, unit_id=f"unit-{question}", kind="scene", title="t", text="t", topics=[],

@@ -117,7 +117,7 @@ def _measure_batch(kb: Any, questions: Sequence[LabelledQuestion]) -> tuple[list
 
     samples, guarded = [], []
     for q in questions:
-        stopped = kb.guard.check(q.question, detect_lang(q.question))  # a caution is answered: it calibrates too
+        stopped = kb.screen(q.question, detect_lang(q.question))  # a caution is answered: it calibrates too
         if q.guard is not None or (stopped is not None and stopped.stops):
             guarded.append(q.id)
             continue

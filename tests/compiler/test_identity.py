@@ -1,0 +1,31 @@
+"""The artifact carries the knowledge base's name and description, so an app that opens it alone still says them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from unitrag.config import Config
+from unitrag.rag.answer.prompt import render_text
+from unitrag.rag.knowledge_base import KnowledgeBase
+from unitrag.rag.store.artifact_store import ChunkStore
+
+
+def test_an_app_without_unitrag_toml_names_the_knowledge_base_as_built(tiny) -> None:
+    tiny.build(replace(tiny.config, name="Garden care", description="Growing vegetables at home."))
+    assert ChunkStore.load(tiny.artifact).manifest["identity"] == {"name": "Garden care",
+                                                                   "description": "Growing vegetables at home."}
+    kb = KnowledgeBase.open(tiny.artifact, embedder=tiny.embedder)  # Config(): no name of its own
+    assert (kb.identity.name, kb.identity.description) == ("Garden care", "Growing vegetables at home.")
+    refusal = render_text("not_found", kb.store.prompts, max_chars=kb.config.max_prompt_chars, identity=kb.identity,
+                          lang="en")
+    assert "Garden care" in refusal  # "not found" names it
+    own = KnowledgeBase.open(tiny.artifact, embedder=tiny.embedder, config=Config(name="Allotment helper"))
+    assert own.identity.name == "Allotment helper"  # a name the app's config sets wins
+
+
+def test_renaming_the_knowledge_base_writes_the_artifact_again_without_embedding(tiny) -> None:
+    tiny.build(replace(tiny.config, name="Garden care"))
+    assert not tiny.build(replace(tiny.config, name="Garden care")).written
+    report = tiny.build(replace(tiny.config, name="Allotment care"))
+    assert report.written and report.embedded == 0 and "identity" in report.plan.tables_changed
+    assert ChunkStore.load(tiny.artifact).manifest["identity"]["name"] == "Allotment care"
