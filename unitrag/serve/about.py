@@ -1,5 +1,5 @@
 """What the preview page says about the knowledge base it serves: its name, description and languages
-(``unitrag.toml``), and example questions and topics taken from the artifact, never from the sample.
+(``unitrag.toml``, else as the artifact was built), and example questions and topics taken from the artifact, never from the sample.
 
 Example questions are the authors' own questions of units (``questions:`` in a unit's frontmatter),
 so a new knowledge base shows its own domain from its first build. Only units the caller may read
@@ -26,8 +26,8 @@ TOPICS_SHOWN = 8
 
 def about(kb: KnowledgeBase, roles: Collection[str]) -> dict[str, Any]:
     """The knowledge base as the page introduces it to a caller holding ``roles``."""
-    config = kb.config
-    return {"name": config.name, "description": config.description, "languages": list(config.languages),
+    identity = kb.identity  # unitrag.toml's, else the one the artifact was built with
+    return {"name": identity.name, "description": identity.description, "languages": list(kb.config.languages),
             "examples": example_questions(kb, roles), "topics": main_topics(kb, roles)}
 
 
