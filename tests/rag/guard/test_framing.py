@@ -72,6 +72,10 @@ def test_non_acute_framings_are_read_in_both_languages(question: str, kind: str)
     "万一哪天我晕倒了。现在胸口很疼",  # "some day" reaches only its own clause
     "if it ever happens again... he is slurring his words right now",
     "everything is killing me and I want it to end tonight",  # no inanimate thing "killing me": a figure not read
+    "work is killing me, honestly I want to end it all",  # hyperbole beside wanting to die: the wish is the sign
+    "school report due friday but I keep thinking about killing myself",
+    "工作累死了，真的不想活了",
+    "加班累死了，活着没意思，想一了百了",
 ])
 def test_signs_happening_now_are_acute_whatever_else_the_question_says(question: str) -> None:
     read = framing(question)
@@ -101,6 +105,9 @@ def test_a_study_question_on_suicide_is_answered_with_the_rules_note(guard: Guar
       "what should I eat?"), "en"),
     ("我去年心梗过，现在胸口剧痛，喘不上气，该吃点什么？", "zh"),
     ("I'm writing a school report on suicide prevention but honestly tonight I want to kill myself", "en"),
+    ("this deadline is killing me and I just want to die", "en"),  # a figure of speech, then the wish itself
+    ("my boss is killing me, I have been thinking about suicide", "en"),
+    ("写论文累死了，我真的想死", "zh"),
 ])
 def test_acute_signs_stop_even_inside_a_past_or_study_framing(guard: Guard, question: str, lang: str) -> None:
     outcome = guard.check(question, lang)

@@ -47,6 +47,10 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(with me|next to me|beside me|in front of me|here) (now|right now)\b|\b(is|are|'s|'re) (here |right )?(with me|next to me|beside me|in front of me)\b",
             r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|feels? like|calls? (himself|herself|myself)) (just |only |such |nothing but )?(a |an )?(burden|drain)\b|\bbetter off without (me|him|her|them)\b|\b(said|saying|says) goodbye\b",
             r"\b(i'?ve|i have|he has|she has|they have|he'?s|she'?s) (been saving|stockpiled|been stockpiling|written|wrote|given away|been giving|started giving)\b|\b(giving|gave|given) (away )?(all )?(my|his|her|their) (things|stuff|possessions|belongings)\b",
+            # wanting to die, said in the first person: ideation is a sign in itself, so no hyperbole ("work is
+            # killing me") or study framing beside it makes it a figure of speech
+            r"\bi(?:'m| am|'ve| have| keep| still| really| just| honestly| sometimes| often|'ve been| have been| was)?(?: \w+){0,3}? (want(?:ing)?|wanna|need|going|gonna|plan(?:ning)?|think(?:ing)? (?:about|of)|thought about|feel like) (?:to )?(die|dying|kill(?:ing)? myself|hurt(?:ing)? myself|end (?:it all|my life|everything|it)|suicide|disappear forever|not wake up)\b(?! (of|from|for|laughing)\b)",
+            r"\bi (don'?t|do not|no longer) want to (live|be alive|be here anymore|exist|wake up)\b|\b(suicidal|end it all)\b",
         ),
         "zh": (
             r"(?<!到)现在(?!能|可以|应该|该|要|还能|吃|喝|饮食|怎么吃|恢复|已经|好了|没事|一切|身体好|很好|挺好|在备孕|备孕|想|打算|准备|每天|平时|一般|没|不|控制|稳定|正常|康复|出院|都?长大|都好)",
@@ -60,6 +64,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"救命|要不要(叫|打)(120|救护车)|送医院|去急诊",
             r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|没有我[^，。！？,.!?]{0,8}(更好|轻松)|(告别|道别|交代后事)",
             r"今晚|今天晚上|这周末|已经(写好|准备好|攒|存)|攒了|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
+            r"不想活|活着没(有)?意思|活不下去|想(要)?自杀|自杀的念头|想(结束|了结)(自己|生命|这一切|一切)|一了百了|轻生|不想再?醒来|(?<!得)我(真的|是真的|真|好|很)?想(去)?死(?!你)",
         ),
     },
     "past": {
