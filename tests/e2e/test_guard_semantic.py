@@ -34,7 +34,7 @@ UNSEEN = {
     "red-flag-gi-bleeding": ("I brought up a lot of dark red stuff twice this evening and feel woozy", "刚才又吐了两大口暗红色的东西，人有点发飘"),
     "red-flag-bleeding-in-pregnancy": ("I am 11 weeks along and there is a lot of red blood and strong cramps",
                                        "怀孕十一周了，刚才流了很多鲜红的血，肚子绞着疼"),
-    "red-flag-poisoning-overdose": ("my 3 year old got into the cupboard and drank from the drain cleaner bottle",
+    "red-flag-poisoning-overdose": ("my 3 year old got into the cupboard and had a swig from the drain cleaner bottle",
                                     "三岁的孩子把柜子里的通下水道的药水喝了一口"),
 }
 #: rule → benign questions with the same vocabulary.

@@ -76,6 +76,15 @@ def test_non_acute_framings_are_read_in_both_languages(question: str, kind: str)
     "school report due friday but I keep thinking about killing myself",
     "工作累死了，真的不想活了",
     "加班累死了，活着没意思，想一了百了",
+    "just curious, my friend swallowed a whole bottle of sleeping pills, what should she eat?",  # an event told
+    "out of curiosity, I took 40 paracetamol tablets, does vitamin C help",
+    "history of anaphylaxis, my throat is closing up after eating shrimp",  # a sign described as it is
+    "after my heart attack last year, what should I eat now that my chest pain is back and spreading to my jaw",
+    "in general, my husband's face is drooping on one side and his speech is slurred",
+    "好奇问一下，我吃了一整瓶安眠药，喝什么能解？",
+    "一般来说，孩子喝了洗洁精要不要催吐",
+    "我在写作业：我爸胸口压着疼，左手发麻，吃什么好？",
+    "以前有过过敏，嗓子发紧，吃什么抗过敏",
 ])
 def test_signs_happening_now_are_acute_whatever_else_the_question_says(question: str) -> None:
     read = framing(question)
@@ -108,6 +117,9 @@ def test_a_study_question_on_suicide_is_answered_with_the_rules_note(guard: Guar
     ("this deadline is killing me and I just want to die", "en"),  # a figure of speech, then the wish itself
     ("my boss is killing me, I have been thinking about suicide", "en"),
     ("写论文累死了，我真的想死", "zh"),
+    ("how to prevent this: my son drank bleach, should he drink milk?", "en"),  # a poisoning pattern, then acute
+    ("just curious, my friend swallowed a whole bottle of sleeping pills, what should she eat?", "en"),
+    ("好奇问一下，我吃了一整瓶安眠药，喝什么能解？", "zh"),
 ])
 def test_acute_signs_stop_even_inside_a_past_or_study_framing(guard: Guard, question: str, lang: str) -> None:
     outcome = guard.check(question, lang)
