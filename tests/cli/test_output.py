@@ -126,6 +126,13 @@ def test_inspect_says_which_commit_or_that_none_was_recorded(printed: io.StringI
     assert "None" not in printed.getvalue()
 
 
+def test_inspect_says_the_name_the_knowledge_base_was_built_with(printed: io.StringIO) -> None:
+    manifest = {"schema_version": 8, "embedder": {"id": "e5", "dim": 384}, "chunker": {"version": 1},
+                "identity": {"name": "Bike care", "description": "Fixing and riding bicycles."}, "counts": {"chunks": 4}}
+    output.print_summary("dist/kb.duckdb", "0.1 MB", manifest, [])
+    assert printed.getvalue().splitlines()[2] == 'knowledge base "Bike care": Fixing and riding bicycles.'
+
+
 def test_a_caution_note_is_printed_after_the_answer_and_set_apart(printed: io.StringIO) -> None:
     from dataclasses import replace
 

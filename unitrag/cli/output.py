@@ -107,6 +107,10 @@ def print_summary(location: str, note: str, manifest: dict[str, Any], chunks_by:
     out.print(f"[bold]{escape(location)}[/] ({escape(note)}), schema v{manifest.get('schema_version', '?')}")
     out.print(escape(f"embedder {embedder.get('id', '?')} ({embedder.get('dim', '?')} dims), chunker v{chunker.get('version', '?')}, "
                      f"built {manifest.get('built_at', '?')}, {_commit(manifest)}"))
+    identity = manifest.get("identity")
+    if isinstance(identity, dict) and identity.get("name"):  # built before identities were recorded: nothing to say
+        described = f": {identity['description']}" if identity.get("description") else ""
+        out.print(escape(f"knowledge base \"{identity['name']}\"{described}"))
     publish = manifest.get("publish")
     if isinstance(publish, dict):
         generation = f", generation {publish['generation']}" if publish.get("generation") is not None else ""
