@@ -51,6 +51,12 @@ def framing(question: str):
     ("with a toddler in the house, how should we store cleaning products so they're safe", "prevention"),
     ("生理课上老师提到过敏性休克，它的原理到底是什么", "study"),
     ("生理课上老师提到过敏性休克，它的原理到底是什么", "curiosity"),
+    # the words of a wish to die, not said of oneself: the acute cues want it in the first person
+    ("维生素D缺乏和抑郁、轻生有没有关系？有相关研究吗", "study"),
+    ("for my psychology essay: I read about people thinking about suicide after a diagnosis", "study"),
+    ("for a school report, what are the signs that someone is suicidal", "study"),
+    ("好奇问一下，为什么有人会想自杀", "curiosity"),
+    ("for a health class, what happens if a child swallows a button battery", "study"),
 ])
 def test_non_acute_framings_are_read_in_both_languages(question: str, kind: str) -> None:
     read = framing(question)

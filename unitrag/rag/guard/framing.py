@@ -49,13 +49,13 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(i'?ve|i have|he has|she has|they have|he'?s|she'?s) (been saving|stockpiled|been stockpiling|written|wrote|given away|been giving|started giving)\b|\b(giving|gave|given) (away )?(all )?(my|his|her|their) (things|stuff|possessions|belongings)\b",
             # wanting to die, said in the first person: ideation is a sign in itself, so no hyperbole ("work is
             # killing me") or study framing beside it makes it a figure of speech
-            r"\bi(?:'m| am|'ve| have| keep| still| really| just| honestly| sometimes| often|'ve been| have been| was)?(?: \w+){0,3}? (want(?:ing)?|wanna|need|going|gonna|plan(?:ning)?|think(?:ing)? (?:about|of)|thought about|feel like) (?:to )?(die|dying|kill(?:ing)? myself|hurt(?:ing)? myself|end (?:it all|my life|everything|it)|suicide|disappear forever|not wake up)\b(?! (of|from|for|laughing)\b)",
-            r"\bi (don'?t|do not|no longer) want to (live|be alive|be here anymore|exist|wake up)\b|\b(suicidal|end it all)\b",
+            r"\bi(?:'m| am|'ve| have| was)?(?: (?:really|just|honestly|sometimes|often|still|kinda|literally|actually|seriously|genuinely|constantly|always|keep|been|started|can'?t stop|cannot stop|do))* (want(?:ing)?|wanna|need|going|gonna|plan(?:ning)?|think(?:ing)? (?:about|of)|feel like) (?:to )?(die|dying|kill(?:ing)? myself|hurt(?:ing)? myself|end (?:it all|my life|everything|it)|suicide|disappear forever|not wake up)\b(?! (of|from|for|laughing)\b)",
+            r"\bi (don'?t|do not|no longer) want to (live|be alive|be here anymore|exist|wake up)\b|\bi(?:'m| am| feel| have been|'ve been)(?: (?:so|really|very|kind of|kinda))? suicidal\b",
             # an event told of someone (an overdose, a swallowed poison) or a sign described as it is: no "just
             # curious", "for a school project" or "in general" in front of it makes it someone else's or the past's
-            r"\b(i|he|she|they|we|my [\w-]+|our [\w-]+) (just |accidentally |already )?(took|swallowed|drank|ate|downed|overdosed on|has taken|have taken|'ve taken|'s taken|has swallowed|has drunk|has eaten) (a whole|the whole|an entire|a full|all (of )?(my|his|her|the|their)|\d+|twenty|thirty|forty|fifty|a hundred|a (bottle|handful|packet|pack|box|strip|button battery|magnet)|too many|lots of|loads of|a lot of|half a bottle|(some |the )?(bleach|drain cleaner|antifreeze|detergent|laundry pods?|weed killer|rat poison|pesticide|lamp oil))\b",
-            r"\b(throat|tongue|lips?|face|mouth|airway) (is|are|'s|keeps|started|starting|has started) (closing|swelling|tightening|puffing)\b",
-            r"\b(pain|ache|pressure|tightness) (is|'s) (back|spreading|radiating|getting worse)\b|\b(spreading|radiating|going) (to|into|down|up) (my|his|her|the) (jaw|left arm|arm|back|neck|shoulder)\b",
+            r"\b(i|he|she|they|we|my [\w-]+|our [\w-]+) (just |accidentally |already )?(took|swallowed|drank|ate|downed|overdosed on|has taken|have taken|'ve taken|'s taken|has swallowed|has drunk|has eaten) (a whole|the whole|an entire|a full|all (of )?(my|his|her|the|their)|\d{2,}|twenty|thirty|forty|fifty|a hundred|a (bottle|handful|strip|button battery|magnet)|too many|lots of|loads of|a lot of|half a bottle|(some |the )?(bleach|drain cleaner|antifreeze|detergent|laundry pods?|weed killer|rat poison|pesticide|lamp oil))\b",
+            r"\b(throat|tongue|lips?|airway) (is|are|'s|keeps|started|starting|has started) (closing|swelling|tightening|puffing)\b",
+            r"\b(pain|ache|pressure|tightness) (is|'s) (spreading|radiating)\b|\b(spreading|radiating|going) (to|into|down|up) (my|his|her|the) (jaw|left arm|neck)\b",
             r"\b(face|smile|mouth) (is |'s |has |started |keeps )?(drooping|droops|droopy|lopsided)\b|\b(speech is|words are|is|'s) slurr(ed|ing)\b|\bslurring (his|her|my|their)? ?(words|speech)\b",
         ),
         "zh": (
@@ -70,9 +70,10 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"救命|要不要(叫|打)(120|救护车)|送医院|去急诊",
             r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|没有我[^，。！？,.!?]{0,8}(更好|轻松)|(告别|道别|交代后事)",
             r"今晚|今天晚上|这周末|已经(写好|准备好|攒|存)|攒了|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
-            r"不想活|活着没(有)?意思|活不下去|想(要)?自杀|自杀的念头|想(结束|了结)(自己|生命|这一切|一切)|一了百了|轻生|不想再?醒来|(?<!得)我(真的|是真的|真|好|很)?想(去)?死(?!你)",
-            r"(吃|喝|吞|服)(了|下|掉)了?[^，。！？,.!?]{0,4}(一整瓶|整瓶|一瓶|半瓶|一大?把|\d{2,}片|几十片|好多片|很多片|一板|一整板|大量|纽扣电池|磁铁|洗洁精|消毒水|消毒液|漂白水|漂白剂|洗衣液|洗衣凝珠|农药|老鼠药|杀虫剂|防冻液)",
-            r"(嗓子|喉咙|嘴唇|舌头|脸)(发紧|肿起来|肿了|堵住|在肿|越来越肿)|胸口压着(疼|痛)|(疼|痛)(到|向|窜到)(下巴|左臂|左胳膊|胳膊|后背|肩膀)|(一边|半边)(脸|嘴)(歪|斜|耷拉)|(脸|嘴)歪了|说话(含糊|不清楚|大舌头)",
+            r"不想活了|活着没(有)?意思|活不下去了|我[^，。！？,.!?]{0,6}(不想活|想(要)?自杀|想轻生|有(轻生|自杀)的?念头|想(结束|了结)(自己|生命|这一切|一切)|想一了百了|不想再?醒来)|(?<!得)我(真的|是真的|真|好|很)?想(去)?死(?!你)",
+            r"(吃|喝|吞|服)(了|下|掉)了?[^，。！？,.!?]{0,4}(一整瓶|整瓶|一整板|\d{2,}片|几十片|好多片|很多片|纽扣电池|磁铁|洗洁精|消毒水|消毒液|漂白水|漂白剂|洗衣液|洗衣凝珠|农药|老鼠药|杀虫剂|防冻液)",
+            r"(吃|吞|服)(了|下|掉)了?(一瓶|半瓶|一大?把|一板)[^，。！？,.!?]{0,4}(药|片|安眠|维生素|补充剂|胶囊)",
+            r"(嗓子|喉咙|嘴唇|舌头)(发紧|肿起来|肿了|堵住|在肿|越来越肿)|胸口压着(疼|痛)|(疼|痛)(到|向|窜到)(下巴|左臂|左胳膊|左手)|(一边|半边)(脸|嘴)(歪|斜|耷拉)|(脸|嘴)歪了|说话(含糊|不清楚|大舌头)",
         ),
     },
     "past": {
