@@ -71,15 +71,10 @@ def rank(kb: Any, question: str, variant: Variant, depth: int, user: UserContext
     user = user or UserContext()
     started = time.perf_counter()
     timings: dict[str, float] = {}
-    probes, broadened = [], []
-    if variant.postprocess:  # spelling, script, broadening and the cross-lingual probes are the runtime's search
-        from ..content.text.lang import detect_lang
-
-        question = kb.in_content_script(kb.corrected(question))
-        broadening = kb.broadener.expand(question, detect_lang(question))
-        broadened = list(broadening.queries) if broadening else []
-        probes = kb.retriever.probes(question, detect_lang(question), user)
-    queries = [question] + broadened
+    queries, probes = [question], []
+    if variant.postprocess:  # spelling, script, broadening and the cross-lingual probes: the runtime's own reading
+        read = kb.read(question, user)
+        question, queries, probes = read.text, read.queries, read.probes
     where = SearchFilter(clinician=user.is_clinician)
     sparse = kb.config.sparse if variant.postprocess else variant.sparse  # full: whatever the config runs
     candidates = kb.retriever.candidates(queries, where, timings, sparse=sparse, dense=variant.dense, depth=depth,

@@ -38,6 +38,21 @@ if TYPE_CHECKING:
     from .answer.generate import Generation
 
 
+@dataclass(frozen=True)
+class Reading:
+    """A question as retrieval reads it, before any ranking: what ``search`` runs, and ``unitrag eval`` with it."""
+
+    corrected: str  # misspelled topic words corrected (``search.spelling``); the question itself when none was
+    text: str  # ``corrected`` in the content's Han script: what is embedded, matched and reranked
+    lang: str  # the language of the question as asked
+    broadened: list[str] | None  # the sub-queries of a broad question (``search.broaden``), else None
+    probes: list[Any]  # the cross-lingual and user-context searches (``Retriever.probes``)
+
+    @property
+    def queries(self) -> list[str]:
+        return [self.text, *(self.broadened or [])]
+
+
 @dataclass
 class _Retrieved:
     """A question past the guard and the answerability gate: what generating its answer needs."""
@@ -154,8 +169,6 @@ class KnowledgeBase:
         naming ids this knowledge base lacks, a question over ``max_question_chars``) is an
         ``InvalidArgument`` (a ``ValueError``) naming it, raised before any work.
         """
-        from ..content.text.lang import detect_lang
-
         question = question_text(question, self.config.max_question_chars)
         k = self.config.final_k if k is None else result_count(k)
         lang = choice(lang, "lang", LANGS)
@@ -165,22 +178,29 @@ class KnowledgeBase:
         self.known.check("topics", topics, self.known.topics.__contains__, "topic")
         user = self.check_user(user)
         timings: dict[str, float] = {}
-        q_lang = detect_lang(question)
-        with timed(timings, "spelling"):
-            read = self.corrected(question)
-            seen = self.in_content_script(read)
-        with timed(timings, "broaden"):
-            broadening = self.broadener.expand(seen, q_lang)
-        queries = [seen] + (list(broadening.queries) if broadening else [])
+        read = self.read(question, user, timings)
         where = SearchFilter(clinician=user.is_clinician, lang=lang, kinds=tuple(kinds), topics=tuple(topics))
-        probes = self.retriever.probes(seen, q_lang, user, timings)
-        ranked = self.retriever.retrieve(queries, where, timings, sparse=self.config.sparse if sparse is None else sparse,
-                                         probes=probes, user=user)
+        ranked = self.retriever.retrieve(read.queries, where, timings,
+                                         sparse=self.config.sparse if sparse is None else sparse, probes=read.probes, user=user)
         with timed(timings, "postprocess"):
-            final = postprocess(ranked, user, k, self.boosts, self.config.max_pages, self.retriever.focused(seen, user),
-                                self.retriever.named_topics(seen, user))
-        return SearchResult(question, q_lang, final, timings, list(broadening.queries) if broadening else None,
-                            corrected=read if read != question else None)
+            final = postprocess(ranked, user, k, self.boosts, self.config.max_pages, self.retriever.focused(read.text, user),
+                                self.retriever.named_topics(read.text, user))
+        return SearchResult(question, read.lang, final, timings, read.broadened,
+                            corrected=read.corrected if read.corrected != question else None)
+
+    def read(self, question: str, user: UserContext, timings: dict[str, float] | None = None) -> Reading:
+        """``question`` (already checked) as retrieval reads it: spelling, script, broadening, probes."""
+        from ..content.text.lang import detect_lang
+
+        timings = {} if timings is None else timings
+        lang = detect_lang(question)
+        with timed(timings, "spelling"):
+            corrected = self.corrected(question)
+            text = self.in_content_script(corrected)
+        with timed(timings, "broaden"):
+            broadening = self.broadener.expand(text, lang)
+        probes = self.retriever.probes(text, lang, user, timings)
+        return Reading(corrected, text, lang, list(broadening.queries) if broadening else None, probes)
 
     def corrected(self, question: str) -> str:
         """``question`` as retrieval reads it: a misspelled topic word replaced by the knowledge base's own
