@@ -57,6 +57,10 @@ def framing(question: str):
     ("for a school report, what are the signs that someone is suicidal", "study"),
     ("好奇问一下，为什么有人会想自杀", "curiosity"),
     ("for a health class, what happens if a child swallows a button battery", "study"),
+    # a rule's signs named in general, not told of anyone: the sign cues want a person
+    ("for a pharmacology essay: why do patients with an ulcer vomit blood", "study"),
+    ("just curious, why are stools black when someone bleeds in the stomach", "curiosity"),
+    ("去年吐过咖啡色的东西，胃镜后治好了，现在能喝牛奶吗", "past"),
 ])
 def test_non_acute_framings_are_read_in_both_languages(question: str, kind: str) -> None:
     read = framing(question)
@@ -91,6 +95,17 @@ def test_non_acute_framings_are_read_in_both_languages(question: str, kind: str)
     "一般来说，孩子喝了洗洁精要不要催吐",
     "我在写作业：我爸胸口压着疼，左手发麻，吃什么好？",
     "以前有过过敏，嗓子发紧，吃什么抗过敏",
+    # a rule's textbook signs told as they are, and a turn saying the framed question is real
+    "for a biology project, why does insulin lower sugar? my flatmate took his and skipped tea, he's talking nonsense",
+    "hypothetically, could reflux cause this: my dad has gone grey and says there's a crushing pressure in his chest",
+    "had an ulcer years ago, and my poo is black and tarry, what can I eat",
+    "in general is it normal? my nan vomited what looks like coffee grounds",
+    "asking for a school essay on strokes, though honestly that's what's happening to my uncle",
+    "just curious, can low iron do this: the left side of her body is weak",
+    "好奇问问糖尿病的原理，我奶奶打完针没吃饭，人迷迷糊糊的，喂糖水也咽不下去",
+    "前年胃出血治好了，拉的大便黑得发亮，要吃什么",
+    "写报告用的：中风的征兆有哪些？其实写的就是我爸的样子",
+    "以前做过搭桥，右边手脚没劲，说话不利索",
 ])
 def test_signs_happening_now_are_acute_whatever_else_the_question_says(question: str) -> None:
     read = framing(question)

@@ -57,6 +57,15 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(throat|tongue|lips?|airway) (is|are|'s|keeps|started|starting|has started) (closing|swelling|tightening|puffing)\b",
             r"\b(pain|ache|pressure|tightness) (is|'s) (spreading|radiating)\b|\b(spreading|radiating|going) (to|into|down|up) (my|his|her|the) (jaw|left arm|neck)\b",
             r"\b(face|smile|mouth) (is |'s |has |started |keeps )?(drooping|droops|droopy|lopsided)\b|\b(speech is|words are|is|'s) slurr(ed|ing)\b|\bslurring (his|her|my|their)? ?(words|speech)\b",
+            # each red-flag rule's textbook signs, in everyday words, told as they are ("has gone grey and clammy", "one
+            # side of her face won't move", "black sticky poo", "talking nonsense"), and a turn that says the framed
+            # question is real ("that's what's happening to my husband", "I'm basically describing myself")
+            r"\b(has|have|'s|'ve) (gone|turned) (very |really |all )?(grey|gray|pale|white|blue|clammy|cold and clammy|floppy|limp|quiet)\b|\b(crushing|squeezing|heavy) (pressure|pain|weight|feeling) (in|on|across) (my|his|her|the) chest\b|\b(elephant|someone|a weight) (sitting|standing) on (my|his|her) chest\b",
+            r"\b(one|left|right) side of (my|his|her|their) (face|body|mouth) (is |has |'s )?(drooping|droopy|numb|weak|not moving|won'?t move|gone)\b|\b(can'?t|cannot|couldn'?t|unable to) (lift|raise|move|feel) (my|his|her|their) (left|right)? ?(arm|leg|hand)\b|\b(words|speech) (are |is )?(jumbled|garbled|coming out wrong|all wrong|not making sense)\b",
+            r"\b(is|'s|are|'re|keeps|started|been) (talking nonsense|talking gibberish|not making sense|making no sense|really confused|so confused|incoherent|out of it)\b|\b(can'?t|won'?t|isn'?t able to) (keep (his|her|their|my) eyes open|stay awake|swallow (anything|the juice|water))\b",
+            r"\b(i|he|she|they|we|my [\w-]+|his|her|their)(?: (?:has|have|had|'s|'ve|is|are|am|was|keeps?|just|been|started))* (passing|passed|pooing|pooping|having|got) (black|tarry|jet black|pitch black)\b|\b(my|his|her|their) (poo|poop|stools?|bowel movements?) (is|are|has been|have been|'s|was|were) (black|tarry|jet black|pitch black|like tar)\b",
+            r"\b(i|he|she|they|we|my [\w-]+)(?: (?:has|have|'s|'ve|is|are|am|keeps?|just|been|started))* (vomit(ed|ing)?|threw up|throwing up|was sick|been sick|brought up|coughed up) (some |a lot of |lots of )?(blood|what looks like coffee grounds|coffee grounds|dark brown bits)\b",
+            r"\b(that'?s|this is|that is) (exactly )?what'?s? (is )?happening (to|with) (me|my|him|her|us|them)\b|\b(is|are|'s|'re) like (that|this) (right )?now\b|\b(basically|literally|actually) describing (myself|me|him|her|my)\b|\bhappening to (me|my \w+) (right )?now\b",
         ),
         "zh": (
             r"(?<!到)现在(?!能|可以|应该|该|要|还能|吃|喝|饮食|怎么吃|恢复|已经|好了|没事|一切|身体好|很好|挺好|在备孕|备孕|想|打算|准备|每天|平时|一般|没|不|控制|稳定|正常|康复|出院|都?长大|都好)",
@@ -74,6 +83,10 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"(吃|喝|吞|服)(了|下|掉)了?[^，。！？,.!?]{0,4}(一整瓶|整瓶|一整板|\d{2,}片|几十片|好多片|很多片|纽扣电池|磁铁|洗洁精|消毒水|消毒液|漂白水|漂白剂|洗衣液|洗衣凝珠|农药|老鼠药|杀虫剂|防冻液)",
             r"(吃|吞|服)(了|下|掉)了?(一瓶|半瓶|一大?把|一板)[^，。！？,.!?]{0,4}(药|片|安眠|维生素|补充剂|胶囊)",
             r"(嗓子|喉咙|嘴唇|舌头)(发紧|肿起来|肿了|堵住|在肿|越来越肿)|胸口压着(疼|痛)|(疼|痛)(到|向|窜到)(下巴|左臂|左胳膊|左手)|(一边|半边)(脸|嘴)(歪|斜|耷拉)|(脸|嘴)歪了|说话(含糊|不清楚|大舌头)",
+            r"胸口(闷痛|压痛|像压了|像被压|憋得)|(闷痛|压痛|胸痛)[^，。！？,.!?]{0,6}不缓解|(左边|右边|一边|半边)(手脚|胳膊|腿|身子|身体)[^，。！？,.!?]{0,2}(没劲|没力气|使不上劲|不听使唤|动不了|发麻)|说话(不利索|说不清|含含糊糊|口齿不清)|嘴角(歪|往一边)",
+            r"大汗淋漓|说胡话|胡言乱语|迷迷糊糊|(叫|喊)[都也]?(叫|喊)?不[太大怎么]?醒|(咽|喝|吃)不下去了?|喂[^，。！？,.!?]{0,4}(咽不下|喝不进)",
+            r"(大便|拉的|便便|屎)[^，。！？,.!?]{0,6}(黑得|柏油|黑色发亮|黑亮)|(吐|呕)(了|出)[^，。！？,.!?]{0,4}(咖啡色|咖啡渣|暗红色|血)(?!过)|一站起来就(晕|头晕|眼前发黑)",
+            r"(写|说|描述)的就是我(自己)?|(其实|现在)?(就是|正是)(我|他|她)(现在|自己)?的(情况|样子)|(他|她|我)现在就是这样",
         ),
     },
     "past": {
