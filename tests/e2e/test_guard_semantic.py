@@ -195,17 +195,34 @@ def test_reconcile_leaves_a_new_example_pending_without_a_model(workspace: Works
 # -- the LLM second opinion (litellm mock_response) -----------------------------------------------------------------
 
 
-def _in_band_guard(kb: KnowledgeBase, question: str, mock: object) -> Guard:
-    """The sample's guard with the red-flag threshold moved just above ``question``'s score: the uncertain band."""
+def _in_band_guard(kb: KnowledgeBase, question: str, mock: object | None, above: float = 1.2) -> Guard:
+    """The sample's guard with the red-flag threshold moved just above ``question``'s score (``above`` times it): the
+    uncertain band; ``mock`` None: no LLM."""
     score = next(s for s in kb.guard.scores(question) if s.type == "red_flag")
-    semantic = kb.guard.semantic.with_thresholds(red_flag=score.score * 1.2)  # type: ignore[union-attr]  # may exceed 1
-    llm = LiteLLMChat("openai/gpt-4o-mini", mock_response=mock, api_key="test", num_retries=0)
+    semantic = kb.guard.semantic.with_thresholds(red_flag=score.score * above)  # type: ignore[union-attr]  # may exceed 1
+    llm = LiteLLMChat("openai/gpt-4o-mini", mock_response=mock, api_key="test", num_retries=0) if mock is not None else None
     rows = [{"id": r.id, "type": r.type, "patterns_en": [], "patterns_zh": [], "response_en": r.responses["en"],
              "response_zh": r.responses.get("zh", r.responses["en"])} for r in kb.guard.rules]
-    return Guard.from_rows(rows, semantic=semantic, embed=kb.encoder.encode, llm=lambda: llm)
+    return Guard.from_rows(rows, semantic=semantic, embed=kb.encoder.encode, llm=(lambda: llm) if llm else None)
 
 
-QUESTION = UNSEEN["red-flag-stroke"][0]
+#: A stroke told with a time word only (突然), no sign the framing lists: the band is the LLM's alone.
+QUESTION = UNSEEN["red-flag-stroke"][1]
+#: The same emergency told with its signs as they are (framing.SIGN: "went limp", "gone grey and clammy").
+SIGNED = (UNSEEN["red-flag-stroke"][0], "my dad has gone grey and clammy and there's a crushing pressure in his chest")
+
+
+@pytest.mark.parametrize("question", SIGNED)
+def test_a_sign_told_as_it_is_stops_a_score_just_under_the_threshold(kb: KnowledgeBase, question: str) -> None:
+    from unitrag.rag.guard.framing import read_framing
+    from unitrag.rag.guard.screen import SIGN_SHARE
+
+    assert read_framing(normalize_question(question)).sign and not read_framing(normalize_question(QUESTION)).sign
+    outcome = _in_band_guard(kb, question, None).check(question, "en")  # the score at 1/1.2 of the threshold
+    assert outcome is not None and outcome.type == "red_flag" and outcome.reason == "sign"
+    assert _in_band_guard(kb, QUESTION, None).check(QUESTION, "en") is None  # no sign: the threshold holds
+    # far under the threshold, a sign alone stops nothing
+    assert _in_band_guard(kb, question, None, above=1.05 / SIGN_SHARE).check(question, "en") is None
 
 
 def test_second_opinion_agreeing_adds_the_red_flag(kb: KnowledgeBase, requests: object) -> None:

@@ -83,7 +83,7 @@ def guard_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "ordinary_stopped": {"questions": sum(ordinary.values()), "stopped": stopped_ordinary,
                              "rate": round(stopped_ordinary / sum(ordinary.values()), 4) if sum(ordinary.values()) else None},
         "reasons": {reason: sum(g["reason"] == reason and g["got"] in TYPES for g in guards)
-                    for reason in ("pattern", "similarity", "llm")},
+                    for reason in ("pattern", "similarity", "sign", "llm")},
         "guard_ms": {"p50": round(float(np.percentile(times, 50)), 4), "p95": round(float(np.percentile(times, 95)), 4)},
     }
 
@@ -103,8 +103,8 @@ def guard_table(reports: list[EvalReport], names: list[str]) -> tuple[list[str],
         if any(label in f.get("outcomes", {}) for f in figures):
             rows.append([f"{_LABEL_NAMES[label]}: stopped / noted / answered",
                          *(_outcomes(f.get("outcomes", {}).get(label)) for f in figures)])
-    rows.append(["stopped by pattern / similarity / llm",
-                 *(" / ".join(str(f.get("reasons", {}).get(k, 0)) for k in ("pattern", "similarity", "llm")) for f in figures)])
+    rows.append(["stopped by pattern / similarity / sign / llm",
+                 *(" / ".join(str(f.get("reasons", {}).get(k, 0)) for k in ("pattern", "similarity", "sign", "llm")) for f in figures)])
     rows.append(["guard ms p50 / p95 (beyond the embedding)",
                  *(f"{f['guard_ms']['p50']:.3f} / {f['guard_ms']['p95']:.3f}" if f else "" for f in figures)])
     return header, rows

@@ -106,7 +106,8 @@ class GuardOutcome:
     rule: str
     response: str
     #: Why it fired: "pattern" (a regular expression matched), "similarity" (the classifier's score reached
-    #: its threshold) or "llm" (the second opinion added a red flag the score was just short of).
+    #: its threshold), "sign" (a red-flag score just short of it, with one of the rules' signs told as it is) or
+    #: "llm" (the second opinion added a red flag the score was just short of).
     reason: str = "pattern"
     score: float | None = None  # the type's probability (similarity, llm)
     threshold: float | None = None

@@ -9,9 +9,9 @@ to ignore the guard.
 The cues are data (``CUES``), per language; both languages are tried on every question, as
 the guard's patterns are. Time, person and purpose cues are domain-neutral; ``ACUTE`` cues
 (signs happening now: "right now", "since this morning", "is here with me", 刚才, 正在, 突然)
-also name a few signs any emergency shows in the present (sweating, can't breathe, not
-answering, giving one's things away), since a present-tense symptom carries no time word.
-Acute cues always win: a diet question wrapped around chest pain happening now stays an
+and ``SIGN`` cues (the red-flag rules' signs told as they are: sweating, can't breathe, not
+answering, giving one's things away, a drooping face) both say "now", since a present-tense
+symptom carries no time word. Acute cues always win: a diet question wrapped around chest pain happening now stays an
 emergency, and a recent event (yesterday, last week, 最近) counts as now. The other kinds
 (past, hypothetical, general, study, prevention, curiosity, diet after an event) count only
 when no acute cue is present. Erring acute costs a false alarm; erring not acute, a missed
@@ -24,8 +24,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-#: The kind of evidence that a question is about signs happening now.
+#: The kinds of evidence that a question is about something happening now: a time or presence ("right now",
+#: "since this morning", "is here with me", 刚才), or a sign told as it is (a rule's textbook signs, said of someone:
+#: "my throat is closing up", "he's gone grey and clammy", 说话不利索). A sign is the stronger evidence: it also lets
+#: the classifier's score stop a question a little under its threshold (``rag.guard.screen``).
 ACUTE = "acute"
+SIGN = "sign"
 
 #: Cue regular expressions by kind and language (matched case-insensitively on the normalised question).
 CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
@@ -39,12 +43,25 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(\d+|an?|one|two|few|half an) (minutes?|hours?) ago\b",
             r"\b(suddenly|sudden|all of a sudden|out of nowhere)\b",
             r"\bnow,? (he|she|i|they|my|his|her|has|have|is|are|am|it|there)\b(?!'?s? ?(is|are|am|'s|'m)? ?(fine|ok|okay|well|better|recovered|healthy|home|stable|doing|want|wants|wondering|would|eat|eats|trying|try|looking))",
+            r"\b(help me|please help|call (an )?ambulance|should (i|we) (call|go to)|go to (the )?(er|a&e|emergency))\b",
+            r"\b(with me|next to me|beside me|in front of me|here) (now|right now)\b|\b(is|are|'s|'re) (here |right )?(with me|next to me|beside me|in front of me)\b",
+        ),
+        "zh": (
+            r"(?<!到)现在(?!能|可以|应该|该|要|还能|吃|喝|饮食|怎么吃|恢复|已经|好了|没事|一切|身体好|很好|挺好|在备孕|备孕|想|打算|准备|每天|平时|一般|没|不|控制|稳定|正常|康复|出院|都?长大|都好)",
+            r"(就|正)?在(我)?(旁边|身边|跟前|面前)|叫[^，。！？,.!?]{0,4}不(怎么)?(答应|应|理)|没(有)?反应",
+            r"刚才|刚刚|正在|突然|一直在|此刻|这会儿",
+            r"昨天|昨晚|前天|最近|近来|上周|上个?星期|这周|这个?星期|这几天|这段时间|这[一个]{1,2}月|每晚|每天晚上",
+            r"今天(早上|上午|下午|晚上)?(开始|起)|从(早上|昨晚|昨天|中午|下午)|(半个|一个|两个|几个|\d+个)多?(小时|钟头)(了|还|都)",
+            r"救命|要不要(叫|打)(120|救护车)|送医院|去急诊",
+            r"今晚|今天晚上|这周末|已经(写好|准备好|攒|存)|攒了|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
+        ),
+    },
+    SIGN: {
+        "en": (
             r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|they are|it'?s|it is|is|are|keeps?|kept|started|starting|still) (\w+ )?(bleeding|vomiting|throwing up|choking|seizing|fitting|shaking|sweating|slurring|drooping|swelling|gasping|wheezing|fainting|passing out|collapsing|turning (blue|grey|gray|pale)|unconscious|unresponsive|confused)\b(?! (a|an|the|normal|common|dangerous|serious|possible|likely|risk|risky|after|during|in|when)\b)",
             r"\b(i|he|she|they|we|it|my [\w-]+|his|her) (has|have|is having|am having|are having|'s got|has got|got) (a |an )?(sudden |bad |severe |terrible |crushing |sharp |awful )?([\w-]+ )?(pain|ache|pains)\b",
             r"\b(looks?|feels?|went|turned|turning|is|are|am|'s) (very |really |so |all )?(grey|gray|pale|blue|clammy|faint|dizzy|numb|floppy|drowsy|limp)\b",
             r"\b(can'?t|cannot|can not|won'?t|unable to|isn'?t|is not|doesn'?t|not) (breathe|breathing|wake|waking|respond|responding|answer|answering|stop|stopping|talk|speak|move|stand|swallow)\b",
-            r"\b(help me|please help|call (an )?ambulance|should (i|we) (call|go to)|go to (the )?(er|a&e|emergency))\b",
-            r"\b(with me|next to me|beside me|in front of me|here) (now|right now)\b|\b(is|are|'s|'re) (here |right )?(with me|next to me|beside me|in front of me)\b",
             r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|feels? like|calls? (himself|herself|myself)) (just |only |such |nothing but )?(a |an )?(burden|drain)\b|\bbetter off without (me|him|her|them)\b|\b(said|saying|says) goodbye\b",
             r"\b(i'?ve|i have|he has|she has|they have|he'?s|she'?s) (been saving|stockpiled|been stockpiling|written|wrote|given away|been giving|started giving)\b|\b(giving|gave|given) (away )?(all )?(my|his|her|their) (things|stuff|possessions|belongings)\b",
             # wanting to die, said in the first person: ideation is a sign in itself, so no hyperbole ("work is
@@ -68,24 +85,17 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(that'?s|this is|that is) (exactly )?what'?s? (is )?happening (to|with) (me|my|him|her|us|them)\b|\b(is|are|'s|'re) like (that|this) (right )?now\b|\b(basically|literally|actually) describing (myself|me|him|her|my)\b|\bhappening to (me|my \w+) (right )?now\b",
         ),
         "zh": (
-            r"(?<!到)现在(?!能|可以|应该|该|要|还能|吃|喝|饮食|怎么吃|恢复|已经|好了|没事|一切|身体好|很好|挺好|在备孕|备孕|想|打算|准备|每天|平时|一般|没|不|控制|稳定|正常|康复|出院|都?长大|都好)",
-            r"(就|正)?在(我)?(旁边|身边|跟前|面前)|叫[^，。！？,.!?]{0,4}不(怎么)?(答应|应|理)|没(有)?反应",
-            r"刚才|刚刚|正在|突然|一直在|此刻|这会儿",
-            r"昨天|昨晚|前天|最近|近来|上周|上个?星期|这周|这个?星期|这几天|这段时间|这[一个]{1,2}月|每晚|每天晚上",
-            r"还在(流|吐|出|疼|痛|抽|晕|肿)|又(开始)?(疼|痛|吐|出血|流血|发作|犯了|晕|抽)",
-            r"今天(早上|上午|下午|晚上)?(开始|起)|从(早上|昨晚|昨天|中午|下午)|(半个|一个|两个|几个|\d+个)多?(小时|钟头)(了|还|都)",
+            r"还在(流|吐|出|疼|痛|抽|晕|肿)|(?<!又[\u4e00-\u9fff])又(开始)?(疼|痛|吐|出血|流血|发作|犯了|晕|抽)",
             r"止不住|停不下来|叫不醒|喊不醒|没反应|没有反应|说不出话|喘不上气|喘不过气|站不起来|不省人事",
             r"(出|冒)冷汗|满头大汗|脸色(发白|发青|发灰|苍白|铁青)|嘴唇(发紫|发青)|(抽搐|昏迷|吐血|便血|大出血|流了很多血|肿起来)(?!过)|(晕倒|晕过去)了",
-            r"救命|要不要(叫|打)(120|救护车)|送医院|去急诊",
             r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|没有我[^，。！？,.!?]{0,8}(更好|轻松)|(告别|道别|交代后事)",
-            r"今晚|今天晚上|这周末|已经(写好|准备好|攒|存)|攒了|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
             r"不想活了|活着没(有)?意思|活不下去了|我[^，。！？,.!?]{0,6}(不想活|想(要)?自杀|想轻生|有(轻生|自杀)的?念头|想(结束|了结)(自己|生命|这一切|一切)|想一了百了|不想再?醒来)|(?<!得)我(真的|是真的|真|好|很)?想(去)?死(?!你)",
             r"(吃|喝|吞|服)(了|下|掉)了?[^，。！？,.!?]{0,4}(一整瓶|整瓶|一整板|\d{2,}片|几十片|好多片|很多片|纽扣电池|磁铁|洗洁精|消毒水|消毒液|漂白水|漂白剂|洗衣液|洗衣凝珠|农药|老鼠药|杀虫剂|防冻液)",
             r"(吃|吞|服)(了|下|掉)了?(一瓶|半瓶|一大?把|一板)[^，。！？,.!?]{0,4}(药|片|安眠|维生素|补充剂|胶囊)",
             r"(嗓子|喉咙|嘴唇|舌头)(发紧|肿起来|肿了|堵住|在肿|越来越肿)|胸口压着(疼|痛)|(疼|痛)(到|向|窜到)(下巴|左臂|左胳膊|左手)|(一边|半边)(脸|嘴)(歪|斜|耷拉)|(脸|嘴)歪了|说话(含糊|不清楚|大舌头)",
             r"胸口(闷痛|压痛|像压了|像被压|憋得)|(闷痛|压痛|胸痛)[^，。！？,.!?]{0,6}不缓解|(左边|右边|一边|半边)(手脚|胳膊|腿|身子|身体)[^，。！？,.!?]{0,2}(没劲|没力气|使不上劲|不听使唤|动不了|发麻)|说话(不利索|说不清|含含糊糊|口齿不清)|嘴角(歪|往一边)",
             r"大汗淋漓|说胡话|胡言乱语|迷迷糊糊|(叫|喊)[都也]?(叫|喊)?不[太大怎么]?醒|(咽|喝|吃)不下去了?|喂[^，。！？,.!?]{0,4}(咽不下|喝不进)",
-            r"(大便|拉的|便便|屎)[^，。！？,.!?]{0,6}(黑得|柏油|黑色发亮|黑亮)|(吐|呕)(了|出)[^，。！？,.!?]{0,4}(咖啡色|咖啡渣|暗红色|血)(?!过)|一站起来就(晕|头晕|眼前发黑)",
+            r"(大便|拉的|便便|屎)[^，。！？,.!?]{0,6}(黑得|柏油|黑色发亮|黑亮)|(吐|呕)(了|出)[^，。！？,.!?]{0,4}(咖啡色|咖啡渣|暗红色|血)(?!过)",
             r"(写|说|描述)的就是我(自己)?|(其实|现在)?(就是|正是)(我|他|她)(现在|自己)?的(情况|样子)|(他|她|我)现在就是这样",
         ),
     },
@@ -184,6 +194,7 @@ class Framing:
 
     acute: bool
     kinds: tuple[str, ...]
+    sign: bool = False  # among the acute cues, a sign told as it is (``SIGN``), not only a time word
 
     @property
     def clearly_not_acute(self) -> bool:
@@ -216,7 +227,8 @@ def _happening(pattern: re.Pattern[str], text: str) -> bool:
 
 def read_framing(normalized_question: str) -> Framing:
     """The framing of a question (already ``lang.normalize_question``-ed): a few compiled regexes, microseconds."""
-    acute = any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
+    sign = any(_happening(p, normalized_question) for p in _COMPILED[SIGN])
+    acute = sign or any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
     kinds = tuple(kind for kind, patterns in _COMPILED.items()
-                  if kind != ACUTE and any(p.search(normalized_question) for p in patterns))
-    return Framing(acute, kinds)
+                  if kind not in (ACUTE, SIGN) and any(p.search(normalized_question) for p in patterns))
+    return Framing(acute, kinds, sign)

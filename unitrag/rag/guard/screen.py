@@ -18,7 +18,9 @@ With an LLM configured, a score in the uncertain band gets a second opinion (``s
 A red flag is then read against the question's framing (``framing``): when nothing in
 it is happening now and it is clearly past, hypothetical, general, study or prevention, the
 red flag does not stop it. The question is answered, with the rule's ``caution`` note when the
-rule has one (a ``caution`` outcome), else as any other question. Acute cues always stop.
+rule has one (a ``caution`` outcome), else as any other question. Acute cues always stop, and a
+sign told as it is ("he has gone grey and clammy") also stops a red-flag score a little under its
+threshold (``SIGN_SHARE``; reason ``sign``).
 """
 
 from __future__ import annotations
@@ -37,6 +39,12 @@ from .semantic import SemanticGuard, SemanticScore
 from ...content.text.lang import normalize_question
 from ..timing import timed
 from ..types import GuardOutcome
+
+#: A red-flag score this share of its threshold stops a question that tells one of the rules' signs as it is
+#: (``framing.SIGN``): a long diet question around "my dad has gone grey and clammy" dilutes the embedding, and
+#: the sign says the classifier's lean is right. Chosen on guard6 and guard8 (docs/benchmarks/guard.md).
+SIGN_SHARE = 0.6
+
 
 class Guard:
     """Guard rules compiled once (case-insensitive), checked in ``CHECK_ORDER`` then file order.
@@ -78,7 +86,7 @@ class Guard:
                 outcome = self._by_pattern(text, rule_type, lang)
                 if outcome is None and self.semantic is not None:
                     scores = self._scores(question, timings) if scores is None else scores
-                    outcome = self._by_similarity(question, scores, rule_type, lang)
+                    outcome = self._by_similarity(question, scores, rule_type, lang, text)
                 if outcome is not None and rule_type == "red_flag":
                     outcome, caution = self._framed(outcome, text, lang)
                 if outcome is not None:
@@ -118,7 +126,8 @@ class Guard:
             vector = self._embed(question)
         return self.semantic.scores(vector)
 
-    def _by_similarity(self, question: str, scores: list[SemanticScore], rule_type: str, lang: str) -> GuardOutcome | None:
+    def _by_similarity(self, question: str, scores: list[SemanticScore], rule_type: str, lang: str,
+                       text: str) -> GuardOutcome | None:
         for score in scores:
             rule = self._by_id.get(score.rule)
             if score.type != rule_type or rule is None:
@@ -126,8 +135,11 @@ class Guard:
             fires, opinion = score.fires, None
             if self.second_opinion is not None:
                 fires, opinion = self.second_opinion.decide(question, score, rule.response("en"))
-            if fires:
-                reason = "llm" if opinion is not None and not score.fires else "similarity"
+            considered = opinion is not None and opinion.match is not None  # an LLM that answered, not one that failed
+            signed = (not fires and not considered and rule_type == "red_flag"
+                      and score.score >= SIGN_SHARE * score.threshold and read_framing(text).sign)
+            if fires or signed:
+                reason = "sign" if signed else "llm" if opinion is not None and not score.fires else "similarity"
                 return GuardOutcome(type=rule.type, rule=rule.id, response=rule.response(lang), reason=reason,
                                     score=score.score, threshold=score.threshold,
                                     nearest_example=score.nearest_example, similarity=score.nearest_similarity)
