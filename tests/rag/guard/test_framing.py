@@ -61,6 +61,12 @@ def framing(question: str):
     ("for a pharmacology essay: why do patients with an ulcer vomit blood", "study"),
     ("just curious, why are stools black when someone bleeds in the stomach", "curiosity"),
     ("去年吐过咖啡色的东西，胃镜后治好了，现在能喝牛奶吗", "past"),
+    # a figure of speech stays one beside a time word: only a sign makes it literal
+    ("the derby last night killed me, we got thrashed 4-0", "figure_of_speech"),
+    ("my boss is gonna murder me, I was late again today", "figure_of_speech"),
+    ("that stand-up set right now has me dying", "figure_of_speech"),
+    ("昨晚排位被对面吊打，心态崩了", "figure_of_speech"),
+    ("刚下班，累成狗了", "figure_of_speech"),
 ])
 def test_non_acute_framings_are_read_in_both_languages(question: str, kind: str) -> None:
     read = framing(question)
@@ -106,6 +112,11 @@ def test_non_acute_framings_are_read_in_both_languages(question: str, kind: str)
     "前年胃出血治好了，拉的大便黑得发亮，要吃什么",
     "写报告用的：中风的征兆有哪些？其实写的就是我爸的样子",
     "以前做过搭桥，右边手脚没劲，说话不利索",
+    # a figure of speech beside a sign, and fright, which is how a real emergency is told, never a figure
+    "work is murdering me and I've started giving my stuff away",
+    "加班累死了，说真的我已经把药攒够了",
+    "my wife is 30 weeks and bleeding a lot just now, I'm scared to death",
+    "我老婆怀孕八个月，刚才出了好多血，吓死我了",
 ])
 def test_signs_happening_now_are_acute_whatever_else_the_question_says(question: str) -> None:
     read = framing(question)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 #: the classifier's score stop a question a little under its threshold (``rag.guard.screen``).
 ACUTE = "acute"
 SIGN = "sign"
+FIGURE_OF_SPEECH = "figure_of_speech"
 
 #: Cue regular expressions by kind and language (matched case-insensitively on the normalised question).
 CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
@@ -53,7 +54,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"昨天|昨晚|前天|最近|近来|上周|上个?星期|这周|这个?星期|这几天|这段时间|这[一个]{1,2}月|每晚|每天晚上",
             r"今天(早上|上午|下午|晚上)?(开始|起)|从(早上|昨晚|昨天|中午|下午)|(半个|一个|两个|几个|\d+个)多?(小时|钟头)(了|还|都)",
             r"救命|要不要(叫|打)(120|救护车)|送医院|去急诊",
-            r"今晚|今天晚上|这周末|已经(写好|准备好|攒|存)|攒了|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
+            r"今晚|今天晚上|这周末",
         ),
     },
     SIGN: {
@@ -85,6 +86,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(that'?s|this is|that is) (exactly )?what'?s? (is )?happening (to|with) (me|my|him|her|us|them)\b|\b(is|are|'s|'re) like (that|this) (right )?now\b|\b(basically|literally|actually) describing (myself|me|him|her|my)\b|\bhappening to (me|my \w+) (right )?now\b",
         ),
         "zh": (
+            r"已经(写好|准备好|攒|存)|攒了|攒(够|齐)|(药|药片|安眠药)[^，。！？,.!?]{0,3}(攒|存)(够|齐|起来|好)|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
             r"还在(流|吐|出|疼|痛|抽|晕|肿)|(?<!又[\u4e00-\u9fff])又(开始)?(疼|痛|吐|出血|流血|发作|犯了|晕|抽)",
             r"止不住|停不下来|叫不醒|喊不醒|没反应|没有反应|说不出话|喘不上气|喘不过气|站不起来|不省人事",
             r"(出|冒)冷汗|满头大汗|脸色(发白|发青|发灰|苍白|铁青)|嘴唇(发紫|发青)|(抽搐|昏迷|吐血|便血|大出血|流了很多血|肿起来)(?!过)|(晕倒|晕过去)了",
@@ -158,13 +160,19 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"(怎么|如何)(收纳|存放|保存|放置)[^，。！？,.!?]{0,6}(安全|稳妥)",
         ),
     },
-    "figure_of_speech": {
+    FIGURE_OF_SPEECH: {
         "en": (
             r"\b(deadline|work|job|shift|exams?|homework|assignment|boss|commute|traffic|heat|cold|weather|week|day|kids|project|meetings?|diet|gym|workout|hunt|planning) (is|are|'s|was|were) (literally |actually |honestly |totally |absolutely )?(killing|murdering) me\b",
-            r"\b(dying (to|for)|dying of (boredom|laughter|curiosity|embarrassment)|could (kill|murder) (for|a)|bored to death|scared to death|dead tired|dead on my feet|starving to death)\b",
+            r"\b(dying (to|for)|dying of (boredom|laughter|curiosity|embarrassment)|could (kill|murder) (for|a)|bored to death|dead tired|dead on my feet|starving to death)\b",
+            # a game lost, a show or a joke that "killed me", a threat in banter, a body part "dead" after the gym; never
+            # fear ("scared to death", 吓死了, 紧张死了): fright is how a real emergency is told, not a figure
+            r"\b(got|get|getting|gets|were|was|been|are|is) (absolutely |totally |completely |just |so )?(murdered|slaughtered|destroyed|wrecked|crushed|massacred|annihilated|demolished|roasted|smashed|battered|hammered|thrashed|rekt)\b",
+            r"\b(killed|destroyed|murdered|wrecked|slayed) me\b|\b(is|are|'s|'re) (gonna|going to) (kill|murder|destroy) me\b|\b(had|has|have|got) me (dying|dead|crying|in tears)\b",
+            r"\bi'?m (dead|deceased|crying)\b ?(lol|lmao|haha|😂|🤣|💀)|\b(lol|lmao|haha|😂|🤣|💀) ?i'?m (dead|deceased)\b|\b(legs|arms|feet|back|brain|phone|battery) (is|are|'s|'re) (dead|toast|killing me)\b|\b(was|is) (murder|a killer|brutal)\b",
         ),
         "zh": (
-            r"(累|饿|困|热|冷|忙|烦|笑|渴|撑|无聊|尴尬|紧张|气|吵|闷)死(我)?了|(累|饿|困|热|忙|烦|笑)得要死|[\u4e00-\u9fff]{1,4}得我(都)?想死|想死你了|要死要活地",
+            r"(累|饿|困|热|冷|忙|烦|笑|渴|撑|无聊|尴尬|气|吵|闷)死(我)?了|(累|饿|困|热|忙|烦|笑)得要死|[\u4e00-\u9fff]{1,4}得我(都)?想死|想死你了|要死要活地",
+            r"(被|让)[^，。！？,.!?]{0,6}(血虐|虐惨|虐哭|完虐|吊打|打爆|碾压|坑惨|坑死|秒杀|屠了)|(虐|馋|丑|帅|美|萌|甜)(死|哭)(我)?了|(累|困|饿|忙)成狗|(累|困)瘫了|要(了)?我(的)?(老)?命|笑到(肚子疼|哭|岔气|不行|停不下来)|(心态)?崩(溃)?了|破防了|打断(你|我|他|她)的腿",
         ),
     },
     "curiosity": {
@@ -198,7 +206,10 @@ class Framing:
 
     @property
     def clearly_not_acute(self) -> bool:
-        """Some non-acute framing and no sign happening now: a pattern alone must not stop this question."""
+        """Some non-acute framing and nothing happening now: a pattern alone must not stop this question. A figure of
+        speech ("that finale killed me last night", 昨晚被对面血虐) is not made literal by a time word, only by a sign."""
+        if FIGURE_OF_SPEECH in self.kinds:
+            return not self.sign
         return bool(self.kinds) and not self.acute
 
 
