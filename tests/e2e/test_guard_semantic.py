@@ -253,3 +253,12 @@ def test_no_second_opinion_outside_the_band(kb: KnowledgeBase, requests: object)
     assert guard.check("How much iodine does a pregnant woman need?", "en") is None
     assert guard.check(QUESTION, "en") is not None
     assert requests.messages == []  # type: ignore[attr-defined]
+
+
+def test_hyperbole_beside_a_time_word_is_not_stopped_by_the_classifier(kb: KnowledgeBase) -> None:
+    """The classifier reads the violent word; the framing reads a figure of speech, which a time word leaves a figure."""
+    question = "that plot twist last night literally killed me, who writes this stuff"
+    score = next(s for s in kb.guard.scores(question) if s.type == "red_flag")
+    assert score.fires  # the classifier alone would stop it
+    outcome = kb.guard.check(question, "en")
+    assert outcome is None or (not outcome.stops and "figure_of_speech" in outcome.framing), outcome

@@ -61,16 +61,43 @@ def framing(question: str):
     ("for a pharmacology essay: why do patients with an ulcer vomit blood", "study"),
     ("just curious, why are stools black when someone bleeds in the stomach", "curiosity"),
     ("去年吐过咖啡色的东西，胃镜后治好了，现在能喝牛奶吗", "past"),
-    # a figure of speech stays one beside a time word: only a sign makes it literal
-    ("the derby last night killed me, we got thrashed 4-0", "figure_of_speech"),
-    ("my boss is gonna murder me, I was late again today", "figure_of_speech"),
-    ("that stand-up set right now has me dying", "figure_of_speech"),
-    ("昨晚排位被对面吊打，心态崩了", "figure_of_speech"),
-    ("刚下班，累成狗了", "figure_of_speech"),
 ])
 def test_non_acute_framings_are_read_in_both_languages(question: str, kind: str) -> None:
     read = framing(question)
     assert kind in read.kinds and read.clearly_not_acute, read
+
+
+
+@pytest.mark.parametrize("question", [
+    "the derby last night killed me, we got thrashed 4-0",
+    "my boss is gonna murder me, I was late again today",
+    "that stand-up set right now has me dying",
+    "昨晚排位被对面吊打，心态崩了",
+    "昨晚通宵加班，今天累成狗了",
+])
+def test_a_figure_of_speech_beside_a_time_word_is_still_a_figure(question: str) -> None:
+    """The time word keeps it acute for a rule's pattern; for the classifier, which the violent word fools, it is a
+    figure (``Guard._framed``) unless a sign is told as it is."""
+    read = framing(question)
+    assert read.acute and read.figurative and not read.clearly_not_acute, read
+
+
+@pytest.mark.parametrize("question", [
+    "my e-bike battery got crushed in a crash last night and now it's smoking",  # literal: a thing crushed, not a team
+    "the battery pack got smashed when the bike fell and it's hot right now",
+    "the derby last night killed me, but honestly I've started giving my stuff away",  # a sign makes it literal
+])
+def test_a_thing_crushed_or_a_figure_beside_a_sign_is_not_figurative(question: str) -> None:
+    assert not framing(question).figurative, framing(question)
+
+
+def test_a_rules_pattern_beside_a_figure_and_a_time_word_still_stops() -> None:
+    """Another knowledge base's rule, by pattern: the author's own words keep the time word's say."""
+    rule = {"id": "red-flag-battery-fire", "type": "red_flag", "patterns_en": [r"\bsmok(e|ing)\b"], "patterns_zh": [],
+            "response_en": "Move away from the battery.", "response_zh": "远离电池。",
+            "caution_en": "Batteries can catch fire.", "caution_zh": "电池可能起火。"}
+    outcome = Guard.from_rows([rule]).check("the derby last night killed me, and now my battery is smoking", "en")
+    assert outcome is not None and outcome.type == "red_flag"
 
 
 @pytest.mark.parametrize("question", [

@@ -109,7 +109,7 @@ class Guard:
     def _framed(self, red_flag: GuardOutcome, text: str, lang: str) -> tuple[GuardOutcome | None, GuardOutcome | None]:
         """(the red flag, None) when it stands; (None, a caution or None) when the framing is clearly not acute."""
         framing = read_framing(text)
-        if not framing.clearly_not_acute:
+        if not (framing.clearly_not_acute or framing.figurative and red_flag.reason == "similarity"):
             return red_flag, None
         note = self._by_id[red_flag.rule].caution(lang)
         if note is None:
