@@ -24,6 +24,8 @@ TYPES = ("red_flag", "out_of_scope")
 ANSWERED_LABELS = ("pass", "caution")
 #: The three outcomes, as ``outcomes`` names them.
 OUTCOMES = ("stopped", "noted", "answered")
+#: Why the guard stopped a question (``GuardOutcome.reason``), in the order the report lists them.
+STOP_REASONS = ("pattern", "similarity", "sign", "llm")
 
 
 def guard_row(q: LabelledQuestion, outcome: Any, guard_ms: float) -> dict[str, Any]:
@@ -83,7 +85,7 @@ def guard_figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "ordinary_stopped": {"questions": sum(ordinary.values()), "stopped": stopped_ordinary,
                              "rate": round(stopped_ordinary / sum(ordinary.values()), 4) if sum(ordinary.values()) else None},
         "reasons": {reason: sum(g["reason"] == reason and g["got"] in TYPES for g in guards)
-                    for reason in ("pattern", "similarity", "sign", "llm")},
+                    for reason in STOP_REASONS},
         "guard_ms": {"p50": round(float(np.percentile(times, 50)), 4), "p95": round(float(np.percentile(times, 95)), 4)},
     }
 
@@ -104,7 +106,7 @@ def guard_table(reports: list[EvalReport], names: list[str]) -> tuple[list[str],
             rows.append([f"{_LABEL_NAMES[label]}: stopped / noted / answered",
                          *(_outcomes(f.get("outcomes", {}).get(label)) for f in figures)])
     rows.append(["stopped by pattern / similarity / sign / llm",
-                 *(" / ".join(str(f.get("reasons", {}).get(k, 0)) for k in ("pattern", "similarity", "sign", "llm")) for f in figures)])
+                 *(" / ".join(str(f.get("reasons", {}).get(k, 0)) for k in STOP_REASONS) for f in figures)])
     rows.append(["guard ms p50 / p95 (beyond the embedding)",
                  *(f"{f['guard_ms']['p50']:.3f} / {f['guard_ms']['p95']:.3f}" if f else "" for f in figures)])
     return header, rows

@@ -28,12 +28,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
+from functools import cache, partial
 from typing import Any
 
 import numpy as np
 
 from ...content.guard_rules import CHECK_ORDER, CompiledRule, compile_rule, first_match
-from .framing import read_framing
+from .framing import Framing, read_framing
 from .second_opinion import SecondOpinion
 from .semantic import SemanticGuard, SemanticScore
 from ...content.text.lang import normalize_question
@@ -79,6 +80,7 @@ class Guard:
         timings = {} if timings is None else timings
         started, embedded_before = time.perf_counter(), timings.get("embed", 0.0)
         text = normalize_question(question)
+        framing = cache(partial(read_framing, text))  # read at most once, and only for a red flag or a score near one
         outcome, caution = None, None
         if text:
             scores: list[SemanticScore] | None = None  # computed once, when the first pattern-free type needs them
@@ -86,9 +88,9 @@ class Guard:
                 outcome = self._by_pattern(text, rule_type, lang)
                 if outcome is None and self.semantic is not None:
                     scores = self._scores(question, timings) if scores is None else scores
-                    outcome = self._by_similarity(question, scores, rule_type, lang, text)
+                    outcome = self._by_similarity(question, scores, rule_type, lang, framing)
                 if outcome is not None and rule_type == "red_flag":
-                    outcome, caution = self._framed(outcome, text, lang)
+                    outcome, caution = self._framed(outcome, framing(), lang)
                 if outcome is not None:
                     break
             outcome = outcome or caution
@@ -106,9 +108,8 @@ class Guard:
         """Whether some rule of ``rule_type`` stops ``question`` by pattern alone (the fit counts these as stopped)."""
         return self._by_pattern(normalize_question(question), rule_type, "en") is not None
 
-    def _framed(self, red_flag: GuardOutcome, text: str, lang: str) -> tuple[GuardOutcome | None, GuardOutcome | None]:
+    def _framed(self, red_flag: GuardOutcome, framing: Framing, lang: str) -> tuple[GuardOutcome | None, GuardOutcome | None]:
         """(the red flag, None) when it stands; (None, a caution or None) when the framing is clearly not acute."""
-        framing = read_framing(text)
         if not (framing.clearly_not_acute or framing.figurative and red_flag.reason == "similarity"):
             return red_flag, None
         note = self._by_id[red_flag.rule].caution(lang)
@@ -127,7 +128,7 @@ class Guard:
         return self.semantic.scores(vector)
 
     def _by_similarity(self, question: str, scores: list[SemanticScore], rule_type: str, lang: str,
-                       text: str) -> GuardOutcome | None:
+                       framing: Callable[[], Framing]) -> GuardOutcome | None:
         for score in scores:
             rule = self._by_id.get(score.rule)
             if score.type != rule_type or rule is None:
@@ -137,7 +138,7 @@ class Guard:
                 fires, opinion = self.second_opinion.decide(question, score, rule.response("en"))
             considered = opinion is not None and opinion.match is not None  # an LLM that answered, not one that failed
             signed = (not fires and not considered and rule_type == "red_flag"
-                      and score.score >= SIGN_SHARE * score.threshold and read_framing(text).sign)
+                      and score.score >= SIGN_SHARE * score.threshold and framing().sign)
             if fires or signed:
                 reason = "sign" if signed else "llm" if opinion is not None and not score.fires else "similarity"
                 return GuardOutcome(type=rule.type, rule=rule.id, response=rule.response(lang), reason=reason,
