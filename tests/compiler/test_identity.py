@@ -19,6 +19,11 @@ def test_an_app_without_unitrag_toml_names_the_knowledge_base_as_built(tiny) -> 
     refusal = render_text("not_found", kb.store.prompts, max_chars=kb.config.max_prompt_chars, identity=kb.identity,
                           lang="en")
     assert "Garden care" in refusal  # "not found" names it
+    # the LLM prompts outside the templates say it too: the guard's second opinion, the query translation
+    assert '"Garden care" (Growing vegetables at home)' in kb.guard.second_opinion.service
+    with_llm = KnowledgeBase.open(tiny.artifact, embedder=tiny.embedder,
+                                  config=Config(llm="openai/gpt-4o-mini", translate_queries=True))
+    assert '"Garden care"' in with_llm.retriever.translator.service
     own = KnowledgeBase.open(tiny.artifact, embedder=tiny.embedder, config=Config(name="Allotment helper"))
     assert own.identity.name == "Allotment helper"  # a name the app's config sets wins
 

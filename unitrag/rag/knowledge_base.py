@@ -86,7 +86,8 @@ class KnowledgeBase:
         self.config = config
         self.identity = _identity(config, store.manifest)  # what the prompts say this knowledge base is
         self.encoder = encoder
-        self.guard = Guard.from_rows(store.guard_rules, semantic=semantic_guard, embed=encoder.encode, llm=self._get_llm)
+        self.guard = Guard.from_rows(store.guard_rules, semantic=semantic_guard, embed=encoder.encode, llm=self._get_llm,
+                                    service=self.identity.service())
         self.broadener = Broadener.from_rows(store.topics)
         self.retriever = Retriever.build(store, encoder, config)
         self.retriever.exemplars = exemplars  # rag.store.exemplars: the gate's "exemplar" feature
@@ -99,7 +100,8 @@ class KnowledgeBase:
         if config.translate_queries and (llm is not None or config.llm != "none"):
             from .search.translate import QueryTranslator
 
-            self.retriever.translator = QueryTranslator(self._get_llm, max_chars=config.max_question_chars)
+            self.retriever.translator = QueryTranslator(self._get_llm, max_chars=config.max_question_chars,
+                                                       service=self.identity.service())
         self._warm_segmenter()
         self._warm_search()
         return_freed_memory()  # what warming up freed (a product's temporaries, jieba's loading) back to the OS

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import time
+from typing import Any
 
 import litellm  # noqa: F401  (imported up front: its first import takes longer than the deadline)
 import pytest
 
 from unitrag.providers.llm.litellm import LiteLLMChat
+from unitrag.rag.answer.prompt import Identity
 from unitrag.rag.guard.second_opinion import SecondOpinion, in_band, parse
 from unitrag.rag.guard.semantic import SemanticScore
 
@@ -64,3 +67,13 @@ def test_no_llm_configured_or_a_broken_one_is_the_local_decision() -> None:
 
     fires, opinion = SecondOpinion(broken).decide("q", score("red_flag", 0.3, 0.5), "r")
     assert fires is False and "no such model" in (opinion.error or "")
+
+
+def test_the_prompt_names_this_knowledge_base_not_the_sample(requests: Any) -> None:
+    """A bicycle knowledge base's second opinion must not judge "out of scope" against nutrition."""
+    llm = LiteLLMChat("openai/gpt-4o-mini", mock_response='{"match": false}', api_key="test", num_retries=0)
+    service = Identity("Bike care", "Maintenance of bicycles and e-bikes.").service()
+    SecondOpinion(lambda: llm, service=service).decide("q", score("out_of_scope", 0.7, 0.6), "r")
+    (sent,) = requests.messages
+    assert '"Bike care" (Maintenance of bicycles and e-bikes)' in sent[0]["content"]
+    assert not re.search("nutrition|health|medical", sent[0]["content"] + sent[1]["content"], re.IGNORECASE)

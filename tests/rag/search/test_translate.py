@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 import pytest
 
 from unitrag.providers.llm.litellm import LiteLLMChat
+from unitrag.rag.answer.prompt import Identity
 from unitrag.rag.search.translate import QueryTranslator, usable
 
 QUESTION = "is table salt with added iodine needed if I eat seaweed?"
@@ -83,3 +85,11 @@ def test_no_llm_or_a_broken_one_is_no_translation() -> None:
 
     translator = QueryTranslator(broken)
     assert translator.translate(QUESTION, "zh") is None and "no such model" in (translator.last_error or "")
+
+
+def test_the_translator_is_told_which_knowledge_base_it_searches(requests: Any) -> None:
+    reply = json.dumps({"translation": "链条多久上一次油？"}, ensure_ascii=False)
+    service = Identity("Bike care", "Maintenance of bicycles and e-bikes.").service()
+    assert QueryTranslator(lambda: mocked(reply), service=service).translate("how often should I oil the chain?", "zh")
+    (sent,) = requests.messages
+    assert '"Bike care"' in sent[0]["content"] and "nutrition" not in sent[0]["content"]

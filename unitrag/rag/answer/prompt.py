@@ -44,6 +44,14 @@ class Identity:
         """The template variables: ``kb_name`` and ``kb_description``."""
         return {"kb_name": self.name, "kb_description": self.description}
 
+    def service(self) -> str:
+        """The knowledge base in a phrase, for the LLM prompts outside the templates (the guard's second opinion,
+        the query translation): they must judge a question against this knowledge base's domain, not the sample's."""
+        if self.name == DEFAULT_NAME and not self.description:
+            return "a question-answering service over a curated knowledge base"
+        about = f" ({self.description.rstrip('. ')})" if self.description else ""
+        return f'the question-answering service "{self.name}"{about}'
+
 
 UNNAMED = Identity()  # a knowledge base whose unitrag.toml names nothing
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from ...content.guard_rules import CHECK_ORDER, CompiledRule, compile_rule, first_match
 from .framing import Framing, read_framing
+from ..answer.prompt import UNNAMED
 from .second_opinion import SecondOpinion
 from .semantic import SemanticGuard, SemanticScore
 from ...content.text.lang import normalize_question
@@ -57,13 +58,15 @@ class Guard:
     def __init__(
         self, rules: Iterable[CompiledRule], *, semantic: SemanticGuard | None = None,
         embed: Callable[[str], np.ndarray] | None = None, llm: Callable[[], Any] | None = None,
+        service: str = UNNAMED.service(),
     ) -> None:
         rules = list(rules)
         self.rules: tuple[CompiledRule, ...] = tuple(r for t in CHECK_ORDER for r in rules if r.type == t)
         self._by_id = {r.id: r for r in self.rules}
         self.semantic = semantic if embed is not None else None
         self._embed = embed
-        self.second_opinion = SecondOpinion(llm) if llm is not None else None
+        # ``service``: what the knowledge base is (``Identity.service``), said to the second opinion
+        self.second_opinion = SecondOpinion(llm, service=service) if llm is not None else None
 
     @classmethod
     def from_rows(cls, rows: Iterable[Mapping[str, Any]], **options: Any) -> "Guard":

@@ -4,8 +4,9 @@ Never the only line of defence and never needed offline: it is asked only when a
 is configured and a score falls in the uncertain band next to its threshold, and it
 may only move the decision the cheap way for that type. Below the red-flag threshold
 it may add a red flag (a missed emergency costs far more than a false alarm); just
-above the out-of-scope threshold it may clear a refusal (a refused nutrition question
-is the failure there). Any failure (no key, an error, output that is not the strict
+above the out-of-scope threshold it may clear a refusal (a refused question the knowledge
+base covers is the failure there). The prompt names the knowledge base (``Identity.service``):
+what is out of scope, and what an emergency is, belong to its domain. Any failure (no key, an error, output that is not the strict
 JSON asked for, no answer within ``deadline_s``) keeps the local decision.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .semantic import SemanticScore
+from ..answer.prompt import UNNAMED
 from ...providers.llm.json_reply import ask_json, json_object
 
 #: Red flags: scores from this share of the threshold up to it are asked about.
@@ -25,13 +27,14 @@ OUT_OF_SCOPE_BAND = 0.5
 DEADLINE_S = 4.0
 
 SYSTEM = (
-    "You check messages sent to a nutrition information service before it answers. Decide whether the message "
+    "You check messages sent to {service} before it answers. Decide whether the message "
     "belongs to the category described below. Reply with one JSON object and nothing else: "
-    '{"match": true} or {"match": false}.'
+    '{{"match": true}} or {{"match": false}}.'
 )
 CATEGORY = {
-    "red_flag": "A possible medical emergency happening now, of this kind. The service would reply: {response}",
-    "out_of_scope": "A request the service must refuse because it is not about nutrition or health information. "
+    "red_flag": "A possible emergency happening now (a danger to someone's health or safety), of this kind. "
+                "The service would reply: {response}",
+    "out_of_scope": "A request the service must refuse because it is not about what the service covers. "
                     "The service would reply: {response}",
 }
 
@@ -54,8 +57,9 @@ def in_band(score: SemanticScore) -> bool:
 class SecondOpinion:
     """Asks ``llm()`` (a ``providers.llm.LLM`` or None) within ``deadline_s``; see the module docstring."""
 
-    def __init__(self, llm: Callable[[], Any], deadline_s: float = DEADLINE_S) -> None:
+    def __init__(self, llm: Callable[[], Any], deadline_s: float = DEADLINE_S, service: str = UNNAMED.service()) -> None:
         self._llm = llm
+        self.service = service
         self.deadline_s = deadline_s
 
     def decide(self, question: str, score: SemanticScore, response_en: str) -> tuple[bool, Opinion | None]:
@@ -78,7 +82,7 @@ class SecondOpinion:
 
     def _ask(self, llm: Any, question: str, rule_type: str, response_en: str) -> Opinion:
         messages = [
-            {"role": "system", "content": SYSTEM},
+            {"role": "system", "content": SYSTEM.format(service=self.service)},
             {"role": "user", "content": f"Category: {CATEGORY[rule_type].format(response=response_en)}\n\nMessage: {question}"},
         ]
         data, error = ask_json(llm, messages, self.deadline_s)

@@ -22,14 +22,15 @@ from collections.abc import Callable
 from typing import Any
 
 from ...content.text.lang import detect_lang
+from ..answer.prompt import UNNAMED
 from ...providers.llm.json_reply import ask_json
 
 DEADLINE_S = 3.0
 CACHE_SIZE = 1024
 LANGUAGE_NAMES = {"en": "English", "zh": "Simplified Chinese"}
 SYSTEM = (
-    "You translate questions sent to a nutrition and health information service, for searching its documents. "
-    "Translate the user's message into {language}. Keep numbers, units and medical terms exact; add nothing and "
+    "You translate questions sent to {service}, for searching its documents. "
+    "Translate the user's message into {language}. Keep numbers, units and technical terms exact; add nothing and "
     'answer nothing. Reply with one JSON object and nothing else: {{"translation": "..."}}'
 )
 
@@ -37,8 +38,10 @@ SYSTEM = (
 class QueryTranslator:
     """Translations of questions by ``llm()`` (a ``providers.llm.LLM`` or None), cached; see the module docstring."""
 
-    def __init__(self, llm: Callable[[], Any], deadline_s: float = DEADLINE_S, max_chars: int = 2000) -> None:
+    def __init__(self, llm: Callable[[], Any], deadline_s: float = DEADLINE_S, max_chars: int = 2000,
+                 service: str = UNNAMED.service()) -> None:
         self._llm = llm
+        self.service = service  # what the knowledge base is (``Identity.service``): the translator's context
         self.deadline_s = deadline_s
         self.max_chars = max_chars  # the knowledge base's max_question_chars: a translation is searched like a question
         self.last_error: str | None = None
@@ -60,7 +63,7 @@ class QueryTranslator:
         if llm is None:
             return None
         messages = [
-            {"role": "system", "content": SYSTEM.format(language=LANGUAGE_NAMES[target])},
+            {"role": "system", "content": SYSTEM.format(service=self.service, language=LANGUAGE_NAMES[target])},
             {"role": "user", "content": question},
         ]
         data, error = ask_json(llm, messages, self.deadline_s)
