@@ -56,6 +56,9 @@ def test_the_example_never_shows_a_mechanic_only_unit_to_the_public(held_out: di
 def test_the_extractive_answer_states_the_facts_on_a_domain_nobody_tuned_it_on(held_out: dict) -> None:
     facts = held_out["answer_facts"]["modes"]["extractive"]
     assert facts["questions"] >= 30 and facts["facts_all"] >= 0.3 and facts["fact_recall"] >= 0.45
+    # English questions answered from Chinese units: the authors' own translations of the nearest unit question
+    # bridge the languages (0.20 without them, 0.47 with)
+    assert facts["by_category"]["cross_en_zh"]["fact_recall"] >= 0.4
 
 
 def test_the_example_answers_a_table_row_question_from_its_row(bike_care: Path) -> None:

@@ -189,6 +189,21 @@ def test_a_paraphrase_in_the_sources_language_picks_the_span_the_question_cannot
 
 
 
+def test_a_paraphrase_in_the_other_language_reads_only_the_other_languages_sources() -> None:
+    """The author's translation of the nearest question bridges to a source in its language; its words must not
+    dilute the question's own against a source in the question's language."""
+    known = lexicon()
+    question = "Should grown-ups limit it?"
+    same = {"Should grown-ups limit it at all?": 0.97}
+    focus = known.focus(question, (), {**same, "成年人吃盐要不要限量？": 0.97})
+    assert focus.terms == known.focus(question, (), same).terms and focus.lang == "en"
+    chinese = [source(1, "盐", "盐是一种常见的调味品。成年人吃盐要限量。", ["cn"], lang="zh")]
+    bridged = extractive_answer(question, "en", chinese, focus=(focus, known))
+    plain = extractive_answer(question, "en", chinese, focus=(known.focus(question, (), same), known))
+    assert bridged.splitlines()[1].split("：", 1)[1].startswith("成年人吃盐要限量。")
+    assert plain.splitlines()[1].split("：", 1)[1].startswith("盐是一种常见的调味品。"), "what the bridge changes"
+
+
 def test_a_paraphrase_much_further_than_the_nearest_does_not_steer_the_answer() -> None:
     text = ("Potassium from food is safe for healthy kidneys, but chronic kidney disease needs care. "
             "Bananas, potatoes and beans give a lot of potassium.")

@@ -92,7 +92,7 @@ def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon
             continue
         for reading in chunk.spans:
             named = chunk.topics_of(reading.span.position, among, lexicon.topics)
-            relevance = focus.relevance(reading, named, source.topics)
+            relevance = focus.relevance(reading, named, source.topics, answer_lang(source.lang or focus.lang))
             quotes.append(Quote(reading.span, source, rank, relevance, relevance + focus.prior(reading.span, rank)))
     return sorted(quotes, key=lambda q: (-q.score, q.rank, q.span.position))
 

@@ -9,6 +9,9 @@ nutrient. A span is scored on
   knowledge base (BM25's idf: "pregnant" counts, "take" hardly);
 * the topics the question names (``topics.yaml`` names and synonyms, both languages):
   the bridge when the question and the source are in different languages;
+* the knowledge base's own questions that say the same (paraphrases): their terms count too,
+  and in a source of the other language, the authors' questions in that language (a unit's
+  questions are often written in both: "How high should my saddle be?" / "自行车座垫调多高合适？");
 * numbers: the question's own, and any quantity when it asks "how much", "多少", …;
 * the source's rank (the retriever's judgement of the whole chunk), and a light
   preference for earlier spans.
@@ -27,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...content.text.tokenize import tokenize
-from ...content.text.lang import normalize_question
+from ...content.text.lang import detect_lang, normalize_question
 from .spans import Span, spans
 
 #: Weights of the span score's parts (see the module docstring).
@@ -115,22 +118,31 @@ class Lexicon:
         question; a plain sequence counts them all as near as the nearest); their terms count at
         ``W_PARAPHRASE``, less the further a paraphrase is from the nearest one (a neighbour about the same
         topic but another point, "is potassium-rich food safe with kidney disease?", must not steer the
-        answer to "which foods are rich in potassium?")."""
-        terms: dict[str, float] = {}
+        answer to "which foods are rich in potassium?"). Paraphrases in the other language (the authors'
+        translations, lifted to the question's scale by ``Exemplars.nearest_answered``) go to ``bridge``: they
+        read the other language's sources only, weighed against the best paraphrase of all."""
         near = paraphrases if isinstance(paraphrases, Mapping) else dict.fromkeys(paraphrases, 1.0)
-        best = max(near.values(), default=1.0)
-        weighted = [(1.0, question), *((W_PARAPHRASE * max(0.0, 1.0 - (best - cosine) / PARAPHRASE_SPREAD), text)
-                                       for text, cosine in near.items())]
-        for weight_of, text in weighted:
+        lang = detect_lang(question)
+        own_lang = {text: cosine for text, cosine in near.items() if detect_lang(text) == lang}
+        terms = self._weighted([(1.0, question), *_spread(own_lang, max(own_lang.values(), default=1.0))])
+        # the other language's: the author's own translation of the nearest question, as near as the best of all
+        bridge = self._weighted(_spread({t: c for t, c in near.items() if t not in own_lang}, max(near.values(), default=1.0)))
+        topics = frozenset(t for t in named_topics if t in self.topics)
+        return QuestionFocus(terms, topics, frozenset(_NUMBER.findall(question)), bool(_ASKS_AMOUNT.search(question)),
+                             bool(_ASKS_LIST.search(question)), frozenset(t for t in tokenize(question) if t in terms),
+                             lang, bridge)
+
+    def _weighted(self, texts: Iterable[tuple[float, str]]) -> dict[str, float]:
+        """Each term of the texts at its idf times its text's weight (the largest where texts share it)."""
+        terms: dict[str, float] = {}
+        for weight_of, text in texts:
             if weight_of <= 0:
                 continue
             for term in tokenize(text):
                 weight = 1.0 if self.idf is None else self.idf.get(term)
                 if weight is not None and weight > 0 and weight * weight_of > terms.get(term, 0.0):
                     terms[term] = weight * weight_of
-        topics = frozenset(t for t in named_topics if t in self.topics)
-        return QuestionFocus(terms, topics, frozenset(_NUMBER.findall(question)), bool(_ASKS_AMOUNT.search(question)),
-                             bool(_ASKS_LIST.search(question)), frozenset(t for t in tokenize(question) if t in terms))
+        return terms
 
     def read(self, text: str, title: str = "") -> ChunkReading:
         """The spans of a source's text with what each says; remembered per chunk text."""
@@ -154,6 +166,11 @@ class Lexicon:
                          for span in found)
         return ChunkReading(readings, joined, starts)
 
+def _spread(near: Mapping[str, float], best: float) -> list[tuple[float, str]]:
+    """Each paraphrase with its weight: ``W_PARAPHRASE``, less the further it is from ``best`` (none beyond the spread)."""
+    return [(W_PARAPHRASE * max(0.0, 1.0 - (best - cosine) / PARAPHRASE_SPREAD), text) for text, cosine in near.items()]
+
+
 def plain_lexicon() -> Lexicon:
     """Every term weighs the same, no topics (no knowledge base at hand: a test, a caller without one)."""
     return Lexicon()
@@ -167,13 +184,18 @@ class QuestionFocus:
     asks_amount: bool
     asks_list: bool = False
     own: frozenset[str] = frozenset()  # the terms of the question itself, not of its paraphrases
+    lang: str = ""  # the question's ("en" | "zh"; "": unknown, every source read as in the same language)
+    bridge: Mapping[str, float] = field(default_factory=dict)  # terms of paraphrases in the other language → weight
 
-    def relevance(self, reading: SpanReading, named: frozenset[str] = frozenset(), source_topics: Sequence[str] = ()) -> float:
+    def relevance(self, reading: SpanReading, named: frozenset[str] = frozenset(), source_topics: Sequence[str] = (),
+                  source_lang: str = "") -> float:
         """How much of what was asked a span states, whatever its source's rank: ``named``, the topics it names
-        (of the question's and the top sources'), ``source_topics`` its source's."""
-        total = sum(self.terms.values())
-        said = sum(w if t in reading.terms else W_TITLE * w if t in reading.title_terms else 0.0 for t, w in self.terms.items())
-        terms = said / total if total else 0.0
+        (of the question's and the top sources'), ``source_topics`` its source's. A span of a source in the other
+        language (``source_lang``) is also read against the knowledge base's own questions in that language that
+        say the same (``bridge``), whichever reading it states more of: its words are theirs, not the question's."""
+        terms = _share(self.terms, reading)
+        if self.bridge and source_lang and self.lang and source_lang != self.lang:
+            terms = max(terms, _share(self.bridge, reading))
         topics = 0.0
         if self.topics:
             topics = sum(1.0 if t in named else 0.3 if t in source_topics else 0.0 for t in self.topics) / len(self.topics)
@@ -186,3 +208,10 @@ class QuestionFocus:
     def prior(span: Span, rank: int) -> float:
         """What is known before reading the span: its source's rank, and its place in the source (earlier is likelier)."""
         return W_RANK * RANK_PRIOR[min(rank, len(RANK_PRIOR) - 1)] + W_ORDER / (1.0 + span.position / 4.0)
+
+
+def _share(terms: Mapping[str, float], reading: SpanReading) -> float:
+    """The idf-weighted share of ``terms`` a span states (a term only its source's title has counts ``W_TITLE``)."""
+    total = sum(terms.values())
+    said = sum(w if t in reading.terms else W_TITLE * w if t in reading.title_terms else 0.0 for t, w in terms.items())
+    return said / total if total else 0.0

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...config import Config
+from ...content.text.lang import detect_lang
 from ..arguments import question_text
 from ..store.columns import list_value_counts
 from .crosslingual import OTHER, CrossLingual, Probe
@@ -274,8 +275,10 @@ class Retriever:
             named = [*named, user.current_topic]
         said_otherwise: dict[str, float] = {}
         if self.exemplars is not None:  # the question as the knowledge base's own questions put it (the vector is cached)
+            offsets = ({lang: self.crosslingual.offset(question, lang) for lang in self.crosslingual.langs}
+                       if self.crosslingual is not None else None)
             said_otherwise = self.exemplars.nearest_answered(self.encoder.encode(question), PARAPHRASES, PARAPHRASE_COSINE,
-                                                             bool(user and user.is_clinician))
+                                                             bool(user and user.is_clinician), detect_lang(question), offsets)
         return self.lexicon.focus(question, named, said_otherwise), self.lexicon
 
     def sparse_terms(self) -> Any:

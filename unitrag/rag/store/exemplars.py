@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from ...content.text.lang import detect_lang
+
 #: Roles in ``guard_examples`` that are answerability exemplars: role → (answerable, for clinicians only).
 ROLES: dict[str, tuple[bool, bool]] = {
     "answerable": (True, False),  # a dev question asked anonymously (so its expected units are public)
@@ -32,6 +34,8 @@ ROLES: dict[str, tuple[bool, bool]] = {
     "unit_question": (True, False),  # an author's question of a public unit
     "clinician_question": (True, True),  # an author's question of a clinician-only unit
 }
+#: The roles of an author's own questions of a unit.
+AUTHORED = frozenset({"unit_question", "clinician_question"})
 #: The roles as an SQL list, to select the exemplars' rows (constants: nothing from outside enters it).
 ROLES_SQL = ", ".join(f"'{role}'" for role in ROLES)
 #: The authors' questions of units with their unit's id and language, from ``guard_examples`` (``{table}``: the
@@ -46,6 +50,8 @@ class Exemplars:
     vectors: np.ndarray  # unit query vectors, one row per text
     answerable: np.ndarray  # bool per row
     clinician: np.ndarray  # bool per row: counts for clinicians only
+    langs: np.ndarray  # "en" | "zh" per row: each text's language (``detect_lang``)
+    authored: np.ndarray  # bool per row: an author's question of a unit (not a labelled dev question)
 
     @classmethod
     def from_rows(cls, rows: Iterable[Mapping[str, Any]]) -> "Exemplars | None":
@@ -77,7 +83,8 @@ class Exemplars:
     def of(cls, roles: list[str], texts: list[str], vectors: np.ndarray) -> "Exemplars | None":
         """From each exemplar's role, text and vector (rows in the same order)."""
         return cls(tuple(texts), vectors, np.array([ROLES[r][0] for r in roles], bool),
-                   np.array([ROLES[r][1] for r in roles], bool)).usable()
+                   np.array([ROLES[r][1] for r in roles], bool), np.array([detect_lang(t) for t in texts]),
+                   np.array([r in AUTHORED for r in roles], bool)).usable()
 
     def usable(self) -> "Exemplars | None":
         """Itself, or None when one kind is missing (the feature would then say nothing)."""
@@ -91,14 +98,31 @@ class Exemplars:
             return None
         return float(cosines[positive].max() - cosines[~self.answerable].max())
 
-    def nearest_answered(self, vector: np.ndarray, k: int, least: float, clinician: bool = False) -> dict[str, float]:
+    def nearest_answered(self, vector: np.ndarray, k: int, least: float, clinician: bool = False,
+                         lang: str | None = None, offsets: Mapping[str, float] | None = None) -> dict[str, float]:
         """Up to ``k`` answerable exemplars (the caller may count) nearest ``vector``, at cosine ``least`` or more,
-        best first, with their cosines: the same question in other words, often in the other language (authors
-        write both)."""
+        best first, with their cosines: the same question in other words.
+
+        With ``lang`` (the question's language), up to ``k`` of it, and up to ``k`` of each other language from
+        the authors' own questions of units only, their cosines lifted by ``offsets`` (language → the
+        cross-language correction, ``rag.search.crosslingual``) to the question's scale: the author's translation
+        of the nearest question is as near as the question it translates, and its words are those of a source in
+        that language. A labelled dev question in the other language is only near, not a translation."""
         cosines = self.vectors @ np.asarray(vector, dtype=np.float32)
-        allowed = self.answerable & (clinician | ~self.clinician) & (cosines >= least)
-        rows = np.flatnonzero(allowed)
-        best = rows[np.argsort(-cosines[rows], kind="stable")[:k]]
+        allowed = self.answerable & (clinician | ~self.clinician)
+        if lang is None:
+            groups = [allowed]
+        else:
+            for other, offset in (offsets or {}).items():
+                if other != lang:
+                    cosines = np.where(self.langs == other, cosines + offset, cosines)
+            groups = [allowed & (self.langs == lang),
+                      *(allowed & self.authored & (self.langs == other) for other in np.unique(self.langs) if other != lang)]
+        best: list[int] = []
+        for group in groups:
+            rows = np.flatnonzero(group & (cosines >= least))
+            best.extend(rows[np.argsort(-cosines[rows], kind="stable")[:k]])
+        best.sort(key=lambda i: -cosines[i])
         return {self.texts[i]: float(cosines[i]) for i in best}
 
     def without(self, texts: Iterable[str]) -> "Exemplars | None":
@@ -108,4 +132,4 @@ class Exemplars:
         if keep.all():
             return self
         return Exemplars(tuple(t for t, k in zip(self.texts, keep) if k), self.vectors[keep], self.answerable[keep],
-                         self.clinician[keep]).usable()
+                         self.clinician[keep], self.langs[keep], self.authored[keep]).usable()
