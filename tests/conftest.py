@@ -3,6 +3,7 @@ with the real default embedder (the e2e and PostgreSQL tests both use it, so it 
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,9 @@ from unitrag.compiler.pipeline import BuildReport, build
 from unitrag.config import Config
 
 REPO = Path(__file__).resolve().parents[1]
+# litellm's import would fetch its price list from the network (three retries, then a warning) in any test that
+# imports it before a unitrag provider has set this: no test may reach past the package registries
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
 @dataclass
