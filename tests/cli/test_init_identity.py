@@ -25,6 +25,8 @@ def test_the_flags_land_in_unitrag_toml(tmp_path: Path) -> None:
                       "--languages", "zh,en", stdin=subprocess.DEVNULL)
     assert result.returncode == 0, result.stderr
     assert _identity(tmp_path / "kb") == ("Garden club", "Growing vegetables.", ["zh", "en"])
+    readme = (tmp_path / "kb" / "README.md").read_text(encoding="utf-8")
+    assert readme.startswith("# Garden club\n\nGrowing vegetables.\n\nMade with `unitrag init`.")
     assert 'unitrag ask "How long should a unit be?"' in result.stdout
 
 
@@ -32,6 +34,7 @@ def test_a_script_gets_the_defaults_and_no_prompt(tmp_path: Path) -> None:
     result = _unitrag(tmp_path, "init", "garden-club", stdin=subprocess.DEVNULL)
     assert result.returncode == 0, result.stderr
     assert _identity(tmp_path / "garden-club") == ("Garden club", "", ["en", "zh"])
+    assert (tmp_path / "garden-club" / "README.md").read_text(encoding="utf-8").startswith("# Garden club\n\nMade with")
 
 
 def test_a_bad_flag_is_one_line_and_writes_nothing(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..config import CONFIG_FILE
 from ..errors import UserError
-from .identity import KnowledgeBaseIdentity, default_name, with_identity
+from .identity import KnowledgeBaseIdentity, default_name, titled_readme, with_identity
 from .install import install_choice
 
 TEMPLATE = Path(__file__).parent / "template"
@@ -46,9 +46,11 @@ def init_knowledge_base(target: Path, install: str | None = None,
 
     Refuses anything else, so it never overwrites a file someone wrote. ``install``: the pip requirement
     its workflows install unitrag with (checked by ``install.parse_install``; default: ``install.default_install``).
-    ``identity``: its name, description and languages for unitrag.toml (default: named after the folder)."""
+    ``identity``: its name, description and languages for unitrag.toml, and the README's title (default: named
+    after the folder)."""
     check_target(target)
     requirement = install_choice(install).requirement  # checked before anything is written
+    identity = identity or KnowledgeBaseIdentity.checked(default_name(target))
     written = []
     for stored in template_files():
         relative = destination(stored)
@@ -56,7 +58,9 @@ def init_knowledge_base(target: Path, install: str | None = None,
         if relative.parts[:2] == (".github", "workflows"):
             text = pin_install(text, requirement)
         elif relative == Path(CONFIG_FILE):
-            text = with_identity(text, identity or KnowledgeBaseIdentity.checked(default_name(target)))
+            text = with_identity(text, identity)
+        elif relative == Path("README.md"):
+            text = titled_readme(text, identity)
         path = target / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

@@ -49,3 +49,15 @@ def with_identity(config_text: str, identity: KnowledgeBaseIdentity) -> str:
         if not found:
             raise AssertionError(f"the template's unitrag.toml has no {key} line: the scaffold cannot set it")
     return config_text
+
+
+#: The first line of the template's README.md, which the knowledge base's own name replaces.
+README_TITLE = "# Knowledge base"
+
+
+def titled_readme(readme_text: str, identity: KnowledgeBaseIdentity) -> str:
+    """The template's README.md under the knowledge base's own name (and its description, when it has one)."""
+    if not readme_text.startswith(README_TITLE + "\n"):
+        raise AssertionError(f"the template's README.md does not start with {README_TITLE!r}: the scaffold cannot name it")
+    about = f"\n\n{identity.description}" if identity.description else ""
+    return f"# {identity.name}{about}" + readme_text[len(README_TITLE):]
