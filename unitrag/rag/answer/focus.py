@@ -166,6 +166,7 @@ class Lexicon:
                          for span in found)
         return ChunkReading(readings, joined, starts)
 
+
 def _spread(near: Mapping[str, float], best: float) -> list[tuple[float, str]]:
     """Each paraphrase with its weight: ``W_PARAPHRASE``, less the further it is from ``best`` (none beyond the spread)."""
     return [(W_PARAPHRASE * max(0.0, 1.0 - (best - cosine) / PARAPHRASE_SPREAD), text) for text, cosine in near.items()]
