@@ -3,6 +3,7 @@ from where the running unitrag came from (PEP 610)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 from unitrag.errors import UserError
 from unitrag.scaffold import init_knowledge_base
-from unitrag.scaffold.install import parse_install, requirement_from_origin
+from unitrag.scaffold.install import installed_origin, parse_install, requirement_from_origin
 
 VCS = "unitrag @ git+https://github.com/example/unitrag@v0.1.0"
 
@@ -79,3 +80,19 @@ def test_a_bad_install_is_refused_before_anything_is_written(tmp_path):
                 'e.g. --install "unitrag @ git+https://github.com/OWNER/unitrag@v0.1.0"')
     assert result.stderr.strip().splitlines() == [expected]
     assert not (tmp_path / "kb").exists()
+
+
+def test_a_source_checkouts_egg_info_does_not_hide_where_unitrag_was_installed_from(tmp_path, monkeypatch):
+    # run from a source checkout, the first "unitrag" on the path is its build by-product (no PEP 610 record)
+    checkout, site = tmp_path / "checkout", tmp_path / "site"
+    (checkout / "unitrag.egg-info").mkdir(parents=True)
+    (checkout / "unitrag.egg-info" / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: unitrag\nVersion: 0.1.0\n")
+    installed = site / "unitrag-0.1.0.dist-info"
+    installed.mkdir(parents=True)
+    (installed / "METADATA").write_text("Metadata-Version: 2.1\nName: unitrag\nVersion: 0.1.0\n")
+    origin = {"url": "file:///home/me/unitrag", "dir_info": {"editable": True}}
+    (installed / "direct_url.json").write_text(json.dumps(origin))
+    monkeypatch.setattr(sys, "path", [str(checkout), str(site)])
+    assert installed_origin() == origin
+    monkeypatch.setattr(sys, "path", [str(checkout)])
+    assert installed_origin() is None  # no installed copy says where it came from: an index release

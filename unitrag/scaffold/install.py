@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, distribution, version
+from importlib.metadata import distributions, version
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -79,11 +79,21 @@ def _wheel_path(text: str) -> str:
 
 def default_install() -> InstallChoice:
     """The running unitrag's origin as a requirement a runner can install, when there is one."""
-    try:
-        raw = distribution(PACKAGE).read_text("direct_url.json")
-    except PackageNotFoundError:
-        raw = None
-    return requirement_from_origin(json.loads(raw) if raw else None, version(PACKAGE))
+    return requirement_from_origin(installed_origin(), version(PACKAGE))
+
+
+def installed_origin() -> dict[str, Any] | None:
+    """PEP 610's record of where unitrag was installed from; None when no installed copy has one (an index).
+
+    Every copy on the path is asked, not only the first: run from a source checkout, the first is the
+    checkout's own ``unitrag.egg-info`` (a build by-product with no record), which would pass an
+    editable install off as an index release.
+    """
+    for dist in distributions(name=PACKAGE):
+        raw = dist.read_text("direct_url.json")
+        if raw:
+            return json.loads(raw)
+    return None
 
 
 def requirement_from_origin(origin: dict[str, Any] | None, release: str) -> InstallChoice:
