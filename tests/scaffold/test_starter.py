@@ -65,15 +65,7 @@ def test_the_suggested_question_is_labelled_with_starter_units(fresh_kb: Path) -
     assert expected and set(expected) <= ids
 
 
-def _replace_the_starter_units(kb: Path) -> None:
-    """What README.md's "Make it yours" says: the starter units go, with the questions labelled with them."""
-    for path in _units(kb / "content"):
-        if _frontmatter(path).get("starter"):
-            path.unlink()
-    for questions in (kb / "content" / "eval").glob("questions*.yaml"):
-        kept = [entry for entry in yaml.safe_load(questions.read_text(encoding="utf-8")) if "expected_units" not in entry]
-        questions.write_text(yaml.safe_dump(kept, allow_unicode=True), encoding="utf-8")
-    (kb / "content" / "rules" / "en-unit-too-small.md").write_text("""---
+_OWN_RULE = """---
 kind: rule
 id: en-unit-too-small
 title: "A unit with one sentence"
@@ -84,7 +76,22 @@ trigger: {marker: unit_sentences, comparison: "<", threshold: 2, unit: sentences
 citationIds: [unitrag-authoring-guide]
 ---
 A unit of one sentence rarely answers a question on its own <Cite id="unitrag-authoring-guide"/>.
-""", encoding="utf-8")
+"""
+
+
+def _add_an_own_rule(kb: Path) -> None:
+    (kb / "content" / "rules" / "en-unit-too-small.md").write_text(_OWN_RULE, encoding="utf-8")
+
+
+def _replace_the_starter_units(kb: Path) -> None:
+    """What README.md's "Make it yours" says: the starter units go, with the questions labelled with them."""
+    for path in _units(kb / "content"):
+        if _frontmatter(path).get("starter"):
+            path.unlink()
+    for questions in (kb / "content" / "eval").glob("questions*.yaml"):
+        kept = [entry for entry in yaml.safe_load(questions.read_text(encoding="utf-8")) if "expected_units" not in entry]
+        questions.write_text(yaml.safe_dump(kept, allow_unicode=True), encoding="utf-8")
+    _add_an_own_rule(kb)
 
 
 def test_validate_counts_the_starter_units_left(fresh_kb: Path) -> None:
@@ -116,3 +123,33 @@ def test_a_build_left_with_no_units_is_still_refused(fresh_kb: Path, embedder) -
     with pytest.raises(UserError, match="has no units.*--allow-empty"):
         build(config, embedder=embedder)
     assert config.artifact.read_bytes() == before
+
+
+def _remove_the_starter_units_only(kb: Path) -> None:
+    """A team that deletes the starter units and the example guard rules, and has not reached the questions yet."""
+    for path in _units(kb / "content"):
+        if _frontmatter(path).get("starter"):
+            path.unlink()
+    (kb / "content" / "guard.yaml").write_text("[]\n", encoding="utf-8")
+    _add_an_own_rule(kb)
+
+
+def test_starter_questions_about_removed_starter_content_are_left_out_with_a_note(fresh_kb: Path, embedder) -> None:
+    _remove_the_starter_units_only(fresh_kb)
+    result = subprocess.run([sys.executable, "-m", "unitrag", "validate"], cwd=fresh_kb, capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "starter question(s) (starter: true) name starter units or guard rules that were removed" in result.stdout
+    assert "content/eval/questions.yaml" in result.stdout and "content/eval/guard_test.yaml" in result.stdout
+    report = build(load_config(), embedder=embedder)
+    assert report.written and report.units == 1 and "left out" in (report.starter_note or "")
+
+
+def test_a_question_of_the_teams_own_naming_a_missing_unit_is_still_an_error(fresh_kb: Path) -> None:
+    questions = fresh_kb / "content" / "eval" / "questions.yaml"
+    entries = yaml.safe_load(questions.read_text(encoding="utf-8"))
+    entries.append({"id": "own-question", "question": "How long is a page?", "lang": "en", "expected_units": ["no-such-unit"]})
+    questions.write_text(yaml.safe_dump(entries, allow_unicode=True), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "unitrag", "validate"], cwd=fresh_kb, capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 1 and "own-question.expected_units: unit 'no-such-unit' does not exist" in result.stderr + result.stdout

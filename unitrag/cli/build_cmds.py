@@ -38,6 +38,7 @@ def validate(content: ContentOpt = None, config: ConfigOpt = None, json: JsonOpt
     starters = sum(1 for loaded in result.units if loaded.unit is not None and loaded.unit.starter)
     if json:
         print_json({"ok": not problems, "units": len(result.units), "starter_units": starters,
+                    "stale_starter_questions": len(result.stale_starters),
                     "prompt_templates": templates, "problems": [p.to_dict() for p in problems]})
         if problems:
             raise typer.Exit(1)
@@ -49,6 +50,8 @@ def validate(content: ContentOpt = None, config: ConfigOpt = None, json: JsonOpt
                                  f"{templates} prompt templates")
         raise typer.Exit(1)
     out.print(f"ok: {valid} in {cfg.content_dir}; {templates} prompt templates in {cfg.prompts_dir}")
+    if result.stale_starter_note:
+        out.print(f"note: {result.stale_starter_note}", markup=False, highlight=False, soft_wrap=True)
     if starters:
         out.print(f"{starters} starter units (starter: true) are examples from `unitrag init`: replace them with "
                   "your own", markup=False, highlight=False)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the content model (pydantic, YAML) loads only when a comman
     from ..eval.report import EvalReport
     from ..rag.calibrate.calibration import Calibration
     from ..rag.gate import AnswerabilityGate
+    from ..rag.knowledge_base import KnowledgeBase
 
 
 
@@ -203,8 +204,9 @@ def _eval_question_sets(
     from ..rag.knowledge_base import KnowledgeBase
 
     chosen = parse_variants(spec, cfg.reranker != "none")
-    labelled = [_load_questions(path, cfg) for path in paths]
+    loaded = [_load_questions(path, cfg) for path in paths]  # a bad file is refused before the model loads
     knowledge_base = KnowledgeBase.open(kb or cfg.artifact, config=cfg)
+    labelled = [_without_stale_starters(questions, knowledge_base) for questions in loaded]
     if knowledge_base.retriever.gate is None:
         err.print("[yellow]warning:[/] no answerability gate is calibrated for this pipeline, so nothing is \"not found\": "
                   "run `unitrag calibrate --write calibration.json` and rebuild")
@@ -276,6 +278,24 @@ def _load_questions(paths: Path | list[Path], cfg: Config) -> list[LoadedQuestio
     return labelled
 
 
+def _without_stale_starters(labelled: list[LoadedQuestion], knowledge_base: "KnowledgeBase") -> list[LoadedQuestion]:
+    """The questions but the starter ones about starter units or rules this knowledge base no longer has (noted)."""
+    from ..content.registry import stale_starter, stale_starter_note
+
+    rules = {rule["id"] for rule in knowledge_base.store.guard_rules}
+
+    def has_unit(unit_id: str) -> bool:
+        return knowledge_base.known.kind_of(unit_id) is not None
+
+    kept = [lq for lq in labelled if not stale_starter(lq.question, has_unit, rules.__contains__)]
+    note = stale_starter_note([lq for lq in labelled if lq not in kept])
+    if note and not kept:
+        raise UserError(f"no questions left: {note}")
+    if note:
+        err.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
+    return kept
+
+
 def _print_eval(report: "EvalReport", plot: Path | None) -> None:
     from ..eval.metrics import MEASURES
     from ..eval.report import summary_lines
@@ -337,8 +357,9 @@ def calibrate_cmd(
         if is_held_out(path):
             raise UserError(f"{path} is a held-out test set: calibrate on the dev questions (content/eval/*.yaml but "
                             "the *_test.yaml ones); the test set only reports")
-    labelled = _load_questions(paths, cfg)
+    loaded = _load_questions(paths, cfg)
     knowledge_base = KnowledgeBase.open(kb or cfg.artifact, config=cfg)
+    labelled = _without_stale_starters(loaded, knowledge_base)
     try:
         result = run_calibration(knowledge_base, labelled)
     except ValueError as exc:

@@ -159,6 +159,8 @@ def print_report(report: BuildReport) -> None:
     if report.gaps:
         out.print(f"declared gaps ({len(report.gaps)} topics no unit carries; a question naming one leans to "
                   f"\"not found\"): {', '.join(report.gaps)}")
+    if report.starter_note:
+        err.print(f"note: {report.starter_note}", markup=False, highlight=False, soft_wrap=True)
     _print_guard_stops_own(report.guard_stops_own)
     if report.red_flags_without_examples:
         err.print(f"[yellow]warning:[/] red-flag rule(s) with no examples stop only what their patterns foresaw, not "

@@ -61,6 +61,8 @@ class BuildReport:
     unit_cache: dict[str, int] = field(default_factory=dict)
     #: Topics no unit carries (declared gaps): a question naming one leans to "not found".
     gaps: list[str] = field(default_factory=list)
+    #: Starter questions left out because the starter content they name was removed (ContentSet.stale_starter_note).
+    starter_note: str | None = None
     #: The units' own questions a guard rule would stop (compiler.guard_examples.own_questions_stopped).
     guard_stops_own: list[dict[str, Any]] = field(default_factory=list)
     #: Red-flag rules with no examples: they stop only the phrasings their patterns foresaw.
@@ -73,7 +75,7 @@ class BuildReport:
             "reconcile": self.reconcile, "written": self.written, "pending": self.pending,
             "chunks": self.chunks, "units": self.units,
             "estimate": self.estimate.to_dict() if self.estimate else None,
-            "parse_cache": self.parse_cache, "unit_cache": self.unit_cache, "delta": self.delta, "gaps": self.gaps,
+            "parse_cache": self.parse_cache, "unit_cache": self.unit_cache, "delta": self.delta, "gaps": self.gaps, "starter_note": self.starter_note,
             "guard_stops_own": self.guard_stops_own, "red_flags_without_examples": self.red_flags_without_examples,
             "timings_s": {k: round(v, 4) for k, v in self.timings_s.items()},
         }
@@ -130,7 +132,7 @@ def build(
                          parse_cache={"hits": parse_cache.hits, "misses": parse_cache.misses},
                          unit_cache={"unread": unit_cache.stat_hits, "same_bytes": unit_cache.hash_hits,
                                      "read": unit_cache.misses},
-                         estimate=estimate_embedding(len(plan.to_embed), model_id, previous), gaps=content.gap_topics,
+                         estimate=estimate_embedding(len(plan.to_embed), model_id, previous), gaps=content.gap_topics, starter_note=content.stale_starter_note,
                          red_flags_without_examples=[r.id for r in content.guard_rules
                                                      if r.type == "red_flag" and not r.examples.items()])
     if dry_run or (previous is not None and plan.is_noop):

@@ -24,7 +24,15 @@ from .errors import problems_from_validation
 from .models import UNIT_KINDS, Citation, Document, GuardRule, Rule, Scene, Story, Taxonomy
 from .files import SizeLimit, decode_text, display_path, display_under, link_outside, read_bytes, tree_files
 from .problems import Problem
-from .registry import REGISTRY_FILES, LoadedQuestion, load_citations, load_guard_rules, load_questions, load_taxonomy
+from .registry import (
+    REGISTRY_FILES,
+    LoadedQuestion,
+    load_citations,
+    load_guard_rules,
+    load_questions,
+    load_taxonomy,
+    stale_starter_note,
+)
 from .safe_yaml import load_yaml, yaml_problem
 from .source_map import SourceMap
 from .unit_cache import CachedFile, UnitCache, revived_meta
@@ -80,12 +88,19 @@ class ContentSet:
     guard_rules: list[GuardRule] = field(default_factory=list)
     #: The labelled questions of eval/*.yaml (evaluation and calibration; not built into the artifact).
     questions: list[LoadedQuestion] = field(default_factory=list)
+    #: Starter questions (``starter: true``) about starter units or rules that were removed: left out of ``questions``.
+    stale_starters: list[LoadedQuestion] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     complete: bool = True  # False when a file could not be read: deletes must not be swept
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def stale_starter_note(self) -> str | None:
+        """What validation left out of ``questions``: starter questions about removed starter content."""
+        return stale_starter_note(self.stale_starters)
 
     @property
     def gap_topics(self) -> list[str]:

@@ -339,6 +339,9 @@ class LabelledQuestion(_Strict):
     phrasing: str | None = Field(default=None, alias="register",
                                  description="How the question is written (first person, typo, ...): reporting only.")
     user: QuestionUser | None = Field(default=None, description="The user context to ask with (default: anonymous).")
+    starter: StrictBool = Field(
+        default=False, description="true on the example questions `unitrag init` writes about its starter units and rules: "
+                                   "once those are removed the question is left out with a note, not an error.")
     category: Literal[
         "cross_en_zh", "cross_zh_en", "same_lang", "unanswerable_in_domain", "unanswerable_near_miss",
         "unanswerable_off_domain", "restricted", "user_context",

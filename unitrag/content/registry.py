@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -176,6 +176,25 @@ class LoadedQuestion:
 
     def line_of(self, *key: Any) -> int:
         return self.lines.line((self.index, *key))
+
+
+def stale_starter(q: LabelledQuestion, has_unit: Callable[[str], bool], has_rule: Callable[[str], bool]) -> bool:
+    """A question ``unitrag init`` wrote (``starter: true``) about a starter unit or rule that has since been
+    removed: left out of validation, eval and calibration rather than failing them, since replacing the
+    starter content is what a new team is meant to do."""
+    if not q.starter:
+        return False
+    named = [*q.expected_units, *(q.user.triggered_rules + q.user.recent_scenes if q.user is not None else [])]
+    return any(not has_unit(u) for u in named) or (q.guard_rule is not None and not has_rule(q.guard_rule))
+
+
+def stale_starter_note(left_out: list["LoadedQuestion"]) -> str | None:
+    """One line on the starter questions left out, naming their files; None when there are none."""
+    if not left_out:
+        return None
+    files = sorted({lq.path for lq in left_out})
+    return (f"{len(left_out)} starter question(s) (starter: true) name starter units or guard rules that were removed, "
+            f"and are left out: delete them and write questions about your own content in {', '.join(files)}")
 
 
 def is_held_out(path: Path) -> bool:

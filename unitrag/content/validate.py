@@ -16,6 +16,7 @@ from ..languages import LANGS
 from .body_script import lang_contradiction, unit_scripts
 from .text.citation_tags import find_tags
 from .loader import ContentSet, LoadedUnit, load_content
+from .registry import LoadedQuestion, stale_starter
 from .problems import Problem
 from .unit_cache import UnitCache
 
@@ -77,32 +78,48 @@ def validate_content(
 
 
 def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_ids: set[str], problems: list[Problem]) -> None:
-    """Every id a labelled question names exists, has the right kind, and is visible to the one asking."""
+    """Every id a labelled question names exists, has the right kind, and is visible to the one asking.
+
+    A starter question (``starter: true``, written by ``unitrag init``) that names a unit or rule no longer
+    there is about the starter content its team replaced: it is left out (``content.stale_starters``), so
+    replacing the starter content stays an ordinary build.
+    """
     rule_types = {rule.id: rule.type for rule in content.guard_rules}
+    kept = []
     for lq in content.questions:
-        q = lq.question
-        # pass: the rule it looks like; caution: the red flag whose note it gets
-        allowed = {"red_flag", "out_of_scope"} if q.guard == "pass" else {"red_flag"} if q.guard == "caution" else {q.guard}
-        if q.guard_rule is not None and rule_types.get(q.guard_rule) not in allowed:
-            problems.append(Problem(lq.path, lq.line_of("guard_rule"), f"{q.id}.guard_rule",
-                                    f"{q.guard_rule!r} is not a guard.yaml rule of type {' or '.join(sorted(allowed))}"))
-        clinician = q.user is not None and "clinician" in q.user.roles
-        for i, unit_id in enumerate(q.expected_units):
-            where = (lq.path, lq.line_of("expected_units", i), f"{q.id}.expected_units")
-            if unit_id not in units:
-                problems.append(Problem(*where, f"unit {unit_id!r} does not exist"))
-            elif units[unit_id].meta.get("access", "public") != "public" and not clinician:
-                problems.append(Problem(*where, f"unit {unit_id!r} is clinician-only: add `user: {{roles: [clinician]}}` to this question"))
-        if q.user is None:
+        if stale_starter(lq.question, units.__contains__, rule_types.__contains__):
+            content.stale_starters.append(lq)
             continue
-        if q.user.current_topic is not None and q.user.current_topic not in topic_ids:
-            problems.append(Problem(lq.path, lq.line_of("user", "current_topic"), f"{q.id}.user.current_topic",
-                                    f"unknown topic {q.user.current_topic!r} (not in topics.yaml)"))
-        for field_name, kind in (("triggered_rules", "rule"), ("recent_scenes", "scene")):
-            for i, unit_id in enumerate(getattr(q.user, field_name)):
-                if units.get(unit_id) is None or units[unit_id].meta.get("kind") != kind:
-                    problems.append(Problem(lq.path, lq.line_of("user", field_name, i), f"{q.id}.user.{field_name}",
-                                            f"{unit_id!r} is not a {kind} id"))
+        _check_question(lq, units, rule_types, topic_ids, problems)
+        kept.append(lq)
+    content.questions = kept
+
+
+def _check_question(lq: LoadedQuestion, units: dict[str, LoadedUnit], rule_types: dict[str, str], topic_ids: set[str],
+                    problems: list[Problem]) -> None:
+    q = lq.question
+    # pass: the rule it looks like; caution: the red flag whose note it gets
+    allowed = {"red_flag", "out_of_scope"} if q.guard == "pass" else {"red_flag"} if q.guard == "caution" else {q.guard}
+    if q.guard_rule is not None and rule_types.get(q.guard_rule) not in allowed:
+        problems.append(Problem(lq.path, lq.line_of("guard_rule"), f"{q.id}.guard_rule",
+                                f"{q.guard_rule!r} is not a guard.yaml rule of type {' or '.join(sorted(allowed))}"))
+    clinician = q.user is not None and "clinician" in q.user.roles
+    for i, unit_id in enumerate(q.expected_units):
+        where = (lq.path, lq.line_of("expected_units", i), f"{q.id}.expected_units")
+        if unit_id not in units:
+            problems.append(Problem(*where, f"unit {unit_id!r} does not exist"))
+        elif units[unit_id].meta.get("access", "public") != "public" and not clinician:
+            problems.append(Problem(*where, f"unit {unit_id!r} is clinician-only: add `user: {{roles: [clinician]}}` to this question"))
+    if q.user is None:
+        return
+    if q.user.current_topic is not None and q.user.current_topic not in topic_ids:
+        problems.append(Problem(lq.path, lq.line_of("user", "current_topic"), f"{q.id}.user.current_topic",
+                                f"unknown topic {q.user.current_topic!r} (not in topics.yaml)"))
+    for field_name, kind in (("triggered_rules", "rule"), ("recent_scenes", "scene")):
+        for i, unit_id in enumerate(getattr(q.user, field_name)):
+            if units.get(unit_id) is None or units[unit_id].meta.get("kind") != kind:
+                problems.append(Problem(lq.path, lq.line_of("user", field_name, i), f"{q.id}.user.{field_name}",
+                                        f"{unit_id!r} is not a {kind} id"))
 
 
 def _check_lang(lu: LoadedUnit, story_langs: dict[Any, Any], problems: list[Problem]) -> None:
