@@ -39,7 +39,9 @@ def test_a_clinician_only_exemplar_counts_for_clinicians_only():
 
 
 def test_without_one_kind_there_is_no_feature():
-    assert Exemplars.from_rows([r for r in ROWS if r["role"] != "unanswerable"]) is None
+    # a new knowledge base has its units' questions and no unanswerable ones yet: exemplars, but no margin
+    answered_only = Exemplars.from_rows([r for r in ROWS if r["role"] != "unanswerable"])
+    assert answered_only is not None and answered_only.score(np.array([1, 0, 0], np.float32)) is None
     assert Exemplars.from_rows([r for r in ROWS if r["role"] in ("unanswerable", "title")]) is None
     assert Exemplars.from_rows([]) is None
     only_clinician = Exemplars.from_rows([ROWS[1], ROWS[2]])
@@ -53,4 +55,15 @@ def test_a_set_scored_without_its_own_questions():
     assert rest is not None and rest.texts == ("IV iron dose?", "zinc for colds?")
     assert rest.score(np.array([1, 0, 0], np.float32), clinician=True) == pytest.approx(0.0)  # no longer its own neighbour
     assert rest.score(np.array([1, 0, 0], np.float32)) is None  # and no public answerable exemplar is left
-    assert exemplars.without(["zinc for colds?"]) is None
+    assert exemplars.without(["zinc for colds?"]).score(np.array([1, 0, 0], np.float32)) is None
+    assert exemplars.without(["iron foods?", "IV iron dose?"]) is None  # nothing answerable left
+
+
+def test_the_nearest_authored_question_counts_only_the_units_the_caller_may_read():
+    exemplars = Exemplars.from_rows([*ROWS, _row("unit_question", "iron in spinach?", [0.6, 0, 0.8])])
+    iv = np.array([0, 1, 0], np.float32)
+    assert exemplars.nearest_authored(iv, clinician=True) == pytest.approx(1.0)
+    assert exemplars.nearest_authored(iv) == pytest.approx(0.0)  # the clinician-only unit's question is not counted
+    # a labelled dev question is not an author's: "iron foods?" itself scores only against the spinach question
+    assert exemplars.nearest_authored(np.array([1, 0, 0], np.float32)) == pytest.approx(0.6)
+    assert Exemplars.from_rows([ROWS[0], ROWS[2]]).nearest_authored(iv) is None
