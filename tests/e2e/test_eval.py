@@ -307,3 +307,19 @@ def test_with_an_llm_both_answer_modes_are_scored(built_sample, facts_file):
     assert (llm["all_stated"], llm["stated"], llm["facts"]) == (1, 2, 3)
     assert [(f["id"], f["missing"]) for f in llm["failing"]] == [("facts-sodium-limit", [["5 g of salt", "5克盐"]])]
     assert llm["failing"][0]["answer"] == "Adults should keep sodium under 2 g a day."  # the text a reader sees
+
+
+def test_a_starter_question_about_removed_starter_content_is_left_out_of_eval(built_sample, tmp_path: Path):
+    ws, _ = built_sample
+    questions = tmp_path / "questions.yaml"
+    questions.write_text(
+        "- {id: starter-gone, question: 'How long should a unit be?', lang: en, starter: true, expected_units: [en-writing-units]}\n"
+        "- {id: own-b12, question: 'Which foods contain vitamin B12?', lang: en, expected_units: [en-vitamin-b12]}\n"
+        "- {id: own-gap, question: 'Which foods are high in vitamin K?', lang: en, unanswerable: true}\n",
+        encoding="utf-8")
+    result = unitrag("eval", "--kb", str(ws.artifact), "--questions", str(questions), "--variants", "full", "--json",
+                     cwd=ws.root)
+    assert result.returncode == 0, result.stderr
+    assert "1 starter question(s) (starter: true) name starter units or guard rules that were removed" in result.stderr
+    scored = {q["id"] for q in json.loads(result.stdout)["questions"]}
+    assert scored == {"own-b12", "own-gap"}
