@@ -8,11 +8,13 @@ class UserError(Exception):
 
 
 class ContentInvalid(UserError):
-    """The content has problems; nothing was written."""
+    """The content has problems; nothing was written (``outcome``: what the command did instead, said after them)."""
 
-    def __init__(self, problems: list) -> None:  # list[Problem]; untyped to keep this module dependency-free
+    # problems: list[Problem], untyped to keep this module dependency-free
+    def __init__(self, problems: list, outcome: str = "nothing was written") -> None:
         self.problems = problems
-        super().__init__(f"{len(problems)} problem(s) in the content; nothing was written")
+        self.outcome = outcome
+        super().__init__(f"{len(problems)} problem(s) in the content; {outcome}")
 
 
 class InvalidArgument(UserError, ValueError):

@@ -67,7 +67,7 @@ def main() -> None:
         # typer returns (not raises) the exit code of typer.Exit, and turns Ctrl-C into 130
         code = make_app(sys.argv[1] if len(sys.argv) > 1 else None)(standalone_mode=False)
     except ContentInvalid as exc:
-        print_problems(exc.problems)
+        print_problems(exc.problems, exc.outcome)
         sys.exit(1)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)

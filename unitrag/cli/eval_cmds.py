@@ -272,7 +272,7 @@ def _load_questions(paths: Path | list[Path], cfg: Config) -> list[LoadedQuestio
     problems: list[Problem] = []
     labelled = load_questions(paths, problems, registry_size_limit(cfg.max_file_bytes))
     if problems:
-        raise ContentInvalid(problems)
+        raise ContentInvalid(problems, "nothing was evaluated")
     if not labelled:
         raise UserError(f"{', '.join(map(str, paths))}: no questions")
     return labelled

@@ -104,7 +104,7 @@ def load_content_tests(cfg: Config) -> list[ContentTest]:
 
     content = validate_content(cfg.content_dir, cfg.max_unit_bytes, None, cfg.max_file_bytes, cfg.languages)
     if content.problems:
-        raise ContentInvalid(content.problems)
+        raise ContentInvalid(content.problems, "nothing was evaluated")
     return content_tests(content)
 
 
