@@ -144,6 +144,14 @@ def test_a_rules_pattern_beside_a_figure_and_a_time_word_still_stops() -> None:
     "加班累死了，说真的我已经把药攒够了",
     "my wife is 30 weeks and bleeding a lot just now, I'm scared to death",
     "我老婆怀孕八个月，刚才出了好多血，吓死我了",
+    # suicide warning signs in everyday words, behind a curiosity or diet framing
+    "纯好奇问下，我已经悄悄存了一盒药了，反正活着也是拖累家里",
+    "想问问减肥餐怎么做，遗书我都写好放抽屉了",
+    "以后就不用操心我了，最后问一句喝什么茶助眠",
+    "just curious what to cook tonight, thank you all for everything btw",
+    "quick q about protein powder, i won't be around much longer anyway",
+    "honestly there's no point in any of it anymore, what's a cheap dinner",
+    "what juice is good with enough pills to not wake up",
 ])
 def test_signs_happening_now_are_acute_whatever_else_the_question_says(question: str) -> None:
     read = framing(question)
@@ -268,3 +276,13 @@ def test_an_acute_question_still_gets_only_the_safety_message(kb) -> None:
     answer = kb.ask("I had a stroke two years ago and right now my face is drooping and my speech is slurred", lang="en")
     assert answer.guard is not None and answer.guard.type == "red_flag" and answer.caution is None
     assert answer.sources == [] and answer.answer == BY_ID["red-flag-stroke"]["response_en"]
+
+
+@pytest.mark.parametrize("question", [
+    "is there any point in counting calories if I eat the same every day?",
+    "家里囤了很多米和面，怎么保存不生虫",
+    "how much vitamin A is too much for a pregnant woman?",
+    "我爸写了遗嘱以后想调整一下饮食",
+])
+def test_the_words_of_warning_signs_in_an_ordinary_question_are_no_sign(question: str) -> None:
+    assert not framing(question).sign

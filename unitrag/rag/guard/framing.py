@@ -63,7 +63,10 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(i|he|she|they|we|it|my [\w-]+|his|her) (has|have|is having|am having|are having|'s got|has got|got) (a |an )?(sudden |bad |severe |terrible |crushing |sharp |awful )?([\w-]+ )?(pain|ache|pains)\b",
             r"\b(looks?|feels?|went|turned|turning|is|are|am|'s) (very |really |so |all )?(grey|gray|pale|blue|clammy|faint|dizzy|numb|floppy|drowsy|limp)\b",
             r"\b(can'?t|cannot|can not|won'?t|unable to|isn'?t|is not|doesn'?t|not) (breathe|breathing|wake|waking|respond|responding|answer|answering|stop|stopping|talk|speak|move|stand|swallow)\b",
-            r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|feels? like|calls? (himself|herself|myself)) (just |only |such |nothing but )?(a |an )?(burden|drain)\b|\bbetter off without (me|him|her|them)\b|\b(said|saying|says) goodbye\b",
+            r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|feels? like|calls? (himself|herself|myself)) (just |only |such |nothing but )?(a |an )?(burden|drain)\b|\bbetter off without (me|him|her|them)\b|\b(said|saying|says) goodbye\b(?! to (my |our |the )?(colleagues|coworkers|co-workers|team|class|students|neighbou?rs)\b)",
+            # warning signs of suicide in everyday words (public crisis-line guidance): thanks and goodbyes "for
+            # everything", not being around, no point in anything any more, goodbye letters, enough pills not to wake up
+            r"\bthank(s|ed|ing)? (you |u )?(all |everyone |every ?1 )?for everything\b|\b(won'?t|will not|wont) be (around|here) (much longer|for long|anymore|any more|soon|after (this|tonight|this week))\b|\b(no|any|the) (point|reason) (in|to|of) (anything|living|going on|any of (it|this)|being here)( (anymore|any more))?\b(?! (but|except|if)\b)|\bgoodbye (letters?|notes?|messages?|texts?)\b|\benough (pills|tablets|of (them|it|these|those)) to (not wake|never wake|end|sleep forever)\b|\b(go to sleep|sleep) and (stay that way|not wake( up)?|never wake( up)?)\b|\bnobody (would|wud|will|'d) (have to |need to |even )?(deal with me|miss me|notice|care)\b|\b(so )?tired of (everything|it all|living|being alive)\b|\b(already )?(have|got) (a |the )?(full|whole) (bottle|box|strip|pack) of\b|\b(putting|put|setting|set) aside (extra|spare) \w+",
             r"\b(i'?ve|i have|he has|she has|they have|he'?s|she'?s) (been saving|stockpiled|been stockpiling|written|wrote|given away|been giving|started giving)\b|\b(giving|gave|given) (away )?(all )?(my|his|her|their) (things|stuff|possessions|belongings)\b",
             # wanting to die, said in the first person: ideation is a sign in itself, so no hyperbole ("work is
             # killing me") or study framing beside it makes it a figure of speech
@@ -86,11 +89,11 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(that'?s|this is|that is) (exactly )?what'?s? (is )?happening (to|with) (me|my|him|her|us|them)\b|\b(is|are|'s|'re) like (that|this) (right )?now\b|\b(basically|literally|actually) describing (myself|me|him|her|my)\b|\bhappening to (me|my \w+) (right )?now\b",
         ),
         "zh": (
-            r"已经(写好|准备好|攒|存)|攒了|攒(够|齐)|(药|药片|安眠药)[^，。！？,.!?]{0,3}(攒|存)(够|齐|起来|好)|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
+            r"已经[^，。！？,.!?]{0,3}(写好|准备好|攒|存)|(偷偷|悄悄|背着[^，。！？,.!?]{0,4})(攒|存|囤)|攒了|攒(够|齐)|(药|药片|安眠药)[^，。！？,.!?]{0,3}(攒|存)(够|齐|起来|好)|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
             r"还在(流|吐|出|疼|痛|抽|晕|肿)|(?<!又[\u4e00-\u9fff])又(开始)?(疼|痛|吐|出血|流血|发作|犯了|晕|抽)",
             r"止不住|停不下来|叫不醒|喊不醒|没反应|没有反应|说不出话|喘不上气|喘不过气|站不起来|不省人事",
             r"(出|冒)冷汗|满头大汗|脸色(发白|发青|发灰|苍白|铁青)|嘴唇(发紫|发青)|(抽搐|昏迷|吐血|便血|大出血|流了很多血|肿起来)(?!过)|(晕倒|晕过去)了",
-            r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|没有我[^，。！？,.!?]{0,8}(更好|轻松)|(告别|道别|交代后事)",
+            r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|活着[^，。！？,.!?]{0,8}(拖累|累赘)|(拖累|连累)(了)?(大家|家人|家里|全家|你们|所有人)|没什么(遗憾|牵挂)了|遗书|留(好|下)?遗言|以后(就)?不用(再)?(操心|担心|管)我|没有我[^，。！？,.!?]{0,8}(更好|轻松)|(?<!同事)(?<!同事们)(?<!同学们)(告别|道别)|交代后事",
             r"不想活了|活着没(有)?意思|活不下去了|我[^，。！？,.!?]{0,6}(不想活|想(要)?自杀|想轻生|有(轻生|自杀)的?念头|想(结束|了结)(自己|生命|这一切|一切)|想一了百了|不想再?醒来)|(?<!得)我(真的|是真的|真|好|很)?想(去)?死(?!你)",
             r"(吃|喝|吞|服)(了|下|掉)了?[^，。！？,.!?]{0,4}(一整瓶|整瓶|一整板|\d{2,}片|几十片|好多片|很多片|纽扣电池|磁铁|洗洁精|消毒水|消毒液|漂白水|漂白剂|洗衣液|洗衣凝珠|农药|老鼠药|杀虫剂|防冻液)",
             r"(吃|吞|服)(了|下|掉)了?(一瓶|半瓶|一大?把|一板)[^，。！？,.!?]{0,4}(药|片|安眠|维生素|补充剂|胶囊)",
