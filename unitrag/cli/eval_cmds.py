@@ -287,8 +287,11 @@ def _without_stale_starters(labelled: list[LoadedQuestion], knowledge_base: "Kno
     def has_unit(unit_id: str) -> bool:
         return knowledge_base.known.kind_of(unit_id) is not None
 
-    kept = [lq for lq in labelled if not stale_starter(lq.question, has_unit, rules.__contains__)]
-    note = stale_starter_note([lq for lq in labelled if lq not in kept])
+    kept: list[LoadedQuestion] = []
+    stale: list[LoadedQuestion] = []
+    for lq in labelled:
+        (stale if stale_starter(lq.question, has_unit, rules.__contains__) else kept).append(lq)
+    note = stale_starter_note(stale)
     if note and not kept:
         raise UserError(f"no questions left: {note}")
     if note:

@@ -75,7 +75,8 @@ class BuildReport:
             "reconcile": self.reconcile, "written": self.written, "pending": self.pending,
             "chunks": self.chunks, "units": self.units,
             "estimate": self.estimate.to_dict() if self.estimate else None,
-            "parse_cache": self.parse_cache, "unit_cache": self.unit_cache, "delta": self.delta, "gaps": self.gaps, "starter_note": self.starter_note,
+            "parse_cache": self.parse_cache, "unit_cache": self.unit_cache, "delta": self.delta, "gaps": self.gaps,
+            "starter_note": self.starter_note,
             "guard_stops_own": self.guard_stops_own, "red_flags_without_examples": self.red_flags_without_examples,
             "timings_s": {k: round(v, 4) for k, v in self.timings_s.items()},
         }
@@ -132,7 +133,8 @@ def build(
                          parse_cache={"hits": parse_cache.hits, "misses": parse_cache.misses},
                          unit_cache={"unread": unit_cache.stat_hits, "same_bytes": unit_cache.hash_hits,
                                      "read": unit_cache.misses},
-                         estimate=estimate_embedding(len(plan.to_embed), model_id, previous), gaps=content.gap_topics, starter_note=content.stale_starter_note,
+                         estimate=estimate_embedding(len(plan.to_embed), model_id, previous), gaps=content.gap_topics,
+                         starter_note=content.stale_starter_note,
                          red_flags_without_examples=[r.id for r in content.guard_rules
                                                      if r.type == "red_flag" and not r.examples.items()])
     if dry_run or (previous is not None and plan.is_noop):

@@ -67,3 +67,15 @@ def test_the_nearest_authored_question_counts_only_the_units_the_caller_may_read
     # a labelled dev question is not an author's: "iron foods?" itself scores only against the spinach question
     assert exemplars.nearest_authored(np.array([1, 0, 0], np.float32)) == pytest.approx(0.6)
     assert Exemplars.from_rows([ROWS[0], ROWS[2]]).nearest_authored(iv) is None
+
+
+def test_both_gate_scores_come_from_one_reading_and_say_the_same():
+    exemplars = Exemplars.from_rows([*ROWS, _row("unit_question", "iron in spinach?", [0.6, 0, 0.8])])
+    for vector in ([1, 0, 0], [0, 1, 0], [0.8, 0, 0.6]):
+        v = np.array(vector, np.float32)
+        for clinician in (False, True):
+            both = exemplars.gate_scores(v, clinician)
+            assert both["exemplar"] == pytest.approx(exemplars.score(v, clinician))
+            assert both["authored"] == pytest.approx(exemplars.nearest_authored(v, clinician))
+    # a margin needs an unanswerable exemplar: without one only "authored" is said
+    assert set(Exemplars.from_rows([ROWS[0], _row("unit_question", "x", [1, 0, 0])]).gate_scores(np.array([1, 0, 0]))) == {"authored"}

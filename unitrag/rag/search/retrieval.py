@@ -196,12 +196,9 @@ class Retriever:
         cosine to an author's question of a unit, which answers it above ``AUTHORED_ANSWERS``. The vector is cached."""
         if self.exemplars is None or not sources:
             return
-        vector, clinician = self.encoder.encode(question), (user or UserContext()).is_clinician
-        for name, value in (("exemplar", self.exemplars.score(vector, clinician)),
-                            ("authored", self.exemplars.nearest_authored(vector, clinician))):
-            if value is not None:
-                for source in sources:
-                    source.scores[name] = value
+        found = self.exemplars.gate_scores(self.encoder.encode(question), (user or UserContext()).is_clinician)
+        for source in sources:
+            source.scores.update(found)
 
     @contextmanager
     def exemplars_without(self, texts: Sequence[str]) -> Iterator[None]:

@@ -103,18 +103,31 @@ class Exemplars:
 
     def score(self, vector: np.ndarray, clinician: bool = False) -> float | None:
         """Best cosine to an answerable exemplar the caller may count, minus the best to an unanswerable one."""
-        cosines = self.vectors @ np.asarray(vector, dtype=np.float32)
+        return self._margin(self._cosines(vector), clinician)
+
+    def nearest_authored(self, vector: np.ndarray, clinician: bool = False) -> float | None:
+        """The best cosine to an author's question of a unit the caller may read; None when there is none."""
+        return self._authored(self._cosines(vector), clinician)
+
+    def gate_scores(self, vector: np.ndarray, clinician: bool = False) -> dict[str, float]:
+        """``score`` as ``exemplar`` and ``nearest_authored`` as ``authored`` (those that say something), from one
+        product of the question with every exemplar: retrieval asks for both on every question."""
+        cosines = self._cosines(vector)
+        found = {"exemplar": self._margin(cosines, clinician), "authored": self._authored(cosines, clinician)}
+        return {name: value for name, value in found.items() if value is not None}
+
+    def _cosines(self, vector: np.ndarray) -> np.ndarray:
+        return self.vectors @ np.asarray(vector, dtype=np.float32)
+
+    def _margin(self, cosines: np.ndarray, clinician: bool) -> float | None:
         positive = self.answerable & (clinician | ~self.clinician)
         if not positive.any() or self.answerable.all():
             return None
         return float(cosines[positive].max() - cosines[~self.answerable].max())
 
-    def nearest_authored(self, vector: np.ndarray, clinician: bool = False) -> float | None:
-        """The best cosine to an author's question of a unit the caller may read; None when there is none."""
+    def _authored(self, cosines: np.ndarray, clinician: bool) -> float | None:
         rows = self.authored & (clinician | ~self.clinician)
-        if not rows.any():
-            return None
-        return float((self.vectors[rows] @ np.asarray(vector, dtype=np.float32)).max())
+        return float(cosines[rows].max()) if rows.any() else None
 
     def nearest_answered(self, vector: np.ndarray, k: int, least: float, clinician: bool = False,
                          lang: str | None = None, offsets: Mapping[str, float] | None = None) -> dict[str, float]:
@@ -126,7 +139,7 @@ class Exemplars:
         cross-language correction, ``rag.search.crosslingual``) to the question's scale: the author's translation
         of the nearest question is as near as the question it translates, and its words are those of a source in
         that language. A labelled dev question in the other language is only near, not a translation."""
-        cosines = self.vectors @ np.asarray(vector, dtype=np.float32)
+        cosines = self._cosines(vector)
         allowed = self.answerable & (clinician | ~self.clinician)
         if lang is None:
             groups = [allowed]
