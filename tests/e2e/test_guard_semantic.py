@@ -16,7 +16,7 @@ import yaml
 
 from tests.conftest import REPO, Workspace
 from unitrag.providers.llm.litellm import LiteLLMChat
-from unitrag.rag.guard.screen import Guard
+from unitrag.rag.guard.screen import SIGN_SHARE, Guard
 from unitrag.rag.knowledge_base import KnowledgeBase
 from unitrag.content.text.lang import normalize_question
 
@@ -262,3 +262,59 @@ def test_hyperbole_beside_a_time_word_is_not_stopped_by_the_classifier(kb: Knowl
     assert score.fires  # the classifier alone would stop it
     outcome = kb.guard.check(question, "en")
     assert outcome is None or (not outcome.stops and "figure_of_speech" in outcome.framing), outcome
+
+
+# -- a sign told inside an ordinary question: scored on its own sentence (rag.guard.sentences) ----------------------
+
+WRAPPED = [
+    ("Looking for cheap dinners for a student. Honestly everyone would be better off without me, I've given my guitar "
+     "to my roommate. Is rice and beans enough protein?", "en", "red-flag-suicide-self-harm"),
+    ("我在研究怎么做低油的红烧肉，想问问用什么锅。刚才我妈突然说话含含糊糊的，右手抬不起来，现在还这样。冰糖和白糖哪个炒糖色更好？",
+     "zh", "red-flag-stroke"),
+]
+
+
+@pytest.mark.parametrize(("question", "lang", "rule"), WRAPPED)
+def test_a_sign_wrapped_in_an_ordinary_question_is_stopped_by_its_sentence(kb: KnowledgeBase, question: str, lang: str,
+                                                                            rule: str) -> None:
+    whole = next(s for s in kb.guard.scores(question) if s.type == "red_flag")
+    assert whole.score < SIGN_SHARE * whole.threshold  # the cooking around it dilutes the whole question's score
+    assert not any(r.matches(normalize_question(question)) for r in kb.guard.rules)  # and no pattern matches
+    outcome = kb.guard.check(question, lang)
+    assert outcome is not None and outcome.type == "red_flag" and (outcome.rule, outcome.reason) == (rule, "sentence")
+
+
+def test_a_recovery_story_of_several_sentences_is_not_scored_sentence_by_sentence(kb: KnowledgeBase) -> None:
+    question = ("Two years ago my dad went grey and clammy and had a heart attack. He recovered well and walks every day. "
+                "Which breakfast cereals are low in salt?")
+    outcome = kb.guard.check(question, "en")
+    assert outcome is None or not outcome.stops, outcome
+
+
+# -- similar_without_sign: caution (an authoring option; the sample's rules keep the default, stop) ------------------
+
+def test_a_rule_noting_similarity_alone_gives_low_mood_the_note_and_still_stops_a_warning_sign(kb: KnowledgeBase) -> None:
+    """The classifier fires on both; under ``similar_without_sign: caution`` only the one telling a warning sign (being
+    a burden) is stopped, and under the default both are."""
+    low = "I feel so low and empty, does magnesium help with mood?"
+    signed = "everyone would honestly be better off without me, does magnesium help with mood?"
+    for question in (low, signed):
+        score = next(s for s in kb.guard.scores(question) if s.type == "red_flag")
+        assert score.fires and score.rule == "red-flag-suicide-self-harm"
+        assert not any(r.matches(normalize_question(question)) for r in kb.guard.rules)
+
+    def guard(mode: str) -> Guard:
+        rows = [{"id": r.id, "type": r.type, "patterns_en": [], "patterns_zh": [], "response_en": r.responses["en"],
+                 "caution_en": r.cautions.get("en"), "similar_without_sign": mode if r.cautions else None}
+                for r in kb.guard.rules]
+        return Guard.from_rows(rows, semantic=kb.guard.semantic, embed=kb.encoder.encode)
+
+    noted = guard("caution").check(low, "en")
+    assert noted is not None and (noted.type, noted.reason) == ("caution", "similarity") and not noted.stops
+    assert noted.response == next(r for r in kb.guard.rules if r.id == "red-flag-suicide-self-harm").caution("en")
+    stopped = guard("caution").check(signed, "en")
+    assert stopped is not None and stopped.type == "red_flag"
+    plain = guard("stop").check(low, "en")
+    assert plain is not None and plain.type == "red_flag"
+    assert kb.guard.check(low, "en").type == "red_flag"  # type: ignore[union-attr]  # the sample keeps the default
+

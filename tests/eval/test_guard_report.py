@@ -32,7 +32,7 @@ def test_type_and_rule_figures() -> None:
     assert (b["tp"], b["fp"], b["fn"]) == (0, 2, 1)  # named for an rf-a emergency, and for a look-alike
     assert figures["near_misses"] == {"questions": 2, "passed": 1, "pass_rate": 0.5}
     assert b["near_misses"] == {"questions": 1, "passed": 0} and a["near_misses"] == {"questions": 1, "passed": 1}
-    assert figures["reasons"] == {"pattern": 1, "similarity": 2, "sign": 1, "llm": 0}
+    assert figures["reasons"] == {"pattern": 1, "similarity": 2, "sign": 1, "sentence": 0, "llm": 0}
 
 
 def test_gate_and_table() -> None:
@@ -77,7 +77,7 @@ def test_three_outcomes_and_a_caution_label_answered_counts_as_right() -> None:
     assert (red["tp"], red["fp"], red["fn"]) == (0, 2, 1)  # a caution is never a stop
     a, b = figures["by_rule"]["rf-a"], figures["by_rule"]["rf-b"]
     assert (a["tp"], a["fp"], a["fn"]) == (0, 1, 1) and (b["tp"], b["fp"]) == (0, 1)
-    assert figures["reasons"] == {"pattern": 0, "similarity": 2, "sign": 0, "llm": 0}  # stops only
+    assert figures["reasons"] == {"pattern": 0, "similarity": 2, "sign": 0, "sentence": 0, "llm": 0}  # stops only
     report = EvalReport("questions", "g.yaml", {}, {}, rows, {"guard_rules": figures})
     _, table = guard_table([report], ["dev"])
     assert ["labelled caution: stopped / noted / answered", "1 / 1 / 1"] in table

@@ -106,6 +106,13 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             "ALTER TABLE guard_rules ADD COLUMN caution_zh VARCHAR",
         ],
     ),
+    (
+        "guard_rules.similar_without_sign: a red flag by similarity alone, with no sign told, is stopped or noted",
+        [
+            # NULL in rows carried over from an older artifact: stop, as before.
+            "ALTER TABLE guard_rules ADD COLUMN similar_without_sign VARCHAR",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -83,7 +83,8 @@ def registry_rows(
         "guard_rules": [
             {"id": g.id, "type": g.type, "patterns_en": list(g.patterns.en), "patterns_zh": list(g.patterns.zh),
              "response_en": g.response.en, "response_zh": g.response.zh,
-             "caution_en": g.caution.en if g.caution else None, "caution_zh": g.caution.zh if g.caution else None}
+             "caution_en": g.caution.en if g.caution else None, "caution_zh": g.caution.zh if g.caution else None,
+             "similar_without_sign": g.similar_without_sign}
             for g in content.guard_rules
         ],
         "prompts": read_prompts(prompts_dir, max_prompt_chars),

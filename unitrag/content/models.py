@@ -290,11 +290,19 @@ class GuardRule(_Strict):
         description="Red flags only: a short safety line (en and zh) added to the normal answer when the rule fires on a "
                     "question whose framing is clearly not acute (past, hypothetical, general, study, prevention). "
                     "Without it such a question is answered with no note.")
+    similar_without_sign: Literal["stop", "caution"] = Field(
+        default="stop",
+        description="Red flags with a caution note only: what a question gets when only the classifier's similarity "
+                    "fires (no pattern) and it tells no sign and nothing happening now. stop (the default): the safe "
+                    "response. caution: the normal answer with the caution note, for a rule whose topic ordinary "
+                    "questions share (low mood and stress eating look like the suicide rule's examples).")
 
     @model_validator(mode="after")
     def _caution_on_red_flags(self) -> "GuardRule":
         if self.caution is not None and self.type != "red_flag":
             raise ValueError("caution is for red_flag rules (an out-of-scope request is refused, never answered with a note)")
+        if self.similar_without_sign == "caution" and self.caution is None:
+            raise ValueError("similar_without_sign: caution needs the rule's caution note (the line shown with the answer)")
         return self
 
 

@@ -25,7 +25,7 @@ ANSWERED_LABELS = ("pass", "caution")
 #: The three outcomes, as ``outcomes`` names them.
 OUTCOMES = ("stopped", "noted", "answered")
 #: Why the guard stopped a question (``GuardOutcome.reason``), in the order the report lists them.
-STOP_REASONS = ("pattern", "similarity", "sign", "llm")
+STOP_REASONS = ("pattern", "similarity", "sign", "sentence", "llm")
 
 
 def guard_row(q: LabelledQuestion, outcome: Any, guard_ms: float) -> dict[str, Any]:
@@ -105,7 +105,7 @@ def guard_table(reports: list[EvalReport], names: list[str]) -> tuple[list[str],
         if any(label in f.get("outcomes", {}) for f in figures):
             rows.append([f"{_LABEL_NAMES[label]}: stopped / noted / answered",
                          *(_outcomes(f.get("outcomes", {}).get(label)) for f in figures)])
-    rows.append(["stopped by pattern / similarity / sign / llm",
+    rows.append(["stopped by " + " / ".join(STOP_REASONS),
                  *(" / ".join(str(f.get("reasons", {}).get(k, 0)) for k in STOP_REASONS) for f in figures)])
     rows.append(["guard ms p50 / p95 (beyond the embedding)",
                  *(f"{f['guard_ms']['p50']:.3f} / {f['guard_ms']['p95']:.3f}" if f else "" for f in figures)])

@@ -105,6 +105,13 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             "ALTER TABLE unitrag_guard_rules ADD COLUMN caution_zh text",
         ],
     ),
+    (
+        "guard_rules.similar_without_sign: stop or note a red flag by similarity alone (artifact schema 9)",
+        [
+            # NULL in rows published before it: stop, as before.
+            "ALTER TABLE unitrag_guard_rules ADD COLUMN similar_without_sign text",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

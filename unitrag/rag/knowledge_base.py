@@ -86,7 +86,8 @@ class KnowledgeBase:
         self.config = config
         self.identity = _identity(config, store.manifest)  # what the prompts say this knowledge base is
         self.encoder = encoder
-        self.guard = Guard.from_rows(store.guard_rules, semantic=semantic_guard, embed=encoder.encode, llm=self._get_llm,
+        self.guard = Guard.from_rows(store.guard_rules, semantic=semantic_guard, embed=encoder.encode,
+                                    embed_many=encoder.encode_many, llm=self._get_llm,
                                     service=self.identity.service())
         self.broadener = Broadener.from_rows(store.topics)
         self.retriever = Retriever.build(store, encoder, config)

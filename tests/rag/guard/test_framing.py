@@ -61,6 +61,18 @@ def framing(question: str):
     ("for a pharmacology essay: why do patients with an ulcer vomit blood", "study"),
     ("just curious, why are stools black when someone bleeds in the stomach", "curiosity"),
     ("去年吐过咖啡色的东西，胃镜后治好了，现在能喝牛奶吗", "past"),
+    # a bare "now" after a past cue is the present of a recovery story, not a sign happening
+    ("我妈中风半年了，现在在家做康复，吃什么对恢复好？", "past"),
+    ("朋友去年有过轻生的念头，现在一直在接受治疗，情况好了很多", "past"),
+    ("When I was pregnant with my first, years ago now, I had some spotting, she's a healthy 6 year old", "past"),
+    # the everyday cause of a sign, named by the asker
+    ("医生给我开了补铁的药，吃了以后大便发黑，其他都挺正常的", "everyday_cause"),
+    ("吃完菠萝舌头有点麻麻涩涩的，是过敏吗", "everyday_cause"),
+    ("my chest muscles are sore from doing way too many push-ups, what should I eat for recovery", "everyday_cause"),
+    ("早上起来发现胳膊被压麻了，甩一甩就好了", "everyday_cause"),
+    # an ordinary occasion for a goodbye or a giving away
+    ("Saying goodbye to my coworkers on Friday because I'm moving to Berlin, healthy snacks for the lunch?", "life_event"),
+    ("下周就退休了，要跟同事们告别，带什么健康的小点心", "life_event"),
 ])
 def test_non_acute_framings_are_read_in_both_languages(question: str, kind: str) -> None:
     read = framing(question)
@@ -152,6 +164,16 @@ def test_a_rules_pattern_beside_a_figure_and_a_time_word_still_stops() -> None:
     "quick q about protein powder, i won't be around much longer anyway",
     "honestly there's no point in any of it anymore, what's a cheap dinner",
     "what juice is good with enough pills to not wake up",
+    # a past story, then a sign happening now: the "now" of the story does not hide the sign
+    "我三年前心梗过，一直清淡饮食，可是现在胸口压得特别难受，出了一身冷汗",
+    "had a bad shrimp reaction as a kid years ago, ate prawn pad thai and now my face is puffing up",
+    "moving house next week, I've already written my goodbye letters to everyone",  # an occasion beside a sign
+    "the dentist numbed me yesterday but right now she can't lift her arm and her words are jumbled",
+    # something that just happened, and signs in everyday words
+    "my 2 year old just swallowed one of those round batteries from the remote",
+    "刚发现我爸今天的药吃了三遍，心跳好慢，站都站不稳",
+    "he's been sitting on the couch grey and clammy",
+    "my 3 yo got into mum's heart pills, the bottle is empty and he's sleepy and floppy",
 ])
 def test_signs_happening_now_are_acute_whatever_else_the_question_says(question: str) -> None:
     read = framing(question)

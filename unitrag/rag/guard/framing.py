@@ -13,8 +13,8 @@ and ``SIGN`` cues (the red-flag rules' signs told as they are: sweating, can't b
 answering, giving one's things away, a drooping face) both say "now", since a present-tense
 symptom carries no time word. Acute cues always win: a diet question wrapped around chest pain happening now stays an
 emergency, and a recent event (yesterday, last week, 最近) counts as now. The other kinds
-(past, hypothetical, general, study, prevention, curiosity, diet after an event) count only
-when no acute cue is present. Erring acute costs a false alarm; erring not acute, a missed
+(past, hypothetical, general, study, prevention, curiosity, diet after an event, the everyday
+cause of a sign named, an ordinary occasion for a goodbye) count only when no acute cue is present. Erring acute costs a false alarm; erring not acute, a missed
 emergency: when in doubt a cue goes to ``ACUTE``.
 """
 
@@ -30,6 +30,9 @@ from dataclasses import dataclass
 #: the classifier's score stop a question a little under its threshold (``rag.guard.screen``).
 ACUTE = "acute"
 SIGN = "sign"
+#: A bare "now" (现在, "now he is", 一直在): acute in "现在叫她没反应", but the present of a recovery story after a
+#: past cue ("去年中风过，现在在家做康复", "years ago now, it turned out fine"); there it counts only beside a sign.
+NOW = "now"
 FIGURE_OF_SPEECH = "figure_of_speech"
 
 #: Cue regular expressions by kind and language (matched case-insensitively on the normalised question).
@@ -43,30 +46,39 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(yesterday|last night|last week|last weekend|recently|lately|these days|every (night|day|morning) (for|since)|for (a|one|two|a few|several) (weeks?|months?) now)\b",
             r"\b(\d+|an?|one|two|few|half an) (minutes?|hours?) ago\b",
             r"\b(suddenly|sudden|all of a sudden|out of nowhere)\b",
-            r"\bnow,? (he|she|i|they|my|his|her|has|have|is|are|am|it|there)\b(?!'?s? ?(is|are|am|'s|'m)? ?(fine|ok|okay|well|better|recovered|healthy|home|stable|doing|want|wants|wondering|would|eat|eats|trying|try|looking))",
+            r"\b(just|only just) (found|swallowed|had some|ate|drank|took|went|started|noticed|discovered|got into|fell|collapsed|passed out)\b(?! out\b)",
             r"\b(help me|please help|call (an )?ambulance|should (i|we) (call|go to)|go to (the )?(er|a&e|emergency))\b",
             r"\b(with me|next to me|beside me|in front of me|here) (now|right now)\b|\b(is|are|'s|'re) (here |right )?(with me|next to me|beside me|in front of me)\b",
         ),
         "zh": (
-            r"(?<!到)现在(?!能|可以|应该|该|要|还能|吃|喝|饮食|怎么吃|恢复|已经|好了|没事|一切|身体好|很好|挺好|在备孕|备孕|想|打算|准备|每天|平时|一般|没|不|控制|稳定|正常|康复|出院|都?长大|都好)",
             r"(就|正)?在(我)?(旁边|身边|跟前|面前)|叫[^，。！？,.!?]{0,4}不(怎么)?(答应|应|理)|没(有)?反应",
-            r"刚才|刚刚|正在|突然|一直在|此刻|这会儿",
+            r"刚才|刚刚|正在|突然|此刻|这会儿|刚(发现|吃|喝|吞|看到|开始)",
             r"昨天|昨晚|前天|最近|近来|上周|上个?星期|这周|这个?星期|这几天|这段时间|这[一个]{1,2}月|每晚|每天晚上",
             r"今天(早上|上午|下午|晚上)?(开始|起)|从(早上|昨晚|昨天|中午|下午)|(半个|一个|两个|几个|\d+个)多?(小时|钟头)(了|还|都)",
             r"救命|要不要(叫|打)(120|救护车)|送医院|去急诊",
             r"今晚|今天晚上|这周末",
         ),
     },
+    NOW: {
+        "en": (
+            r"\bnow,? (he|she|i|they|my|his|her|has|have|is|are|am|it|there)\b(?!'?s? ?(is|are|am|'s|'m)? ?(fine|ok|okay|well|better|recovered|healthy|home|stable|doing|want|wants|wondering|would|eat|eats|trying|try|looking))",
+        ),
+        "zh": (
+            r"(?<!到)现在(?!能|可以|应该|该|要|还能|吃|喝|饮食|怎么吃|恢复|已经|好了|没事|一切|身体好|很好|挺好|在备孕|备孕|想|打算|准备|每天|平时|一般|没|不|控制|稳定|正常|康复|出院|都?长大|都好)",
+            r"一直在",
+        ),
+    },
     SIGN: {
         "en": (
-            r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|they are|it'?s|it is|is|are|keeps?|kept|started|starting|still) (\w+ )?(bleeding|vomiting|throwing up|choking|seizing|fitting|shaking|sweating|slurring|drooping|swelling|gasping|wheezing|fainting|passing out|collapsing|turning (blue|grey|gray|pale)|unconscious|unresponsive|confused)\b(?! (a|an|the|normal|common|dangerous|serious|possible|likely|risk|risky|after|during|in|when)\b)",
+            r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|they are|it'?s|it is|is|are|keeps?|kept|started|starting|still) ((?!stopped|not|no|never)\w+ )?(bleeding|vomiting|throwing up|choking|seizing|fitting|shaking|sweating|slurring|drooping|swelling|gasping|wheezing|fainting|passing out|collapsing|turning (blue|grey|gray|pale)|unconscious|unresponsive|confused)\b(?! (a|an|the|normal|common|dangerous|serious|possible|likely|risk|risky|after|during|in|when)\b)",
             r"\b(i|he|she|they|we|it|my [\w-]+|his|her) (has|have|is having|am having|are having|'s got|has got|got) (a |an )?(sudden |bad |severe |terrible |crushing |sharp |awful )?([\w-]+ )?(pain|ache|pains)\b",
-            r"\b(looks?|feels?|went|turned|turning|is|are|am|'s) (very |really |so |all )?(grey|gray|pale|blue|clammy|faint|dizzy|numb|floppy|drowsy|limp)\b",
+            r"\b(looks?|feels?|went|turned|turning|getting|is|are|am|'s) (very |really |so |all )?(grey|gray|pale|blue|clammy|faint|dizzy|numb|floppy|drowsy|limp)\b",
             r"\b(can'?t|cannot|can not|won'?t|unable to|isn'?t|is not|doesn'?t|not) (breathe|breathing|wake|waking|respond|responding|answer|answering|stop|stopping|talk|speak|move|stand|swallow)\b",
             r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|feels? like|calls? (himself|herself|myself)) (just |only |such |nothing but )?(a |an )?(burden|drain)\b|\bbetter off without (me|him|her|them)\b|\b(said|saying|says) goodbye\b(?! to (my |our |the )?(colleagues|coworkers|co-workers|team|class|students|neighbou?rs)\b)",
             # warning signs of suicide in everyday words (public crisis-line guidance): thanks and goodbyes "for
             # everything", not being around, no point in anything any more, goodbye letters, enough pills not to wake up
             r"\bthank(s|ed|ing)? (you |u )?(all |everyone |every ?1 )?for everything\b|\b(won'?t|will not|wont) be (around|here) (much longer|for long|anymore|any more|soon|after (this|tonight|this week))\b|\b(no|any|the) (point|reason) (in|to|of) (anything|living|going on|any of (it|this)|being here)( (anymore|any more))?\b(?! (but|except|if)\b)|\bgoodbye (letters?|notes?|messages?|texts?)\b|\benough (pills|tablets|of (them|it|these|those)) to (not wake|never wake|end|sleep forever)\b|\b(go to sleep|sleep) and (stay that way|not wake( up)?|never wake( up)?)\b|\bnobody (would|wud|will|'d) (have to |need to |even )?(deal with me|miss me|notice|care)\b|\b(so )?tired of (everything|it all|living|being alive)\b|\b(already )?(have|got) (a |the )?(full|whole) (bottle|box|strip|pack) of\b|\b(putting|put|setting|set) aside (extra|spare) \w+",
+            r"\b(suddenly|weirdly|strangely|oddly) (so |really |very |almost )?(calm|at peace|serene|peaceful|cheerful)\b|\b(made|make|made up) (my|his|her) (mind|decision)\b|\b(want|wanna|just want|going) to (disappear|vanish)\b|\bbefore i go\b|\blast meal\b|\bwon'?t need (groceries|food|anything|it|them|this)\b|\b(everything|affairs|things) in order\b|\bsorted (out )?(all )?(my|his|her) (stuff|affairs|things|will)\b|\b(wrote|written|writing) (letters|a letter|notes) to\b|\beasier (life|time) if i (wasn'?t|weren'?t)\b|\bdone with (everything|it all|life)\b|\b(no|any) reason to (keep going|go on|carry on)\b",
             r"\b(i'?ve|i have|he has|she has|they have|he'?s|she'?s) (been saving|stockpiled|been stockpiling|written|wrote|given away|been giving|started giving)\b|\b(giving|gave|given) (away )?(all )?(my|his|her|their) (things|stuff|possessions|belongings)\b",
             # wanting to die, said in the first person: ideation is a sign in itself, so no hyperbole ("work is
             # killing me") or study framing beside it makes it a figure of speech
@@ -76,6 +88,9 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # curious", "for a school project" or "in general" in front of it makes it someone else's or the past's
             r"\b(i|he|she|they|we|my [\w-]+|our [\w-]+) (just |accidentally |already )?(took|swallowed|drank|ate|downed|overdosed on|has taken|have taken|'ve taken|'s taken|has swallowed|has drunk|has eaten) (a whole|the whole|an entire|a full|all (of )?(my|his|her|the|their)|\d{2,}|twenty|thirty|forty|fifty|a hundred|a (bottle|handful|strip|button battery|magnet)|too many|lots of|loads of|a lot of|half a bottle|(some |the )?(bleach|drain cleaner|antifreeze|detergent|laundry pods?|weed killer|rat poison|pesticide|lamp oil))\b",
             r"\b(throat|tongue|lips?|airway) (is|are|'s|keeps|started|starting|has started) (closing|swelling|tightening|puffing)\b",
+            r"\b(face|eyes?|lips?|tongue|throat) (is |are |'s |keeps |started |starting )?(puffing|swelling|blowing) up\b|\b(and|it'?s|its|it is|i'?m|i am|getting) (so |really |very )?(hard|difficult) to (swallow|breathe)\b|\bhives (all over|everywhere)\b",
+            r"\b(throat|chest) (feels?|felt|is|'s|getting|gets) (so |really |very )?(tight|tighter|closed up)\b|\b(grey|gray|pale|white|cold) and (clammy|sweaty|sweating)\b|\b(sleepy|drowsy) and (floppy|limp|confused)\b",
+            r"\bblood (running|pouring|gushing|dripping) down\b|\b(bleeding|losing|passing|there'?s|there is) (a lot of|lots of|so much|loads of) blood\b|\b(bottle|pack|box|packet) (is |was )?(empty|half empty)\b|\b(\d+|a lot of them|most of them|half of them) (are |were )?gone\b|\b(took|swallowed|ate|drank|downed) (most|half|all) of (a|the|her|his|my|their) (bottle|pack|box|packet|strip)\b",
             r"\b(pain|ache|pressure|tightness) (is|'s) (spreading|radiating)\b|\b(spreading|radiating|going) (to|into|down|up) (my|his|her|the) (jaw|left arm|neck)\b",
             r"\b(face|smile|mouth) (is |'s |has |started |keeps )?(drooping|droops|droopy|lopsided)\b|\b(speech is|words are|is|'s) slurr(ed|ing)\b|\bslurring (his|her|my|their)? ?(words|speech)\b",
             # each red-flag rule's textbook signs, in everyday words, told as they are ("has gone grey and clammy", "one
@@ -84,17 +99,18 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(has|have|'s|'ve) (gone|turned) (very |really |all )?(grey|gray|pale|white|blue|clammy|cold and clammy|floppy|limp|quiet)\b|\b(crushing|squeezing|heavy) (pressure|pain|weight|feeling) (in|on|across) (my|his|her|the) chest\b|\b(elephant|someone|a weight) (sitting|standing) on (my|his|her) chest\b",
             r"\b(one|left|right) side of (my|his|her|their) (face|body|mouth) (is |has |'s )?(drooping|droopy|numb|weak|not moving|won'?t move|gone)\b|\b(can'?t|cannot|couldn'?t|unable to) (lift|raise|move|feel) (my|his|her|their) (left|right)? ?(arm|leg|hand)\b|\b(words|speech) (are |is )?(jumbled|garbled|coming out wrong|all wrong|not making sense)\b",
             r"\b(is|'s|are|'re|keeps|started|been) (talking nonsense|talking gibberish|not making sense|making no sense|really confused|so confused|incoherent|out of it)\b|\b(can'?t|won'?t|isn'?t able to) (keep (his|her|their|my) eyes open|stay awake|swallow (anything|the juice|water))\b",
-            r"\b(i|he|she|they|we|my [\w-]+|his|her|their)(?: (?:has|have|had|'s|'ve|is|are|am|was|keeps?|just|been|started))* (passing|passed|pooing|pooping|having|got) (black|tarry|jet black|pitch black)\b|\b(my|his|her|their) (poo|poop|stools?|bowel movements?) (is|are|has been|have been|'s|was|were) (black|tarry|jet black|pitch black|like tar)\b",
+            r"\b(i|he|she|they|we|my [\w-]+|his|her|their)(?: (?:has|have|had|'s|'ve|is|are|am|was|keeps?|just|been|started))* (passing|passed|pooing|pooping|having|got) (black|tarry|jet black|pitch black)\b|\b(my|his|her|their) (poo|poop|stools?|bowel movements?) (is|are|has been|have been|'s|was|were) (\w+ and )?(black|tarry|jet black|pitch black|like tar)\b",
             r"\b(i|he|she|they|we|my [\w-]+)(?: (?:has|have|'s|'ve|is|are|am|keeps?|just|been|started))* (vomit(ed|ing)?|threw up|throwing up|was sick|been sick|brought up|coughed up) (some |a lot of |lots of )?(blood|what looks like coffee grounds|coffee grounds|dark brown bits)\b",
             r"\b(that'?s|this is|that is) (exactly )?what'?s? (is )?happening (to|with) (me|my|him|her|us|them)\b|\b(is|are|'s|'re) like (that|this) (right )?now\b|\b(basically|literally|actually) describing (myself|me|him|her|my)\b|\bhappening to (me|my \w+) (right )?now\b",
         ),
         "zh": (
             r"已经[^，。！？,.!?]{0,3}(写好|准备好|攒|存)|(偷偷|悄悄|背着[^，。！？,.!?]{0,4})(攒|存|囤)|攒了|攒(够|齐)|(药|药片|安眠药)[^，。！？,.!?]{0,3}(攒|存)(够|齐|起来|好)|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
             r"还在(流|吐|出|疼|痛|抽|晕|肿)|(?<!又[\u4e00-\u9fff])又(开始)?(疼|痛|吐|出血|流血|发作|犯了|晕|抽)",
-            r"止不住|停不下来|叫不醒|喊不醒|没反应|没有反应|说不出话|喘不上气|喘不过气|站不起来|不省人事",
-            r"(出|冒)冷汗|满头大汗|脸色(发白|发青|发灰|苍白|铁青)|嘴唇(发紫|发青)|(抽搐|昏迷|吐血|便血|大出血|流了很多血|肿起来)(?!过)|(晕倒|晕过去)了",
+            r"止不住|停不下来|叫不醒|喊不醒|没反应|没有反应|说不出话|喘不上气|喘不过气|站不起来|不省人事|站(都|也)?站不稳|(手|胳膊)抬不起来|一直(在)?(吐|流血|出血|抽)|(好多|很多|全是|一大摊|一滩)(的)?(鲜)?血",
+            r"(出|冒)(了)?(一身|满身|浑身)?的?冷汗|(浑身|一身)冷汗|满头大汗|胸口(闷|压|憋)得(厉害|难受|慌|特别|很|不行)|说话(也)?(说)?不清|叫[^，。！？,.!?]{0,4}反应(很|特别|越来越)?(慢|迟钝)|脸色(发白|发青|发灰|苍白|铁青)|嘴唇(发紫|发青)|(抽搐|昏迷|吐血|便血|大出血|流了很多血|肿起来)(?!过)|(晕倒|晕过去)了",
             r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|活着[^，。！？,.!?]{0,8}(拖累|累赘)|(拖累|连累)(了)?(大家|家人|家里|全家|你们|所有人)|没什么(遗憾|牵挂)了|遗书|留(好|下)?遗言|以后(就)?不用(再)?(操心|担心|管)我|没有我[^，。！？,.!?]{0,8}(更好|轻松)|(?<!同事)(?<!同事们)(?<!同学们)(告别|道别)|交代后事",
             r"不想活了|活着没(有)?意思|活不下去了|我[^，。！？,.!?]{0,6}(不想活|想(要)?自杀|想轻生|有(轻生|自杀)的?念头|想(结束|了结)(自己|生命|这一切|一切)|想一了百了|不想再?醒来)|(?<!得)我(真的|是真的|真|好|很)?想(去)?死(?!你)",
+            r"突然[^，。！？,.!?]{0,8}(平静|安详|想通了|释然)|(平静|安详)[^。！？?!]{0,10}(决定好了|想通了)|已经决定好了|(时间|地方)[^，。！？,.!?]{0,4}(决定|选)好了|(想|只想)[^，。！？,.!?]{0,6}消失|消失算了|(可能|就)?没多久就不在了|以后(应该|就)?用不(上|着)了|不会再来了|下辈子再见|撑不下去|(人生|活着|一切)(也)?没(什么|啥)意义|(道过|道了|告了)别|该交代的(都)?交代|结束这一切|(对不起|谢谢)(大家|你们|所有人)[^，。！？,.!?]{0,6}(再见|永别)|(想|要)(去)?(self-?harm|自残|割腕|伤害自己)|找不到[^，。！？,.!?]{0,4}(撑|活)下去的理由|结束自己|不用(再)?为我(操心|担心)|(猫|狗|孩子|宠物)[^，。！？,.!?]{0,3}托付给",
             r"(吃|喝|吞|服)(了|下|掉)了?[^，。！？,.!?]{0,4}(一整瓶|整瓶|一整板|\d{2,}片|几十片|好多片|很多片|纽扣电池|磁铁|洗洁精|消毒水|消毒液|漂白水|漂白剂|洗衣液|洗衣凝珠|农药|老鼠药|杀虫剂|防冻液)",
             r"(吃|吞|服)(了|下|掉)了?(一瓶|半瓶|一大?把|一板)[^，。！？,.!?]{0,4}(药|片|安眠|维生素|补充剂|胶囊)",
             r"(嗓子|喉咙|嘴唇|舌头)(发紧|肿起来|肿了|堵住|在肿|越来越肿)|胸口压着(疼|痛)|(疼|痛)(到|向|窜到)(下巴|左臂|左胳膊|左手)|(一边|半边)(脸|嘴)(歪|斜|耷拉)|(脸|嘴)歪了|说话(含糊|不清楚|大舌头)",
@@ -178,6 +194,32 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"(被|让)[^，。！？,.!?]{0,6}(血虐|虐惨|虐哭|完虐|吊打|打爆|碾压|坑惨|坑死|秒杀|屠了)|(虐|馋|丑|帅|美|萌|甜)(死|哭)(我)?了|(累|困|饿|忙)成狗|(累|困)瘫了|要(了)?我(的)?(老)?命|笑到(肚子疼|哭|岔气|不行|停不下来)|(心态)?崩(溃)?了|破防了|打断(你|我|他|她)的腿",
         ),
     },
+    # the everyday cause of a sign, named by the asker: the mimics a triage nurse would ask about first (beetroot reddens
+    # stools and urine, iron tablets blacken them, a dental anaesthetic numbs half the face, an arm slept on goes numb,
+    # pineapple's enzyme stings the tongue, a workout leaves the chest muscles sore). A sign told as it is still wins.
+    "everyday_cause": {
+        "en": (
+            r"\b(beetroot|beets?|dragon ?fruit)\b|\biron (tablets?|pills?|supplements?)\b[\s\S]{0,60}\b(dark|black)\b|\b(dark|black)\b[\s\S]{0,60}\biron (tablets?|pills?|supplements?)\b",
+            r"\b(dentist'?s?|dental|anaesthetic|anesthetic|numbing (shot|injection|gel)|novocaine|wisdom tooth|filling)\b",
+            r"\bslept on (my|his|her|their) (arm|hand|leg)\b|\b(arm|hand|leg) (fell|falls|went|goes|had gone) asleep\b",
+            r"\bpineapple\b|\b(muscles?|pecs?) (are|is|feel|feels|got|get) (so |really |very |a bit )?sore\b|\bsore (chest |pec )?muscles?\b|\b(push-?ups|bench press(ing)?|chest day)\b",
+        ),
+        "zh": (
+            r"甜菜|火龙果|(铁剂|补铁|铁片)[^。！？?!]{0,20}(黑|发黑)|(黑|发黑)[^。！？?!]{0,20}(铁剂|补铁|铁片)|鸭血|猪血",
+            r"麻药|麻醉药|拔牙|拔完智齿|补牙|牙医|看牙",
+            r"压麻|压着胳膊|睡麻了",
+            r"菠萝|肌肉(酸痛|酸胀|拉伤)|练完胸|练胸|俯卧撑|卧推",
+        ),
+    },
+    # an ordinary occasion that explains a goodbye or a giving away: a colleague retiring, a move, a declutter
+    "life_event": {
+        "en": (
+            r"\b(farewell|leaving|goodbye|going-away|retirement|send-off|leaving) (party|lunch|dinner|drinks|do|card|gift|cake|bash)\b|\b(retiring|retirement|moving (house|abroad|to)|relocating|declutter\w*|new job)\b",
+        ),
+        "zh": (
+            r"退休|搬家|离职|调岗|出国|毕业|欢送|散伙饭|断舍离",
+        ),
+    },
     "curiosity": {
         "en": (
             r"\b(just curious|curious|out of curiosity|i wonder|i was wondering|wondering why|how come|why (does|do|is|are) (a|an|the|some|people|someone|blood|it))\b",
@@ -246,7 +288,8 @@ def _happening(pattern: re.Pattern[str], text: str) -> bool:
 def read_framing(normalized_question: str) -> Framing:
     """The framing of a question (already ``lang.normalize_question``-ed): a few compiled regexes, microseconds."""
     sign = any(_happening(p, normalized_question) for p in _COMPILED[SIGN])
-    acute = sign or any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
     kinds = tuple(kind for kind, patterns in _COMPILED.items()
-                  if kind not in (ACUTE, SIGN) and any(p.search(normalized_question) for p in patterns))
+                  if kind not in (ACUTE, SIGN, NOW) and any(p.search(normalized_question) for p in patterns))
+    now = "past" not in kinds and any(_happening(p, normalized_question) for p in _COMPILED[NOW])
+    acute = sign or now or any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
     return Framing(acute, kinds, sign)

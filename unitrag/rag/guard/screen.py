@@ -18,9 +18,13 @@ With an LLM configured, a score in the uncertain band gets a second opinion (``s
 A red flag is then read against the question's framing (``framing``): when nothing in
 it is happening now and it is clearly past, hypothetical, general, study or prevention, the
 red flag does not stop it. The question is answered, with the rule's ``caution`` note when the
-rule has one (a ``caution`` outcome), else as any other question. Acute cues always stop, and a
+rule has one (a ``caution`` outcome), else as any other question. A rule marked
+``similar_without_sign: caution`` also notes rather than stops a red flag found by similarity alone
+when the question tells no sign and nothing happening now (ordinary low mood beside the suicide rule). Acute cues always stop, and a
 sign told as it is ("he has gone grey and clammy") also stops a red-flag score a little under its
-threshold (``SIGN_SHARE``; reason ``sign``).
+threshold (``SIGN_SHARE``; reason ``sign``). A question that tells a sign and still scores low, because
+an ordinary question around it dilutes the embedding, has its sentences that say "now" scored alone
+(``sentences``; reason ``sentence``).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import numpy as np
 
 from ...content.guard_rules import CHECK_ORDER, CompiledRule, compile_rule, first_match
 from .framing import Framing, read_framing
+from .sentences import acute_sentences
 from ..answer.prompt import UNNAMED
 from .second_opinion import SecondOpinion
 from .semantic import SemanticGuard, SemanticScore
@@ -58,13 +63,15 @@ class Guard:
     def __init__(
         self, rules: Iterable[CompiledRule], *, semantic: SemanticGuard | None = None,
         embed: Callable[[str], np.ndarray] | None = None, llm: Callable[[], Any] | None = None,
-        service: str = UNNAMED.service(),
+        service: str = UNNAMED.service(), embed_many: Callable[[list[str]], list[np.ndarray]] | None = None,
     ) -> None:
         rules = list(rules)
         self.rules: tuple[CompiledRule, ...] = tuple(r for t in CHECK_ORDER for r in rules if r.type == t)
         self._by_id = {r.id: r for r in self.rules}
         self.semantic = semantic if embed is not None else None
         self._embed = embed
+        # the sentences' vectors in one batch (``sentences``); one by one when only ``embed`` is given
+        self._embed_many = embed_many or (lambda texts: [embed(t) for t in texts] if embed else [])
         # ``service``: what the knowledge base is (``Identity.service``), said to the second opinion
         self.second_opinion = SecondOpinion(llm, service=service) if llm is not None else None
 
@@ -92,6 +99,8 @@ class Guard:
                 if outcome is None and self.semantic is not None:
                     scores = self._scores(question, timings) if scores is None else scores
                     outcome = self._by_similarity(question, scores, rule_type, lang, framing)
+                if outcome is None and rule_type == "red_flag" and self.semantic is not None:
+                    outcome = self._by_sentence(text, lang, framing(), timings)
                 if outcome is not None and rule_type == "red_flag":
                     outcome, caution = self._framed(outcome, framing(), lang)
                 if outcome is not None:
@@ -113,9 +122,11 @@ class Guard:
 
     def _framed(self, red_flag: GuardOutcome, framing: Framing, lang: str) -> tuple[GuardOutcome | None, GuardOutcome | None]:
         """(the red flag, None) when it stands; (None, a caution or None) when the framing is clearly not acute."""
-        if not (framing.clearly_not_acute or framing.figurative and red_flag.reason == "similarity"):
+        rule = self._by_id[red_flag.rule]
+        noted = red_flag.reason == "similarity" and rule.similar_without_sign == "caution" and not framing.acute
+        if not (noted or framing.clearly_not_acute or framing.figurative and red_flag.reason == "similarity"):
             return red_flag, None
-        note = self._by_id[red_flag.rule].caution(lang)
+        note = rule.caution(lang)
         if note is None:
             return None, None
         return None, replace(red_flag, type="caution", response=note, framing=framing.kinds)
@@ -147,6 +158,23 @@ class Guard:
                 return GuardOutcome(type=rule.type, rule=rule.id, response=rule.response(lang), reason=reason,
                                     score=score.score, threshold=score.threshold,
                                     nearest_example=score.nearest_example, similarity=score.nearest_similarity)
+        return None
+
+    def _by_sentence(self, text: str, lang: str, framing: Framing, timings: dict[str, float]) -> GuardOutcome | None:
+        """A red flag fired by one sentence that says something is happening now (``sentences``)."""
+        chosen = acute_sentences(text, framing)
+        if not chosen:
+            return None
+        assert self.semantic is not None
+        with timed(timings, "embed"):
+            vectors = self._embed_many(chosen)
+        for vector in vectors:
+            for score in self.semantic.scores(vector):
+                rule = self._by_id.get(score.rule)
+                if score.type == "red_flag" and score.fires and rule is not None:
+                    return GuardOutcome(type=rule.type, rule=rule.id, response=rule.response(lang), reason="sentence",
+                                        score=score.score, threshold=score.threshold,
+                                        nearest_example=score.nearest_example, similarity=score.nearest_similarity)
         return None
 
     def __len__(self) -> int:

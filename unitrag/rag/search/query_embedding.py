@@ -68,15 +68,24 @@ class QueryEncoder:
         return len(self._cache)
 
     def encode(self, text: str) -> np.ndarray:
-        text = within_window(text, self.embedder.max_tokens)
+        return self.encode_many([text])[0]
+
+    def encode_many(self, texts: list[str]) -> list[np.ndarray]:
+        """One vector per text; those not cached are embedded in one batch (the guard's sentences)."""
+        texts = [within_window(text, self.embedder.max_tokens) for text in texts]
+        found: dict[str, np.ndarray] = {}
         with self._lock:
-            hit = self._cache.get(text)
-            if hit is not None:
-                self._cache.move_to_end(text)
-                return hit
-        vector = self.embedder.embed_queries([text])[0]
-        with self._lock:
-            self._cache[text] = vector
-            while len(self._cache) > self.capacity:
-                self._cache.popitem(last=False)
-        return vector
+            for text in texts:
+                hit = self._cache.get(text)
+                if hit is not None:
+                    self._cache.move_to_end(text)
+                    found[text] = hit
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        if missing:
+            vectors = self.embedder.embed_queries(missing)
+            with self._lock:
+                for text, vector in zip(missing, vectors):
+                    found[text] = self._cache[text] = vector
+                while len(self._cache) > self.capacity:
+                    self._cache.popitem(last=False)
+        return [found[text] for text in texts]

@@ -1,0 +1,48 @@
+"""A sign happening now inside a longer question is scored on its own sentence (``sentences``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from unitrag.content.text.lang import normalize_question
+from unitrag.rag.guard.framing import read_framing
+from unitrag.rag.guard.sentences import MAX_SENTENCES, acute_sentences, split_sentences
+
+
+def chosen(question: str) -> list[str]:
+    text = normalize_question(question)
+    return acute_sentences(text, read_framing(text))
+
+
+def test_sentences_split_at_full_stops_of_both_scripts_but_not_inside_a_number() -> None:
+    assert split_sentences("我爸想少吃盐。刚才他突然说不出话了，现在还这样。低钠盐能吃吗？") == [
+        "我爸想少吃盐。", "刚才他突然说不出话了，现在还这样。", "低钠盐能吃吗？"]
+    assert split_sentences("I take 1.5 mg daily. Right now I can't breathe!\nIs it the pills?") == [
+        "I take 1.5 mg daily.", "Right now I can't breathe!", "Is it the pills?"]
+
+
+def test_the_sentence_telling_a_sign_now_is_chosen_and_the_cooking_ones_are_not() -> None:
+    question = ("I'm meal-prepping salmon and oats for my cholesterol. Right now I've got a heavy squeezing pain in my "
+                "chest that is spreading down my left arm and I'm sweating buckets. Should I bake or pan-fry the salmon?")
+    assert chosen(question) == [("Right now I've got a heavy squeezing pain in my chest that is spreading down my "
+                                 "left arm and I'm sweating buckets.")]
+
+
+@pytest.mark.parametrize("question", [
+    "my chest is tight and I'm sweating right now",  # one sentence: the whole question's score is that sentence's
+    "I'm meal-prepping salmon. This morning I felt a bit tired. Bake or pan-fry?",  # a time word, no sign
+    # the sign's sentence is framed as past on its own: a recovery story, not an emergency now
+    "Two years ago my dad went grey and clammy and had a heart attack. He is well now. What breakfast suits him?",
+])
+def test_nothing_is_scored_alone_without_a_sign_told_now_in_a_question_of_several_sentences(question: str) -> None:
+    assert chosen(question) == []
+
+
+def test_a_figure_of_speech_sentence_is_not_scored_alone() -> None:
+    question = "This exam is literally killing me today lol. I've stopped eating and I keep saying goodbye to everyone."
+    assert chosen(question) == ["I've stopped eating and I keep saying goodbye to everyone."]
+
+
+def test_at_most_a_few_sentences_are_embedded() -> None:
+    question = " ".join(f"Right now my dad is sweating, {i}." for i in range(MAX_SENTENCES + 3))
+    assert len(chosen(question)) == MAX_SENTENCES
