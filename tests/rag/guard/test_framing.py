@@ -174,6 +174,11 @@ def test_a_rules_pattern_beside_a_figure_and_a_time_word_still_stops() -> None:
     "刚发现我爸今天的药吃了三遍，心跳好慢，站都站不稳",
     "he's been sitting on the couch grey and clammy",
     "my 3 yo got into mum's heart pills, the bottle is empty and he's sleepy and floppy",
+    # suicide warning signs in everyday words (written on guard13 and guard14)
+    "I've been putting my tablets aside for weeks, does grapefruit affect them?",
+    "nothing will matter after Friday anyway, what's a good dessert?",
+    "感觉自己就是家里的负担，反正也没什么以后了",
+    "最近突然特别平静，因为已经决定好了",
 ])
 def test_signs_happening_now_are_acute_whatever_else_the_question_says(question: str) -> None:
     read = framing(question)
