@@ -179,6 +179,7 @@ def test_a_rules_pattern_beside_a_figure_and_a_time_word_still_stops() -> None:
     "nothing will matter after Friday anyway, what's a good dessert?",
     "感觉自己就是家里的负担，反正也没什么以后了",
     "最近突然特别平静，因为已经决定好了",
+    "got a crushing tightness going up into my jaw and I can't catch my breath",
 ])
 def test_signs_happening_now_are_acute_whatever_else_the_question_says(question: str) -> None:
     read = framing(question)
