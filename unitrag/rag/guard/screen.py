@@ -20,7 +20,7 @@ it is happening now and it is clearly past, hypothetical, general, study or prev
 red flag does not stop it. The question is answered, with the rule's ``caution`` note when the
 rule has one (a ``caution`` outcome), else as any other question. A rule marked
 ``similar_without_sign: caution`` also notes rather than stops a red flag found by similarity alone
-when the question tells no sign and nothing happening now (ordinary low mood beside the suicide rule). Acute cues always stop, and a
+when the question tells no sign and nothing happening now. Acute cues always stop, and a
 sign told as it is ("he has gone grey and clammy") also stops a red-flag score a little under its
 threshold (``SIGN_SHARE``; reason ``sign``). A question that tells a sign and still scores low, because
 an ordinary question around it dilutes the embedding, has its sentences that say "now" scored alone
@@ -39,7 +39,7 @@ import numpy as np
 
 from ...content.guard_rules import CHECK_ORDER, CompiledRule, compile_rule, first_match
 from .framing import Framing, read_framing
-from .sentences import acute_sentences
+from .sentences import acute_sentences, split_sentences
 from ..answer.prompt import UNNAMED
 from .second_opinion import SecondOpinion
 from .semantic import SemanticGuard, SemanticScore
@@ -100,7 +100,7 @@ class Guard:
                     scores = self._scores(question, timings) if scores is None else scores
                     outcome = self._by_similarity(question, scores, rule_type, lang, framing)
                 if outcome is None and rule_type == "red_flag" and self.semantic is not None:
-                    outcome = self._by_sentence(text, lang, framing(), timings)
+                    outcome = self._by_sentence(text, lang, framing, timings)
                 if outcome is not None and rule_type == "red_flag":
                     outcome, caution = self._framed(outcome, framing(), lang)
                 if outcome is not None:
@@ -160,9 +160,13 @@ class Guard:
                                     nearest_example=score.nearest_example, similarity=score.nearest_similarity)
         return None
 
-    def _by_sentence(self, text: str, lang: str, framing: Framing, timings: dict[str, float]) -> GuardOutcome | None:
-        """A red flag fired by one sentence that says something is happening now (``sentences``)."""
-        chosen = acute_sentences(text, framing)
+    def _by_sentence(self, text: str, lang: str, framing: Callable[[], Framing],
+                     timings: dict[str, float]) -> GuardOutcome | None:
+        """A red flag fired by one sentence that says something is happening now (``sentences``); the framing is read
+        only for a question of several sentences."""
+        if len(split_sentences(text)) < 2:
+            return None
+        chosen = acute_sentences(text, framing())
         if not chosen:
             return None
         assert self.semantic is not None
