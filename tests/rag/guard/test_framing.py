@@ -65,6 +65,13 @@ def framing(question: str):
     ("我妈中风半年了，现在在家做康复，吃什么对恢复好？", "past"),
     ("朋友去年有过轻生的念头，现在一直在接受治疗，情况好了很多", "past"),
     ("When I was pregnant with my first, years ago now, I had some spotting, she's a healthy 6 year old", "past"),
+])
+def test_non_acute_framings_are_read_in_both_languages(question: str, kind: str) -> None:
+    read = framing(question)
+    assert kind in read.kinds and read.clearly_not_acute, read
+
+
+@pytest.mark.parametrize(("question", "kind"), [
     # the everyday cause of a sign, named by the asker
     ("医生给我开了补铁的药，吃了以后大便发黑，其他都挺正常的", "everyday_cause"),
     ("吃完菠萝舌头有点麻麻涩涩的，是过敏吗", "everyday_cause"),
@@ -74,9 +81,18 @@ def framing(question: str):
     ("Saying goodbye to my coworkers on Friday because I'm moving to Berlin, healthy snacks for the lunch?", "life_event"),
     ("下周就退休了，要跟同事们告别，带什么健康的小点心", "life_event"),
 ])
-def test_non_acute_framings_are_read_in_both_languages(question: str, kind: str) -> None:
+def test_an_everyday_cause_or_occasion_explains_a_sign_to_the_classifier_only(question: str, kind: str) -> None:
     read = framing(question)
-    assert kind in read.kinds and read.clearly_not_acute, read
+    assert kind in read.kinds and read.explained and not read.clearly_not_acute, read
+
+
+def test_a_rules_pattern_beside_an_everyday_occasion_still_stops() -> None:
+    """Another knowledge base's rule, by pattern: a move or a gym session named beside it does not overrule its author."""
+    rule = {"id": "red-flag-battery-fire", "type": "red_flag", "patterns_en": [r"\bsmok(e|ing)\b"], "patterns_zh": [],
+            "response_en": "Move away from the battery.", "response_zh": "远离电池。",
+            "caution_en": "Batteries can catch fire.", "caution_zh": "电池可能起火。"}
+    outcome = Guard.from_rows([rule]).check("moving house after my gym session and the e-bike battery is smoking", "en")
+    assert outcome is not None and outcome.type == "red_flag"
 
 
 

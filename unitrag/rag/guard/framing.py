@@ -34,6 +34,8 @@ SIGN = "sign"
 #: past cue ("去年中风过，现在在家做康复", "years ago now, it turned out fine"); there it counts only beside a sign.
 NOW = "now"
 FIGURE_OF_SPEECH = "figure_of_speech"
+#: The kinds that explain a sign or a goodbye (``everyday_cause``, ``life_event``): they count against the classifier only.
+EXPLAINED = ("everyday_cause", "life_event")
 
 #: Cue regular expressions by kind and language (matched case-insensitively on the normalised question).
 CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
@@ -254,7 +256,14 @@ class Framing:
     @property
     def clearly_not_acute(self) -> bool:
         """Some non-acute framing and no sign happening now: a pattern alone must not stop this question."""
-        return bool(self.kinds) and not self.acute
+        return any(kind not in EXPLAINED for kind in self.kinds) and not self.acute
+
+    @property
+    def explained(self) -> bool:
+        """The asker names an everyday cause or occasion and nothing happens now ("black stools since I started iron",
+        "saying goodbye to my coworkers"). For the classifier, which the symptom or the goodbye fools; a rule's
+        pattern is its author's own words, in any domain, and these health-worded cues do not overrule it."""
+        return any(kind in EXPLAINED for kind in self.kinds) and not self.acute
 
     @property
     def figurative(self) -> bool:

@@ -124,7 +124,8 @@ class Guard:
         """(the red flag, None) when it stands; (None, a caution or None) when the framing is clearly not acute."""
         rule = self._by_id[red_flag.rule]
         noted = red_flag.reason == "similarity" and rule.similar_without_sign == "caution" and not framing.acute
-        if not (noted or framing.clearly_not_acute or framing.figurative and red_flag.reason == "similarity"):
+        classifier_fooled = (framing.figurative or framing.explained) and red_flag.reason == "similarity"
+        if not (noted or framing.clearly_not_acute or classifier_fooled):
             return red_flag, None
         note = rule.caution(lang)
         if note is None:
