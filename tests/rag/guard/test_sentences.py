@@ -10,8 +10,7 @@ from unitrag.rag.guard.sentences import MAX_SENTENCES, acute_sentences, split_se
 
 
 def chosen(question: str) -> list[str]:
-    text = normalize_question(question)
-    return acute_sentences(text, read_framing(text))
+    return acute_sentences(question, lambda: read_framing(normalize_question(question)))
 
 
 def test_sentences_split_at_full_stops_of_both_scripts_but_not_inside_a_number() -> None:

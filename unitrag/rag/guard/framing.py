@@ -13,9 +13,11 @@ and ``SIGN`` cues (the red-flag rules' signs told as they are: sweating, can't b
 answering, giving one's things away, a drooping face) both say "now", since a present-tense
 symptom carries no time word. Acute cues always win: a diet question wrapped around chest pain happening now stays an
 emergency, and a recent event (yesterday, last week, 最近) counts as now. The other kinds
-(past, hypothetical, general, study, prevention, curiosity, diet after an event, the everyday
-cause of a sign named, an ordinary occasion for a goodbye) count only when no acute cue is present. Erring acute costs a false alarm; erring not acute, a missed
-emergency: when in doubt a cue goes to ``ACUTE``.
+(past, hypothetical, general, study, prevention, curiosity, diet after an event) count only
+when no acute cue is present; the everyday cause of a sign named, or an ordinary occasion for a
+goodbye (``EXPLAINED``), counts the same way but against the classifier only, never against a
+rule's pattern. Erring acute costs a false alarm; erring not acute, a missed emergency: when in
+doubt a cue goes to ``ACUTE``.
 """
 
 from __future__ import annotations

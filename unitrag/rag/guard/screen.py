@@ -39,7 +39,7 @@ import numpy as np
 
 from ...content.guard_rules import CHECK_ORDER, CompiledRule, compile_rule, first_match
 from .framing import Framing, read_framing
-from .sentences import acute_sentences, split_sentences
+from .sentences import acute_sentences
 from ..answer.prompt import UNNAMED
 from .second_opinion import SecondOpinion
 from .semantic import SemanticGuard, SemanticScore
@@ -100,7 +100,7 @@ class Guard:
                     scores = self._scores(question, timings) if scores is None else scores
                     outcome = self._by_similarity(question, scores, rule_type, lang, framing)
                 if outcome is None and rule_type == "red_flag" and self.semantic is not None:
-                    outcome = self._by_sentence(text, lang, framing, timings)
+                    outcome = self._by_sentence(question, lang, framing, timings)
                 if outcome is not None and rule_type == "red_flag":
                     outcome, caution = self._framed(outcome, framing(), lang)
                 if outcome is not None:
@@ -156,18 +156,13 @@ class Guard:
                       and score.score >= SIGN_SHARE * score.threshold and framing().sign)
             if fires or signed:
                 reason = "sign" if signed else "llm" if opinion is not None and not score.fires else "similarity"
-                return GuardOutcome(type=rule.type, rule=rule.id, response=rule.response(lang), reason=reason,
-                                    score=score.score, threshold=score.threshold,
-                                    nearest_example=score.nearest_example, similarity=score.nearest_similarity)
+                return _scored(rule, score, lang, reason)
         return None
 
-    def _by_sentence(self, text: str, lang: str, framing: Callable[[], Framing],
+    def _by_sentence(self, question: str, lang: str, framing: Callable[[], Framing],
                      timings: dict[str, float]) -> GuardOutcome | None:
-        """A red flag fired by one sentence that says something is happening now (``sentences``); the framing is read
-        only for a question of several sentences."""
-        if len(split_sentences(text)) < 2:
-            return None
-        chosen = acute_sentences(text, framing())
+        """A red flag fired by one sentence that says something is happening now (``sentences``)."""
+        chosen = acute_sentences(question, framing)
         if not chosen:
             return None
         assert self.semantic is not None
@@ -177,10 +172,15 @@ class Guard:
             for score in self.semantic.scores(vector):
                 rule = self._by_id.get(score.rule)
                 if score.type == "red_flag" and score.fires and rule is not None:
-                    return GuardOutcome(type=rule.type, rule=rule.id, response=rule.response(lang), reason="sentence",
-                                        score=score.score, threshold=score.threshold,
-                                        nearest_example=score.nearest_example, similarity=score.nearest_similarity)
+                    return _scored(rule, score, lang, "sentence")
         return None
 
     def __len__(self) -> int:
         return len(self.rules)
+
+
+def _scored(rule: CompiledRule, score: SemanticScore, lang: str, reason: str) -> GuardOutcome:
+    """The outcome of ``rule`` fired by a classifier score (whole question, sign, LLM or sentence), with the score."""
+    return GuardOutcome(type=rule.type, rule=rule.id, response=rule.response(lang), reason=reason, score=score.score,
+                        threshold=score.threshold, nearest_example=score.nearest_example,
+                        similarity=score.nearest_similarity)
