@@ -12,7 +12,7 @@ import unitrag
 names = sorted(m.name for m in pkgutil.walk_packages(unitrag.__path__, "unitrag.") if ".template" not in m.name and not m.name.endswith("__main__"))
 failed = []
 for name in names:
-    for loaded in [m for m in sys.modules if m == "unitrag" or m.startswith("unitrag.")]:
+    for loaded in [m for m in list(sys.modules) if m == "unitrag" or m.startswith("unitrag.")]:
         del sys.modules[loaded]  # third-party modules stay loaded: only the package's own order is under test
     try:
         importlib.import_module(name)
