@@ -54,4 +54,6 @@ def acute_sentences(question: str, framing: Callable[[], Framing]) -> list[str]:
         own = read_framing(normalize_question(sentence))
         if own.acute and not own.kinds:  # no past, study, hypothetical ... and no figure of speech of its own
             chosen.append(sentence)
-    return chosen[:MAX_SENTENCES]
+            if len(chosen) == MAX_SENTENCES:
+                break
+    return chosen
