@@ -36,7 +36,7 @@ import numpy as np
 
 from ..artifact.reader import PreviousState, has_table, open_artifact
 from ..artifact.schema import UNIT_ROLES
-from ..content.background import everyday_questions
+from ..content.background import background_sets
 from ..content.guard_rules import CHECK_ORDER, compile_rule, first_match
 from ..content.loader import ContentSet
 from ..content.registry import is_held_out
@@ -44,6 +44,9 @@ from ..content.models import LabelledQuestion, Story
 from ..content.text.lang import detect_lang, normalize_question
 from ..providers.embedders import Embedder
 from .guard_fit import EVERYDAY, FIT_VERSION, NONE, GuardFit, fit_guard, probabilities
+
+#: The role of a bundled background question: ``background`` (the everyday set), ``background:<set>`` (another).
+BACKGROUND = "background"
 from .hashing import digest
 
 if TYPE_CHECKING:
@@ -75,12 +78,26 @@ def guard_example_rows(content: ContentSet) -> list[dict[str, Any]]:
             rows.append(_row(None, _question_role(q), q.lang, q.question))
     if any(rule.examples.items() for rule in content.guard_rules):
         rows += [_row(None, "title", lang, title) for lang, title in public_titles(content)[:MAX_TITLES]]
-        rows += [_row(None, "background", lang, text) for lang, text in everyday_questions()]
+        rows += [_row(None, background_role(name), lang, text)
+                 for name, questions in background_sets().items() for lang, text in questions]
     by_id = units_by_id(content)
     for unit_id, (_, access) in units.items():
         role = "unit_question" if access == "public" else "clinician_question"
         rows += [_row(unit_id, role, detect_lang(text), text) for text in by_id[unit_id].question_texts]
     return rows
+
+
+def background_role(name: str) -> str:
+    """The role of the bundled background set ``name`` (``content.background.BACKGROUND_FILES``)."""
+    return BACKGROUND if name == "everyday" else f"{BACKGROUND}:{name}"
+
+
+def background_class(role: str) -> str | None:
+    """The classifier's class of a background row's role (``EVERYDAY``, or ``(everyday:<set>)``); None for others."""
+    if role == BACKGROUND:
+        return EVERYDAY
+    name = role.removeprefix(BACKGROUND + ":")
+    return f"(everyday:{name})" if name != role else None
 
 
 def _question_role(q: LabelledQuestion) -> str:
@@ -170,7 +187,7 @@ def model_rows(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) -> list[
     rows = [r for r in rows if r["role"] not in UNIT_ROLES]
     claimed = background_claimed(rows, rules)
     rows = [r for r, c in zip(rows, claimed) if not c]
-    labels = [r["rule_id"] if r["role"] == "example" else EVERYDAY if r["role"] == "background" else NONE for r in rows]
+    labels = [r["rule_id"] if r["role"] == "example" else background_class(r["role"]) or NONE for r in rows]
     types = {rule["id"]: rule["type"] for rule in rules}
     own_vectors = np.array([r["embedding"] for r in own], dtype=np.float32) if own else None
     fit = fit_guard(np.array([r["embedding"] for r in rows], dtype=np.float32), labels, types,
@@ -226,7 +243,7 @@ def background_claimed(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) 
     (a knowledge base that refuses car questions keeps refusing them). One nearest to a red flag's example
     stays: telling "my car battery died" from an emergency is what it is there for.
     """
-    background = [i for i, r in enumerate(rows) if r["role"] == "background"]
+    background = [i for i, r in enumerate(rows) if background_class(r["role"])]
     claimed = [False] * len(rows)
     examples = [r for r in rows if r["role"] == "example"]
     if not background or not examples:

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 #: Bumped when the fit changes what it makes from the same rows: the next build refits (compiler.guard_examples).
-FIT_VERSION = 6
+FIT_VERSION = 7
 #: The class of everything no rule should stop.
 NONE = "(none)"
 #: The class of the bundled everyday questions (``content.background``): stopped by no rule either, but a class
@@ -36,6 +36,11 @@ NONE = "(none)"
 #: (pooled into ``NONE``, 420 questions on cars and laundry made the sample's own health questions look
 #: less ordinary: 2 → 5 of 110 dev questions stopped).
 EVERYDAY = "(everyday)"
+#: The weight, in classes, of each further bundled background set (``(everyday:<set>)``, e.g. the 60 domains' questions).
+#: At a full class the domains' set lost two dev emergencies that scored just over 0.5 ("chest presure and short of
+#: breth started at the gym 30 mins ago", and a goodbye told through gifts and letters); at half, one
+#: (docs/benchmarks/guard.md).
+BACKGROUND_WEIGHT = 0.5
 FOLDS = 5
 #: Out-of-fold red-flag recall the threshold is set for (a missed emergency costs far more than a false alarm),
 #: counting the examples a pattern stops anyway (``caught``) as stopped.
@@ -54,6 +59,11 @@ OUT_OF_SCOPE_BOUNDS = (0.5, 0.95)
 L2 = 1e-5
 STEPS = 500
 LEARNING_RATE = 0.05
+
+
+def is_background(name: str) -> bool:
+    """Whether a class is a bundled background set's (``EVERYDAY`` or ``(everyday:<set>)``): stopped by no rule."""
+    return name == EVERYDAY or name.startswith("(everyday:")
 
 
 @dataclass
@@ -80,9 +90,10 @@ def fit_guard(
     questions are refused ("what decides my tyre pressure" in a bike KB that refuses motor vehicles).
     """
     classes = [NONE] + sorted({label for label in labels if label != NONE})
-    if not set(classes) - {NONE, EVERYDAY}:
+    if all(c == NONE or is_background(c) for c in classes):
         return None
     y = np.array([classes.index(label) for label in labels])
+    weights = np.array([BACKGROUND_WEIGHT if is_background(c) and c != EVERYDAY else 1.0 for c in classes], np.float32)
     X = np.asarray(vectors, dtype=np.float32)
     fold = _folds(len(y))
     out_of_fold = np.zeros((len(y), len(classes)), dtype=np.float32)
@@ -91,9 +102,9 @@ def fit_guard(
         if len(set(y[train].tolist())) < len(classes):  # too few examples to leave some out: skip CV for this fold
             out_of_fold[~train] = np.nan
             continue
-        W, b = _fit(X[train], y[train], len(classes))
+        W, b = _fit(X[train], y[train], weights)
         out_of_fold[~train] = probabilities(X[~train], W, b)
-    W, b = _fit(X, y, len(classes))
+    W, b = _fit(X, y, weights)
     types = [rule_types.get(c, "") for c in classes]
     stopped = np.zeros(len(y), bool) if caught is None else np.asarray(caught, bool)
     own = probabilities(np.asarray(in_scope, dtype=np.float32), W, b) if in_scope is not None and len(in_scope) \
@@ -115,11 +126,13 @@ def _folds(n: int) -> np.ndarray:
     return np.arange(n) % FOLDS
 
 
-def _fit(X: np.ndarray, y: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Class-balanced softmax regression with a small L2 penalty, by full-batch Adam."""
+def _fit(X: np.ndarray, y: np.ndarray, class_weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Class-balanced softmax regression with a small L2 penalty, by full-batch Adam; ``class_weights``: per class."""
     n, d = X.shape
+    k = len(class_weights)
     counts = np.bincount(y, minlength=k).astype(np.float32)
-    w = (1.0 / counts[y]) / k  # every class weighs the same in the loss; sums to 1
+    w = (1.0 / counts[y]) / k  # every class weighs the same in the loss (a further background set: less)
+    w = w * class_weights[y]
     Y = np.eye(k, dtype=np.float32)[y]
     W, b = np.zeros((d, k), np.float32), np.zeros(k, np.float32)
     mW, vW, mb, vb = np.zeros_like(W), np.zeros_like(W), np.zeros_like(b), np.zeros_like(b)

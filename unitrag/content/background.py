@@ -9,6 +9,11 @@ It holds no emergency, symptom, diet or medicine, nor any investment, legal or c
 request; and a build leaves out any of it that the knowledge base's own rules claim
 (``compiler.guard_examples.background_claimed``), so a rule that refuses cars keeps
 refusing cars.
+
+A second set (``domains.yaml``: 60 domains, health-adjacent everyday ones included: sleep,
+a sore back from sitting, gums that bleed when brushing, a teenager who stopped talking) is
+fitted as a class of its own (``compiler.guard_fit``), so it adds what the first lacks
+without thinning the first's weight in the class-balanced loss.
 """
 
 from __future__ import annotations
@@ -20,18 +25,27 @@ import yaml
 
 from ..languages import LANGS
 
-#: The bundled file, beside this module.
-BACKGROUND_FILE = "everyday.yaml"
+#: The bundled sets, beside this module: the everyday questions, then the 60 domains'.
+BACKGROUND_FILES = {"everyday": "everyday.yaml", "domains": "domains.yaml"}
 
 
 @lru_cache(maxsize=1)
+def background_sets() -> dict[str, tuple[tuple[str, str], ...]]:
+    """Per bundled set (its name), (language, text) of every question, in file order."""
+    return {name: _read(file) for name, file in BACKGROUND_FILES.items()}
+
+
 def everyday_questions() -> tuple[tuple[str, str], ...]:
-    """(language, text) of every bundled everyday question, in file order."""
-    text = resources.files(__package__).joinpath("background", BACKGROUND_FILE).read_text(encoding="utf-8")
+    """(language, text) of every bundled background question, every set, in order."""
+    return tuple(item for questions in background_sets().values() for item in questions)
+
+
+def _read(file: str) -> tuple[tuple[str, str], ...]:
+    text = resources.files(__package__).joinpath("background", file).read_text(encoding="utf-8")
     items = yaml.safe_load(text) or []
     found = []
     for i, item in enumerate(items):
         if not (isinstance(item, dict) and item.get("lang") in LANGS and isinstance(item.get("text"), str)):
-            raise ValueError(f"unitrag/content/background/{BACKGROUND_FILE}: item {i} needs lang (en|zh) and text")
+            raise ValueError(f"unitrag/content/background/{file}: item {i} needs lang (en|zh) and text")
         found.append((item["lang"], item["text"].strip()))
     return tuple(found)

@@ -88,7 +88,8 @@ class KnowledgeBase:
         self.encoder = encoder
         self.guard = Guard.from_rows(store.guard_rules, semantic=semantic_guard, embed=encoder.encode,
                                     embed_many=encoder.encode_many, llm=self._get_llm,
-                                    service=self.identity.service())
+                                    service=self.identity.service(), spell=self._guard_spelling)
+        self._guard_speller: Any = None  # the guard's speller: made on the first question (it needs the BM25 terms)
         self.broadener = Broadener.from_rows(store.topics)
         self.retriever = Retriever.build(store, encoder, config)
         self.retriever.exemplars = exemplars  # rag.store.exemplars: the gate's "exemplar" feature
@@ -214,6 +215,19 @@ class KnowledgeBase:
             self._speller = Speller.from_topics(self.store.topics, self.retriever.sparse_terms().chunk_count)
         corrected: str = self._speller.correct(question)
         return corrected
+
+    def _guard_spelling(self, question: str) -> str:
+        """``question`` with misspelled emergency words read as the guard's examples write them
+        (``search.spelling.Speller.from_examples``)."""
+        if self.guard.semantic is None:
+            return question
+        if self._guard_speller is None:  # a benign race, as for ``corrected``
+            from .search.spelling import Speller
+
+            self._guard_speller = Speller.from_examples(self.guard.semantic.example_texts(),
+                                                        self.retriever.sparse_terms().chunk_count)
+        spelled: str = self._guard_speller.correct(question)
+        return spelled
 
     def screen(self, question: str, lang: str, timings: dict[str, float] | None = None) -> GuardOutcome | None:
         """The guard's outcome for ``question`` (``Guard.check``), read in the content's script as retrieval reads

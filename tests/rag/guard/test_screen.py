@@ -114,7 +114,8 @@ OUT_OF_SCOPE: dict[str, dict[str, list[str]]] = {
         "zh": ["帮我写一个排序的Python程序", "这段代码为什么报错"],
     },
     "out-of-scope-legal": {
-        "en": ["Can I sue my landlord for mold?", "I need a lawyer for my divorce"],
+        "en": ["Can I sue my landlord for mold?", "I need a lawyer for my divorce",
+               "do I have to go to court over a parking fine", "what happens at a court hearing for unpaid rent"],
         "zh": ["怎么起诉我的房东", "离婚后孩子抚养权归谁"],
     },
     "out-of-scope-prescription": {
@@ -156,6 +157,7 @@ NEAR_MISSES = [
     "大盘鸡热量高吗", "Does black sesame turn your stool black?", "孩子维生素D吃多了会怎样",
     "Why are my stools black after taking iron tablets?", "I'm pregnant and my gums bleed when I brush",
     "孕期牙龈出血是缺维生素C吗", "Is the food court salad healthy?",
+    "How many players are on the court for each volleyball team?", "is a basketball court workout good cardio",
     # the words of warning signs in ordinary questions: one cue alone is no sign
     "how much melatonin is too much for a child?", "家里囤了很多药怎么保存才不过期", "退休了，刚跟同事们告别，想学做饭",
     "I burned my arm on the oven door, what helps it heal?", "a whole bottle of fish oil went off, is it safe to use?",

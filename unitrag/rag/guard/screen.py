@@ -25,6 +25,12 @@ sign told as it is ("he has gone grey and clammy") also stops a red-flag score a
 threshold (``SIGN_SHARE``; reason ``sign``). A question that tells a sign and still scores low, because
 an ordinary question around it dilutes the embedding, has its sentences that say "now" scored alone
 (``sentences``; reason ``sentence``).
+
+Someone typing in a hurry misspells the very words the patterns and the sign cues look for ("chest
+presure and short of breth started 30 mins ago" scored 0.53, then 0.45 as the background moved, while
+spelled right a pattern stops it). So the patterns and the framing also read the question with each
+English word the knowledge base does not know, one edit from a word of a rule's examples, replaced by
+that word (``spell``: ``search.spelling.Speller.from_examples``).
 """
 
 from __future__ import annotations
@@ -64,6 +70,7 @@ class Guard:
         self, rules: Iterable[CompiledRule], *, semantic: SemanticGuard | None = None,
         embed: Callable[[str], np.ndarray] | None = None, llm: Callable[[], Any] | None = None,
         service: str = UNNAMED.service(), embed_many: Callable[[list[str]], list[np.ndarray]] | None = None,
+        spell: Callable[[str], str] | None = None,
     ) -> None:
         rules = list(rules)
         self.rules: tuple[CompiledRule, ...] = tuple(r for t in CHECK_ORDER for r in rules if r.type == t)
@@ -74,6 +81,9 @@ class Guard:
         self._embed_many = embed_many or (lambda texts: [embed(t) for t in texts] if embed else [])
         # ``service``: what the knowledge base is (``Identity.service``), said to the second opinion
         self.second_opinion = SecondOpinion(llm, service=service) if llm is not None else None
+        # ``spell``: the question with misspelled emergency words read as the rules' examples write them, for the
+        # patterns (tried on the question as typed first) and the framing; the classifier reads it as typed
+        self._spell = spell
 
     @classmethod
     def from_rows(cls, rows: Iterable[Mapping[str, Any]], **options: Any) -> "Guard":
@@ -90,12 +100,15 @@ class Guard:
         timings = {} if timings is None else timings
         started, embedded_before = time.perf_counter(), timings.get("embed", 0.0)
         text = normalize_question(question)
-        framing = cache(partial(read_framing, text))  # read at most once, and only for a red flag or a score near one
+        spelled = self._spell(text) if self._spell is not None and text else text
+        framing = cache(partial(read_framing, spelled))  # read at most once, and only for a red flag or a score near one
         outcome, caution = None, None
         if text:
             scores: list[SemanticScore] | None = None  # computed once, when the first pattern-free type needs them
             for rule_type in CHECK_ORDER:
                 outcome = self._by_pattern(text, rule_type, lang)
+                if outcome is None and spelled != text:
+                    outcome = self._by_pattern(spelled, rule_type, lang)
                 if outcome is None and self.semantic is not None:
                     scores = self._scores(question, timings) if scores is None else scores
                     outcome = self._by_similarity(question, scores, rule_type, lang, framing)

@@ -63,6 +63,10 @@ class SemanticGuard:
             for rule, pairs in examples.items()
         }
 
+    def example_texts(self) -> list[str]:
+        """Every rule's examples, as written (the guard's own words: ``search.spelling.Speller.from_examples``)."""
+        return [text for texts, _ in self._examples.values() for text in texts]
+
     @classmethod
     def read(cls, con: Any) -> "SemanticGuard | None":
         """From an artifact's connection; None when it predates the semantic guard or its rules have no examples."""

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -96,6 +97,16 @@ class Speller:
                      *(topic.get("synonyms_zh") or [])]
             words.update(w.lower() for form in forms if form for w in _TARGET_WORD.findall(form))
         return cls(words, chunk_count)
+
+    @classmethod
+    def from_examples(cls, texts: Iterable[str], chunk_count: Callable[[str], int]) -> "Speller":
+        """The guard's speller: its targets are the words of the guard rules' examples, so a misspelled emergency
+        word ("chest presure and short of breth") is read as the examples write it by the patterns and the framing
+        (``guard.screen``). A word the chunks carry is never corrected; among candidates the word more examples use
+        wins (after a swap), as a topic word more chunks carry does."""
+        words = [w.lower() for text in texts for w in set(_TARGET_WORD.findall(text))]
+        in_examples = Counter(stem_words(words))
+        return cls(set(words), lambda stem: chunk_count(stem) or in_examples[stem])
 
     def correct(self, question: str) -> str:
         """``question`` with each misspelled topic word replaced (see the module docstring); itself when none is."""
