@@ -29,7 +29,11 @@ STOPS = ("red_flag", "out_of_scope")
 def outcomes(kb: KnowledgeBase, path: Path) -> Counter[str]:
     """``label->outcome`` counts for every question of one file (label ``ordinary`` when it has no guard label)."""
     counts: Counter[str] = Counter()
-    for lq in load_questions([path], []):
+    problems: list = []
+    questions = load_questions([path], problems)
+    if problems:  # a file of malformed questions would print no row at all
+        raise SystemExit(f"{path}: {len(problems)} malformed question(s), first: {problems[0].field}: {problems[0].message}")
+    for lq in questions:
         q = lq.question
         got = kb.screen(q.question, q.lang, {})  # as the runtime asks the guard
         counts[f"{q.guard or 'ordinary'}->{got.type if got else 'pass'}"] += 1
