@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from unitrag.rag.search.spelling import COMMON, Speller, english_count, one_edit
+from unitrag.rag.search.spelling import COMMON, Speller, edit_kind, english_count
 
 TOPICS = [
     {"name_en": "Cholesterol", "name_zh": "胆固醇", "synonyms_en": ["LDL cholesterol", "blood lipids"], "synonyms_zh": []},
@@ -56,6 +56,8 @@ def test_the_english_list_protects_common_words_and_not_typos() -> None:
     assert english_count("colesterol") < COMMON and english_count("chian") < COMMON
 
 
-def test_one_edit_marks_swaps() -> None:
-    edits = one_edit("iorn")
-    assert edits["iron"] is True and edits["corn"] is False and edits["ion"] is False and "iorn" not in edits
+def test_edit_kind_marks_swaps_and_one_edit_only() -> None:
+    assert edit_kind("iorn", "iron") is True and edit_kind("iorn", "corn") is False and edit_kind("iorn", "ion") is False
+    assert edit_kind("iorn", "irons") is None and edit_kind("iorn", "iorn") is None and edit_kind("chian", "chain") is True
+    assert edit_kind("presure", "pressure") is False and edit_kind("colesterol", "cholesterol") is False
+    assert edit_kind("abcd", "badc") is None and edit_kind("abcd", "abdx") is None

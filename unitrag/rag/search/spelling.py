@@ -41,7 +41,6 @@ COMMON = 100
 MIN_LETTERS = 5
 _WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{4,}(?![A-Za-z0-9])")
 _TARGET_WORD = re.compile(r"[A-Za-z]{4,}")
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 #: Contractions typed without their apostrophe: words, not typos.
 CONTRACTIONS = frozenset(
     "dont cant wont isnt arent wasnt werent doesnt didnt hasnt havent hadnt couldnt shouldnt wouldnt mustnt "
@@ -64,18 +63,23 @@ def english_count(word: str) -> int:
     return int(_english[word])
 
 
-def one_edit(word: str) -> dict[str, bool]:
-    """Every string one edit from ``word`` (lower-case letters), mapped to whether the edit is a swap."""
-    found: dict[str, bool] = {}
-    for i in range(len(word) + 1):
-        left, right = word[:i], word[i:]
-        if len(right) > 1:
-            found[left + right[1] + right[0] + right[2:]] = True
-        for variant in ([left + right[1:]] if right else []) + [left + c + right for c in _LETTERS] + (
-                [left + c + right[1:] for c in _LETTERS] if right else []):
-            found.setdefault(variant, False)
-    found.pop(word, None)
-    return found
+def edit_kind(typed: str, target: str) -> bool | None:
+    """True: ``target`` is ``typed`` with two neighbours swapped; False: with one letter dropped, added or changed;
+    None: neither (or the same word)."""
+    if len(typed) == len(target):
+        diffs = [i for i, (a, b) in enumerate(zip(typed, target)) if a != b]
+        if len(diffs) == 1:
+            return False
+        if len(diffs) == 2 and diffs[1] == diffs[0] + 1 and typed[diffs[0]] == target[diffs[1]] \
+                and typed[diffs[1]] == target[diffs[0]]:
+            return True
+        return None
+    shorter, longer = sorted((typed, target), key=len)
+    return False if len(longer) == len(shorter) + 1 and shorter in _deletes(longer) else None
+
+
+def _deletes(word: str) -> set[str]:
+    return {word[:i] + word[i + 1:] for i in range(len(word))}
 
 
 class Speller:
@@ -85,6 +89,12 @@ class Speller:
                  is_common: Callable[[str], bool] = lambda w: english_count(w) >= COMMON) -> None:
         self.targets = frozenset(w.lower() for w in topic_words)
         self._stems = frozenset(stem_words(sorted(self.targets)))
+        # every target under itself and each of its one-letter deletions: a word one edit from a target shares a key
+        # with it, so a typed word costs its own deletions to look up, not every string one edit from it
+        self._near: dict[str, set[str]] = {}
+        for target in self.targets:
+            for key in _deletes(target) | {target}:
+                self._near.setdefault(key, set()).add(target)
         self._chunk_count = chunk_count
         self._is_common = is_common
 
@@ -119,8 +129,9 @@ class Speller:
         [stem] = stem_words([word])
         if word in self.targets or stem in self._stems or self._chunk_count(stem) or word in CONTRACTIONS:
             return typed
-        candidates = [(swap, c) for c, swap in one_edit(word).items()
-                      if (swap or len(word) >= MIN_LETTERS) and c in self.targets]
+        near = {target for key in _deletes(word) | {word} for target in self._near.get(key, ())}
+        kinds = [(edit_kind(word, target), target) for target in sorted(near)]
+        candidates = [(swap, c) for swap, c in kinds if swap is not None and (swap or len(word) >= MIN_LETTERS)]
         if not candidates or self._is_common(word):
             return typed
         _, best = max(candidates, key=lambda sc: (sc[0], self._chunk_count(stem_words([sc[1]])[0]), sc[1]))
