@@ -46,3 +46,16 @@ def test_overlapping_rules_lower_the_red_flag_threshold_to_keep_recall() -> None
     X, labels = clusters(spread=1.5)  # the clusters overlap: recall needs a lower threshold
     fit = fit_guard(X, labels, TYPES)
     assert fit is not None and fit.metrics["red_flag"]["cv_recall"] >= 0.9
+
+
+def test_a_few_out_of_scope_examples_never_set_the_threshold_under_its_floor() -> None:
+    """With 6 examples the 97%-precision point is the one highest negative out of fold: 0.6 here, held at 0.7."""
+    from unitrag.compiler.guard_fit import _thresholds
+
+    positives, negatives = np.full(6, 0.6), np.linspace(0.05, 0.5, 40)
+    scores = np.concatenate([negatives, positives])
+    oof = np.column_stack([1 - scores, scores]).astype(np.float32)
+    y = np.array([0] * 40 + [1] * 6)
+    thresholds, metrics = _thresholds(oof, y, ["", "out_of_scope"], np.zeros(46, bool), np.zeros((0, 2), np.float32))
+    assert metrics["out_of_scope"]["fitted"] == 0.6
+    assert thresholds["out_of_scope"] == OUT_OF_SCOPE_BOUNDS[0] == 0.7

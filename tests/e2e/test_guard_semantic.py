@@ -225,6 +225,24 @@ def test_a_sign_told_as_it_is_stops_a_score_just_under_the_threshold(kb: Knowled
     assert _in_band_guard(kb, question, None, above=1.05 / SIGN_SHARE).check(question, "en") is None
 
 
+#: A diet question telling a bodily sign ("look pale") whose red-flag score is the suicide rule's: the sign is not of
+#: the kind that rule's examples tell, so it lends the score nothing (it stopped with the crisis response once).
+PALE = "I get out of breath on the stairs and look pale, could it be my diet?"
+
+
+def test_a_sign_lends_only_to_a_rule_whose_examples_tell_that_kind_of_sign(kb: KnowledgeBase) -> None:
+    from unitrag.rag.guard.framing import SIGN, WARNING, read_framing
+
+    assert read_framing(normalize_question(PALE)).sign_kinds == (SIGN,)
+    score = next(s for s in kb.guard.scores(PALE) if s.type == "red_flag")
+    assert score.rule == "red-flag-suicide-self-harm"
+    assert _in_band_guard(kb, PALE, None).check(PALE, "en") is None  # 1/1.2 of the threshold, a sign of another kind
+    warned = "she gave away her things and says everyone will be better off, is it her diet?"
+    assert WARNING in read_framing(normalize_question(warned)).sign_kinds
+    outcome = _in_band_guard(kb, warned, None).check(warned, "en")
+    assert outcome is not None and (outcome.rule, outcome.reason) == ("red-flag-suicide-self-harm", "sign")
+
+
 def test_second_opinion_agreeing_adds_the_red_flag(kb: KnowledgeBase, requests: object) -> None:
     outcome = _in_band_guard(kb, QUESTION, '{"match": true}').check(QUESTION, "en")
     assert outcome is not None and (outcome.rule, outcome.reason) == ("red-flag-stroke", "llm")

@@ -32,10 +32,19 @@ from dataclasses import dataclass
 #: the classifier's score stop a question a little under its threshold (``rag.guard.screen``).
 ACUTE = "acute"
 SIGN = "sign"
+#: Warning signs of suicide told as they are (goodbyes, pills put aside, "better off without me", wanting to die):
+#: a sign as ``SIGN`` is, kept apart so that a score's sign and its rule agree (``rag.guard.screen``): "out of breath
+#: on the stairs and pale" lends nothing to a suicide score, nor a goodbye letter to a chest-pain one.
+WARNING = "warning"
+#: A turn that says the framed question is real ("that's exactly what's happening to my husband", 写的就是我自己): a sign
+#: of whatever the question names, so it agrees with every rule.
+TURN = "turn"
 #: A bare "now" (现在, "now he is", 一直在): acute in "现在叫她没反应", but the present of a recovery story after a
 #: past cue ("去年中风过，现在在家做康复", "years ago now, it turned out fine"); there it counts only beside a sign.
 NOW = "now"
 FIGURE_OF_SPEECH = "figure_of_speech"
+#: The kinds of a sign told as it is.
+SIGN_KINDS = (SIGN, WARNING, TURN)
 #: The kinds that explain a sign or a goodbye (``everyday_cause``, ``life_event``): they count against the classifier only.
 EXPLAINED = ("everyday_cause", "life_event")
 
@@ -78,17 +87,6 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(i|he|she|they|we|it|my [\w-]+|his|her) (has|have|is having|am having|are having|'s got|has got|got) (a |an )?(sudden |bad |severe |terrible |crushing |sharp |awful )?([\w-]+ )?(pain|ache|pains)\b",
             r"\b(looks?|feels?|went|turned|turning|getting|is|are|am|'s) (very |really |so |all )?(grey|gray|pale|blue|clammy|faint|dizzy|numb|floppy|drowsy|limp)\b",
             r"\b(can'?t|cannot|can not|won'?t|unable to|isn'?t|is not|doesn'?t|not) (breathe|breathing|wake|waking|respond|responding|answer|answering|stop|stopping|talk|speak|move|stand|swallow)\b",
-            r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|feels? like|calls? (himself|herself|myself)) (just |only |such |nothing but )?(a |an )?(burden|drain)\b|\bbetter off without (me|him|her|them)\b|\b(said|saying|says) goodbye\b(?! to (my |our |the )?(colleagues|coworkers|co-workers|team|class|students|neighbou?rs)\b)",
-            # warning signs of suicide in everyday words (public crisis-line guidance): thanks and goodbyes "for
-            # everything", not being around, no point in anything any more, goodbye letters, enough pills not to wake up
-            r"\bthank(s|ed|ing)? (you |u )?(all |everyone |every ?1 )?for everything\b|\b(won'?t|will not|wont) be (around|here) (much longer|for long|anymore|any more|soon|after (this|tonight|this week))\b|\b(no|any|the) (point|reason) (in|to|of) (anything|living|going on|any of (it|this)|being here)( (anymore|any more))?\b(?! (but|except|if)\b)|\bgoodbye (letters?|notes?|messages?|texts?)\b|\benough (pills|tablets|of (them|it|these|those)) to (not wake|never wake|end|sleep forever)\b|\b(go to sleep|sleep) and (stay that way|not wake( up)?|never wake( up)?)\b|\bnobody (would|wud|will|'d) (have to |need to |even )?(deal with me|miss me|notice|care)\b|\b(so )?tired of (everything|it all|living|being alive)\b|\b(already )?(have|got) (a |the )?(full|whole) (bottle|box|strip|pack) of\b|\b(putting|put|setting|set) aside (extra|spare) \w+",
-            r"\b(suddenly|weirdly|strangely|oddly) (so |really |very |almost )?(calm|at peace|serene|peaceful|cheerful)\b|\b(made|make|made up) (my|his|her) (mind|decision)\b|\b(want|wanna|just want|going) to (disappear|vanish)\b|\bbefore i go\b|\blast meal\b|\bwon'?t need (groceries|food|anything|it|them|this)\b|\b(everything|affairs|things) in order\b|\bsorted (out )?(all )?(my|his|her) (stuff|affairs|things|will)\b|\b(wrote|written|writing) (letters|a letter|notes) to\b|\beasier (life|time) if i (wasn'?t|weren'?t)\b|\bdone with (everything|it all|life)\b|\b(no|any) reason to (keep going|go on|carry on)\b",
-            r"\b(putting|put|setting|saving|stashing|keeping) (my |the |all my |all the )?(\w+ )?(pills|tablets|meds) (aside|away)\b|\bto end things\b|\b(everyone|everybody|my family|they) (will|would|'ll|'d) be better off\b|\bstop (eating and drinking|drinking and eating)\b|\bnothing (will|would|'ll) matter\b|\bnothing matters any(more|way)\b|\bone last (coffee|meal|drink|dinner|night)\b|\bmy last (dinner|meal|supper)\b",
-            r"\b(i'?ve|i have|he has|she has|they have|he'?s|she'?s) (been saving|stockpiled|been stockpiling|written|wrote|given away|been giving|started giving)\b|\b(giving|gave|given) (away )?(all )?(my|his|her|their) (things|stuff|possessions|belongings)\b",
-            # wanting to die, said in the first person: ideation is a sign in itself, so no hyperbole ("work is
-            # killing me") or study framing beside it makes it a figure of speech
-            r"\bi(?:'m| am|'ve| have| was)?(?: (?:really|just|honestly|sometimes|often|still|kinda|literally|actually|seriously|genuinely|constantly|always|keep|been|started|can'?t stop|cannot stop|do))* (want(?:ing)?|wanna|need|going|gonna|plan(?:ning)?|think(?:ing)? (?:about|of)|feel like) (?:to )?(die|dying|kill(?:ing)? myself|hurt(?:ing)? myself|end (?:it all|my life|everything|it)|suicide|disappear forever|not wake up)\b(?! (of|from|for|laughing)\b)",
-            r"\bi (don'?t|do not|no longer) want to (live|be alive|be here anymore|exist|wake up)\b|\bi(?:'m| am| feel| have been|'ve been)(?: (?:so|really|very|kind of|kinda))? suicidal\b",
             # an event told of someone (an overdose, a swallowed poison) or a sign described as it is: no "just
             # curious", "for a school project" or "in general" in front of it makes it someone else's or the past's
             r"\b(i|he|she|they|we|my [\w-]+|our [\w-]+) (just |accidentally |already )?(took|swallowed|drank|ate|downed|overdosed on|has taken|have taken|'ve taken|'s taken|has swallowed|has drunk|has eaten) (a whole|the whole|an entire|a full|all (of )?(my|his|her|the|their)|\d{2,}|twenty|thirty|forty|fifty|a hundred|a (bottle|handful|strip|button battery|magnet)|too many|lots of|loads of|a lot of|half a bottle|(some |the )?(bleach|drain cleaner|antifreeze|detergent|laundry pods?|weed killer|rat poison|pesticide|lamp oil))\b",
@@ -106,23 +104,46 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(is|'s|are|'re|keeps|started|been) (talking nonsense|talking gibberish|not making sense|making no sense|really confused|so confused|incoherent|out of it)\b|\b(can'?t|won'?t|isn'?t able to) (keep (his|her|their|my) eyes open|stay awake|swallow (anything|the juice|water))\b",
             r"\b(i|he|she|they|we|my [\w-]+|his|her|their)(?: (?:has|have|had|'s|'ve|is|are|am|was|keeps?|just|been|started))* (passing|passed|pooing|pooping|having|got) (black|tarry|jet black|pitch black)\b|\b(my|his|her|their) (poo|poop|stools?|bowel movements?) (is|are|has been|have been|'s|was|were) (\w+ and )?(black|tarry|jet black|pitch black|like tar)\b",
             r"\b(i|he|she|they|we|my [\w-]+)(?: (?:has|have|'s|'ve|is|are|am|keeps?|just|been|started))* (vomit(ed|ing)?|threw up|throwing up|was sick|been sick|brought up|coughed up) (some |a lot of |lots of )?(blood|what looks like coffee grounds|coffee grounds|dark brown bits)\b",
-            r"\b(that'?s|this is|that is) (exactly )?what'?s? (is )?happening (to|with) (me|my|him|her|us|them)\b|\b(is|are|'s|'re) like (that|this) (right )?now\b|\b(basically|literally|actually) describing (myself|me|him|her|my)\b|\bhappening to (me|my \w+) (right )?now\b",
         ),
         "zh": (
-            r"已经[^，。！？,.!?]{0,3}(写好|准备好|攒|存)|(偷偷|悄悄|背着[^，。！？,.!?]{0,4})(攒|存|囤)|攒了|攒(够|齐)|(药|药片|安眠药)[^，。！？,.!?]{0,3}(攒|存)(够|齐|起来|好)|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
             r"还在(流|吐|出|疼|痛|抽|晕|肿)|(?<!又[\u4e00-\u9fff])又(开始)?(疼|痛|吐|出血|流血|发作|犯了|晕|抽)",
             r"止不住|停不下来|叫不醒|喊不醒|没反应|没有反应|说不出话|喘不上气|喘不过气|站不起来|不省人事|站(都|也)?站不稳|(手|胳膊)抬不起来|一直(在)?(吐|流血|出血|抽)|(好多|很多|全是|一大摊|一滩)(的)?(鲜)?血",
             r"(出|冒)(了)?(一身|满身|浑身)?的?冷汗|(浑身|一身)冷汗|满头大汗|胸口(闷|压|憋)得(厉害|难受|慌|特别|很|不行)|说话(也)?(说)?不清|叫[^，。！？,.!?]{0,4}反应(很|特别|越来越)?(慢|迟钝)|脸色(发白|发青|发灰|苍白|铁青)|嘴唇(发紫|发青)|(抽搐|昏迷|吐血|便血|大出血|流了很多血|肿起来)(?!过)|(晕倒|晕过去)了",
-            r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|活着[^，。！？,.!?]{0,8}(拖累|累赘)|(拖累|连累)(了)?(大家|家人|家里|全家|你们|所有人)|没什么(遗憾|牵挂)了|遗书|留(好|下)?遗言|以后(就)?不用(再)?(操心|担心|管)我|没有我[^，。！？,.!?]{0,8}(更好|轻松)|(?<!同事)(?<!同事们)(?<!同学们)(告别|道别)|交代后事",
-            r"不想活了|活着没(有)?意思|活不下去了|我[^，。！？,.!?]{0,6}(不想活|想(要)?自杀|想轻生|有(轻生|自杀)的?念头|想(结束|了结)(自己|生命|这一切|一切)|想一了百了|不想再?醒来)|(?<!得)我(真的|是真的|真|好|很)?想(去)?死(?!你)",
-            r"突然[^，。！？,.!?]{0,8}(平静|安详|想通了|释然)|(平静|安详)[^。！？?!]{0,10}(决定好了|想通了)|已经决定好了|(时间|地方)[^，。！？,.!?]{0,4}(决定|选)好了|(想|只想)[^，。！？,.!?]{0,6}消失|消失算了|(可能|就)?没多久就不在了|以后(应该|就)?用不(上|着)了|不会再来了|下辈子再见|撑不下去|(人生|活着|一切)(也)?没(什么|啥)意义|(道过|道了|告了)别|该交代的(都)?交代|结束这一切|(对不起|谢谢)(大家|你们|所有人)[^，。！？,.!?]{0,6}(再见|永别)|(想|要)(去)?(self-?harm|自残|割腕|伤害自己)|找不到[^，。！？,.!?]{0,4}(撑|活)下去的理由|结束自己|不用(再)?为我(操心|担心)|(猫|狗|孩子|宠物)[^，。！？,.!?]{0,3}托付给",
-            r"(全家|家里|大家|家人)的(负担|累赘|包袱)|没(什么|啥|有)以后了?|看不到(未来|以后|希望)|(上|去|爬)(天台|楼顶)(之前|前|以前)|最后(一顿|一餐|一杯)",
             r"(吃|喝|吞|服)(了|下|掉)了?[^，。！？,.!?]{0,4}(一整瓶|整瓶|一整板|\d{2,}片|几十片|好多片|很多片|纽扣电池|磁铁|洗洁精|消毒水|消毒液|漂白水|漂白剂|洗衣液|洗衣凝珠|农药|老鼠药|杀虫剂|防冻液)",
             r"(吃|吞|服)(了|下|掉)了?(一瓶|半瓶|一大?把|一板)[^，。！？,.!?]{0,4}(药|片|安眠|维生素|补充剂|胶囊)",
             r"(嗓子|喉咙|嘴唇|舌头)(发紧|肿起来|肿了|堵住|在肿|越来越肿)|胸口压着(疼|痛)|(疼|痛)(到|向|窜到)(下巴|左臂|左胳膊|左手)|(一边|半边)(脸|嘴)(歪|斜|耷拉)|(脸|嘴)歪了|说话(含糊|不清楚|大舌头)",
             r"胸口(闷痛|压痛|像压了|像被压|憋得)|(闷痛|压痛|胸痛)[^，。！？,.!?]{0,6}不缓解|(左边|右边|一边|半边)(手脚|胳膊|腿|身子|身体)[^，。！？,.!?]{0,2}(没劲|没力气|使不上劲|不听使唤|动不了|发麻)|说话(不利索|说不清|含含糊糊|口齿不清)|嘴角(歪|往一边)",
             r"大汗淋漓|说胡话|胡言乱语|迷迷糊糊|(叫|喊)[都也]?(叫|喊)?不[太大怎么]?醒|(咽|喝|吃)不下去了?|喂[^，。！？,.!?]{0,4}(咽不下|喝不进)",
             r"(大便|拉的|便便|屎)[^，。！？,.!?]{0,6}(黑得|柏油|黑色发亮|黑亮)|(吐|呕)(了|出)[^，。！？,.!?]{0,4}(咖啡色|咖啡渣|暗红色|血)(?!过)",
+        ),
+    },
+    WARNING: {
+        "en": (
+            r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|feels? like|calls? (himself|herself|myself)) (just |only |such |nothing but )?(a |an )?(burden|drain)\b|\bbetter off without (me|him|her|them)\b|\b(said|saying|says) goodbye\b(?! to (my |our |the )?(colleagues|coworkers|co-workers|team|class|students|neighbou?rs)\b)",
+            # warning signs of suicide in everyday words (public crisis-line guidance): thanks and goodbyes "for
+            # everything", not being around, no point in anything any more, goodbye letters, enough pills not to wake up
+            r"\bthank(s|ed|ing)? (you |u )?(all |everyone |every ?1 )?for everything\b|\b(won'?t|will not|wont) be (around|here) (much longer|for long|anymore|any more|soon|after (this|tonight|this week))\b|\b(no|any|the) (point|reason) (in|to|of) (anything|living|going on|any of (it|this)|being here)( (anymore|any more))?\b(?! (but|except|if)\b)|\bgoodbye (letters?|notes?|messages?|texts?)\b|\benough (pills|tablets|of (them|it|these|those)) to (not wake|never wake|end|sleep forever)\b|\b(go to sleep|sleep) and (stay that way|not wake( up)?|never wake( up)?)\b|\bnobody (would|wud|will|'d) (have to |need to |even )?(deal with me|miss me|notice|care)\b|\b(so )?tired of (everything|it all|living|being alive)\b|\b(already )?(have|got) (a |the )?(full|whole) (bottle|box|strip|pack) of\b|\b(putting|put|setting|set) aside (extra|spare) \w+",
+            r"\b(suddenly|weirdly|strangely|oddly) (so |really |very |almost )?(calm|at peace|serene|peaceful|cheerful)\b|\b(made|make|made up) (my|his|her) (mind|decision)\b|\b(want|wanna|just want|going) to (disappear|vanish)\b|\bbefore i go\b|\blast meal\b|\bwon'?t need (groceries|food|anything|it|them|this)\b|\b(everything|affairs|things) in order\b|\bsorted (out )?(all )?(my|his|her) (stuff|affairs|things|will)\b|\b(wrote|written|writing) (letters|a letter|notes) to\b|\beasier (life|time) if i (wasn'?t|weren'?t)\b|\bdone with (everything|it all|life)\b|\b(no|any) reason to (keep going|go on|carry on)\b",
+            r"\b(putting|put|setting|saving|stashing|keeping) (my |the |all my |all the )?(\w+ )?(pills|tablets|meds) (aside|away)\b|\bto end things\b|\b(everyone|everybody|my family|they) (will|would|'ll|'d) be better off\b|\bstop (eating and drinking|drinking and eating)\b|\bnothing (will|would|'ll) matter\b|\bnothing matters any(more|way)\b|\bone last (coffee|meal|drink|dinner|night)\b|\bmy last (dinner|meal|supper)\b",
+            r"\b(i'?ve|i have|he has|she has|they have|he'?s|she'?s) (been saving|stockpiled|been stockpiling|written|wrote|given away|been giving|started giving)\b|\b(giving|gave|given) (away )?(all )?(my|his|her|their) (things|stuff|possessions|belongings)\b",
+            # wanting to die, said in the first person: ideation is a sign in itself, so no hyperbole ("work is
+            # killing me") or study framing beside it makes it a figure of speech
+            r"\bi(?:'m| am|'ve| have| was)?(?: (?:really|just|honestly|sometimes|often|still|kinda|literally|actually|seriously|genuinely|constantly|always|keep|been|started|can'?t stop|cannot stop|do))* (want(?:ing)?|wanna|need|going|gonna|plan(?:ning)?|think(?:ing)? (?:about|of)|feel like) (?:to )?(die|dying|kill(?:ing)? myself|hurt(?:ing)? myself|end (?:it all|my life|everything|it)|suicide|disappear forever|not wake up)\b(?! (of|from|for|laughing)\b)",
+            r"\bi (don'?t|do not|no longer) want to (live|be alive|be here anymore|exist|wake up)\b|\bi(?:'m| am| feel| have been|'ve been)(?: (?:so|really|very|kind of|kinda))? suicidal\b",
+        ),
+        "zh": (
+            r"已经[^，。！？,.!?]{0,3}(写好|准备好|攒|存)|(偷偷|悄悄|背着[^，。！？,.!?]{0,4})(攒|存|囤)|攒了|攒(够|齐)|(药|药片|安眠药)[^，。！？,.!?]{0,3}(攒|存)(够|齐|起来|好)|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
+            r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|活着[^，。！？,.!?]{0,8}(拖累|累赘)|(拖累|连累)(了)?(大家|家人|家里|全家|你们|所有人)|没什么(遗憾|牵挂)了|遗书|留(好|下)?遗言|以后(就)?不用(再)?(操心|担心|管)我|没有我[^，。！？,.!?]{0,8}(更好|轻松)|(?<!同事)(?<!同事们)(?<!同学们)(告别|道别)|交代后事",
+            r"不想活了|活着没(有)?意思|活不下去了|我[^，。！？,.!?]{0,6}(不想活|想(要)?自杀|想轻生|有(轻生|自杀)的?念头|想(结束|了结)(自己|生命|这一切|一切)|想一了百了|不想再?醒来)|(?<!得)我(真的|是真的|真|好|很)?想(去)?死(?!你)",
+            r"突然[^，。！？,.!?]{0,8}(平静|安详|想通了|释然)|(平静|安详)[^。！？?!]{0,10}(决定好了|想通了)|已经决定好了|(时间|地方)[^，。！？,.!?]{0,4}(决定|选)好了|(想|只想)[^，。！？,.!?]{0,6}消失|消失算了|(可能|就)?没多久就不在了|以后(应该|就)?用不(上|着)了|不会再来了|下辈子再见|撑不下去|(人生|活着|一切)(也)?没(什么|啥)意义|(道过|道了|告了)别|该交代的(都)?交代|结束这一切|(对不起|谢谢)(大家|你们|所有人)[^，。！？,.!?]{0,6}(再见|永别)|(想|要)(去)?(self-?harm|自残|割腕|伤害自己)|找不到[^，。！？,.!?]{0,4}(撑|活)下去的理由|结束自己|不用(再)?为我(操心|担心)|(猫|狗|孩子|宠物)[^，。！？,.!?]{0,3}托付给",
+            r"(全家|家里|大家|家人)的(负担|累赘|包袱)|没(什么|啥|有)以后了?|看不到(未来|以后|希望)|(上|去|爬)(天台|楼顶)(之前|前|以前)|最后(一顿|一餐|一杯)",
+        ),
+    },
+    TURN: {
+        "en": (
+            r"\b(that'?s|this is|that is) (exactly )?what'?s? (is )?happening (to|with) (me|my|him|her|us|them)\b|\b(is|are|'s|'re) like (that|this) (right )?now\b|\b(basically|literally|actually) describing (myself|me|him|her|my)\b|\bhappening to (me|my \w+) (right )?now\b",
+        ),
+        "zh": (
             r"(写|说|描述)的就是我(自己)?|(其实|现在)?(就是|正是)(我|他|她)(现在|自己)?的(情况|样子)|(他|她|我)现在就是这样",
         ),
     },
@@ -253,7 +274,8 @@ class Framing:
 
     acute: bool
     kinds: tuple[str, ...]
-    sign: bool = False  # among the acute cues, a sign told as it is (``SIGN``), not only a time word
+    sign: bool = False  # among the acute cues, a sign told as it is (``SIGN``, ``WARNING``, ``TURN``), not only a time word
+    sign_kinds: tuple[str, ...] = ()  # which of those kinds were told
 
     @property
     def clearly_not_acute(self) -> bool:
@@ -300,9 +322,10 @@ def _happening(pattern: re.Pattern[str], text: str) -> bool:
 
 def read_framing(normalized_question: str) -> Framing:
     """The framing of a question (already ``lang.normalize_question``-ed): a few compiled regexes, microseconds."""
-    sign = any(_happening(p, normalized_question) for p in _COMPILED[SIGN])
+    sign_kinds = tuple(kind for kind in SIGN_KINDS if any(_happening(p, normalized_question) for p in _COMPILED[kind]))
+    sign = bool(sign_kinds)
     kinds = tuple(kind for kind, patterns in _COMPILED.items()
-                  if kind not in (ACUTE, SIGN, NOW) and any(p.search(normalized_question) for p in patterns))
+                  if kind not in (ACUTE, NOW, *SIGN_KINDS) and any(p.search(normalized_question) for p in patterns))
     now = "past" not in kinds and any(_happening(p, normalized_question) for p in _COMPILED[NOW])
     acute = sign or now or any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
-    return Framing(acute, kinds, sign)
+    return Framing(acute, kinds, sign, sign_kinds)

@@ -22,7 +22,8 @@ rule has one (a ``caution`` outcome), else as any other question. A rule marked
 ``similar_without_sign: caution`` also notes rather than stops a red flag found by similarity alone
 when the question tells no sign and nothing happening now. Acute cues always stop, and a
 sign told as it is ("he has gone grey and clammy") also stops a red-flag score a little under its
-threshold (``SIGN_SHARE``; reason ``sign``). A question that tells a sign and still scores low, because
+threshold (``SIGN_SHARE``; reason ``sign``) when the sign is of the kind the rule's own examples tell: a
+warning sign of suicide for that rule, a bodily sign for the others. A question that tells a sign and still scores low, because
 an ordinary question around it dilutes the embedding, has its sentences that say "now" scored alone
 (``sentences``; reason ``sentence``).
 
@@ -44,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from ...content.guard_rules import CHECK_ORDER, CompiledRule, compile_rule, first_match
-from .framing import Framing, read_framing
+from .framing import SIGN, TURN, WARNING, Framing, read_framing
 from .sentences import acute_sentences
 from ..answer.prompt import UNNAMED
 from .second_opinion import SecondOpinion
@@ -84,6 +85,7 @@ class Guard:
         # ``spell``: the question with misspelled emergency words read as the rules' examples write them, for the
         # patterns (tried on the question as typed first) and the framing; the classifier reads it as typed
         self._spell = spell
+        self._sign_kinds: dict[str, str] = {}  # per rule, the kind of sign its examples tell (read on first use)
 
     @classmethod
     def from_rows(cls, rows: Iterable[Mapping[str, Any]], **options: Any) -> "Guard":
@@ -166,11 +168,24 @@ class Guard:
                 fires, opinion = self.second_opinion.decide(question, score, rule.response("en"))
             considered = opinion is not None and opinion.match is not None  # an LLM that answered, not one that failed
             signed = (not fires and not considered and rule_type == "red_flag"
-                      and score.score >= SIGN_SHARE * score.threshold and framing().sign)
+                      and score.score >= SIGN_SHARE * score.threshold and self._agrees(framing(), rule.id))
             if fires or signed:
                 reason = "sign" if signed else "llm" if opinion is not None and not score.fires else "similarity"
                 return _scored(rule, score, lang, reason)
         return None
+
+    def _agrees(self, framing: Framing, rule: str) -> bool:
+        """Whether the question tells a sign of the kind ``rule``'s examples tell (a warning sign for a suicide rule, a
+        bodily one for the others; a turn, "that's what's happening to him", for any): "out of breath on the stairs
+        and pale" lends nothing to a suicide score that a diet question happened to reach."""
+        if not framing.sign:
+            return False
+        if rule not in self._sign_kinds:
+            assert self.semantic is not None
+            told = [read_framing(normalize_question(text)).sign_kinds for text in self.semantic.example_texts(rule)]
+            warnings, signs = sum(WARNING in kinds for kinds in told), sum(SIGN in kinds for kinds in told)
+            self._sign_kinds[rule] = WARNING if warnings > signs else SIGN
+        return TURN in framing.sign_kinds or self._sign_kinds[rule] in framing.sign_kinds
 
     def _by_sentence(self, question: str, lang: str, framing: Callable[[], Framing],
                      timings: dict[str, float]) -> GuardOutcome | None:

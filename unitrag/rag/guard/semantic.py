@@ -63,9 +63,9 @@ class SemanticGuard:
             for rule, pairs in examples.items()
         }
 
-    def example_texts(self) -> list[str]:
-        """Every rule's examples, as written (the guard's own words: ``search.spelling.Speller.from_examples``)."""
-        return [text for texts, _ in self._examples.values() for text in texts]
+    def example_texts(self, rule: str | None = None) -> list[str]:
+        """The examples of ``rule`` (every rule's when None), as written: the guard's own words and signs."""
+        return [text for name, (texts, _) in self._examples.items() if rule in (None, name) for text in texts]
 
     @classmethod
     def read(cls, con: Any) -> "SemanticGuard | None":
