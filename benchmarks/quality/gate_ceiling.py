@@ -21,20 +21,12 @@ import numpy as np
 from unitrag.config import load_config
 from unitrag.content.registry import load_questions
 from unitrag.rag.calibrate.calibration import measure
+from unitrag.rag.calibrate.cross_validation import not_found_f1
 from unitrag.rag.calibrate.gate_fit import Sample, gate_probabilities
 from unitrag.rag.gate import fit_logistic, sigmoid
 from unitrag.rag.knowledge_base import KnowledgeBase
 
 FEATURE_SETS = (("max_dense", "topic", "gap"), ("max_dense", "topic", "gap", "exemplar"))
-
-
-def not_found_f1(p_answerable: np.ndarray, answerable: np.ndarray) -> float:
-    said = p_answerable < 0.5
-    hits = int((said & ~answerable).sum())
-    if hits == 0:
-        return 0.0
-    precision, recall = hits / int(said.sum()), hits / int((~answerable).sum())
-    return 2 * precision * recall / (precision + recall)
 
 
 def ceiling(samples: list[Sample], features: tuple[str, ...]) -> float:

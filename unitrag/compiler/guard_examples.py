@@ -43,7 +43,8 @@ from ..content.registry import is_held_out
 from ..content.models import LabelledQuestion, Story
 from ..content.text.lang import detect_lang, normalize_question
 from ..providers.embedders import Embedder
-from .guard_fit import EVERYDAY, FIT_VERSION, NONE, GuardFit, fit_guard, probabilities
+from .guard_fit import FIT_VERSION, NONE, GuardFit, fit_guard, probabilities
+from .guard_fit import background_class as set_class
 
 #: The role of a bundled background question: ``background`` (the everyday set), ``background:<set>`` (another).
 BACKGROUND = "background"
@@ -93,11 +94,11 @@ def background_role(name: str) -> str:
 
 
 def background_class(role: str) -> str | None:
-    """The classifier's class of a background row's role (``EVERYDAY``, or ``(everyday:<set>)``); None for others."""
+    """The classifier's class of a background row's role (``guard_fit.background_class``); None for other roles."""
     if role == BACKGROUND:
-        return EVERYDAY
+        return set_class("everyday")
     name = role.removeprefix(BACKGROUND + ":")
-    return f"(everyday:{name})" if name != role else None
+    return set_class(name) if name != role else None
 
 
 def _question_role(q: LabelledQuestion) -> str:

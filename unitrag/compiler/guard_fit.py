@@ -66,9 +66,19 @@ STEPS = 500
 LEARNING_RATE = 0.05
 
 
+#: The class of a further bundled background set is this prefix, its name and ")".
+_FURTHER_SET = "(everyday:"
+
+
+def background_class(name: str) -> str:
+    """The class of the bundled background set ``name`` (``content.background.BACKGROUND_FILES``): ``EVERYDAY`` for the
+    everyday set, ``(everyday:<name>)`` for a further one."""
+    return EVERYDAY if name == "everyday" else f"{_FURTHER_SET}{name})"
+
+
 def is_background(name: str) -> bool:
-    """Whether a class is a bundled background set's (``EVERYDAY`` or ``(everyday:<set>)``): stopped by no rule."""
-    return name == EVERYDAY or name.startswith("(everyday:")
+    """Whether a class is a bundled background set's (``background_class``): stopped by no rule."""
+    return name == EVERYDAY or name.startswith(_FURTHER_SET)
 
 
 @dataclass

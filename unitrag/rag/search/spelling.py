@@ -130,7 +130,7 @@ class Speller:
         if word in self.targets or stem in self._stems or self._chunk_count(stem) or word in CONTRACTIONS:
             return typed
         near = {target for key in _deletes(word) | {word} for target in self._near.get(key, ())}
-        kinds = [(edit_kind(word, target), target) for target in sorted(near)]
+        kinds = [(edit_kind(word, target), target) for target in near]  # the choice below breaks ties by word
         candidates = [(swap, c) for swap, c in kinds if swap is not None and (swap or len(word) >= MIN_LETTERS)]
         if not candidates or self._is_common(word):
             return typed
