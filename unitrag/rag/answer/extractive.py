@@ -1,7 +1,7 @@
 """The answer without an LLM: the spans of the top sources that best state what was asked, cited.
 
 When no LLM is configured or reachable, the reader still gets an answer: the
-sentences, list items and table rows (``rag.answer.spans``) of the top sources that score
+sentences, list items and table rows (``rag.answer.spans``; never a signpost, ``rag.answer.signposts``) of the top sources that score
 best against the question (``rag.answer.focus``: its rare terms, the topics it names in
 either language, the numbers it asks for, the source's rank), best first, without
 repeats, within a length budget. Each quoted span is followed by ``<Cite/>`` tags of its
@@ -91,6 +91,8 @@ def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon
         except Exception:  # a malformed source must not cost the user the others
             continue
         for reading in chunk.spans:
+            if reading.signpost:
+                continue  # "this article covers …" names every topic and states no fact (``signposts``)
             named = chunk.topics_of(reading.span.position, among, lexicon.topics)
             relevance = focus.relevance(reading, named, source.topics, answer_lang(source.lang or focus.lang))
             quotes.append(Quote(reading.span, source, rank, relevance, relevance + focus.prior(reading.span, rank)))

@@ -31,6 +31,7 @@ from typing import Any
 
 from ...content.text.tokenize import tokenize
 from ...content.text.lang import detect_lang, normalize_question
+from .signposts import is_signpost
 from .spans import Span, spans
 
 #: Weights of the span score's parts (see the module docstring).
@@ -73,6 +74,7 @@ class SpanReading:
     numbers: frozenset[str]
     quantity: bool
     title_terms: frozenset[str] = frozenset()  # its source's title: what the whole chunk is about
+    signpost: bool = False  # it only says what its text covers (``signposts``): never quoted
 
 
 @dataclass
@@ -162,7 +164,8 @@ class Lexicon:
             joined += normalize_question(f"{span.context} {span.words}") + _SEPARATOR
         title_terms = frozenset(tokenize(title))
         readings = tuple(SpanReading(span, frozenset(tokenize(f"{span.context} {span.words}")),
-                                     frozenset(_NUMBER.findall(span.words)), bool(_QUANTITY.search(span.words)), title_terms)
+                                     frozenset(_NUMBER.findall(span.words)), bool(_QUANTITY.search(span.words)), title_terms,
+                                     is_signpost(span.words))
                          for span in found)
         return ChunkReading(readings, joined, starts)
 
