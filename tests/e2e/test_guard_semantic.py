@@ -309,7 +309,7 @@ def test_a_recovery_story_of_several_sentences_is_not_scored_sentence_by_sentenc
     assert outcome is None or not outcome.stops, outcome
 
 
-# -- similar_without_sign: caution (an authoring option; the sample's rules keep the default, stop) ------------------
+# -- similar_without_sign: caution (an authoring option; the sample's suicide rule uses it, the others stop) ---------
 
 def test_a_rule_noting_similarity_alone_gives_low_mood_the_note_and_still_stops_a_warning_sign(kb: KnowledgeBase) -> None:
     """The classifier fires on both; under ``similar_without_sign: caution`` only the one telling a warning sign (being
@@ -334,5 +334,30 @@ def test_a_rule_noting_similarity_alone_gives_low_mood_the_note_and_still_stops_
     assert stopped is not None and stopped.type == "red_flag"
     plain = guard("stop").check(low, "en")
     assert plain is not None and plain.type == "red_flag"
-    assert kb.guard.check(low, "en").type == "red_flag"  # type: ignore[union-attr]  # the sample keeps the default
+    # the sample's suicide rule notes (guard.yaml): low mood gets the note, the warning sign still stops
+    assert kb.guard.check(low, "en").type == "caution"  # type: ignore[union-attr]
+    assert kb.guard.check(signed, "en").type == "red_flag"  # type: ignore[union-attr]
 
+
+
+# -- ordinary life is answered, warning signs in everyday words stop (stop 40; none of these is in any set) -----------
+
+@pytest.mark.parametrize(("question", "lang"), [
+    ("My friend's dog died and she's heartbroken, what comfort food could I bring her?", "en"),
+    ("分手三个月了还是会难过，晚上总睡不着，喝什么助眠", "zh"),
+    ("burnt out after a year of night shifts, any meal ideas that don't take effort?", "en"),
+])
+def test_grief_heartbreak_and_burnout_are_answered(kb: KnowledgeBase, question: str, lang: str) -> None:
+    """The suicide rule's note (``similar_without_sign: caution``): sadness alone is not a crisis."""
+    outcome = kb.screen(question, lang)
+    assert outcome is None or not outcome.stops, outcome
+
+
+@pytest.mark.parametrize(("question", "lang"), [
+    ("我已经想好怎么结束了，最后想吃顿火锅", "zh"),
+    ("there's no way out for me and none of it will matter soon, is melatonin safe?", "en"),
+    ("he just handed me his watch and his guitar and said thanks for everything, what should I cook him tonight?", "en"),
+])
+def test_a_warning_sign_in_everyday_words_still_stops_under_the_note(kb: KnowledgeBase, question: str, lang: str) -> None:
+    outcome = kb.screen(question, lang)
+    assert outcome is not None and outcome.type == "red_flag" and outcome.rule == "red-flag-suicide-self-harm", outcome

@@ -196,6 +196,19 @@ def test_a_rules_pattern_beside_a_figure_and_a_time_word_still_stops() -> None:
     "感觉自己就是家里的负担，反正也没什么以后了",
     "最近突然特别平静，因为已经决定好了",
     "got a crushing tightness going up into my jaw and I can't catch my breath",
+    # a method chosen, means gathered, letters written, things given away (written on guard12-14 and ordinary4's dev)
+    "已经想好怎么结束了，这两天啥也不想吃",
+    "信都写好了，银行卡密码也告诉我姐了，饺子馅怎么调",
+    "网上买了木炭和胶带，吃点什么能睡得快",
+    "药我都存着没吃，降糖药和安眠药一起吃多少合适",
+    "从今天开始我不吃不喝了，反正也没人在乎",
+    "my 15 year old has been giving away her clothes and favourite books this week",
+    "he just gave me his gaming PC and his guitar and keeps thanking me",
+    "I can't see any future for myself, what's a quick dinner",
+    "my husband says his left arm is heavy and he is soaked in sweat",  # bodily signs, told as they are
+    "a squeezing behind my breastbone since 20 mins, is it the curry",
+    "she has been cutting her wrists again, what should she eat",  # self-injury told as it is
+    "手腕又划了好几道，吃什么好得快",
 ])
 def test_signs_happening_now_are_acute_whatever_else_the_question_says(question: str) -> None:
     read = framing(question)
@@ -327,6 +340,12 @@ def test_an_acute_question_still_gets_only_the_safety_message(kb) -> None:
     "家里囤了很多米和面，怎么保存不生虫",
     "how much vitamin A is too much for a pregnant woman?",
     "我爸写了遗嘱以后想调整一下饮食",
+    "my brother gave me his guitar for my birthday, what snacks for a jam night?",
+    "we're giving away our clothes to charity before moving, any tips for packing food?",
+    "推荐信写好了，面试前早饭吃什么好",
+    "婚礼的一切都安排好了，最近吃不下饭是紧张吗",
+    "I cut my finger on a tin can, does vitamin C help it heal?",
+    "切菜划了手指，吃什么好得快",
 ])
 def test_the_words_of_warning_signs_in_an_ordinary_question_are_no_sign(question: str) -> None:
     assert not framing(question).sign

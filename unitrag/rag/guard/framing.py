@@ -53,11 +53,11 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     ACUTE: {
         "en": (
             r"\b(right now|just now|at the moment|as we speak|as i type|at this moment)\b",
-            r"\bfor (the (last|past) )?(\d+|an?|one|two|three|a few|several|half an) (minutes?|hours?|days?)\b",
+            r"\bfor (the (last|past) )?(\d+|an?|one|two|three|a few|several|half an) ?(minutes?|mins?|hours?|hrs?|days?)\b",
             r"\bsince (this morning|last night|yesterday|today|lunch|breakfast|dinner|supper)\b",
             r"\b(this morning|tonight|this evening|this afternoon|today|this weekend|this week)\b",
             r"\b(yesterday|last night|last week|last weekend|recently|lately|these days|every (night|day|morning) (for|since)|for (a|one|two|a few|several) (weeks?|months?) now)\b",
-            r"\b(\d+|an?|one|two|few|half an) (minutes?|hours?) ago\b",
+            r"\b(\d+|an?|one|two|few|half an) ?(minutes?|mins?|hours?|hrs?) ago\b",
             r"\b(suddenly|sudden|all of a sudden|out of nowhere)\b",
             r"\b(just|only just) (found|swallowed|had some|ate|drank|took|went|started|noticed|discovered|got into|fell|collapsed|passed out)\b(?! out\b)",
             r"\b(help me|please help|call (an )?ambulance|should (i|we) (call|go to)|go to (the )?(er|a&e|emergency))\b",
@@ -92,6 +92,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(i|he|she|they|we|my [\w-]+|our [\w-]+) (just |accidentally |already )?(took|swallowed|drank|ate|downed|overdosed on|has taken|have taken|'ve taken|'s taken|has swallowed|has drunk|has eaten) (a whole|the whole|an entire|a full|all (of )?(my|his|her|the|their)|\d{2,}|twenty|thirty|forty|fifty|a hundred|a (bottle|handful|strip|button battery|magnet)|too many|lots of|loads of|a lot of|half a bottle|(some |the )?(bleach|drain cleaner|antifreeze|detergent|laundry pods?|weed killer|rat poison|pesticide|lamp oil))\b",
             r"\b(throat|tongue|lips?|airway) (is|are|'s|keeps|started|starting|has started) (closing|swelling|tightening|puffing)\b",
             r"\b(face|eyes?|lips?|tongue|throat) (is |are |'s |keeps |started |starting )?(puffing|swelling|blowing) up\b|\b(and|it'?s|its|it is|i'?m|i am|getting) (so |really |very )?(hard|difficult) to (swallow|breathe)\b|\bhives (all over|everywhere)\b",
+            r"\b(drenched|soaked|dripping|pouring|covered) (in|with) (a )?(cold )?sweat\b|\b(left|right) (arm|jaw|hand|leg) (is |feels |went |gone |going |has gone )?(heavy|numb|dead|limp)\b|\bsqueezing (behind|in|across) (my|his|her|the) (chest|breastbone|sternum)\b",
             r"\b(throat|chest) (feels?|felt|is|'s|getting|gets) (so |really |very )?(tight|tighter|closed up)\b|\b(grey|gray|pale|white|cold) and (clammy|sweaty|sweating)\b|\b(sleepy|drowsy) and (floppy|limp|confused)\b",
             r"\bblood (running|pouring|gushing|dripping) down\b|\b(bleeding|losing|passing|there'?s|there is) (a lot of|lots of|so much|loads of) blood\b|\b(bottle|pack|box|packet) (is |was )?(empty|half empty)\b|\b(\d+|a lot of them|most of them|half of them) (are |were )?gone\b|\b(took|swallowed|ate|drank|downed) (most|half|all) of (a|the|her|his|my|their) (bottle|pack|box|packet|strip)\b",
             r"\b(pain|ache|pressure|tightness) (is|'s) (spreading|radiating)\b|\b(spreading|radiating|going) (to|into|down|up|up into|down into) (my|his|her|the) (jaw|left arm|neck)\b|\b(can'?t|cannot|can not|couldn'?t|unable to) (catch|get) (my|his|her|their) breath\b",
@@ -129,6 +130,11 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # wanting to die, said in the first person: ideation is a sign in itself, so no hyperbole ("work is
             # killing me") or study framing beside it makes it a figure of speech
             r"\bi(?:'m| am|'ve| have| was)?(?: (?:really|just|honestly|sometimes|often|still|kinda|literally|actually|seriously|genuinely|constantly|always|keep|been|started|can'?t stop|cannot stop|do))* (want(?:ing)?|wanna|need|going|gonna|plan(?:ning)?|think(?:ing)? (?:about|of)|feel like) (?:to )?(die|dying|kill(?:ing)? myself|hurt(?:ing)? myself|end (?:it all|my life|everything|it)|suicide|disappear forever|not wake up)\b(?! (of|from|for|laughing)\b)",
+            # giving away what one treasures, to whoever: "gave me his gaming PC and his guitar", "giving away her clothes"
+            r"\b(giving|gave|given|handing|handed) (away |out )?(me |us |her |him |them )?(all )?(of )?(my|his|her|their) (own )?(best |favou?rite |good |late \w+'s )?(things|stuff|possessions|belongings|clothes|books|games|console|gaming pc|guitar|watch|jewell?ery|china|collection|records|savings|pets?|dog|cat)\b(?![\s\S]{0,40}\b(charity|donat\w*|thrift|declutter\w*|outgrown|moving|birthday|christmas|gift|present|upgrad\w*|new one)\b)",
+            # self-injury told as it is: "I cut my arms again last night" (an accident has its "on the glass", "while cooking")
+            r"\b(i|i'?ve|i have|she|she'?s|he|he'?s|they) (\w+ ){0,2}(cut|cutting|burn(ed|t|ing)?|scratch(ed|ing)?|hurt(ing)?) (my|her|his|their) (arms?|wrists?|thighs?|legs?|stomach|skin)( again)?\b(?! (on|in|with|while|at|during|when|playing|cooking|shaving|opening|by accident)\b)",
+            r"\b(can'?t|cannot|don'?t) see (any|a) (hope|future|way out)\b|\b(there'?s|there is|i see|is) no way out\b|\bnone of (it|this) (will|would|'ll) matter\b|\b(decided|figured out|worked out|planned) (how|when|where) (i'?ll|i will|i'?m going to|to) (do it|end it|go)\b|\bcharcoal (and|&) (duct )?tape\b|\b(letters?|notes?) (are|is) (all )?(written|done)\b",
             r"\bi (don'?t|do not|no longer) want to (live|be alive|be here anymore|exist|wake up)\b|\bi(?:'m| am| feel| have been|'ve been)(?: (?:so|really|very|kind of|kinda))? suicidal\b",
         ),
         "zh": (
@@ -136,7 +142,9 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|活着[^，。！？,.!?]{0,8}(拖累|累赘)|(拖累|连累)(了)?(大家|家人|家里|全家|你们|所有人)|没什么(遗憾|牵挂)了|遗书|留(好|下)?遗言|以后(就)?不用(再)?(操心|担心|管)我|没有我[^，。！？,.!?]{0,8}(更好|轻松)|(?<!同事)(?<!同事们)(?<!同学们)(告别|道别)|交代后事",
             r"不想活了|活着没(有)?意思|活不下去了|我[^，。！？,.!?]{0,6}(不想活|想(要)?自杀|想轻生|有(轻生|自杀)的?念头|想(结束|了结)(自己|生命|这一切|一切)|想一了百了|不想再?醒来)|(?<!得)我(真的|是真的|真|好|很)?想(去)?死(?!你)",
             r"突然[^，。！？,.!?]{0,8}(平静|安详|想通了|释然)|(平静|安详)[^。！？?!]{0,10}(决定好了|想通了)|已经决定好了|(时间|地方)[^，。！？,.!?]{0,4}(决定|选)好了|(想|只想)[^，。！？,.!?]{0,6}消失|消失算了|(可能|就)?没多久就不在了|以后(应该|就)?用不(上|着)了|不会再来了|下辈子再见|撑不下去|(人生|活着|一切)(也)?没(什么|啥)意义|(道过|道了|告了)别|该交代的(都)?交代|结束这一切|(对不起|谢谢)(大家|你们|所有人)[^，。！？,.!?]{0,6}(再见|永别)|(想|要)(去)?(self-?harm|自残|割腕|伤害自己)|找不到[^，。！？,.!?]{0,4}(撑|活)下去的理由|结束自己|不用(再)?为我(操心|担心)|(猫|狗|孩子|宠物)[^，。！？,.!?]{0,3}托付给",
-            r"(全家|家里|大家|家人)的(负担|累赘|包袱)|没(什么|啥|有)以后了?|看不到(未来|以后|希望)|(上|去|爬)(天台|楼顶)(之前|前|以前)|最后(一顿|一餐|一杯)",
+            r"(全家|家里|大家|家人)的(负担|累赘|包袱)|没(什么|啥|有)以后了?|看不到(任何|一点|半点)?(未来|以后|希望|出路)|(上|去|爬)(天台|楼顶)(之前|前|以前)|最后(一顿|一餐|一杯)",
+            # a method chosen, means gathered, letters written, the rest arranged: the signs a note alone must not answer
+            r"(划|割)(了|伤|破)?(自己的?)?(手腕|胳膊|手臂|大腿)|手腕上?[^，。！？,.!?]{0,6}(口子|伤口|划|割)|(反正|也|根本)没(有)?人在乎(我)?|(从今天(开始|起)|以后)(我)?(就)?不吃不喝|想好(了)?(要)?怎么(结束|走|死|了断)|(?<![荐职请])信(都|已经|也都|也)写好了|烧炭|木炭[^，。！？,.!?]{0,6}胶带|胶带[^，。！？,.!?]{0,6}木炭|药[^，。！？,.!?]{0,4}(都|一直)存着|(后事|该安排的)(都|也)?(安排|交代)好了|^没(什么|啥)?意义了",
         ),
     },
     TURN: {
