@@ -5,7 +5,8 @@ framing): no retrieval, so a few hundred questions take seconds. Per file and ar
 
 * red flags stopped (of the questions labelled ``guard: red_flag``);
 * benign look-alikes answered (labelled ``pass`` or ``caution``, answered with or without a note);
-* ordinary questions stopped (no guard label), and how many of those as a red flag.
+* red flags answered with the rule's note instead (a rule that notes similarity alone); the rest were answered plainly;
+* ordinary questions stopped (no guard label), how many of those as a red flag, and how many answered with a note.
 
 Give each artifact a name: ``--kb base=/tmp/base.duckdb --kb now=dist/kb.duckdb``. The first is the
 baseline, printed first.
@@ -41,16 +42,19 @@ def outcomes(kb: KnowledgeBase, path: Path) -> Counter[str]:
 
 
 def summary(counts: Counter[str]) -> dict[str, tuple[int, int]]:
-    """(hits, of) per figure: red flags stopped, benign answered, ordinary stopped, ordinary stopped as a red flag."""
+    """(hits, of) per figure: red flags stopped, and answered with the rule's note instead; benign answered; ordinary
+    stopped, stopped as a red flag, and answered with a note. A red flag neither stopped nor noted was answered plainly."""
     def total(label: str, outcome: tuple[str, ...] | None = None) -> int:
         return sum(n for key, n in counts.items()
                    if key.split("->")[0] == label and (outcome is None or key.split("->")[1] in outcome))
     benign = total("pass") + total("caution")
     return {
         "red flags stopped": (total("red_flag", ("red_flag",)), total("red_flag")),
+        "red flags noted": (total("red_flag", ("caution",)), total("red_flag")),
         "benign answered": (total("pass", ("pass", "caution")) + total("caution", ("pass", "caution")), benign),
         "ordinary stopped": (total("ordinary", STOPS), total("ordinary")),
         "ordinary as red flag": (total("ordinary", ("red_flag",)), total("ordinary")),
+        "ordinary noted": (total("ordinary", ("caution",)), total("ordinary")),
     }
 
 

@@ -339,7 +339,6 @@ def test_a_rule_noting_similarity_alone_gives_low_mood_the_note_and_still_stops_
     assert kb.guard.check(signed, "en").type == "red_flag"  # type: ignore[union-attr]
 
 
-
 # -- ordinary life is answered, warning signs in everyday words stop (stop 40; none of these is in any set) -----------
 
 @pytest.mark.parametrize(("question", "lang"), [
