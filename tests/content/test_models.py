@@ -272,7 +272,8 @@ def test_a_guard_caution_note_needs_both_languages_and_a_red_flag():
 
 def test_noting_a_red_flag_by_similarity_alone_needs_the_rules_caution_note():
     data = {"id": "g", "type": "red_flag", "patterns": {"en": ["x"]}, "response": {"en": "a", "zh": "b"}}
-    assert GuardRule.model_validate(data).similar_without_sign == "stop"
+    assert GuardRule.model_validate(data).similar_without_sign == "unsure"  # stops when there is no note to show
+    assert GuardRule.model_validate({**data, "similar_without_sign": "stop"}).similar_without_sign == "stop"
     noted = {**data, "caution": {"en": "note", "zh": "提示"}, "similar_without_sign": "caution"}
     assert GuardRule.model_validate(noted).similar_without_sign == "caution"
     with pytest.raises(ValidationError, match="needs the rule's caution note"):

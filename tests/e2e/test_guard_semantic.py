@@ -16,7 +16,8 @@ import yaml
 
 from tests.conftest import REPO, Workspace
 from unitrag.providers.llm.litellm import LiteLLMChat
-from unitrag.rag.guard.screen import SIGN_SHARE, Guard
+from unitrag.rag.guard.framing import read_framing
+from unitrag.rag.guard.screen import BARE_STOP, SIGN_SHARE, Guard
 from unitrag.rag.knowledge_base import KnowledgeBase
 from unitrag.content.text.lang import normalize_question
 
@@ -309,7 +310,7 @@ def test_a_recovery_story_of_several_sentences_is_not_scored_sentence_by_sentenc
     assert outcome is None or not outcome.stops, outcome
 
 
-# -- similar_without_sign: caution (an authoring option; the sample's suicide rule uses it, the others stop) ---------
+# -- similar_without_sign: caution (an authoring option; the sample's suicide rule uses it, the others are unsure) ---
 
 def test_a_rule_noting_similarity_alone_gives_low_mood_the_note_and_still_stops_a_warning_sign(kb: KnowledgeBase) -> None:
     """The classifier fires on both; under ``similar_without_sign: caution`` only the one telling a warning sign (being
@@ -360,3 +361,29 @@ def test_grief_heartbreak_and_burnout_are_answered(kb: KnowledgeBase, question: 
 def test_a_warning_sign_in_everyday_words_still_stops_under_the_note(kb: KnowledgeBase, question: str, lang: str) -> None:
     outcome = kb.screen(question, lang)
     assert outcome is not None and outcome.type == "red_flag" and outcome.rule == "red-flag-suicide-self-harm", outcome
+
+
+# -- similar_without_sign: unsure (the default; stop 41; none of these is in any set) --------------------------------
+
+@pytest.mark.parametrize(("question", "rule"), [
+    ("how do I get a wine stain and a bit of blood out of a white shirt", "red-flag-gi-bleeding"),
+    ("my toddler refuses every vegetable, any tricks?", "red-flag-poisoning-overdose"),
+])
+def test_an_everyday_question_the_classifier_is_unsure_of_gets_the_note(kb: KnowledgeBase, question: str, rule: str) -> None:
+    """The bodily rules' classifiers reach 0.5-0.8 on everyday words; with no sign and nothing happening now that is
+    the rule's note, where ``stop`` gave the emergency response."""
+    outcome = kb.guard.check(question, "en")
+    assert outcome is not None and (outcome.type, outcome.rule, outcome.reason) == ("caution", rule, "similarity")
+    assert outcome.score is not None and outcome.score < BARE_STOP
+    rows = [{"id": r.id, "type": r.type, "patterns_en": [], "patterns_zh": [], "response_en": r.responses["en"],
+             "caution_en": r.cautions.get("en"), "similar_without_sign": "stop" if r.id == rule else r.similar_without_sign}
+            for r in kb.guard.rules]
+    stopped = Guard.from_rows(rows, semantic=kb.guard.semantic, embed=kb.encoder.encode).check(question, "en")
+    assert stopped is not None and stopped.type == "red_flag" and stopped.rule == rule
+
+
+def test_an_emergency_the_classifier_is_sure_of_stops_with_no_sign_told(kb: KnowledgeBase) -> None:
+    question = "my husband is slumped over and his speech is thick and he doesn't know where he is"
+    assert not read_framing(normalize_question(question)).acute
+    outcome = kb.guard.check(question, "en")
+    assert outcome is not None and outcome.type == "red_flag" and outcome.score is not None and outcome.score >= BARE_STOP

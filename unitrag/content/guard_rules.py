@@ -29,7 +29,8 @@ class CompiledRule:
     patterns: tuple[re.Pattern[str], ...]
     responses: Mapping[str, str]
     cautions: Mapping[str, str] = field(default_factory=dict)
-    #: "caution": a red flag by similarity alone, with no sign and nothing happening now, is answered with the note
+    #: A red flag by similarity alone, with no sign and nothing happening now: "stop" stops it, "caution" answers it with
+    #: the note, "unsure" answers it with the note while the score is under ``rag.guard.screen.BARE_STOP``
     similar_without_sign: str = "stop"
 
     def matches(self, normalized_question: str) -> bool:
@@ -60,10 +61,10 @@ def compile_rule(row: Mapping[str, Any]) -> CompiledRule:
     cautions = {lang: row[f"caution_{lang}"] for lang in LANGS if row.get(f"caution_{lang}")}  # absent before schema 8
     if cautions and "en" not in cautions:
         raise ValueError(f"guard rule {rule_id!r}: a caution note needs its English text (the fallback language)")
-    similar_without_sign = row.get("similar_without_sign") or "stop"  # absent before schema 9
-    if similar_without_sign not in ("stop", "caution") or similar_without_sign == "caution" and not cautions:
-        raise ValueError(f"guard rule {rule_id!r}: similar_without_sign {similar_without_sign!r} is not stop, or caution "
-                         "with a caution note")
+    similar_without_sign = row.get("similar_without_sign") or "stop"  # absent before schema 9: as it was built
+    if similar_without_sign not in ("stop", "unsure", "caution") or similar_without_sign == "caution" and not cautions:
+        raise ValueError(f"guard rule {rule_id!r}: similar_without_sign {similar_without_sign!r} is not stop, unsure, "
+                         "or caution with a caution note")
     return CompiledRule(id=rule_id, type=row["type"], patterns=tuple(patterns), responses=responses, cautions=cautions,
                         similar_without_sign=similar_without_sign)
 

@@ -290,12 +290,14 @@ class GuardRule(_Strict):
         description="Red flags only: a short safety line (en and zh) added to the normal answer when the rule fires on a "
                     "question whose framing is clearly not acute (past, hypothetical, general, study, prevention). "
                     "Without it such a question is answered with no note.")
-    similar_without_sign: Literal["stop", "caution"] = Field(
-        default="stop",
+    similar_without_sign: Literal["stop", "unsure", "caution"] = Field(
+        default="unsure",
         description="Red flags with a caution note only: what a question gets when only the classifier's similarity "
-                    "fires (no pattern) and it tells no sign and nothing happening now. stop (the default): the safe "
-                    "response. caution: the normal answer with the caution note, for a rule whose topic ordinary "
-                    "questions share (low mood and stress eating look like the suicide rule's examples).")
+                    "fires (no pattern) and it tells no sign and nothing happening now. unsure (the default): the "
+                    "normal answer with the caution note while the classifier is unsure (its score under 0.8), the "
+                    "safe response from there. stop: always the safe response. caution: always the note, for a rule "
+                    "whose topic ordinary questions share (low mood and stress eating look like the suicide rule's "
+                    "examples).")
 
     @model_validator(mode="after")
     def _caution_on_red_flags(self) -> "GuardRule":

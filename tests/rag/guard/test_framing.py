@@ -209,6 +209,20 @@ def test_a_rules_pattern_beside_a_figure_and_a_time_word_still_stops() -> None:
     "a squeezing behind my breastbone since 20 mins, is it the curry",
     "she has been cutting her wrists again, what should she eat",  # self-injury told as it is
     "手腕又划了好几道，吃什么好得快",
+    # stop 41: an amount swallowed, hedged or told the other way round; a burning mouth; vomiting told as it is; a
+    # lethal amount asked for oneself; something just done (each fails without its regex)
+    "my daughter ate about 30 of the chewable vitamins, should she drink milk",
+    "孩子把我一整板退烧药都吃光了，要喝水吗",
+    "感冒药叠着吃，算下来吃了十几克了",
+    "we all had the wild mushrooms and now my lips and throat are burning",
+    "喝了一口瓶子里的东西，嘴里火辣辣的",
+    "吃完那盘菌子全家上吐下泻",
+    "how many of these is lethal... asking for myself",
+    "致死量是多少，问的是我自己",
+    "my toddler just emptied a bottle of fish oil capsules",
+    "刚把奶奶的降压药当糖吃了",
+    "孩子吐得停不下来，一直哭",
+    "he can't stop shaking and he's sweating buckets",
 ])
 def test_signs_happening_now_are_acute_whatever_else_the_question_says(question: str) -> None:
     read = framing(question)
@@ -346,6 +360,11 @@ def test_an_acute_question_still_gets_only_the_safety_message(kb) -> None:
     "婚礼的一切都安排好了，最近吃不下饭是紧张吗",
     "I cut my finger on a tin can, does vitamin C help it heal?",
     "切菜划了手指，吃什么好得快",
+    "the chilli made my mouth burn, what cools it",
+    "宝宝吐奶正常吗",
+    "what's the lethal dose of caffeine for a dog? asking for my vet class",
+    "追剧停不下来，夜宵吃什么不胖",  # "can't stop" of a habit, not of bleeding or vomiting
+    "I can't stop snacking after dinner, any tips?",
 ])
 def test_the_words_of_warning_signs_in_an_ordinary_question_are_no_sign(question: str) -> None:
     assert not framing(question).sign

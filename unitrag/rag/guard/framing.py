@@ -59,13 +59,13 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(yesterday|last night|last week|last weekend|recently|lately|these days|every (night|day|morning) (for|since)|for (a|one|two|a few|several) (weeks?|months?) now)\b",
             r"\b(\d+|an?|one|two|few|half an) ?(minutes?|mins?|hours?|hrs?) ago\b",
             r"\b(suddenly|sudden|all of a sudden|out of nowhere)\b",
-            r"\b(just|only just) (found|swallowed|had some|ate|drank|took|went|started|noticed|discovered|got into|fell|collapsed|passed out)\b(?! out\b)",
+            r"\b(just|only just) (found|swallowed|had some|ate|drank|took|went|started|noticed|discovered|got into|fell|collapsed|passed out|emptied|chewed|bit into|got stung|was stung|got bitten|was bitten)\b(?! out\b)",
             r"\b(help me|please help|call (an )?ambulance|should (i|we) (call|go to)|go to (the )?(er|a&e|emergency))\b",
             r"\b(with me|next to me|beside me|in front of me|here) (now|right now)\b|\b(is|are|'s|'re) (here |right )?(with me|next to me|beside me|in front of me)\b",
         ),
         "zh": (
             r"(就|正)?在(我)?(旁边|身边|跟前|面前)|叫[^，。！？,.!?]{0,4}不(怎么)?(答应|应|理)|没(有)?反应",
-            r"刚才|刚刚|正在|突然|此刻|这会儿|刚(发现|吃|喝|吞|看到|开始)",
+            r"刚才|刚刚|正在|突然|此刻|这会儿|刚(发现|吃|喝|吞|看到|开始|把|被)",
             r"昨天|昨晚|前天|最近|近来|上周|上个?星期|这周|这个?星期|这几天|这段时间|这[一个]{1,2}月|每晚|每天晚上",
             r"今天(早上|上午|下午|晚上)?(开始|起)|从(早上|昨晚|昨天|中午|下午)|(半个|一个|两个|几个|\d+个)多?(小时|钟头)(了|还|都)",
             r"救命|要不要(叫|打)(120|救护车)|送医院|去急诊",
@@ -86,16 +86,17 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|they are|it'?s|it is|is|are|keeps?|kept|started|starting|still) ((?!stopped|not|no|never)\w+ )?(bleeding|vomiting|throwing up|choking|seizing|fitting|shaking|sweating|slurring|drooping|swelling|gasping|wheezing|fainting|passing out|collapsing|turning (blue|grey|gray|pale)|unconscious|unresponsive|confused)\b(?! (a|an|the|normal|common|dangerous|serious|possible|likely|risk|risky|after|during|in|when)\b)",
             r"\b(i|he|she|they|we|it|my [\w-]+|his|her) (has|have|is having|am having|are having|'s got|has got|got) (a |an )?(sudden |bad |severe |terrible |crushing |sharp |awful )?([\w-]+ )?(pain|ache|pains)\b",
             r"\b(looks?|feels?|went|turned|turning|getting|is|are|am|'s) (very |really |so |all )?(grey|gray|pale|blue|clammy|faint|dizzy|numb|floppy|drowsy|limp)\b",
-            r"\b(can'?t|cannot|can not|won'?t|unable to|isn'?t|is not|doesn'?t|not) (breathe|breathing|wake|waking|respond|responding|answer|answering|stop|stopping|talk|speak|move|stand|swallow)\b",
+            r"\b(can'?t|cannot|can not|won'?t|unable to|isn'?t|is not|doesn'?t|not) (breathe|breathing|wake|waking|respond|responding|answer|answering|stop|stopping|talk|speak|move|stand|swallow)\b(?! (eating|snacking|thinking|watching|scrolling|laughing|buying|craving|checking|playing)\b)",
             # an event told of someone (an overdose, a swallowed poison) or a sign described as it is: no "just
             # curious", "for a school project" or "in general" in front of it makes it someone else's or the past's
-            r"\b(i|he|she|they|we|my [\w-]+|our [\w-]+) (just |accidentally |already )?(took|swallowed|drank|ate|downed|overdosed on|has taken|have taken|'ve taken|'s taken|has swallowed|has drunk|has eaten) (a whole|the whole|an entire|a full|all (of )?(my|his|her|the|their)|\d{2,}|twenty|thirty|forty|fifty|a hundred|a (bottle|handful|strip|button battery|magnet)|too many|lots of|loads of|a lot of|half a bottle|(some |the )?(bleach|drain cleaner|antifreeze|detergent|laundry pods?|weed killer|rat poison|pesticide|lamp oil))\b",
+            r"\b(i|he|she|they|we|my [\w-]+|our [\w-]+|son|daughter|baby|toddler|kid) (just |accidentally |already )?(took|swallowed|drank|ate|downed|overdosed on|has taken|have taken|'ve taken|'s taken|has swallowed|has drunk|has eaten) (about |around |like |maybe |nearly |almost |at least |over |more than )?(a whole|the whole|an entire|a full|all (of )?(my|his|her|the|their)|\d{2,}|twenty|thirty|forty|fifty|a hundred|a (bottle|handful|strip|button battery|magnet)|too many|lots of|loads of|a lot of|half a bottle|(some |the )?(bleach|drain cleaner|antifreeze|detergent|laundry pods?|weed killer|rat poison|pesticide|lamp oil))\b",
             r"\b(throat|tongue|lips?|airway) (is|are|'s|keeps|started|starting|has started) (closing|swelling|tightening|puffing)\b",
             r"\b(face|eyes?|lips?|tongue|throat) (is |are |'s |keeps |started |starting )?(puffing|swelling|blowing) up\b|\b(and|it'?s|its|it is|i'?m|i am|getting) (so |really |very )?(hard|difficult) to (swallow|breathe)\b|\bhives (all over|everywhere)\b",
             r"\b(drenched|soaked|dripping|pouring|covered) (in|with) (a )?(cold )?sweat\b|\b(left|right) (arm|jaw|hand|leg) (is |feels |went |gone |going |has gone )?(heavy|numb|dead|limp)\b|\bsqueezing (behind|in|across) (my|his|her|the) (chest|breastbone|sternum)\b",
             r"\b(throat|chest) (feels?|felt|is|'s|getting|gets) (so |really |very )?(tight|tighter|closed up)\b|\b(grey|gray|pale|white|cold) and (clammy|sweaty|sweating)\b|\b(sleepy|drowsy) and (floppy|limp|confused)\b",
             r"\bblood (running|pouring|gushing|dripping) down\b|\b(bleeding|losing|passing|there'?s|there is) (a lot of|lots of|so much|loads of) blood\b|\b(bottle|pack|box|packet) (is |was )?(empty|half empty)\b|\b(\d+|a lot of them|most of them|half of them) (are |were )?gone\b|\b(took|swallowed|ate|drank|downed) (most|half|all) of (a|the|her|his|my|their) (bottle|pack|box|packet|strip)\b",
             r"\b(pain|ache|pressure|tightness) (is|'s) (spreading|radiating)\b|\b(spreading|radiating|going) (to|into|down|up|up into|down into) (my|his|her|the) (jaw|left arm|neck)\b|\b(can'?t|cannot|can not|couldn'?t|unable to) (catch|get) (my|his|her|their) breath\b",
+            r"\b(mouth|throat|lips?|tongue|gullet) (is |are |'s |feels? |keeps |started )?(burning|on fire|blistering|blistered)\b",
             r"\b(face|smile|mouth) (is |'s |has |started |keeps )?(drooping|droops|droopy|lopsided)\b|\b(speech is|words are|is|'s) slurr(ed|ing)\b|\bslurring (his|her|my|their)? ?(words|speech)\b",
             # each red-flag rule's textbook signs, in everyday words, told as they are ("has gone grey and clammy", "one
             # side of her face won't move", "black sticky poo", "talking nonsense"), and a turn that says the framed
@@ -108,13 +109,16 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         ),
         "zh": (
             r"还在(流|吐|出|疼|痛|抽|晕|肿)|(?<!又[\u4e00-\u9fff])又(开始)?(疼|痛|吐|出血|流血|发作|犯了|晕|抽)",
-            r"止不住|停不下来|叫不醒|喊不醒|没反应|没有反应|说不出话|喘不上气|喘不过气|站不起来|不省人事|站(都|也)?站不稳|(手|胳膊)抬不起来|一直(在)?(吐|流血|出血|抽)|(好多|很多|全是|一大摊|一滩)(的)?(鲜)?血",
+            r"止不住|(血|吐|抽|咳|喘)[^，。！？,.!?]{0,4}停不下来|叫不醒|喊不醒|没反应|没有反应|说不出话|喘不上气|喘不过气|站不起来|不省人事|站(都|也)?站不稳|(手|胳膊)抬不起来|一直(在)?(吐|流血|出血|抽)|(好多|很多|全是|一大摊|一滩)(的)?(鲜)?血",
             r"(出|冒)(了)?(一身|满身|浑身)?的?冷汗|(浑身|一身)冷汗|满头大汗|胸口(闷|压|憋)得(厉害|难受|慌|特别|很|不行)|说话(也)?(说)?不清|叫[^，。！？,.!?]{0,4}反应(很|特别|越来越)?(慢|迟钝)|脸色(发白|发青|发灰|苍白|铁青)|嘴唇(发紫|发青)|(抽搐|昏迷|吐血|便血|大出血|流了很多血|肿起来)(?!过)|(晕倒|晕过去)了",
             r"(吃|喝|吞|服)(了|下|掉)了?[^，。！？,.!?]{0,4}(一整瓶|整瓶|一整板|\d{2,}片|几十片|好多片|很多片|纽扣电池|磁铁|洗洁精|消毒水|消毒液|漂白水|漂白剂|洗衣液|洗衣凝珠|农药|老鼠药|杀虫剂|防冻液)",
             r"(吃|吞|服)(了|下|掉)了?(一瓶|半瓶|一大?把|一板)[^，。！？,.!?]{0,4}(药|片|安眠|维生素|补充剂|胶囊)",
+            # the same told the other way round (把一整瓶…吃光了) or by weight (吃了十克), and vomiting told as it is
+            r"把[^，。！？,.!?]{0,10}(一整瓶|整瓶|一整板|一瓶|半瓶|一大?把|一板|\d{2,}片|几十片|好多片)[^，。！？,.!?]{0,10}(吃|吞|喝)(光|完|掉|下|了)|(吃|吞|服)了?[^，。！？,.!?]{0,4}([十\d][\d十几]*|几十)克|上吐下泻|吐了(两|三|几|好几|\d+)次",
             r"(嗓子|喉咙|嘴唇|舌头)(发紧|肿起来|肿了|堵住|在肿|越来越肿)|胸口压着(疼|痛)|(疼|痛)(到|向|窜到)(下巴|左臂|左胳膊|左手)|(一边|半边)(脸|嘴)(歪|斜|耷拉)|(脸|嘴)歪了|说话(含糊|不清楚|大舌头)",
             r"胸口(闷痛|压痛|像压了|像被压|憋得)|(闷痛|压痛|胸痛)[^，。！？,.!?]{0,6}不缓解|(左边|右边|一边|半边)(手脚|胳膊|腿|身子|身体)[^，。！？,.!?]{0,2}(没劲|没力气|使不上劲|不听使唤|动不了|发麻)|说话(不利索|说不清|含含糊糊|口齿不清)|嘴角(歪|往一边)",
             r"大汗淋漓|说胡话|胡言乱语|迷迷糊糊|(叫|喊)[都也]?(叫|喊)?不[太大怎么]?醒|(咽|喝|吃)不下去了?|喂[^，。！？,.!?]{0,4}(咽不下|喝不进)",
+            r"(嘴|嘴巴|嘴里|喉咙|嗓子|舌头)[^，。！？,.!?]{0,3}(火辣辣|烧得|灼烧|灼痛|烧起来|起泡)",
             r"(大便|拉的|便便|屎)[^，。！？,.!?]{0,6}(黑得|柏油|黑色发亮|黑亮)|(吐|呕)(了|出)[^，。！？,.!?]{0,4}(咖啡色|咖啡渣|暗红色|血)(?!过)",
         ),
     },
@@ -135,6 +139,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # self-injury told as it is: "I cut my arms again last night" (an accident has its "on the glass", "while cooking")
             r"\b(i|i'?ve|i have|she|she'?s|he|he'?s|they) (\w+ ){0,2}(cut|cutting|burn(ed|t|ing)?|scratch(ed|ing)?|hurt(ing)?) (my|her|his|their) (arms?|wrists?|thighs?|legs?|stomach|skin)( again)?\b(?! (on|in|with|while|at|during|when|playing|cooking|shaving|opening|by accident)\b)",
             r"\b(can'?t|cannot|don'?t) see (any|a) (hope|future|way out)\b|\b(there'?s|there is|i see|is) no way out\b|\bnone of (it|this) (will|would|'ll) matter\b|\b(decided|figured out|worked out|planned) (how|when|where) (i'?ll|i will|i'?m going to|to) (do it|end it|go)\b|\bcharcoal (and|&) (duct )?tape\b|\b(letters?|notes?) (are|is) (all )?(written|done)\b",
+            r"\b(lethal|fatal|deadly|enough to kill)\b[^.?!]{0,40}[.?!]{0,3} ?(asking )?for (me|myself)\b",
             r"\bi (don'?t|do not|no longer) want to (live|be alive|be here anymore|exist|wake up)\b|\bi(?:'m| am| feel| have been|'ve been)(?: (?:so|really|very|kind of|kinda))? suicidal\b",
         ),
         "zh": (
@@ -142,6 +147,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|活着[^，。！？,.!?]{0,8}(拖累|累赘)|(拖累|连累)(了)?(大家|家人|家里|全家|你们|所有人)|没什么(遗憾|牵挂)了|遗书|留(好|下)?遗言|以后(就)?不用(再)?(操心|担心|管)我|没有我[^，。！？,.!?]{0,8}(更好|轻松)|(?<!同事)(?<!同事们)(?<!同学们)(告别|道别)|交代后事",
             r"不想活了|活着没(有)?意思|活不下去了|我[^，。！？,.!?]{0,6}(不想活|想(要)?自杀|想轻生|有(轻生|自杀)的?念头|想(结束|了结)(自己|生命|这一切|一切)|想一了百了|不想再?醒来)|(?<!得)我(真的|是真的|真|好|很)?想(去)?死(?!你)",
             r"突然[^，。！？,.!?]{0,8}(平静|安详|想通了|释然)|(平静|安详)[^。！？?!]{0,10}(决定好了|想通了)|已经决定好了|(时间|地方)[^，。！？,.!?]{0,4}(决定|选)好了|(想|只想)[^，。！？,.!?]{0,6}消失|消失算了|(可能|就)?没多久就不在了|以后(应该|就)?用不(上|着)了|不会再来了|下辈子再见|撑不下去|(人生|活着|一切)(也)?没(什么|啥)意义|(道过|道了|告了)别|该交代的(都)?交代|结束这一切|(对不起|谢谢)(大家|你们|所有人)[^，。！？,.!?]{0,6}(再见|永别)|(想|要)(去)?(self-?harm|自残|割腕|伤害自己)|找不到[^，。！？,.!?]{0,4}(撑|活)下去的理由|结束自己|不用(再)?为我(操心|担心)|(猫|狗|孩子|宠物)[^，。！？,.!?]{0,3}托付给",
+            r"(致死量|吃多少[^，。！？,.!?]{0,6}(会死|能死|致死))[^。！？?!]{0,20}(我自己|给我自己|自己用)",
             r"(全家|家里|大家|家人)的(负担|累赘|包袱)|没(什么|啥|有)以后了?|看不到(任何|一点|半点)?(未来|以后|希望|出路)|(上|去|爬)(天台|楼顶)(之前|前|以前)|最后(一顿|一餐|一杯)",
             # self-injury told as it is, nobody caring, refusing food, a method chosen, means gathered, letters written,
             # the rest arranged: the signs a note alone must not answer

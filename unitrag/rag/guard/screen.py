@@ -18,9 +18,11 @@ With an LLM configured, a score in the uncertain band gets a second opinion (``s
 A red flag is then read against the question's framing (``framing``): when nothing in
 it is happening now and it is clearly past, hypothetical, general, study or prevention, the
 red flag does not stop it. The question is answered, with the rule's ``caution`` note when the
-rule has one (a ``caution`` outcome), else as any other question. A rule marked
-``similar_without_sign: caution`` also notes rather than stops a red flag found by similarity alone
-when the question tells no sign and nothing happening now. Acute cues always stop, and a
+rule has one (a ``caution`` outcome), else as any other question. A red flag found by similarity alone,
+in a question that tells no sign and nothing happening now, is the rule's ``similar_without_sign``
+to decide: ``stop``; ``caution``, the note; ``unsure`` (the default), the note while the score is
+under ``BARE_STOP`` and the rule has a note, unless the rules that always note (the suicide rule)
+share ``WARNING_SHARE`` of it. Acute cues always stop, and a
 sign told as it is ("he has gone grey and clammy") also stops a red-flag score a little under its
 threshold (``SIGN_SHARE``; reason ``sign``) when the sign is of the kind the rule's own examples tell: a
 warning sign of suicide for that rule, a bodily sign for the others. A question that tells a sign and still scores low, because
@@ -58,6 +60,14 @@ from ..types import GuardOutcome
 #: (``framing.SIGN``): a long diet question around "my dad has gone grey and clammy" dilutes the embedding, and
 #: the sign says the classifier's lean is right. Chosen on guard6 and guard8 (docs/benchmarks/guard.md).
 SIGN_SHARE = 0.6
+#: A red flag by similarity alone, in a question that tells no sign and nothing happening now, stops only from this
+#: score when its rule has a caution note; under it the question is answered with the note. Everyday questions reach
+#: 0.5-0.8 on bodily words alone ("春天花粉过敏打喷嚏流眼泪怎么办" 0.68 on anaphylaxis, "衣服上的血渍怎么清洗" 0.82);
+#: an emergency told with nothing happening now is rare (docs/benchmarks/guard.md, stop 41).
+BARE_STOP = 0.8
+#: ... unless the rules that note every such question (``similar_without_sign: caution``, the suicide rule) hold this
+#: much of the probability: a hidden warning ("网上买…") can reach a bodily rule's examples first, and is then stopped.
+WARNING_SHARE = 0.25
 
 
 class Guard:
@@ -117,7 +127,7 @@ class Guard:
                 if outcome is None and rule_type == "red_flag" and self.semantic is not None:
                     outcome = self._by_sentence(question, lang, framing, timings)
                 if outcome is not None and rule_type == "red_flag":
-                    outcome, caution = self._framed(outcome, framing(), lang)
+                    outcome, caution = self._framed(outcome, framing(), lang, scores)
                 if outcome is not None:
                     break
             outcome = outcome or caution
@@ -135,10 +145,13 @@ class Guard:
         """Whether some rule of ``rule_type`` stops ``question`` by pattern alone (the fit counts these as stopped)."""
         return self._by_pattern(normalize_question(question), rule_type, "en") is not None
 
-    def _framed(self, red_flag: GuardOutcome, framing: Framing, lang: str) -> tuple[GuardOutcome | None, GuardOutcome | None]:
+    def _framed(self, red_flag: GuardOutcome, framing: Framing, lang: str,
+                scores: list[SemanticScore] | None) -> tuple[GuardOutcome | None, GuardOutcome | None]:
         """(the red flag, None) when it stands; (None, a caution or None) when the framing is clearly not acute."""
         rule = self._by_id[red_flag.rule]
-        noted = red_flag.reason == "similarity" and rule.similar_without_sign == "caution" and not framing.acute
+        bare = red_flag.reason == "similarity" and not framing.acute
+        noted = bare and (rule.similar_without_sign == "caution"
+                          or rule.similar_without_sign == "unsure" and self._unsure(red_flag, rule, scores, lang))
         classifier_fooled = (framing.figurative or framing.explained) and red_flag.reason == "similarity"
         if not (noted or framing.clearly_not_acute or classifier_fooled):
             return red_flag, None
@@ -146,6 +159,17 @@ class Guard:
         if note is None:
             return None, None
         return None, replace(red_flag, type="caution", response=note, framing=framing.kinds)
+
+    def _unsure(self, red_flag: GuardOutcome, rule: CompiledRule, scores: list[SemanticScore] | None, lang: str) -> bool:
+        """Whether the classifier alone is too unsure for the safe response (``BARE_STOP``, ``WARNING_SHARE``), and the
+        rule has a note to show instead."""
+        if (red_flag.score or 0.0) >= BARE_STOP or rule.caution(lang) is None:
+            return False
+        score = next((s for s in scores or () if s.type == "red_flag"), None)
+        shares = score.shares if score is not None else {}
+        warned = sum(p for name, p in shares.items()
+                     if name in self._by_id and self._by_id[name].similar_without_sign == "caution")
+        return warned < WARNING_SHARE
 
     def _by_pattern(self, text: str, rule_type: str, lang: str) -> GuardOutcome | None:
         rule = first_match(self.rules, text, rule_type)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,8 @@ class SemanticScore:
     threshold: float
     nearest_example: str
     nearest_similarity: float
+    shares: Mapping[str, float] = field(default_factory=dict)  # each rule of the type: its probability
+
 
     @property
     def fires(self) -> bool:
@@ -95,7 +97,7 @@ class SemanticGuard:
             best = max(columns, key=lambda i: p[i])
             text, similarity = self.nearest(self.classes[best], vector)
             found.append(SemanticScore(rule_type, self.classes[best], float(p[columns].sum()), self.thresholds[rule_type],
-                                       text, similarity))
+                                       text, similarity, {self.classes[i]: float(p[i]) for i in columns}))
         return found
 
     def nearest(self, rule: str, vector: np.ndarray) -> tuple[str, float]:

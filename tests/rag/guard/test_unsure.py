@@ -1,0 +1,70 @@
+"""``similar_without_sign: unsure``: a bare red flag under ``BARE_STOP`` gets the rule's note, unless a warning rule shares it.
+
+The classifier here is a stand-in with fixed probabilities (zero weights, chosen intercepts), so each test sets
+exactly the score and the shares the decision reads; the real classifier on the sample is in
+``tests/e2e/test_guard_semantic.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+from unitrag.rag.guard.screen import BARE_STOP, WARNING_SHARE, Guard
+from unitrag.rag.guard.semantic import NONE, SemanticGuard
+
+BODILY, WARNING_RULE = "red-flag-bodily", "red-flag-warning"
+QUESTION = "what should I eat this spring"  # no pattern, no sign, nothing happening now: a bare question
+
+
+def rule(rule_id: str, mode: str | None, caution: bool = True) -> dict[str, Any]:
+    return {"id": rule_id, "type": "red_flag", "patterns_en": [], "patterns_zh": [],
+            "response_en": f"{rule_id}: call emergency services", "caution_en": f"{rule_id}: the note" if caution else None,
+            "similar_without_sign": mode}
+
+
+def guard(probabilities: dict[str, float], bodily: str | None = "unsure", caution: bool = True) -> Guard:
+    """A guard whose classifier gives every question ``probabilities`` (the rest goes to the background class)."""
+    shares = {NONE: 1.0 - sum(probabilities.values()), **probabilities}
+    model = [{"class": name, "type": None if name == NONE else "red_flag", "weights": [0.0, 0.0, 0.0],
+              "intercept": math.log(p), "threshold": None if name == NONE else 0.5, "metrics": None}
+             for name, p in shares.items()]
+    examples = [{"rule_id": name, "role": "example", "text": f"an example of {name}", "embedding": [1.0, 0.0, 0.0]}
+                for name in probabilities]
+    semantic = SemanticGuard(model, examples)
+    rows = [rule(BODILY, bodily, caution), rule(WARNING_RULE, "caution")]
+    return Guard.from_rows(rows, semantic=semantic, embed=lambda _q: np.array([1.0, 0.0, 0.0], np.float32))
+
+
+def test_an_unsure_bare_red_flag_is_answered_with_the_rules_note() -> None:
+    outcome = guard({BODILY: 0.6, WARNING_RULE: 0.05}).check(QUESTION, "en")
+    assert outcome is not None and (outcome.type, outcome.rule, outcome.reason) == ("caution", BODILY, "similarity")
+    assert outcome.response == f"{BODILY}: the note" and not outcome.stops
+
+
+def test_a_confident_bare_red_flag_still_stops() -> None:
+    outcome = guard({BODILY: BARE_STOP + 0.05, WARNING_RULE: 0.01}).check(QUESTION, "en")
+    assert outcome is not None and outcome.type == "red_flag" and outcome.rule == BODILY
+
+
+def test_a_warning_rules_share_keeps_the_stop() -> None:
+    """A hidden warning that reached a bodily rule's examples first: the stop stands, not the bodily note."""
+    shared = guard({BODILY: 0.4, WARNING_RULE: WARNING_SHARE + 0.01}).check(QUESTION, "en")
+    assert shared is not None and shared.type == "red_flag" and shared.rule == BODILY
+    below = guard({BODILY: 0.5, WARNING_RULE: WARNING_SHARE - 0.05}).check(QUESTION, "en")
+    assert below is not None and below.type == "caution"
+
+
+@pytest.mark.parametrize(("mode", "caution"), [("stop", True), ("unsure", False)])
+def test_stop_or_no_note_keeps_the_safe_response(mode: str, caution: bool) -> None:
+    """``stop`` always stops; ``unsure`` without a note to show stops too (never a plain answer instead)."""
+    outcome = guard({BODILY: 0.6, WARNING_RULE: 0.05}, bodily=mode, caution=caution).check(QUESTION, "en")
+    assert outcome is not None and outcome.type == "red_flag" and outcome.rule == BODILY
+
+
+def test_a_sign_told_as_it_is_keeps_the_stop() -> None:
+    outcome = guard({BODILY: 0.6, WARNING_RULE: 0.05}).check("my dad has gone grey and clammy, what should he eat", "en")
+    assert outcome is not None and outcome.type == "red_flag"
