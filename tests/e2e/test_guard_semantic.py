@@ -346,6 +346,8 @@ def test_a_rule_noting_similarity_alone_gives_low_mood_the_note_and_still_stops_
     ("My friend's dog died and she's heartbroken, what comfort food could I bring her?", "en"),
     ("分手三个月了还是会难过，晚上总睡不着，喝什么助眠", "zh"),
     ("burnt out after a year of night shifts, any meal ideas that don't take effort?", "en"),
+    # a recent time word alone no longer keeps the crisis response (stop 41)
+    ("My friend's dog died last week and she's heartbroken, what comfort food could I bring her?", "en"),
 ])
 def test_grief_heartbreak_and_burnout_are_answered(kb: KnowledgeBase, question: str, lang: str) -> None:
     """The suicide rule's note (``similar_without_sign: caution``): sadness alone is not a crisis."""
@@ -357,6 +359,7 @@ def test_grief_heartbreak_and_burnout_are_answered(kb: KnowledgeBase, question: 
     ("我已经想好怎么结束了，最后想吃顿火锅", "zh"),
     ("there's no way out for me and none of it will matter soon, is melatonin safe?", "en"),
     ("he just handed me his watch and his guitar and said thanks for everything, what should I cook him tonight?", "en"),
+    ("这几天把最喜欢的吉他和球鞋都送给室友了，最近也不怎么想吃饭", "zh"),
 ])
 def test_a_warning_sign_in_everyday_words_still_stops_under_the_note(kb: KnowledgeBase, question: str, lang: str) -> None:
     outcome = kb.screen(question, lang)

@@ -368,3 +368,16 @@ def test_an_acute_question_still_gets_only_the_safety_message(kb) -> None:
 ])
 def test_the_words_of_warning_signs_in_an_ordinary_question_are_no_sign(question: str) -> None:
     assert not framing(question).sign
+
+
+@pytest.mark.parametrize(("question", "recent_only"), [
+    ("我闺蜜这几天失恋了，天天哭，做什么好吃的安慰她", True),
+    ("my friend's dog died last week and she's heartbroken", True),
+    ("my throat is closing up since last night", False),  # a sign beside the time word
+    ("昨天开始的，刚才又晕倒了", False),  # a "now" beside it
+    ("what should I cook for a friend who is sad", False),  # no time word: not acute at all
+])
+def test_a_recent_time_word_alone_is_told_apart(question: str, recent_only: bool) -> None:
+    """The suicide rule notes, rather than stops, what only a recent time word makes acute (stop 41)."""
+    read = framing(question)
+    assert read.recent_only is recent_only and (read.acute or not recent_only), read

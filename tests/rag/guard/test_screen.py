@@ -114,9 +114,9 @@ OUT_OF_SCOPE: dict[str, dict[str, list[str]]] = {
         "zh": ["帮我写一个排序的Python程序", "这段代码为什么报错"],
     },
     "out-of-scope-legal": {
-        "en": ["Can I sue my landlord for mold?", "I need a lawyer for my divorce",
+        "en": ["Can I sue my landlord for mold?", "I need a lawyer for my divorce", "how do I file for divorce in texas",
                "do I have to go to court over a parking fine", "what happens at a court hearing for unpaid rent"],
-        "zh": ["怎么起诉我的房东", "离婚后孩子抚养权归谁"],
+        "zh": ["怎么起诉我的房东", "离婚后孩子抚养权归谁", "协议离婚需要带哪些材料", "离婚财产怎么分"],
     },
     "out-of-scope-prescription": {
         "en": ["Can you prescribe me something for my cholesterol?", "Should I stop taking my metformin?",
@@ -165,6 +165,8 @@ NEAR_MISSES = [
     "I've decided to stop eating and drinking after 8pm, good idea?", "I keep burning myself on the oven tray, any tips?",
     "I treat myself to chocolate when things get bad, is dark chocolate better?",
     "going to end things with my boyfriend, comfort food ideas?", "孩子吃多少颗维生素软糖算过量？",
+    # a divorce told as a life event, not asked about as a legal matter
+    "my sister has been low since her divorce, easy meals to drop off?", "朋友离婚后不怎么吃饭，做什么菜给她",
 ]
 
 

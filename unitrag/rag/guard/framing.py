@@ -12,7 +12,8 @@ the guard's patterns are. Time, person and purpose cues are domain-neutral; ``AC
 and ``SIGN`` cues (the red-flag rules' signs told as they are: sweating, can't breathe, not
 answering, giving one's things away, a drooping face) both say "now", since a present-tense
 symptom carries no time word. Acute cues always win: a diet question wrapped around chest pain happening now stays an
-emergency, and a recent event (yesterday, last week, 最近) counts as now. The other kinds
+emergency, and a recent event (yesterday, last week, 最近: ``RECENT``) counts as now, except for a rule that notes
+what its classifier alone finds (``Framing.recent_only``: the suicide rule). The other kinds
 (past, hypothetical, general, study, prevention, curiosity, diet after an event) count only
 when no acute cue is present; the everyday cause of a sign named, or an ordinary occasion for a
 goodbye (``EXPLAINED``), counts the same way but against the classifier only, never against a
@@ -23,264 +24,11 @@ doubt a cue goes to ``ACUTE``.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-#: The kinds of evidence that a question is about something happening now: a time or presence ("right now",
-#: "since this morning", "is here with me", 刚才), or a sign told as it is (a rule's textbook signs, said of someone:
-#: "my throat is closing up", "he's gone grey and clammy", 说话不利索). A sign is the stronger evidence: it also lets
-#: the classifier's score stop a question a little under its threshold (``rag.guard.screen``).
-ACUTE = "acute"
-SIGN = "sign"
-#: Warning signs of suicide told as they are (goodbyes, pills put aside, "better off without me", wanting to die):
-#: a sign as ``SIGN`` is, kept apart so that a score's sign and its rule agree (``rag.guard.screen``): "out of breath
-#: on the stairs and pale" lends nothing to a suicide score, nor a goodbye letter to a chest-pain one.
-WARNING = "warning"
-#: A turn that says the framed question is real ("that's exactly what's happening to my husband", 写的就是我自己): a sign
-#: of whatever the question names, so it agrees with every rule.
-TURN = "turn"
-#: A bare "now" (现在, "now he is", 一直在): acute in "现在叫她没反应", but the present of a recovery story after a
-#: past cue ("去年中风过，现在在家做康复", "years ago now, it turned out fine"); there it counts only beside a sign.
-NOW = "now"
-FIGURE_OF_SPEECH = "figure_of_speech"
-#: The kinds of a sign told as it is.
-SIGN_KINDS = (SIGN, WARNING, TURN)
-#: The kinds that explain a sign or a goodbye (``everyday_cause``, ``life_event``): they count against the classifier only.
-EXPLAINED = ("everyday_cause", "life_event")
-
-#: Cue regular expressions by kind and language (matched case-insensitively on the normalised question).
-CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
-    ACUTE: {
-        "en": (
-            r"\b(right now|just now|at the moment|as we speak|as i type|at this moment)\b",
-            r"\bfor (the (last|past) )?(\d+|an?|one|two|three|a few|several|half an) ?(minutes?|mins?|hours?|hrs?|days?)\b",
-            r"\bsince (this morning|last night|yesterday|today|lunch|breakfast|dinner|supper)\b",
-            r"\b(this morning|tonight|this evening|this afternoon|today|this weekend|this week)\b",
-            r"\b(yesterday|last night|last week|last weekend|recently|lately|these days|every (night|day|morning) (for|since)|for (a|one|two|a few|several) (weeks?|months?) now)\b",
-            r"\b(\d+|an?|one|two|few|half an) ?(minutes?|mins?|hours?|hrs?) ago\b",
-            r"\b(suddenly|sudden|all of a sudden|out of nowhere)\b",
-            r"\b(just|only just) (found|swallowed|had some|ate|drank|took|went|started|noticed|discovered|got into|fell|collapsed|passed out|emptied|chewed|bit into|got stung|was stung|got bitten|was bitten)\b(?! out\b)",
-            r"\b(help me|please help|call (an )?ambulance|should (i|we) (call|go to)|go to (the )?(er|a&e|emergency))\b",
-            r"\b(with me|next to me|beside me|in front of me|here) (now|right now)\b|\b(is|are|'s|'re) (here |right )?(with me|next to me|beside me|in front of me)\b",
-        ),
-        "zh": (
-            r"(就|正)?在(我)?(旁边|身边|跟前|面前)|叫[^，。！？,.!?]{0,4}不(怎么)?(答应|应|理)|没(有)?反应",
-            r"刚才|刚刚|正在|突然|此刻|这会儿|刚(发现|吃|喝|吞|看到|开始|把|被)",
-            r"昨天|昨晚|前天|最近|近来|上周|上个?星期|这周|这个?星期|这几天|这段时间|这[一个]{1,2}月|每晚|每天晚上",
-            r"今天(早上|上午|下午|晚上)?(开始|起)|从(早上|昨晚|昨天|中午|下午)|(半个|一个|两个|几个|\d+个)多?(小时|钟头)(了|还|都)",
-            r"救命|要不要(叫|打)(120|救护车)|送医院|去急诊",
-            r"今晚|今天晚上|这周末",
-        ),
-    },
-    NOW: {
-        "en": (
-            r"\bnow,? (he|she|i|they|my|his|her|has|have|is|are|am|it|there)\b(?!'?s? ?(is|are|am|'s|'m)? ?(fine|ok|okay|well|better|recovered|healthy|home|stable|doing|want|wants|wondering|would|eat|eats|trying|try|looking))",
-        ),
-        "zh": (
-            r"(?<!到)现在(?!能|可以|应该|该|要|还能|吃|喝|饮食|怎么吃|恢复|已经|好了|没事|一切|身体好|很好|挺好|在备孕|备孕|想|打算|准备|每天|平时|一般|没|不|控制|稳定|正常|康复|出院|都?长大|都好)",
-            r"一直在",
-        ),
-    },
-    SIGN: {
-        "en": (
-            r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|they are|it'?s|it is|is|are|keeps?|kept|started|starting|still) ((?!stopped|not|no|never)\w+ )?(bleeding|vomiting|throwing up|choking|seizing|fitting|shaking|sweating|slurring|drooping|swelling|gasping|wheezing|fainting|passing out|collapsing|turning (blue|grey|gray|pale)|unconscious|unresponsive|confused)\b(?! (a|an|the|normal|common|dangerous|serious|possible|likely|risk|risky|after|during|in|when)\b)",
-            r"\b(i|he|she|they|we|it|my [\w-]+|his|her) (has|have|is having|am having|are having|'s got|has got|got) (a |an )?(sudden |bad |severe |terrible |crushing |sharp |awful )?([\w-]+ )?(pain|ache|pains)\b",
-            r"\b(looks?|feels?|went|turned|turning|getting|is|are|am|'s) (very |really |so |all )?(grey|gray|pale|blue|clammy|faint|dizzy|numb|floppy|drowsy|limp)\b",
-            r"\b(can'?t|cannot|can not|won'?t|unable to|isn'?t|is not|doesn'?t|not) (breathe|breathing|wake|waking|respond|responding|answer|answering|stop|stopping|talk|speak|move|stand|swallow)\b(?! (eating|snacking|thinking|watching|scrolling|laughing|buying|craving|checking|playing)\b)",
-            # an event told of someone (an overdose, a swallowed poison) or a sign described as it is: no "just
-            # curious", "for a school project" or "in general" in front of it makes it someone else's or the past's
-            r"\b(i|he|she|they|we|my [\w-]+|our [\w-]+|son|daughter|baby|toddler|kid) (just |accidentally |already )?(took|swallowed|drank|ate|downed|overdosed on|has taken|have taken|'ve taken|'s taken|has swallowed|has drunk|has eaten) (about |around |like |maybe |nearly |almost |at least |over |more than )?(a whole|the whole|an entire|a full|all (of )?(my|his|her|the|their)|\d{2,}|twenty|thirty|forty|fifty|a hundred|a (bottle|handful|strip|button battery|magnet)|too many|lots of|loads of|a lot of|half a bottle|(some |the )?(bleach|drain cleaner|antifreeze|detergent|laundry pods?|weed killer|rat poison|pesticide|lamp oil))\b",
-            r"\b(throat|tongue|lips?|airway) (is|are|'s|keeps|started|starting|has started) (closing|swelling|tightening|puffing)\b",
-            r"\b(face|eyes?|lips?|tongue|throat) (is |are |'s |keeps |started |starting )?(puffing|swelling|blowing) up\b|\b(and|it'?s|its|it is|i'?m|i am|getting) (so |really |very )?(hard|difficult) to (swallow|breathe)\b|\bhives (all over|everywhere)\b",
-            r"\b(drenched|soaked|dripping|pouring|covered) (in|with) (a )?(cold )?sweat\b|\b(left|right) (arm|jaw|hand|leg) (is |feels |went |gone |going |has gone )?(heavy|numb|dead|limp)\b|\bsqueezing (behind|in|across) (my|his|her|the) (chest|breastbone|sternum)\b",
-            r"\b(throat|chest) (feels?|felt|is|'s|getting|gets) (so |really |very )?(tight|tighter|closed up)\b|\b(grey|gray|pale|white|cold) and (clammy|sweaty|sweating)\b|\b(sleepy|drowsy) and (floppy|limp|confused)\b",
-            r"\bblood (running|pouring|gushing|dripping) down\b|\b(bleeding|losing|passing|there'?s|there is) (a lot of|lots of|so much|loads of) blood\b|\b(bottle|pack|box|packet) (is |was )?(empty|half empty)\b|\b(\d+|a lot of them|most of them|half of them) (are |were )?gone\b|\b(took|swallowed|ate|drank|downed) (most|half|all) of (a|the|her|his|my|their) (bottle|pack|box|packet|strip)\b",
-            r"\b(pain|ache|pressure|tightness) (is|'s) (spreading|radiating)\b|\b(spreading|radiating|going) (to|into|down|up|up into|down into) (my|his|her|the) (jaw|left arm|neck)\b|\b(can'?t|cannot|can not|couldn'?t|unable to) (catch|get) (my|his|her|their) breath\b",
-            r"\b(mouth|throat|lips?|tongue|gullet) (is |are |'s |feels? |keeps |started )?(burning|on fire|blistering|blistered)\b",
-            r"\b(face|smile|mouth) (is |'s |has |started |keeps )?(drooping|droops|droopy|lopsided)\b|\b(speech is|words are|is|'s) slurr(ed|ing)\b|\bslurring (his|her|my|their)? ?(words|speech)\b",
-            # each red-flag rule's textbook signs, in everyday words, told as they are ("has gone grey and clammy", "one
-            # side of her face won't move", "black sticky poo", "talking nonsense"), and a turn that says the framed
-            # question is real ("that's what's happening to my husband", "I'm basically describing myself")
-            r"\b(has|have|'s|'ve) (gone|turned) (very |really |all )?(grey|gray|pale|white|blue|clammy|cold and clammy|floppy|limp|quiet)\b|\b(crushing|squeezing|heavy) (pressure|pain|weight|feeling) (in|on|across) (my|his|her|the) chest\b|\b(elephant|someone|a weight) (sitting|standing) on (my|his|her) chest\b",
-            r"\b(one|left|right) side of (my|his|her|their) (face|body|mouth) (is |has |'s )?(drooping|droopy|numb|weak|not moving|won'?t move|gone)\b|\b(can'?t|cannot|couldn'?t|unable to) (lift|raise|move|feel) (my|his|her|their) (left|right)? ?(arm|leg|hand)\b|\b(words|speech) (are |is )?(jumbled|garbled|coming out wrong|all wrong|not making sense)\b",
-            r"\b(is|'s|are|'re|keeps|started|been) (talking nonsense|talking gibberish|not making sense|making no sense|really confused|so confused|incoherent|out of it)\b|\b(can'?t|won'?t|isn'?t able to) (keep (his|her|their|my) eyes open|stay awake|swallow (anything|the juice|water))\b",
-            r"\b(i|he|she|they|we|my [\w-]+|his|her|their)(?: (?:has|have|had|'s|'ve|is|are|am|was|keeps?|just|been|started))* (passing|passed|pooing|pooping|having|got) (black|tarry|jet black|pitch black)\b|\b(my|his|her|their) (poo|poop|stools?|bowel movements?) (is|are|has been|have been|'s|was|were) (\w+ and )?(black|tarry|jet black|pitch black|like tar)\b",
-            r"\b(i|he|she|they|we|my [\w-]+)(?: (?:has|have|'s|'ve|is|are|am|keeps?|just|been|started))* (vomit(ed|ing)?|threw up|throwing up|was sick|been sick|brought up|coughed up) (some |a lot of |lots of )?(blood|what looks like coffee grounds|coffee grounds|dark brown bits)\b",
-        ),
-        "zh": (
-            r"还在(流|吐|出|疼|痛|抽|晕|肿)|(?<!又[\u4e00-\u9fff])又(开始)?(疼|痛|吐|出血|流血|发作|犯了|晕|抽)",
-            r"止不住|(血|吐|抽|咳|喘)[^，。！？,.!?]{0,4}停不下来|叫不醒|喊不醒|没反应|没有反应|说不出话|喘不上气|喘不过气|站不起来|不省人事|站(都|也)?站不稳|(手|胳膊)抬不起来|一直(在)?(吐|流血|出血|抽)|(好多|很多|全是|一大摊|一滩)(的)?(鲜)?血",
-            r"(出|冒)(了)?(一身|满身|浑身)?的?冷汗|(浑身|一身)冷汗|满头大汗|胸口(闷|压|憋)得(厉害|难受|慌|特别|很|不行)|说话(也)?(说)?不清|叫[^，。！？,.!?]{0,4}反应(很|特别|越来越)?(慢|迟钝)|脸色(发白|发青|发灰|苍白|铁青)|嘴唇(发紫|发青)|(抽搐|昏迷|吐血|便血|大出血|流了很多血|肿起来)(?!过)|(晕倒|晕过去)了",
-            r"(吃|喝|吞|服)(了|下|掉)了?[^，。！？,.!?]{0,4}(一整瓶|整瓶|一整板|\d{2,}片|几十片|好多片|很多片|纽扣电池|磁铁|洗洁精|消毒水|消毒液|漂白水|漂白剂|洗衣液|洗衣凝珠|农药|老鼠药|杀虫剂|防冻液)",
-            r"(吃|吞|服)(了|下|掉)了?(一瓶|半瓶|一大?把|一板)[^，。！？,.!?]{0,4}(药|片|安眠|维生素|补充剂|胶囊)",
-            # the same told the other way round (把一整瓶…吃光了) or by weight (吃了十克), and vomiting told as it is
-            r"把[^，。！？,.!?]{0,10}(一整瓶|整瓶|一整板|一瓶|半瓶|一大?把|一板|\d{2,}片|几十片|好多片)[^，。！？,.!?]{0,10}(吃|吞|喝)(光|完|掉|下|了)|(吃|吞|服)了?[^，。！？,.!?]{0,4}([十\d][\d十几]*|几十)克|上吐下泻|吐了(两|三|几|好几|\d+)次",
-            r"(嗓子|喉咙|嘴唇|舌头)(发紧|肿起来|肿了|堵住|在肿|越来越肿)|胸口压着(疼|痛)|(疼|痛)(到|向|窜到)(下巴|左臂|左胳膊|左手)|(一边|半边)(脸|嘴)(歪|斜|耷拉)|(脸|嘴)歪了|说话(含糊|不清楚|大舌头)",
-            r"胸口(闷痛|压痛|像压了|像被压|憋得)|(闷痛|压痛|胸痛)[^，。！？,.!?]{0,6}不缓解|(左边|右边|一边|半边)(手脚|胳膊|腿|身子|身体)[^，。！？,.!?]{0,2}(没劲|没力气|使不上劲|不听使唤|动不了|发麻)|说话(不利索|说不清|含含糊糊|口齿不清)|嘴角(歪|往一边)",
-            r"大汗淋漓|说胡话|胡言乱语|迷迷糊糊|(叫|喊)[都也]?(叫|喊)?不[太大怎么]?醒|(咽|喝|吃)不下去了?|喂[^，。！？,.!?]{0,4}(咽不下|喝不进)",
-            r"(嘴|嘴巴|嘴里|喉咙|嗓子|舌头)[^，。！？,.!?]{0,3}(火辣辣|烧得|灼烧|灼痛|烧起来|起泡)",
-            r"(大便|拉的|便便|屎)[^，。！？,.!?]{0,6}(黑得|柏油|黑色发亮|黑亮)|(吐|呕)(了|出)[^，。！？,.!?]{0,4}(咖啡色|咖啡渣|暗红色|血)(?!过)",
-        ),
-    },
-    WARNING: {
-        "en": (
-            r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|feels? like|calls? (himself|herself|myself)) (just |only |such |nothing but )?(a |an )?(burden|drain)\b|\bbetter off without (me|him|her|them)\b|\b(said|saying|says) goodbye\b(?! to (my |our |the )?(colleagues|coworkers|co-workers|team|class|students|neighbou?rs)\b)",
-            # warning signs of suicide in everyday words (public crisis-line guidance): thanks and goodbyes "for
-            # everything", not being around, no point in anything any more, goodbye letters, enough pills not to wake up
-            r"\bthank(s|ed|ing)? (you |u )?(all |everyone |every ?1 )?for everything\b|\b(won'?t|will not|wont) be (around|here) (much longer|for long|anymore|any more|soon|after (this|tonight|this week))\b|\b(no|any|the) (point|reason) (in|to|of) (anything|living|going on|any of (it|this)|being here)( (anymore|any more))?\b(?! (but|except|if)\b)|\bgoodbye (letters?|notes?|messages?|texts?)\b|\benough (pills|tablets|of (them|it|these|those)) to (not wake|never wake|end|sleep forever)\b|\b(go to sleep|sleep) and (stay that way|not wake( up)?|never wake( up)?)\b|\bnobody (would|wud|will|'d) (have to |need to |even )?(deal with me|miss me|notice|care)\b|\b(so )?tired of (everything|it all|living|being alive)\b|\b(already )?(have|got) (a |the )?(full|whole) (bottle|box|strip|pack) of\b|\b(putting|put|setting|set) aside (extra|spare) \w+",
-            r"\b(suddenly|weirdly|strangely|oddly) (so |really |very |almost )?(calm|at peace|serene|peaceful|cheerful)\b|\b(made|make|made up) (my|his|her) (mind|decision)\b|\b(want|wanna|just want|going) to (disappear|vanish)\b|\bbefore i go\b|\blast meal\b|\bwon'?t need (groceries|food|anything|it|them|this)\b|\b(everything|affairs|things) in order\b|\bsorted (out )?(all )?(my|his|her) (stuff|affairs|things|will)\b|\b(wrote|written|writing) (letters|a letter|notes) to\b|\beasier (life|time) if i (wasn'?t|weren'?t)\b|\bdone with (everything|it all|life)\b|\b(no|any) reason to (keep going|go on|carry on)\b",
-            r"\b(putting|put|setting|saving|stashing|keeping) (my |the |all my |all the )?(\w+ )?(pills|tablets|meds) (aside|away)\b|\bto end things\b|\b(everyone|everybody|my family|they) (will|would|'ll|'d) be better off\b|\bstop (eating and drinking|drinking and eating)\b|\bnothing (will|would|'ll) matter\b|\bnothing matters any(more|way)\b|\bone last (coffee|meal|drink|dinner|night)\b|\bmy last (dinner|meal|supper)\b",
-            r"\b(i'?ve|i have|he has|she has|they have|he'?s|she'?s) (been saving|stockpiled|been stockpiling|written|wrote|given away|been giving|started giving)\b|\b(giving|gave|given) (away )?(all )?(my|his|her|their) (things|stuff|possessions|belongings)\b",
-            # wanting to die, said in the first person: ideation is a sign in itself, so no hyperbole ("work is
-            # killing me") or study framing beside it makes it a figure of speech
-            r"\bi(?:'m| am|'ve| have| was)?(?: (?:really|just|honestly|sometimes|often|still|kinda|literally|actually|seriously|genuinely|constantly|always|keep|been|started|can'?t stop|cannot stop|do))* (want(?:ing)?|wanna|need|going|gonna|plan(?:ning)?|think(?:ing)? (?:about|of)|feel like) (?:to )?(die|dying|kill(?:ing)? myself|hurt(?:ing)? myself|end (?:it all|my life|everything|it)|suicide|disappear forever|not wake up)\b(?! (of|from|for|laughing)\b)",
-            # giving away what one treasures, to whoever: "gave me his gaming PC and his guitar", "giving away her clothes"
-            r"\b(giving|gave|given|handing|handed) (away |out )?(me |us |her |him |them )?(all )?(of )?(my|his|her|their) (own )?(best |favou?rite |good |late \w+'s )?(things|stuff|possessions|belongings|clothes|books|games|console|gaming pc|guitar|watch|jewell?ery|china|collection|records|savings|pets?|dog|cat)\b(?![\s\S]{0,40}\b(charity|donat\w*|thrift|declutter\w*|outgrown|moving|birthday|christmas|gift|present|upgrad\w*|new one)\b)",
-            # self-injury told as it is: "I cut my arms again last night" (an accident has its "on the glass", "while cooking")
-            r"\b(i|i'?ve|i have|she|she'?s|he|he'?s|they) (\w+ ){0,2}(cut|cutting|burn(ed|t|ing)?|scratch(ed|ing)?|hurt(ing)?) (my|her|his|their) (arms?|wrists?|thighs?|legs?|stomach|skin)( again)?\b(?! (on|in|with|while|at|during|when|playing|cooking|shaving|opening|by accident)\b)",
-            r"\b(can'?t|cannot|don'?t) see (any|a) (hope|future|way out)\b|\b(there'?s|there is|i see|is) no way out\b|\bnone of (it|this) (will|would|'ll) matter\b|\b(decided|figured out|worked out|planned) (how|when|where) (i'?ll|i will|i'?m going to|to) (do it|end it|go)\b|\bcharcoal (and|&) (duct )?tape\b|\b(letters?|notes?) (are|is) (all )?(written|done)\b",
-            r"\b(lethal|fatal|deadly|enough to kill)\b[^.?!]{0,40}[.?!]{0,3} ?(asking )?for (me|myself)\b",
-            r"\bi (don'?t|do not|no longer) want to (live|be alive|be here anymore|exist|wake up)\b|\bi(?:'m| am| feel| have been|'ve been)(?: (?:so|really|very|kind of|kinda))? suicidal\b",
-        ),
-        "zh": (
-            r"已经[^，。！？,.!?]{0,3}(写好|准备好|攒|存)|(偷偷|悄悄|背着[^，。！？,.!?]{0,4})(攒|存|囤)|攒了|攒(够|齐)|(药|药片|安眠药)[^，。！？,.!?]{0,3}(攒|存)(够|齐|起来|好)|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
-            r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|活着[^，。！？,.!?]{0,8}(拖累|累赘)|(拖累|连累)(了)?(大家|家人|家里|全家|你们|所有人)|没什么(遗憾|牵挂)了|遗书|留(好|下)?遗言|以后(就)?不用(再)?(操心|担心|管)我|没有我[^，。！？,.!?]{0,8}(更好|轻松)|(?<!同事)(?<!同事们)(?<!同学们)(告别|道别)|交代后事",
-            r"不想活了|活着没(有)?意思|活不下去了|我[^，。！？,.!?]{0,6}(不想活|想(要)?自杀|想轻生|有(轻生|自杀)的?念头|想(结束|了结)(自己|生命|这一切|一切)|想一了百了|不想再?醒来)|(?<!得)我(真的|是真的|真|好|很)?想(去)?死(?!你)",
-            r"突然[^，。！？,.!?]{0,8}(平静|安详|想通了|释然)|(平静|安详)[^。！？?!]{0,10}(决定好了|想通了)|已经决定好了|(时间|地方)[^，。！？,.!?]{0,4}(决定|选)好了|(想|只想)[^，。！？,.!?]{0,6}消失|消失算了|(可能|就)?没多久就不在了|以后(应该|就)?用不(上|着)了|不会再来了|下辈子再见|撑不下去|(人生|活着|一切)(也)?没(什么|啥)意义|(道过|道了|告了)别|该交代的(都)?交代|结束这一切|(对不起|谢谢)(大家|你们|所有人)[^，。！？,.!?]{0,6}(再见|永别)|(想|要)(去)?(self-?harm|自残|割腕|伤害自己)|找不到[^，。！？,.!?]{0,4}(撑|活)下去的理由|结束自己|不用(再)?为我(操心|担心)|(猫|狗|孩子|宠物)[^，。！？,.!?]{0,3}托付给",
-            r"(致死量|吃多少[^，。！？,.!?]{0,6}(会死|能死|致死))[^。！？?!]{0,20}(我自己|给我自己|自己用)",
-            r"(全家|家里|大家|家人)的(负担|累赘|包袱)|没(什么|啥|有)以后了?|看不到(任何|一点|半点)?(未来|以后|希望|出路)|(上|去|爬)(天台|楼顶)(之前|前|以前)|最后(一顿|一餐|一杯)",
-            # self-injury told as it is, nobody caring, refusing food, a method chosen, means gathered, letters written,
-            # the rest arranged: the signs a note alone must not answer
-            r"(划|割)(了|伤|破)?(自己的?)?(手腕|胳膊|手臂|大腿)|手腕上?[^，。！？,.!?]{0,6}(口子|伤口|划|割)|(反正|也|根本)没(有)?人在乎(我)?|(从今天(开始|起)|以后)(我)?(就)?不吃不喝|想好(了)?(要)?怎么(结束|走|死|了断)|(?<![荐职请])信(都|已经|也都|也)写好了|烧炭|木炭[^，。！？,.!?]{0,6}胶带|胶带[^，。！？,.!?]{0,6}木炭|药[^，。！？,.!?]{0,4}(都|一直)存着|(后事|该安排的)(都|也)?(安排|交代)好了|^没(什么|啥)?意义了",
-        ),
-    },
-    TURN: {
-        "en": (
-            r"\b(that'?s|this is|that is) (exactly )?what'?s? (is )?happening (to|with) (me|my|him|her|us|them)\b|\b(is|are|'s|'re) like (that|this) (right )?now\b|\b(basically|literally|actually) describing (myself|me|him|her|my)\b|\bhappening to (me|my \w+) (right )?now\b",
-        ),
-        "zh": (
-            r"(写|说|描述)的就是我(自己)?|(其实|现在)?(就是|正是)(我|他|她)(现在|自己)?的(情况|样子)|(他|她|我)现在就是这样",
-        ),
-    },
-    "past": {
-        "en": (
-            r"\b(last|previous) (year|month|spring|summer|autumn|fall|winter|decade)\b",
-            r"\b(\d+|a few|several|many|two|three|four|five|ten) (years?|months?) ago\b|\b(years|months|long|ages) ago\b",
-            r"\b(in|back in|since) (19|20)\d\d\b",
-            r"\b(as a (child|kid|teenager)|when (i|he|she) was (a )?(young|little|child|kid|teenager|\d+))\b",
-            r"\b(used to|recovered|has recovered|have recovered|fully recovered|survived|years after|months after)\b",
-            r"\b(weeks?|months?|years?) since\b|\bit'?s been [\w ]{1,20} since\b|\bin (my|his|her|their) (teens|twenties|thirties|forties|fifties|\d0s)\b",
-            r"\b(i|he|she|they|we) (feel|feels|felt) (great|fine|good|well)\b|\b(been|is|am|are|i'?m|he'?s|she'?s|they'?re) (fine|well|ok|okay|healthy|recovered) (now|since|for)\b|\bbeen well\b",
-            r"\b(history of|had an? \w+ (allergy|allergic reaction|stroke|heart attack|attempt)|once had)\b",
-            r"\bback (in|at|during) (uni|university|college|school|high school|my \w+ (days|years))\b|\b(been|is|are|am|i'?m|he'?s|she'?s|they'?re) doing (well|fine|ok|okay|great|better|good)\b|\bfor years now\b",
-            r"\b(home|discharged|back|out) (from|of) (the )?hospital\b",
-        ),
-        "zh": (
-            r"去年|前年|前(一|两|几)年|前些年|很久以前|好久以前|以前(得过|有过|患过|发生过|出现过)|曾经|小时候|年轻时|几年前|多年前|\d+年前|[一二两三四五六七八九十几]+(年|个月)前|上个月|早年",
-            r"康复|痊愈|恢复(得|了|后|以后|期)|出院(了|后|以后)|好了以后|过去了|已经好了|已经没事|(好|过)了(很多|好几|几|多)年|很多年|多年|至今",
-            r"([\d一二三四五六七八九十几]+)多?岁(时|的时候)|(\d+|[一二两三四五六七八九十几]+)(个)?(月|年|周)(以)?前",
-        ),
-    },
-    "hypothetical": {
-        "en": (
-            r"\b(if (i|she|he|we|they|my \w+|someone|somebody|a person|you) (ever|were to|became|become|get|gets|got)\b)",
-            r"\b(in (the|a) future|future (pregnancy|pregnancies|baby|child)|someday|some day|one day|planning (a|for a|to get) (pregnancy|pregnant)|trying to (conceive|get pregnant)|before (getting|i get|trying) pregnant)\b",
-            r"\b(hypothetical\w*|in case|what if|would it|could it)\b",
-            r"\b(not|never been) pregnant\b",
-        ),
-        "zh": (
-            r"如果|假如|万一|要是|假设|将来|以后(怀孕|如果)|备孕|打算要孩子|没有怀孕|没怀孕|还没怀孕",
-        ),
-    },
-    "general": {
-        "en": (
-            r"\b(in general|generally|people (with|who)|someone (with|who)|a person (with|who)|anyone (with|who)|in adults|in children)\b",
-            r"\b(what are|what's|how to (spot|recognise|recognize)|how (do|can) (you|i|we) (tell|know|recognise|recognize|spot)) (the )?(signs?|symptoms?|warning signs?|risk factors?)\b",
-            r"\b(how common|statistics|why do (people|some people)|what causes)\b",
-        ),
-        "zh": (
-            r"一般来说|通常|的人(一般|平时|应该|要|能|可以)|有哪些(征兆|症状|信号|表现|危险因素)|(征兆|症状|信号|表现)有哪些|为什么有人|什么原因|(预警|警示|危险)(信号|迹象|征兆)",
-        ),
-    },
-    "study": {
-        "en": (
-            r"\b(school|class|homework|assignment|report|essay|project|presentation|thesis|dissertation|exam|studying|research|lecture|article|paper)\b",
-        ),
-        "zh": (
-            r"作业|报告|论文|课题|演讲|发言|班会|学校|课堂|课上|考试|研究|科普|文章|讲座|上课|ppt|小组展示|毕业设计",
-        ),
-    },
-    "prevention": {
-        "en": (
-            r"\b(how (do|should|can) (i|we) (safely )?(store|keep|lock up)\b[\s\S]{0,40}\bsafe(ly)?\b)",
-            r"\b(prevent\w*|prevention|reduce (the|my|his|her) risk|lower (the|my|his|her) risk|risk of|avoid (getting|having)|awareness (week|month|day|campaign))\b",
-            r"\b(child-?proof\w*|out of (the )?reach|safety (locks?|latch\w*|caps?)|(stop|keep) (my |our |the |a )?(\w+ )?(toddler|kids?|child|children|baby|grandkids?) (from )?getting into)\b",
-        ),
-        "zh": (
-            r"预防|防止|降低[^，。！？,.!?]{0,4}风险|避免(发生|再)|宣传|放(在|到)[^，。！？,.!?]{0,6}(够不着|拿不到|碰不到)|儿童安全(锁|盖)",
-            r"(怎么|如何)(收纳|存放|保存|放置)[^，。！？,.!?]{0,6}(安全|稳妥)",
-        ),
-    },
-    FIGURE_OF_SPEECH: {
-        "en": (
-            r"\b(deadline|work|job|shift|exams?|homework|assignment|boss|commute|traffic|heat|cold|weather|week|day|kids|project|meetings?|diet|gym|workout|hunt|planning) (is|are|'s|was|were) (literally |actually |honestly |totally |absolutely )?(killing|murdering) me\b",
-            r"\b(dying (to|for)|dying of (boredom|laughter|curiosity|embarrassment)|could (kill|murder) (for|a)|bored to death|dead tired|dead on my feet|starving to death)\b",
-            # a game lost, a show or a joke that "killed me", a threat in banter, a body part "dead" after the gym; never
-            # fear ("scared to death", 吓死了, 紧张死了): fright is how a real emergency is told, not a figure
-            r"\b(we|i|you|they|us|team|side|lads|boys|girls) (got|get|getting|gets|were|was|been|are|'re) (absolutely |totally |completely |just |so )?(murdered|slaughtered|destroyed|wrecked|crushed|massacred|annihilated|demolished|roasted|smashed|battered|hammered|thrashed|rekt)\b|\b(got|get|getting|were|was|been) (absolutely |totally |completely |just |so )?(murdered|slaughtered|massacred|annihilated|roasted|thrashed|rekt)\b",
-            r"\b(finale|episode|ending|twist|show|series|movie|film|book|song|track|album|joke|meme|comedian|match|game|derby|exam|quiz|class|lecture|workout|meeting|commute|week|day) ([\w']+ ){0,3}(killed|destroyed|murdered|wrecked|slayed) me\b|\b(is|are|'s|'re) (gonna|going to) (kill|murder|destroy) me\b|\b(had|has|have|got) me (dying|dead|crying|in tears)\b",
-            r"\bi'?m (dead|deceased|crying)\b ?(lol|lmao|haha|😂|🤣|💀)|\b(lol|lmao|haha|😂|🤣|💀) ?i'?m (dead|deceased)\b|\b(legs|arms|feet|back|brain|phone|battery) (is|are|'s|'re) (dead|toast|killing me)\b|\b(was|is) (murder|a killer|brutal)\b",
-        ),
-        "zh": (
-            r"(累|饿|困|热|冷|忙|烦|笑|渴|撑|无聊|尴尬|气|吵|闷)死(我)?了|(累|饿|困|热|忙|烦|笑)得要死|[\u4e00-\u9fff]{1,4}得我(都)?想死|想死你了|要死要活地",
-            r"(被|让)[^，。！？,.!?]{0,6}(血虐|虐惨|虐哭|完虐|吊打|打爆|碾压|坑惨|坑死|秒杀|屠了)|(虐|馋|丑|帅|美|萌|甜)(死|哭)(我)?了|(累|困|饿|忙)成狗|(累|困)瘫了|要(了)?我(的)?(老)?命|笑到(肚子疼|哭|岔气|不行|停不下来)|(心态)?崩(溃)?了|破防了|打断(你|我|他|她)的腿",
-        ),
-    },
-    # the everyday cause of a sign, named by the asker: the mimics a triage nurse would ask about first (beetroot reddens
-    # stools and urine, iron tablets blacken them, a dental anaesthetic numbs half the face, an arm slept on goes numb,
-    # pineapple's enzyme stings the tongue, a workout leaves the chest muscles sore). A sign told as it is still wins.
-    "everyday_cause": {
-        "en": (
-            r"\b(beetroot|beets?|dragon ?fruit)\b|\biron (tablets?|pills?|supplements?)\b[\s\S]{0,60}\b(dark|black)\b|\b(dark|black)\b[\s\S]{0,60}\biron (tablets?|pills?|supplements?)\b",
-            r"\b(dentist'?s?|dental|anaesthetic|anesthetic|numbing (shot|injection|gel)|novocaine|wisdom tooth|filling)\b",
-            r"\bslept on (my|his|her|their) (arm|hand|leg)\b|\b(arm|hand|leg) (fell|falls|went|goes|had gone) asleep\b",
-            r"\bpineapple\b|\b(muscles?|pecs?) (are|is|feel|feels|got|get) (so |really |very |a bit )?sore\b|\bsore (chest |pec )?muscles?\b|\b(push-?ups|bench press(ing)?|chest day)\b",
-        ),
-        "zh": (
-            r"甜菜|火龙果|(铁剂|补铁|铁片)[^。！？?!]{0,20}(黑|发黑)|(黑|发黑)[^。！？?!]{0,20}(铁剂|补铁|铁片)|鸭血|猪血",
-            r"麻药|麻醉药|拔牙|拔完智齿|补牙|牙医|看牙",
-            r"压麻|压着胳膊|睡麻了",
-            r"菠萝|肌肉(酸痛|酸胀|拉伤)|练完胸|练胸|俯卧撑|卧推",
-        ),
-    },
-    # an ordinary occasion that explains a goodbye or a giving away: a colleague retiring, a move, a declutter
-    "life_event": {
-        "en": (
-            r"\b(farewell|leaving|goodbye|going-away|retirement|send-off|leaving) (party|lunch|dinner|drinks|do|card|gift|cake|bash)\b|\b(retiring|retirement|moving (house|abroad|to)|relocating|declutter\w*|new job)\b",
-        ),
-        "zh": (
-            r"退休|搬家|离职|调岗|出国|毕业|欢送|散伙饭|断舍离",
-        ),
-    },
-    "curiosity": {
-        "en": (
-            r"\b(just curious|curious|out of curiosity|i wonder|i was wondering|wondering why|how come|why (does|do|is|are) (a|an|the|some|people|someone|blood|it))\b",
-        ),
-        "zh": (
-            r"好奇|想了解一下|想知道|为什么有的人|为什么会|(原理|机制)(到底)?是什么|什么原理",
-        ),
-    },
-    "diet_after": {
-        "en": (
-            r"\b(after|since) (getting |having )?(my|his|her|their|the|a|an) ([\w-]+ ){0,2}(stroke|heart attack|attempt|overdose|bleed|bleeding|surgery|operation|reaction|episode|event|illness|stent|bypass|angioplasty|procedure|transfusion)\b[\s\S]{0,80}\b(eat|diet|food|meals?|drink|breakfast|lunch|dinner|snacks?)\b",
-            r"\b(what|which) (can|should|could) (i|he|she|they|we) (eat|drink|have) instead\b",
-        ),
-        "zh": (
-            r"(之后|以后|后)[^，。！？,.!?]{0,12}(饮食|吃什么|怎么吃|能吃|可以吃|该吃)",
-            r"(换成|替代|代替)[^，。！？,.!?]{0,6}(吃|食物)|吃什么代替|能吃什么替代",
-        ),
-    },
-}
+from .cues import (  # noqa: F401  (the kinds are re-exported: callers name them from here)
+    ACUTE, CUES, EXPLAINED, FIGURE_OF_SPEECH, NOW, RECENT, SIGN, SIGN_KINDS, TURN, WARNING,
+)
 
 
 @dataclass(frozen=True)
@@ -291,6 +39,7 @@ class Framing:
     kinds: tuple[str, ...]
     sign: bool = False  # among the acute cues, a sign told as it is (``SIGN``, ``WARNING``, ``TURN``), not only a time word
     sign_kinds: tuple[str, ...] = ()  # which of those kinds were told
+    recent_only: bool = False  # acute only by a recent time word (``RECENT``): no sign, no "now", no other acute cue
 
     @property
     def clearly_not_acute(self) -> bool:
@@ -340,7 +89,8 @@ def read_framing(normalized_question: str) -> Framing:
     sign_kinds = tuple(kind for kind in SIGN_KINDS if any(_happening(p, normalized_question) for p in _COMPILED[kind]))
     sign = bool(sign_kinds)
     kinds = tuple(kind for kind, patterns in _COMPILED.items()
-                  if kind not in (ACUTE, NOW, *SIGN_KINDS) and any(p.search(normalized_question) for p in patterns))
+                  if kind not in (ACUTE, NOW, RECENT, *SIGN_KINDS) and any(p.search(normalized_question) for p in patterns))
     now = "past" not in kinds and any(_happening(p, normalized_question) for p in _COMPILED[NOW])
-    acute = sign or now or any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
-    return Framing(acute, kinds, sign, sign_kinds)
+    strong = sign or now or any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
+    recent = any(_happening(p, normalized_question) for p in _COMPILED[RECENT])
+    return Framing(strong or recent, kinds, sign, sign_kinds, recent_only=recent and not strong)
