@@ -373,6 +373,8 @@ def test_the_words_of_warning_signs_in_an_ordinary_question_are_no_sign(question
 @pytest.mark.parametrize(("question", "recent_only"), [
     ("我闺蜜这几天失恋了，天天哭，做什么好吃的安慰她", True),
     ("my friend's dog died last week and she's heartbroken", True),
+    ("had a cold for 4 days, is the gym ok", True),  # days are recent; minutes and hours are now
+    ("it has been tight for 20 minutes", False),
     ("my throat is closing up since last night", False),  # a sign beside the time word
     ("昨天开始的，刚才又晕倒了", False),  # a "now" beside it
     ("what should I cook for a friend who is sad", False),  # no time word: not acute at all

@@ -39,7 +39,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     ACUTE: {
         "en": (
             r"\b(right now|just now|at the moment|as we speak|as i type|at this moment)\b",
-            r"\bfor (the (last|past) )?(\d+|an?|one|two|three|a few|several|half an) ?(minutes?|mins?|hours?|hrs?|days?)\b",
+            r"\bfor (the (last|past) )?(\d+|an?|one|two|three|a few|several|half an) ?(minutes?|mins?|hours?|hrs?)\b",
             r"\bsince (this morning|last night|yesterday|today|lunch|breakfast|dinner|supper)\b",
             r"\b(this morning|tonight|this evening|this afternoon|today|this weekend|this week)\b",
             r"\b(\d+|an?|one|two|few|half an) ?(minutes?|mins?|hours?|hrs?) ago\b",
@@ -58,6 +58,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     },
     RECENT: {
         "en": (
+            r"\bfor (the (last|past) )?(\d+|an?|one|two|three|a few|several) ?days?\b",
             r"\b(yesterday|last night|last week|last weekend|recently|lately|these days|every (night|day|morning) (for|since)|for (a|one|two|a few|several) (weeks?|months?) now)\b",
         ),
         "zh": (
