@@ -235,6 +235,8 @@ def test_a_rules_pattern_beside_a_figure_and_a_time_word_still_stops() -> None:
     "楼层多高跳下去肯定没救",
     "胳膊上又划了几道，吃什么好得快",
     "密码我都写好放在桌上了，给老婆留了封信",
+    "want them to remember me well after i'm gone, what cake should i bake",
+    "I've written all my friends their letters, what should I cook tonight",
 ])
 def test_signs_happening_now_are_acute_whatever_else_the_question_says(question: str) -> None:
     read = framing(question)
@@ -398,3 +400,11 @@ def test_a_recent_time_word_alone_is_told_apart(question: str, recent_only: bool
     """The suicide rule notes, rather than stops, what only a recent time word makes acute (stop 41)."""
     read = framing(question)
     assert read.recent_only is recent_only and (read.acute or not recent_only), read
+
+
+@pytest.mark.parametrize(("question", "acute"), [
+    ("我哥去年住过院，现在在门诊复查，情况挺稳定的，平时吃什么好", False),  # "now" of a recovery, a clause on
+    ("我妈去年中风过，现在叫她没反应", True),
+])
+def test_now_in_a_recovery_story_is_not_happening_now(question: str, acute: bool) -> None:
+    assert framing(question).acute is acute, framing(question)
