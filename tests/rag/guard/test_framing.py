@@ -214,7 +214,7 @@ def test_a_rules_pattern_beside_a_figure_and_a_time_word_still_stops() -> None:
     "my daughter ate about 30 of the chewable vitamins, should she drink milk",
     "孩子把我一整板退烧药都吃光了，要喝水吗",
     "感冒药叠着吃，算下来吃了十几克了",
-    "we all had the wild mushrooms and now my lips and throat are burning",
+    "we all had the wild mushrooms and my lips and throat are burning",
     "喝了一口瓶子里的东西，嘴里火辣辣的",
     "吃完那盘菌子全家上吐下泻",
     "how many of these is lethal... asking for myself",
@@ -226,7 +226,7 @@ def test_a_rules_pattern_beside_a_figure_and_a_time_word_still_stops() -> None:
     # stop 41, written on guard20 dev: wishing not to exist, not caring whether one dies, not needing things much
     # longer, a date or affairs settled, the means at hand
     "some days i just wish i wasnt here, what vitamins help energy",
-    "drove way too fast last night and didnt care if i crashed",
+    "drove way too fast and honestly didnt care if i crashed",
     "everyone would have it easier without me, is soup ok for dinner",
     "I won't be needing my vitamins for much longer, should I give them away?",
     "not gonna be around much longer so why meal prep",
@@ -236,7 +236,7 @@ def test_a_rules_pattern_beside_a_figure_and_a_time_word_still_stops() -> None:
     "胳膊上又划了几道，吃什么好得快",
     "密码我都写好放在桌上了，给老婆留了封信",
     "want them to remember me well after i'm gone, what cake should i bake",
-    "I've written all my friends their letters, what should I cook tonight",
+    "wrote all my friends their letters, what should I cook",
 ])
 def test_signs_happening_now_are_acute_whatever_else_the_question_says(question: str) -> None:
     read = framing(question)
@@ -382,6 +382,7 @@ def test_an_acute_question_still_gets_only_the_safety_message(kb) -> None:
     "said goodbye to my sister at the airport, she's moving abroad",  # a goodbye with its occasion
     "毕业了，跟室友们一一道别，晚上吃什么",
     "I wish I was taller, does protein help teens grow?",
+    "wrote three cover letters today, what's a good brain snack",
 ])
 def test_the_words_of_warning_signs_in_an_ordinary_question_are_no_sign(question: str) -> None:
     assert not framing(question).sign
