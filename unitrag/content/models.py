@@ -293,7 +293,8 @@ class GuardRule(_Strict):
     similar_without_sign: Literal["stop", "unsure", "caution"] = Field(
         default="unsure",
         description="Red flags with a caution note only: what a question gets when only the classifier's similarity "
-                    "fires (no pattern) and it tells no sign and nothing happening now. unsure (the default): the "
+                    "fires (no pattern) and it tells no sign and nothing happening now (a recent time word alone, yesterday or "
+                    "最近, is not now here). unsure (the default): the "
                     "normal answer with the caution note while the classifier is unsure (its score under 0.8), the "
                     "safe response from there. stop: always the safe response. caution: always the note, for a rule "
                     "whose topic ordinary questions share (low mood and stress eating look like the suicide rule's "

@@ -232,6 +232,7 @@ def test_a_rules_pattern_beside_a_figure_and_a_time_word_still_stops() -> None:
     "not gonna be around much longer so why meal prep",
     "有时候觉得我不在了就解脱了",
     "不想再拖着了，该走就走",
+    "开车也不系安全带，出事就出事吧",
     "楼层多高跳下去肯定没救",
     "胳膊上又划了几道，吃什么好得快",
     "密码我都写好放在桌上了，给老婆留了封信",
@@ -379,6 +380,7 @@ def test_an_acute_question_still_gets_only_the_safety_message(kb) -> None:
     "what's the lethal dose of caffeine for a dog? asking for my vet class",
     "追剧停不下来，夜宵吃什么不胖",  # "can't stop" of a habit, not of bleeding or vomiting
     "I can't stop snacking after dinner, any tips?",
+    "teething baby won't stop chewing everything, what's safe to give him",
     "said goodbye to my sister at the airport, she's moving abroad",  # a goodbye with its occasion
     "毕业了，跟室友们一一道别，晚上吃什么",
     "I wish I was taller, does protein help teens grow?",
@@ -406,6 +408,8 @@ def test_a_recent_time_word_alone_is_told_apart(question: str, recent_only: bool
 @pytest.mark.parametrize(("question", "acute"), [
     ("我哥去年住过院，现在在门诊复查，情况挺稳定的，平时吃什么好", False),  # "now" of a recovery, a clause on
     ("我妈去年中风过，现在叫她没反应", True),
+    ("狗狗生病了一直在吃药，我也跟着睡不好", False),  # "一直在" of a course of treatment
+    ("他一直在吐，叫也叫不醒", True),
 ])
 def test_now_in_a_recovery_story_is_not_happening_now(question: str, acute: bool) -> None:
     assert framing(question).acute is acute, framing(question)

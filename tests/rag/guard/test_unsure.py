@@ -39,8 +39,9 @@ def guard(probabilities: dict[str, float], bodily: str | None = "unsure", cautio
     return Guard.from_rows(rows, semantic=semantic, embed=lambda _q: np.array([1.0, 0.0, 0.0], np.float32))
 
 
-def test_an_unsure_bare_red_flag_is_answered_with_the_rules_note() -> None:
-    outcome = guard({BODILY: 0.6, WARNING_RULE: 0.05}).check(QUESTION, "en")
+@pytest.mark.parametrize("question", [QUESTION, "what should I eat, I had a cold last week"])  # a recent word alone
+def test_an_unsure_bare_red_flag_is_answered_with_the_rules_note(question: str) -> None:
+    outcome = guard({BODILY: 0.6, WARNING_RULE: 0.05}).check(question, "en")
     assert outcome is not None and (outcome.type, outcome.rule, outcome.reason) == ("caution", BODILY, "similarity")
     assert outcome.response == f"{BODILY}: the note" and not outcome.stops
 
@@ -65,6 +66,8 @@ def test_stop_or_no_note_keeps_the_safe_response(mode: str, caution: bool) -> No
     assert outcome is not None and outcome.type == "red_flag" and outcome.rule == BODILY
 
 
-def test_a_sign_told_as_it_is_keeps_the_stop() -> None:
-    outcome = guard({BODILY: 0.6, WARNING_RULE: 0.05}).check("my dad has gone grey and clammy, what should he eat", "en")
+@pytest.mark.parametrize("question", ["my dad has gone grey and clammy, what should he eat",
+                                      "it started an hour ago, what should he eat"])  # a sign; a time that is now
+def test_a_sign_or_now_keeps_the_stop(question: str) -> None:
+    outcome = guard({BODILY: 0.6, WARNING_RULE: 0.05}).check(question, "en")
     assert outcome is not None and outcome.type == "red_flag"

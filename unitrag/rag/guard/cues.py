@@ -71,7 +71,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         ),
         "zh": (
             r"(?<!到)现在(?![^。！？!?]{0,16}(稳定|恢复|好了|挺好|很好|好多了|没事|出院|康复|正常|门诊|规律治疗|一岁|两岁|长大))(?!能|可以|应该|该|要|还能|吃|喝|饮食|怎么吃|恢复|已经|好了|没事|一切|身体好|很好|挺好|在备孕|备孕|想|打算|准备|每天|平时|一般|没|不|控制|稳定|正常|康复|出院|都?长大|都好)",
-            r"一直在",
+            r"一直在(?!吃药|服药|用药|治疗|上班|加班|减肥|健身|备考|学习|复查)",
         ),
     },
     SIGN: {
@@ -79,7 +79,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|they are|it'?s|it is|is|are|keeps?|kept|started|starting|still) ((?!stopped|not|no|never)\w+ )?(bleeding|vomiting|throwing up|choking|seizing|fitting|shaking|sweating|slurring|drooping|swelling|gasping|wheezing|fainting|passing out|collapsing|turning (blue|grey|gray|pale)|unconscious|unresponsive|confused)\b(?! (a|an|the|normal|common|dangerous|serious|possible|likely|risk|risky|after|during|in|when)\b)",
             r"\b(i|he|she|they|we|it|my [\w-]+|his|her) (has|have|is having|am having|are having|'s got|has got|got) (a |an )?(sudden |bad |severe |terrible |crushing |sharp |awful )?([\w-]+ )?(pain|ache|pains)\b",
             r"\b(looks?|feels?|went|turned|turning|getting|is|are|am|'s) (very |really |so |all )?(grey|gray|pale|blue|clammy|faint|dizzy|numb|floppy|drowsy|limp)\b",
-            r"\b(can'?t|cannot|can not|won'?t|unable to|isn'?t|is not|doesn'?t|not) (breathe|breathing|wake|waking|respond|responding|answer|answering|stop|stopping|talk|speak|move|stand|swallow)\b(?! (eating|snacking|thinking|watching|scrolling|laughing|buying|craving|checking|playing)\b)",
+            r"\b(can'?t|cannot|can not|won'?t|unable to|isn'?t|is not|doesn'?t|not) (breathe|breathing|wake|waking|respond|responding|answer|answering|stop|stopping|talk|speak|move|stand|swallow)\b(?! (eating|snacking|thinking|watching|scrolling|laughing|buying|craving|checking|playing|chewing|crying|talking|yawning|sneezing|hiccuping|burping)\b)",
             # an event told of someone (an overdose, a swallowed poison) or a sign described as it is: no "just
             # curious", "for a school project" or "in general" in front of it makes it someone else's or the past's
             r"\b(i|he|she|they|we|my [\w-]+|our [\w-]+|son|daughter|baby|toddler|kid) (just |accidentally |already )?(took|swallowed|drank|ate|downed|overdosed on|has taken|have taken|'ve taken|'s taken|has swallowed|has drunk|has eaten) (about |around |like |maybe |nearly |almost |at least |over |more than )?(a whole|the whole|an entire|a full|all (of )?(my|his|her|the|their)|\d{2,}|twenty|thirty|forty|fifty|a hundred|a (bottle|handful|strip|button battery|magnet)|too many|lots of|loads of|a lot of|half a bottle|(some |the )?(bleach|drain cleaner|antifreeze|detergent|laundry pods?|weed killer|rat poison|pesticide|lamp oil))\b",
@@ -148,7 +148,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # (written on guard12-14 and framing dev, once a recent time word alone no longer stops this rule)
             r"(后事|该安排的|该交代的)(都|也)?[^，。！？,.!?]{0,6}(安排|交代|处理)(好|清楚|完)了|(存折|房产证|银行卡|密码)[^，。！？,.!?]{0,10}(交给|留给|告诉|写好|放好)|给[^，。！？,.!?]{0,6}留了(一)?封信|把[^，。！？,.!?]{0,6}(最喜欢|最爱|心爱|珍藏|宝贝)的[^，。！？,.!?]{0,12}(送给|送人|分给|送掉)|把[^，。！？,.!?]{0,4}(金镯子|镯子|首饰|戒指|存款|积蓄)[^，。！？,.!?]{0,4}分给",
             r"(日子|日期|时间)(也|都)?(定|选)好了|不用再(熬|撑)下去|不(再)?(给|跟)(你们|大家|家里|家人|孩子们?)添麻烦|(饭|东西)也不吃[^，。！？,.!?]{0,2}水也不喝|(省|攒|留)下[^，。！？,.!?]{0,6}(安眠药|药片|药)|(就|我就)用不(着|上)(买菜|做饭|吃饭)?了|(谢谢|对不起)[^。！？?!]{0,8}(对不起|谢谢)",
-            r"不想再(拖|熬|撑)着?了|该走就走|(最好|宁愿|宁可)(别|不要)?再?醒(过来|了)|别再醒过来|一了百了|我不在了[^，。！？,.!?]{0,6}(解脱|轻松|更好|就好)|不想再这样(过|活)下去|(多高|几楼|几层)[^，。！？,.!?]{0,8}(摔|跳)下去[^，。！？,.!?]{0,8}(没救|会死|活不了|必死)|(吃|吞)多少(片|颗|粒)[^，。！？,.!?]{0,10}(会出事|会死|致命|就没了)",
+            r"(出事|死)就(出事|死)吧|死了就死了|(死活|生死)(都)?无所谓|不想再(拖|熬|撑)着?了|该走就走|(最好|宁愿|宁可)(别|不要)?再?醒(过来|了)|别再醒过来|一了百了|我不在了[^，。！？,.!?]{0,6}(解脱|轻松|更好|就好)|不想再这样(过|活)下去|(多高|几楼|几层)[^，。！？,.!?]{0,8}(摔|跳)下去[^，。！？,.!?]{0,8}(没救|会死|活不了|必死)|(吃|吞)多少(片|颗|粒)[^，。！？,.!?]{0,10}(会出事|会死|致命|就没了)",
             r"(全家|家里|大家|家人)的(负担|累赘|包袱)|没(什么|啥|有)?以后了|看不到(任何|一点|半点)?(未来|以后|希望|出路)|(上|去|爬)(天台|楼顶)(之前|前|以前)|最后(一顿|一餐|一杯)",
             # self-injury told as it is, nobody caring, refusing food, a method chosen, means gathered, letters written,
             # the rest arranged: the signs a note alone must not answer

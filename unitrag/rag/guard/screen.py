@@ -20,8 +20,8 @@ it is happening now and it is clearly past, hypothetical, general, study or prev
 red flag does not stop it. The question is answered, with the rule's ``caution`` note when the
 rule has one (a ``caution`` outcome), else as any other question. A red flag found by similarity alone,
 in a question that tells no sign and nothing happening now, is the rule's ``similar_without_sign``
-to decide: ``stop``; ``caution``, the note (a recent time word alone, "last week", 最近, does not count
-as now here); ``unsure`` (the default), the note while the score is
+to decide (a recent time word alone, "last week", 最近, does not count as now here): ``stop``;
+``caution``, the note; ``unsure`` (the default), the note while the score is
 under ``BARE_STOP`` and the rule has a note, unless the rules that always note (the suicide rule)
 share ``WARNING_SHARE`` of it. Acute cues always stop, and a
 sign told as it is ("he has gone grey and clammy") also stops a red-flag score a little under its
@@ -152,7 +152,7 @@ class Guard:
         rule = self._by_id[red_flag.rule]
         similar = red_flag.reason == "similarity"
         noted = (similar and rule.similar_without_sign == "caution" and (not framing.acute or framing.recent_only)
-                 or similar and not framing.acute and rule.similar_without_sign == "unsure"
+                 or similar and (not framing.acute or framing.recent_only) and rule.similar_without_sign == "unsure"
                  and self._unsure(red_flag, rule, scores, lang))
         classifier_fooled = (framing.figurative or framing.explained) and red_flag.reason == "similarity"
         if not (noted or framing.clearly_not_acute or classifier_fooled):
