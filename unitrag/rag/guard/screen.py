@@ -67,7 +67,8 @@ SIGN_SHARE = 0.6
 #: an emergency told with nothing happening now is rare (docs/benchmarks/guard.md, stop 41).
 BARE_STOP = 0.8
 #: ... unless the rules that note every such question (``similar_without_sign: caution``, the suicide rule) hold this
-#: much of the probability: a hidden warning ("网上买…") can reach a bodily rule's examples first, and is then stopped.
+#: much of the probability: a hidden suicide warning can reach a bodily rule's examples first (buying the means
+#: online, close to the poisoning rule's pills), and is then stopped.
 WARNING_SHARE = 0.25
 
 
@@ -150,10 +151,10 @@ class Guard:
                 scores: list[SemanticScore] | None) -> tuple[GuardOutcome | None, GuardOutcome | None]:
         """(the red flag, None) when it stands; (None, a caution or None) when the framing is clearly not acute."""
         rule = self._by_id[red_flag.rule]
-        similar = red_flag.reason == "similarity"
-        noted = (similar and rule.similar_without_sign == "caution" and (not framing.acute or framing.recent_only)
-                 or similar and (not framing.acute or framing.recent_only) and rule.similar_without_sign == "unsure"
-                 and self._unsure(red_flag, rule, scores, lang))
+        # by the classifier alone, and nothing happening now but a recent time word at most
+        quiet = red_flag.reason == "similarity" and (not framing.acute or framing.recent_only)
+        noted = quiet and (rule.similar_without_sign == "caution"
+                           or rule.similar_without_sign == "unsure" and self._unsure(red_flag, rule, scores, lang))
         classifier_fooled = (framing.figurative or framing.explained) and red_flag.reason == "similarity"
         if not (noted or framing.clearly_not_acute or classifier_fooled):
             return red_flag, None

@@ -38,7 +38,6 @@ class SemanticScore:
     nearest_similarity: float
     shares: Mapping[str, float] = field(default_factory=dict)  # each rule of the type: its probability
 
-
     @property
     def fires(self) -> bool:
         return self.score >= self.threshold
