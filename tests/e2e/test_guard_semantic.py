@@ -9,12 +9,14 @@ its emergency, or these tests could not fail.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import litellm
 import pytest
 import yaml
 
 from tests.conftest import REPO, Workspace
+from unitrag.content.guard_rules import CompiledRule
 from unitrag.providers.llm.litellm import LiteLLMChat
 from unitrag.rag.guard.framing import read_framing
 from unitrag.rag.guard.screen import BARE_STOP, SIGN_SHARE, Guard
@@ -310,6 +312,14 @@ def test_a_recovery_story_of_several_sentences_is_not_scored_sentence_by_sentenc
     assert outcome is None or not outcome.stops, outcome
 
 
+def pattern_free_guard(kb: KnowledgeBase, mode: Callable[[CompiledRule], str | None]) -> Guard:
+    """The sample's rules with their notes but no patterns (only the classifier fires), ``mode(rule)`` as each one's
+    ``similar_without_sign``."""
+    rows = [{"id": r.id, "type": r.type, "patterns_en": [], "patterns_zh": [], "response_en": r.responses["en"],
+             "caution_en": r.cautions.get("en"), "similar_without_sign": mode(r)} for r in kb.guard.rules]
+    return Guard.from_rows(rows, semantic=kb.guard.semantic, embed=kb.encoder.encode)
+
+
 # -- similar_without_sign: caution (an authoring option; the sample's suicide rule uses it, the others are unsure) ---
 
 def test_a_rule_noting_similarity_alone_gives_low_mood_the_note_and_still_stops_a_warning_sign(kb: KnowledgeBase) -> None:
@@ -323,10 +333,7 @@ def test_a_rule_noting_similarity_alone_gives_low_mood_the_note_and_still_stops_
         assert not any(r.matches(normalize_question(question)) for r in kb.guard.rules)
 
     def guard(mode: str) -> Guard:
-        rows = [{"id": r.id, "type": r.type, "patterns_en": [], "patterns_zh": [], "response_en": r.responses["en"],
-                 "caution_en": r.cautions.get("en"), "similar_without_sign": mode if r.cautions else None}
-                for r in kb.guard.rules]
-        return Guard.from_rows(rows, semantic=kb.guard.semantic, embed=kb.encoder.encode)
+        return pattern_free_guard(kb, lambda r: mode if r.cautions else None)
 
     noted = guard("caution").check(low, "en")
     assert noted is not None and (noted.type, noted.reason) == ("caution", "similarity") and not noted.stops
@@ -378,10 +385,7 @@ def test_an_everyday_question_the_classifier_is_unsure_of_gets_the_note(kb: Know
     outcome = kb.guard.check(question, "en")
     assert outcome is not None and (outcome.type, outcome.rule, outcome.reason) == ("caution", rule, "similarity")
     assert outcome.score is not None and outcome.score < BARE_STOP
-    rows = [{"id": r.id, "type": r.type, "patterns_en": [], "patterns_zh": [], "response_en": r.responses["en"],
-             "caution_en": r.cautions.get("en"), "similar_without_sign": "stop" if r.id == rule else r.similar_without_sign}
-            for r in kb.guard.rules]
-    stopped = Guard.from_rows(rows, semantic=kb.guard.semantic, embed=kb.encoder.encode).check(question, "en")
+    stopped = pattern_free_guard(kb, lambda r: "stop" if r.id == rule else r.similar_without_sign).check(question, "en")
     assert stopped is not None and stopped.type == "red_flag" and stopped.rule == rule
 
 

@@ -92,5 +92,5 @@ def read_framing(normalized_question: str) -> Framing:
                   if kind not in (ACUTE, NOW, RECENT, *SIGN_KINDS) and any(p.search(normalized_question) for p in patterns))
     now = "past" not in kinds and any(_happening(p, normalized_question) for p in _COMPILED[NOW])
     strong = sign or now or any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
-    recent = any(_happening(p, normalized_question) for p in _COMPILED[RECENT])
-    return Framing(strong or recent, kinds, sign, sign_kinds, recent_only=recent and not strong)
+    recent_only = not strong and any(_happening(p, normalized_question) for p in _COMPILED[RECENT])
+    return Framing(strong or recent_only, kinds, sign, sign_kinds, recent_only=recent_only)

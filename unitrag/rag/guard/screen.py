@@ -151,11 +151,11 @@ class Guard:
                 scores: list[SemanticScore] | None) -> tuple[GuardOutcome | None, GuardOutcome | None]:
         """(the red flag, None) when it stands; (None, a caution or None) when the framing is clearly not acute."""
         rule = self._by_id[red_flag.rule]
-        # by the classifier alone, and nothing happening now but a recent time word at most
-        quiet = red_flag.reason == "similarity" and (not framing.acute or framing.recent_only)
+        similar = red_flag.reason == "similarity"  # by the classifier alone
+        quiet = similar and (not framing.acute or framing.recent_only)  # nothing happening now but a recent time word
         noted = quiet and (rule.similar_without_sign == "caution"
                            or rule.similar_without_sign == "unsure" and self._unsure(red_flag, rule, scores, lang))
-        classifier_fooled = (framing.figurative or framing.explained) and red_flag.reason == "similarity"
+        classifier_fooled = (framing.figurative or framing.explained) and similar
         if not (noted or framing.clearly_not_acute or classifier_fooled):
             return red_flag, None
         note = rule.caution(lang)
