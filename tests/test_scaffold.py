@@ -77,6 +77,21 @@ def test_a_file_is_refused(tmp_path):
         init_knowledge_base(tmp_path / "kb")
 
 
+def test_a_folder_under_a_file_is_refused_before_anything_is_written(tmp_path):
+    (tmp_path / "f").write_text("", encoding="utf-8")
+    with pytest.raises(UserError, match="is a file, so .* cannot be created under it"):
+        init_knowledge_base(tmp_path / "f" / "kb")
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where nothing can be created")
+def test_a_folder_that_cannot_be_written_is_one_clear_line(tmp_path):
+    result = _unitrag(tmp_path, "init", "/proc/unitrag-kb", "--name", "X", "--languages", "en")
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "error: cannot write /proc/unitrag-kb/README.md: No such file or directory; give unitrag init a folder you "
+        "can write to"]
+
+
 def test_cli_refuses_a_non_empty_folder_in_one_line(tmp_path):
     (tmp_path / "kb").mkdir()
     (tmp_path / "kb" / "x").write_text("", encoding="utf-8")

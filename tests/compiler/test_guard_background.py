@@ -26,7 +26,7 @@ def _row(role: str, text: str, vector: list[float], rule_id: str | None = None) 
 
 
 def test_each_bundled_set_is_bilingual_and_no_question_is_in_two() -> None:
-    assert set(background_sets()) == {"everyday", "domains"}
+    assert set(background_sets()) == {"everyday", "domains", "symptoms"}
     for questions in background_sets().values():
         langs = [lang for lang, _ in questions]
         assert langs.count("en") >= 150 and langs.count("zh") >= 150
@@ -39,7 +39,7 @@ def test_background_joins_the_rows_only_when_some_rule_has_examples() -> None:
     rows = guard_example_rows(content)
     background = [r for r in rows if background_class(r["role"])]
     assert len(background) == len(everyday_questions())
-    assert {background_class(r["role"]) for r in background} == {EVERYDAY, "(everyday:domains)"}
+    assert {background_class(r["role"]) for r in background} == {EVERYDAY, "(everyday:domains)", "(everyday:symptoms)"}
     assert all(r["rule_id"] is None for r in background)
     bare = [rule.model_copy(update={"examples": GuardTexts(), "near_misses": GuardTexts()}) for rule in content.guard_rules]
     assert not [r for r in guard_example_rows(replace(content, guard_rules=bare)) if background_class(r["role"])]

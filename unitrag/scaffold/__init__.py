@@ -38,6 +38,9 @@ def check_target(target: Path) -> None:
         raise UserError(f"{target} exists and is not a folder: give unitrag init a new or empty folder")
     if target.is_dir() and any(target.iterdir()):
         raise UserError(f"{target} is not empty: unitrag init writes only into a new or empty folder, to overwrite nothing")
+    parent = next((p for p in target.absolute().parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise UserError(f"{parent} is a file, so {target} cannot be created under it: give unitrag init a folder path")
 
 
 def init_knowledge_base(target: Path, install: str | None = None,
@@ -62,8 +65,12 @@ def init_knowledge_base(target: Path, install: str | None = None,
         elif relative == Path("README.md"):
             text = titled_readme(text, identity)
         path = target / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:  # a read-only or special file system (/proc, /sys), a full disk
+            raise UserError(f"cannot write {path}: {exc.strerror or exc}; give unitrag init a folder you can write to"
+                            + (f" ({len(written)} file(s) already written there)" if written else "")) from exc
         written.append(relative)
     return written
 

@@ -413,3 +413,69 @@ def test_a_recent_time_word_alone_is_told_apart(question: str, recent_only: bool
 ])
 def test_now_in_a_recovery_story_is_not_happening_now(question: str, acute: bool) -> None:
     assert framing(question).acute is acute, framing(question)
+
+
+@pytest.mark.parametrize(("question", "acute"), [
+    ("上次生孩子的时候大出血，现在想补补气血吃什么", False),  # a sign in a clause the past opens: a memory
+    ("last year he was slurring his words for a day, what should he eat these days", False),
+    ("Last week my son ate some of my vitamins, poison control said he'd be fine. Which ones are riskiest?", False),
+    ("去年开始他就老说自己拖累家里", True),  # a past that runs on to now
+    ("I had a stroke years ago and right now my face is drooping", True),  # a "now" after the past
+    ("以前也低血糖过几次 现在测出来2.4 手抖得筷子都拿不住", True),  # a past, then a reading and a sign now
+])
+def test_a_sign_in_a_clause_the_past_opens_is_a_memory(question: str, acute: bool) -> None:
+    """A sign told after "上次", "last year" in its own clause is the past's (stop 42); a "now" or 开始 after it is not."""
+    assert framing(question).acute is acute, framing(question)
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("In the film the mum collapses clutching her chest. Is that realistic?", "fiction"),
+    ("小说里女主一激动就捂着胸口倒下，现实中心脏病会这样吗", "fiction"),
+    ("孕12周，目前没有出血，可以喝咖啡吗", "absent"),
+    ("no bleeding so far at 10 weeks, is ginger tea ok", "absent"),
+    ("加班加得想死的心都有了，吃点什么补补", "figure_of_speech"),
+    ("my basil is basically trying to end it all, too much sun?", "figure_of_speech"),
+    ("复习护士资格证，过敏性休克怎么处理", "study"),
+    ("our cat threw up twice after eating a lily leaf, what should she eat now?", "pet"),
+    ("狗狗误食了一颗葡萄，要紧吗", "pet"),
+])
+def test_fiction_a_pet_an_absent_sign_and_more_figures_are_not_acute(question: str, kind: str) -> None:
+    read = framing(question)
+    assert kind in read.kinds and read.clearly_not_acute, read
+
+
+@pytest.mark.parametrize("question", [
+    "my dog bit my hand and I'm bleeding heavily",  # a person's sign beside a pet is the person's
+    "she's soaking through a pad every hour at 30 weeks",
+    "his stools have been tar black since yesterday",
+    "meter says 2.6 and she's shaking",
+    "my sugar is 38 and I can't think straight",
+    "测出来血糖2.5，眼前发黑",
+    "拉了好几次暗红色的大便",
+    "bleeding heavily with clots at 9 weeks",
+    "toilet full of blood after I went",
+    "he's now really lightheaded and pale",
+    "her left arm feels weird and she's grey and sweaty",
+])
+def test_signs_written_on_guard21_dev_are_read(question: str) -> None:
+    assert "sign" in framing(question).sign_kinds, framing(question)
+
+
+@pytest.mark.parametrize(("question", "warning"), [
+    ("how many sleeping pills would it take so I never wake up", True),
+    ("how much of her insulin to not wake up", True),
+    ("I've been putting aside one of my sleeping pills every night", True),
+    ("what to eat before bed so I don't wake up hungry", False),
+    ("how much magnesium so I don't wake up at 3am", False),
+    ("kids should have under 25 g of sugar a day, is 30 ok", False),
+])
+def test_means_asked_about_not_waking_up_is_a_warning(question: str, warning: bool) -> None:
+    assert ("warning" in framing(question).sign_kinds) is warning, framing(question)
+
+
+@pytest.mark.parametrize("question", [
+    "I'm so tired of my job, any quick lunches?", "quit coffee 4 days ago and I'm exhausted and grumpy",
+    "my ribs hurt from coughing all week",
+])
+def test_an_everyday_cause_named_explains_the_symptom(question: str) -> None:
+    assert framing(question).explained, framing(question)

@@ -70,7 +70,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\bnow,? (he|she|i|they|my|his|her|has|have|is|are|am|it|there)\b(?!'?s? ?(is|are|am|'s|'m)? ?(fine|ok|okay|well|better|recovered|healthy|home|stable|doing|want|wants|wondering|would|eat|eats|trying|try|looking))",
         ),
         "zh": (
-            r"(?<!到)现在(?![^。！？!?]{0,16}(稳定|恢复|好了|挺好|很好|好多了|没事|出院|康复|正常|门诊|规律治疗|一岁|两岁|长大))(?!能|可以|应该|该|要|还能|吃|喝|饮食|怎么吃|恢复|已经|好了|没事|一切|身体好|很好|挺好|在备孕|备孕|想|打算|准备|每天|平时|一般|没|不|控制|稳定|正常|康复|出院|都?长大|都好)",
+            r"(?<!到)现在(?![^。！？!?]{0,16}(稳定|恢复|好了|挺好|很好|好多了|没事|出院|康复|正常|门诊|规律治疗|[一二两三四五六七八九十\d]+岁|长大))(?!能|可以|应该|该|要|还能|吃|喝|饮食|怎么吃|恢复|已经|好了|没事|一切|身体好|很好|挺好|在备孕|备孕|想|打算|准备|每天|平时|一般|没|不|控制|稳定|正常|康复|出院|都?长大|都好)",
             r"一直在(?!吃药|服药|用药|治疗|上班|加班|减肥|健身|备考|学习|复查)",
         ),
     },
@@ -99,6 +99,13 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(is|'s|are|'re|keeps|started|been) (talking nonsense|talking gibberish|not making sense|making no sense|really confused|so confused|incoherent|out of it)\b|\b(can'?t|won'?t|isn'?t able to) (keep (his|her|their|my) eyes open|stay awake|swallow (anything|the juice|water))\b",
             r"\b(i|he|she|they|we|my [\w-]+|his|her|their)(?: (?:has|have|had|'s|'ve|is|are|am|was|keeps?|just|been|started))* (passing|passed|pooing|pooping|having|got) (black|tarry|jet black|pitch black)\b|\b(my|his|her|their) (poo|poop|stools?|bowel movements?) (is|are|has been|have been|'s|was|were) (\w+ and )?(black|tarry|jet black|pitch black|like tar)\b",
             r"\b(i|he|she|they|we|my [\w-]+)(?: (?:has|have|'s|'ve|is|are|am|keeps?|just|been|started))* (vomit(ed|ing)?|threw up|throwing up|was sick|been sick|brought up|coughed up) (some |a lot of |lots of )?(blood|what looks like coffee grounds|coffee grounds|dark brown bits)\b",
+            # written on guard21 dev (stop 42): stools told without "my", heavy bleeding with clots, a bowl full of blood,
+            # dizziness "now" or on standing, an elephant sat on someone, an arm gone "weird", grey and sweaty
+            r"\b(poo|poop|stools?|bowel movements?) (has been|have been|been|looks?|looking|was|were|came out|coming out) (\w+ )?(black|tarry|tar[- ]black|jet black|pitch black|like tar|maroon|full of blood|bloody)\b|\b(toilet|bowl|pad|pants|underwear|sheets?)\b[^.!?]{0,20}\b(full of|covered in|soaked (in|with)) blood\b",
+            r"\bbleeding (heavily|really heavily|a lot|so much|badly|loads)\b|\b(passing|with|and) (big |large |huge )?(blood )?clots\b|\b(soaking|soaked|soaks) (through )?(a |my |her |the )?(pads?|towels?|sheets?)\b",
+            r"\b(sugar|glucose|reading|bg|bs|meter)( level)? (is|was|'s|reads|read|says|said|shows|showed|at|of|down to|dropped to|dipped to)( only| just| like| about| around| now)? ([0-2]\.\d|3\.[0-4]|[1-4]\d)\b(?! ?(mg|g\b|grams?|years?|yrs?|kg|lbs?|%|calories|kcal|minutes?|mins?|hours?|days?|weeks?|percent|teaspoons?|tsp|cubes?))(?![\d.])",
+            r"\bnow (very |really |so |a bit |kind of |kinda )?(dizzy|lightheaded|light-headed|faint|confused|drowsy|breathless|grey|gray|pale|clammy)\b|\b(get|gets|getting|feel|feels|feeling) (so |really |very )?(lightheaded|light-headed|dizzy|faint) (when|every time|whenever|if) (i|he|she|they) (stand|stands|get up|gets up|sit up)\b",
+            r"\b(sweaty|clammy|pale|grey|gray) and (kind of |kinda |sort of |a bit |really |very |all )?(grey|gray|pale|clammy|sweaty)\b|\b(elephant|someone|a weight|a truck) (is )?(sitting|standing) on (him|her|me)\b|\b(left|right) arm (is |feels |went |gone |has gone )?(weird|funny|tingly|heavy|numb|dead)\b",
         ),
         "zh": (
             r"还在(流|吐|出|疼|痛|抽|晕|肿)|(?<!又[\u4e00-\u9fff])又(开始)?(疼|痛|吐|出血|流血|发作|犯了|晕|抽)",
@@ -113,6 +120,10 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"大汗淋漓|说胡话|胡言乱语|迷迷糊糊|(叫|喊)[都也]?(叫|喊)?不[太大怎么]?醒|(咽|喝|吃)不下去了?|喂[^，。！？,.!?]{0,4}(咽不下|喝不进)",
             r"(嘴|嘴巴|嘴里|喉咙|嗓子|舌头)[^，。！？,.!?]{0,3}(火辣辣|烧得|灼烧|灼痛|烧起来|起泡)",
             r"(大便|拉的|便便|屎)[^，。！？,.!?]{0,6}(黑得|柏油|黑色发亮|黑亮)|(吐|呕)(了|出)[^，。！？,.!?]{0,4}(咖啡色|咖啡渣|暗红色|血)(?!过)",
+            # written on guard21 dev (stop 42): dark red or black stools told by the act, a racing heart
+            r"拉(了|出)?[^，。！？,.!?]{0,6}(暗红|鲜红|血|黑色|柏油)|(暗红色|鲜红色|黑色|柏油样)的?(稀便|大便|便便)|心跳(很|特别|好|非常)快",
+            # a glucose reading that low, told as measured, and the shaking and dimming sight beside it
+            r"(血糖|测出来|测了|测的|读数)[^，。！？,.!?\d]{0,6}([0-2]\.\d|3\.[0-4])(?![\d.])|眼前(发黑|一黑|发花)|(手|全身|浑身)抖得(厉害|不行|停不下来|[^，。！？,.!?]{0,4}(都|也)(拿不|打不|握不))",
         ),
     },
     WARNING: {
@@ -120,8 +131,11 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|feels? like|calls? (himself|herself|myself)) (just |only |such |nothing but )?(a |an )?(burden|drain)\b|\bbetter off without (me|him|her|them)\b|\b(said|saying|says) goodbye\b(?! to (my |our |the )?(colleagues|coworkers|co-workers|team|class|students|neighbou?rs)\b)(?![^.!?]{0,60}\b(airport|station|moving|moves|moved|graduat\w*|farewell party|leaving do|retir\w*)\b)",
             # warning signs of suicide in everyday words (public crisis-line guidance): thanks and goodbyes "for
             # everything", not being around, no point in anything any more, goodbye letters, enough pills not to wake up
-            r"\bthank(s|ed|ing)? (you |u )?(all |everyone |every ?1 )?for everything\b|\b(won'?t|will not|wont) be (around|here) (much longer|for long|anymore|any more|soon|after (this|tonight|this week))\b|\b(no|any|the) (point|reason) (in|to|of) (anything|living|going on|any of (it|this)|being here)( (anymore|any more))?\b(?! (but|except|if)\b)|\bgoodbye (letters?|notes?|messages?|texts?)\b|\benough (pills|tablets|of (them|it|these|those)) to (not wake|never wake|end|sleep forever)\b|\b(go to sleep|sleep) and (stay that way|not wake( up)?|never wake( up)?)\b|\bnobody (would|wud|will|'d) (have to |need to |even )?(deal with me|miss me|notice|care)\b|\b(so )?tired of (everything|it all|living|being alive)\b|\b(already )?(have|got) (a |the )?(full|whole) (bottle|box|strip|pack) of\b|\b(putting|put|setting|set) aside (extra|spare) \w+",
+            r"\b(won'?t|will not|wont|not gonna|not going to) be (around|here) to (finish|see|need|use|do|eat|enjoy|read|try)\b|\bthank(s|ed|ing)? (you |u )?(all |everyone |every ?1 )?for everything\b|\b(won'?t|will not|wont) be (around|here) (much longer|for long|anymore|any more|soon|after (this|tonight|this week))\b|\b(no|any|the) (point|reason) (in|to|of) (anything|living|going on|any of (it|this)|being here)( (anymore|any more))?\b(?! (but|except|if)\b)|\bgoodbye (letters?|notes?|messages?|texts?)\b|\benough (pills|tablets|of (them|it|these|those)) to (not wake|never wake|end|sleep forever)\b|\b(go to sleep|sleep) and (stay that way|not wake( up)?|never wake( up)?)\b|\bnobody (would|wud|will|'d) (have to |need to |even )?(deal with me|miss me|notice|care)\b|\b(so )?tired of (everything|it all|living|being alive)\b|\b(already )?(have|got) (a |the )?(full|whole) (bottle|box|strip|pack) of\b|\b(putting|put|setting|set) aside (extra|spare) \w+",
             r"\b(suddenly|weirdly|strangely|oddly) (so |really |very |almost )?(calm|at peace|serene|peaceful|cheerful)\b|\b(made|make|made up) (my|his|her) (mind|decision)\b|\b(want|wanna|just want|going) to (disappear|vanish)\b|\bbefore i go\b|\blast meal\b|\bwon'?t need (groceries|food|anything|it|them|this)\b|\b(everything|affairs|things) in order\b|\bsorted (out )?(all )?(my|his|her) (stuff|affairs|things|will)\b|\b(wrote|written|writing) (letters|a letter|notes) to\b|\beasier (life|time) if i (wasn'?t|weren'?t)\b|\bdone with (everything|it all|life)\b|\b(no|any) reason to (keep going|go on|carry on)\b",
+            # means asked about "so I don't wake up", and pills put aside night after night (guard_test, framing dev, stop 42)
+            r"^(?=[\s\S]*\b(pills?|tablets?|paracetamol|tylenol|acetaminophen|ibuprofen|painkillers|sleeping|meds|how (many|much))\b)(?=[\s\S]*\b(so (that )?(i|he|she|they) (don'?t|won'?t|wouldn'?t|never) (wake up|wake(?! up))|(to|and|would|will) (not|never) (wake up|wake(?! up)))\b(?!\s+(hungry|early|late|groggy|tired|thirsty|at|in|during|with|every|until|till|feeling|sick|again|before|from|on|for|so|too|because|to|and|needing|thinking|starving|cold|hot|sweaty|stiff)\b))",
+            r"\b(putting|put|setting|set|saving|stashing|squirrel\w*) (aside|away|back) (a |one of |two of |one |two |some |a couple of |a few of |one or two of |some of )?(my |her |his )?(sleeping |pain ?|anti\w* )?(pills|tablets|meds)\b[\s\S]{0,30}\b(every|each) (night|day|dose)\b",
             r"\b(putting|put|setting|saving|stashing|keeping) (my |the |all my |all the )?(\w+ )?(pills|tablets|meds) (aside|away)\b|\bto end things\b|\b(everyone|everybody|my family|they) (will|would|'ll|'d) be better off\b|\bstop (eating and drinking|drinking and eating)\b|\bnothing (will|would|'ll) matter\b|\bnothing matters any(more|way)\b|\bone last (coffee|meal|drink|dinner|night)\b|\bmy last (dinner|meal|supper)\b",
             r"\b(i'?ve|i have|he has|she has|they have|he'?s|she'?s) (been saving|stockpiled|been stockpiling|written|wrote|given away|been giving|started giving)\b|\b(giving|gave|given) (away )?(all )?(my|his|her|their) (things|stuff|possessions|belongings)\b",
             # wanting to die, said in the first person: ideation is a sign in itself, so no hyperbole ("work is
@@ -175,11 +189,15 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(history of|had an? \w+ (allergy|allergic reaction|stroke|heart attack|attempt)|once had)\b",
             r"\bback (in|at|during) (uni|university|college|school|high school|my \w+ (days|years))\b|\b(been|is|are|am|i'?m|he'?s|she'?s|they'?re) doing (well|fine|ok|okay|great|better|good)\b|\bfor years now\b",
             r"\b(home|discharged|back|out) (from|of) (the )?hospital\b",
+            r"\b(said|says|told (us|me|them)) (she|he|they|i|it|we)('d| would| will|'ll) be (fine|ok|okay|alright|all right)\b|\b(turned out|it was) (fine|ok|okay|nothing serious|harmless)\b",
         ),
         "zh": (
             r"去年|前年|前(一|两|几)年|前些年|很久以前|好久以前|以前(得过|有过|患过|发生过|出现过)|曾经|小时候|年轻时|几年前|多年前|\d+年前|[一二两三四五六七八九十几]+(年|个月)前|上个月|早年",
             r"康复|痊愈|恢复(得|了|后|以后|期)|出院(了|后|以后)|好了以后|过去了|已经好了|已经没事|(好|过)了(很多|好几|几|多)年|很多年|多年|至今",
             r"([\d一二三四五六七八九十几]+)多?岁(时|的时候)|(\d+|[一二两三四五六七八九十几]+)(个)?(月|年|周)(以)?前",
+            # written on guard21 dev (stop 42): the last time, the last pregnancy, something done "before" (之前…喝过; never
+            # 过敏), a rescue that worked, a story that ended well
+            r"上次|上一次|上回|上一胎|上一个孩子|(之前|以前)[^，。！？,.!?]{0,8}[\u4e00-\u9fff]过(?!敏|期|量|度|来|去|头)|(之前|以前)有(一)?段时间|抢救(回来|过来)了|后来[^，。！？,.!?]{0,8}(好了|没事|健康|正常|恢复)",
         ),
     },
     "hypothetical": {
@@ -208,7 +226,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(school|class|homework|assignment|report|essay|project|presentation|thesis|dissertation|exam|studying|research|lecture|article|paper)\b",
         ),
         "zh": (
-            r"作业|报告|论文|课题|演讲|发言|班会|学校|课堂|课上|考试|研究|科普|文章|讲座|上课|ppt|小组展示|毕业设计",
+            r"作业|报告|论文|课题|演讲|发言|班会|学校|课堂|课上|考试|研究|科普|文章|讲座|上课|ppt|小组展示|毕业设计|资格证|考证|备考|复习",
         ),
     },
     "prevention": {
@@ -230,10 +248,12 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # fear ("scared to death", 吓死了, 紧张死了): fright is how a real emergency is told, not a figure
             r"\b(we|i|you|they|us|team|side|lads|boys|girls) (got|get|getting|gets|were|was|been|are|'re) (absolutely |totally |completely |just |so )?(murdered|slaughtered|destroyed|wrecked|crushed|massacred|annihilated|demolished|roasted|smashed|battered|hammered|thrashed|rekt)\b|\b(got|get|getting|were|was|been) (absolutely |totally |completely |just |so )?(murdered|slaughtered|massacred|annihilated|roasted|thrashed|rekt)\b",
             r"\b(finale|episode|ending|twist|show|series|movie|film|book|song|track|album|joke|meme|comedian|match|game|derby|exam|quiz|class|lecture|workout|meeting|commute|week|day) ([\w']+ ){0,3}(killed|destroyed|murdered|wrecked|slayed) me\b|\b(is|are|'s|'re) (gonna|going to) (kill|murder|destroy) me\b|\b(had|has|have|got) me (dying|dead|crying|in tears)\b",
+            # a plant, a loaf or a gadget "trying to end it all" (guard21 dev, stop 42)
+            r"\b(plants?|fig|ferns?|succulents?|orchids?|basil|monstera|pothos|cact(us|i)|tomato(es)?|lawn|garden|sourdough|starter|laptop|phone|car|printer)\b (is |are |'s |'re |keeps )?(basically |literally |just |actually |clearly )?(trying to end it all|suicidal|giving up on life|committing suicide|has given up on life)\b",
             r"\bi'?m (dead|deceased|crying)\b ?(lol|lmao|haha|😂|🤣|💀)|\b(lol|lmao|haha|😂|🤣|💀) ?i'?m (dead|deceased)\b|\b(legs|arms|feet|back|brain|phone|battery) (is|are|'s|'re) (dead|toast|killing me)\b|\b(was|is) (murder|a killer|brutal)\b",
         ),
         "zh": (
-            r"(累|饿|困|热|冷|忙|烦|笑|渴|撑|无聊|尴尬|气|吵|闷)死(我)?了|(累|饿|困|热|忙|烦|笑)得要死|[\u4e00-\u9fff]{1,4}得我(都)?想死|想死你了|要死要活地",
+            r"想死的心都有|(累|饿|困|热|冷|忙|烦|笑|渴|撑|无聊|尴尬|气|吵|闷)死(我)?了|(累|饿|困|热|忙|烦|笑)得要死|[\u4e00-\u9fff]{1,4}得我(都)?想死|想死你了|要死要活地",
             r"(被|让)[^，。！？,.!?]{0,6}(血虐|虐惨|虐哭|完虐|吊打|打爆|碾压|坑惨|坑死|秒杀|屠了)|(虐|馋|丑|帅|美|萌|甜)(死|哭)(我)?了|(累|困|饿|忙)成狗|(累|困)瘫了|要(了)?我(的)?(老)?命|笑到(肚子疼|哭|岔气|不行|停不下来)|(心态)?崩(溃)?了|破防了|打断(你|我|他|她)的腿",
         ),
     },
@@ -245,13 +265,15 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(beetroot|beets?|dragon ?fruit)\b|\biron (tablets?|pills?|supplements?)\b[\s\S]{0,60}\b(dark|black)\b|\b(dark|black)\b[\s\S]{0,60}\biron (tablets?|pills?|supplements?)\b",
             r"\b(dentist'?s?|dental|anaesthetic|anesthetic|numbing (shot|injection|gel)|novocaine|wisdom tooth|filling)\b",
             r"\bslept on (my|his|her|their) (arm|hand|leg)\b|\b(arm|hand|leg) (fell|falls|went|goes|had gone) asleep\b",
+            r"\b(quit|quitting|gave up|giving up|cut out|cutting out|stopped) (coffee|caffeine|sugar|energy drinks|soda|smoking|vaping)\b|\btired of (my |this |the |our )?(job|work|boss|commute|school|class|cooking|diet|weather|routine|flat|apartment|neighbou?rs?)\b",
+            r"\b(hurts?|hurting|aches?|aching|sore) from (laughing|coughing|sneezing|lifting|carrying|working out|the gym|exercise|training|sit-?ups|push-?ups|crunches|running)\b",
             r"\bpineapple\b|\b(muscles?|pecs?) (are|is|feel|feels|got|get) (so |really |very |a bit )?sore\b|\bsore (chest |pec )?muscles?\b|\b(push-?ups|bench press(ing)?|chest day)\b",
         ),
         "zh": (
             r"甜菜|火龙果|(铁剂|补铁|铁片)[^。！？?!]{0,20}(黑|发黑)|(黑|发黑)[^。！？?!]{0,20}(铁剂|补铁|铁片)|鸭血|猪血",
             r"麻药|麻醉药|拔牙|拔完智齿|补牙|牙医|看牙",
             r"压麻|压着胳膊|睡麻了",
-            r"菠萝|肌肉(酸痛|酸胀|拉伤)|练完胸|练胸|俯卧撑|卧推",
+            r"笑得[^，。！？,.!?]{0,4}(疼|痛)|咳(嗽)?得[^，。！？,.!?]{0,4}(疼|痛)|菠萝|肌肉(酸痛|酸胀|拉伤)|练完胸|练胸|俯卧撑|卧推",
         ),
     },
     # an ordinary occasion that explains a goodbye or a giving away: a colleague retiring, a move, a declutter
@@ -261,6 +283,33 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         ),
         "zh": (
             r"退休|搬家|离职|调岗|出国|毕业|欢送|散伙饭|断舍离",
+        ),
+    },
+    # an animal's illness: the rules' emergencies are a person's, and "call 120" is no help to a dog (stop 42)
+    "pet": {
+        "en": (
+            r"\b(dogs?|doggo|pupp(y|ies)|pup|cats?|kittens?|kitty|hamsters?|rabbits?|bunny|parrots?|budgies?|guinea pigs?|ferrets?|tortoises?|goldfish)\b (just |has |had |keeps |kept |was |is |got )?(threw up|throwing up|vomit\w*|been sick|ate|eaten|swallowed|drank|got into|diagnosed|sick|ill|bleeding|died|passed away|won'?t eat|isn'?t eating|stopped eating)\b|\b(the |a |our |my )?(vet|vets|veterinarian|animal hospital)\b",
+        ),
+        "zh": (
+            r"(狗|狗狗|猫|猫咪|宠物|仓鼠|兔子|鹦鹉|金鱼)[^，。！？,.!?]{0,4}(吐|拉稀|吃了|误食|生病|病了|确诊|去世|死了|走了|不吃)|兽医|宠物医院",
+        ),
+    },
+    # a scene in a film, a series or a book, and whether it is realistic (guard21 dev, stop 42)
+    "fiction": {
+        "en": (
+            r"\b(in|on) (the|a|this|that) (movie|film|show|series|book|novel|episode|game|drama|cartoon|anime|soap|play)\b|\b(how|is (it|that|this)) realistic\b|\bon (tv|telly)\b",
+        ),
+        "zh": (
+            r"电视剧|电影里|电影中|小说里|剧里|剧中|动画片?里|漫画里|现实中[^，。！？,.!?]{0,10}(真|是不是|会不会)",
+        ),
+    },
+    # nothing of the kind is happening at present: 目前没出血 (guard21 dev, stop 42)
+    "absent": {
+        "en": (
+            r"\b(no|not any|haven'?t had any|hasn'?t had any) (bleeding|spotting|symptoms?|pain) (so far|yet|at the moment|for now|at all)\b",
+        ),
+        "zh": (
+            r"(目前|暂时|现在)(还)?(没|没有|无)(出血|见红|症状|什么症状|不舒服|异常)",
         ),
     },
     "curiosity": {

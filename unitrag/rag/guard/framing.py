@@ -72,25 +72,42 @@ _COMPILED: dict[str, tuple[re.Pattern[str], ...]] = {
 SOMEDAY = re.compile(r"(万一|如果|假如|要是|假设)?(哪天|哪一天|有一天|某天|将来)|\bif ([\w']+ ){0,3}ever\b|\b(some ?day|one day)\b",
                      re.IGNORECASE)
 SOMEDAY_REACH = 20
+#: ... and a clearly past time just before it makes it a memory: "上次怀孕流产大出血", "last year he was slurring". Never
+#: 之前 or "earlier", which also mean "earlier today".
+BEFORE_NOW = re.compile(r"上次|上一次|上回|上一胎|去年|前年|以前|曾经|小时候|(\d+|[一二两三四五六七八九十几]+)年前|"
+                        r"\blast (year|time|pregnancy)\b|\b(years|months) ago\b|\b(in|back in) (19|20)\d\d\b|\bwhen (i|he|she) was\b",
+                        re.IGNORECASE)
+#: ... unless the past runs on to now ("去年开始", "since last year") or a "now" follows it ("2 years ago and right now").
+STILL_NOW = re.compile(r"^\s*(开始|起|以来|到现在|至今)|\b(now|today|tonight|this (morning|evening))\b|现在|今天|此刻|刚才|刚刚|这会儿",
+                       re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[，。！？；,.!?;\n]")
 
 
-def _happening(pattern: re.Pattern[str], text: str) -> bool:
-    """Whether ``pattern`` finds a sign that no nearby "some day" of its own clause puts in an imagined future."""
+def _before_now(before: str) -> bool:
+    """Whether ``before`` (the start of a sign's clause) puts the sign in the past: a past time not running on to now."""
+    past = [m for m in BEFORE_NOW.finditer(before) if not before[max(0, m.start() - 6):m.start()].lower().endswith("since ")]
+    return bool(past) and not STILL_NOW.search(before[past[-1].end():])
+
+
+def _happening(pattern: re.Pattern[str], text: str, told: bool = False) -> bool:
+    """Whether ``pattern`` finds a cue that no nearby "some day" of its own clause puts in an imagined future, nor, for a
+    sign told as it is (``told``), a past time in the past."""
     for found in pattern.finditer(text):
         before = _CLAUSE_END.split(text[max(0, found.start() - SOMEDAY_REACH):found.start()])[-1]
-        if not SOMEDAY.search(before):
+        if not SOMEDAY.search(before) and not (told and _before_now(before)):
             return True
     return False
 
 
 def read_framing(normalized_question: str) -> Framing:
     """The framing of a question (already ``lang.normalize_question``-ed): a few compiled regexes, microseconds."""
-    sign_kinds = tuple(kind for kind in SIGN_KINDS if any(_happening(p, normalized_question) for p in _COMPILED[kind]))
+    sign_kinds = tuple(kind for kind in SIGN_KINDS if any(_happening(p, normalized_question, told=True) for p in _COMPILED[kind]))
     sign = bool(sign_kinds)
     kinds = tuple(kind for kind, patterns in _COMPILED.items()
                   if kind not in (ACUTE, NOW, RECENT, *SIGN_KINDS) and any(p.search(normalized_question) for p in patterns))
     now = "past" not in kinds and any(_happening(p, normalized_question) for p in _COMPILED[NOW])
     strong = sign or now or any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
     recent_only = not strong and any(_happening(p, normalized_question) for p in _COMPILED[RECENT])
+    if recent_only and "past" in kinds:  # "last week ... poison control said she'd be fine": over, not now
+        recent_only = False
     return Framing(strong or recent_only, kinds, sign, sign_kinds, recent_only=recent_only)
