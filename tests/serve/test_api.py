@@ -117,6 +117,7 @@ def test_openapi_docs_and_page(client):
     ({"content": b"[1, 2]", "headers": {"content-type": "application/json"}}, 400, "JSON object"),
     ({"content": b"question=hi", "headers": {"content-type": "application/x-www-form-urlencoded"}}, 400, "JSON object"),
     ({"json": {"question": "x" * 70_000}}, 413, "request body over"),
+    ({"content": b'{"question": "caf\xe9"}', "headers": {"content-type": "application/json"}}, 400, "not UTF-8"),
 ])
 def test_bad_asks_get_one_readable_json_error(make_client, request_kwargs, status, message):
     client = make_client(config=Config(llm="none", max_question_chars=300))
@@ -135,6 +136,7 @@ def test_bad_asks_get_one_readable_json_error(make_client, request_kwargs, statu
     ({"q": "\x00"}, "question: empty"),
     ({"q": "😀" * 50}, "question: empty"),
     ({}, "q: Field required"),
+    ({"q": QUESTION, "topics": "vitamin-b12"}, "unknown query parameter 'topics'"),  # a typo is no silent no-filter
 ])
 def test_bad_searches_get_one_readable_json_error(client, params, message):
     response = client.get("/v1/search", params=params)

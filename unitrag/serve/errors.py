@@ -61,6 +61,8 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def _http(_: Request, exc: HTTPException) -> JSONResponse:
+        if exc.status_code == 400 and isinstance(exc.__cause__, UnicodeDecodeError):  # FastAPI's "error parsing the body"
+            return error(400, 'the body is not UTF-8 text: send JSON encoded as UTF-8, e.g. {"question": "..."}')
         return error(exc.status_code, str(exc.detail), dict(exc.headers or {}))
 
     @app.exception_handler(Exception)

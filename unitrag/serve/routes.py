@@ -123,7 +123,18 @@ def about(server: StateDep, roles: RolesDep) -> dict[str, Any]:
         return about_kb(loaded.kb, roles)
 
 
-@router.get("/search")
+#: The query parameters of GET /v1/search: any other is refused, as POST /v1/ask refuses unknown fields, so that a
+#: typo (``topics=``, ``language=``) is not silently a search with no filter.
+SEARCH_PARAMS = ("q", "k", "lang", "kind", "topic", "current_topic", "recent_scene", "triggered_rule")
+
+
+def known_search_params(request: Request) -> None:
+    unknown = sorted(set(request.query_params) - set(SEARCH_PARAMS))
+    if unknown:
+        raise HTTPException(422, f"unknown query parameter {unknown[0]!r} for /v1/search; known: {', '.join(SEARCH_PARAMS)}")
+
+
+@router.get("/search", dependencies=[Depends(known_search_params)])
 async def search(
     server: StateDep, roles: RolesDep,
     q: Annotated[str, Query(description="The question.")],
