@@ -71,3 +71,13 @@ def test_markdown_marks_the_best_value_of_each_metric():
     assert "| variant | ndcg@10 |" in text
     assert "| full | **0.950** |" in text and "| dense | 0.900 |" in text
     assert "restricted-content leaks: 0" in text and "not found: precision 0.700, recall 0.900, F1 0.800" in text
+
+
+def test_a_set_with_nothing_to_rank_shows_n_a_not_zeros():
+    """A guard-only set has no relevant unit for any question: its table says n/a, never a 0.000 that reads as a miss."""
+    empty = VariantResult("full", "", dict.fromkeys(MEASURES, 0.0), 0, 0.5)
+    scored = VariantResult("full", "", dict.fromkeys(MEASURES, 0.0), 4, 0.5)
+    assert [empty.shown(m) for m in MEASURES] == ["n/a"] * len(MEASURES)
+    assert scored.shown("ndcg@10") == "0.000"
+    table = EvalReport("questions", "guard_test.yaml", {"embedder": "e"}, {"full": empty}, []).markdown()
+    assert "| full | " + " | ".join(["n/a"] * len(MEASURES)) + " |" in table and "0.000" not in table

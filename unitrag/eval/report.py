@@ -28,6 +28,10 @@ class VariantResult:
     def qps(self) -> float:
         return self.queries / self.seconds if self.seconds > 0 else math.inf
 
+    def shown(self, measure: str) -> str:
+        """``measure`` for a table: "n/a" when no question had a relevant unit (a guard-only set), never a 0.000."""
+        return f"{self.metrics[measure]:.3f}" if self.queries else "n/a"
+
     def to_dict(self) -> dict[str, Any]:
         return {**{k: round(v, 4) for k, v in self.metrics.items()}, "queries": self.queries,
                 "seconds": round(self.seconds, 3), "qps": round(self.qps, 1), "description": self.description}
@@ -65,7 +69,7 @@ class EvalReport:
         lines = [f"### unitrag eval: {self.dataset}", "",
                  "| variant | " + " | ".join(names) + " | q/s |", "|---" * (len(names) + 2) + "|"]
         for v in self.variants.values():
-            cells = [f"**{v.metrics[m]:.3f}**" if v.metrics[m] == best[m] else f"{v.metrics[m]:.3f}" for m in names]
+            cells = [f"**{v.shown(m)}**" if v.queries and v.metrics[m] == best[m] else v.shown(m) for m in names]
             lines.append(f"| {v.name} | " + " | ".join(cells) + f" | {v.qps:.0f} |")
         lines += [""] + [f"- {line}" for line in summary_lines(self)]
         facts = fact_markdown(self.extra.get("answer_facts"))
