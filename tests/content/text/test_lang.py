@@ -22,6 +22,9 @@ from unitrag.content.text.lang import detect_lang, normalize_question
         ("does 叶酸 help", "en"),  # an even split keeps the English frame
         ("", "en"),
         ("123 ?!", "en"),
+        # Japanese is not Chinese: answered in English rather than with Chinese framing (the supported languages)
+        ("クラブナイトは何時に始まりますか？", "en"),
+        ("東京駅から新宿駅まで何分かかりますか", "en"),
     ],
 )
 def test_detect_lang(text, lang):

@@ -11,6 +11,9 @@ import re
 # Han ideographs (CJK unified, extension A, compatibility).
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
+#: Japanese kana (hiragana, katakana, half-width katakana): never Chinese, and as heavy as a Han character, so a
+#: Japanese sentence with a few kanji ("クラブナイトは何時に始まりますか") is not read as Chinese.
+KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 
 #: One Chinese character carries about as much as four Latin letters
 #: ("孕妇每天需要多少碘" / "how much iodine do pregnant women need per day").
@@ -18,8 +21,9 @@ LETTERS_PER_CJK_CHAR = 4.0
 
 
 def cjk_share(text: str) -> float:
-    """Letter-weighted share of Han characters among the letters of ``text`` (0.0 when it has none)."""
+    """Letter-weighted share of Han characters among the letters of ``text`` (0.0 when it has none); kana weigh as
+    much as Han characters."""
     cjk = len(HAN.findall(text))
     latin = len(LATIN.findall(text))
-    weighted = cjk + latin / LETTERS_PER_CJK_CHAR
+    weighted = cjk + len(KANA.findall(text)) + latin / LETTERS_PER_CJK_CHAR
     return cjk / weighted if weighted else 0.0
