@@ -479,3 +479,34 @@ def test_means_asked_about_not_waking_up_is_a_warning(question: str, warning: bo
 ])
 def test_an_everyday_cause_named_explains_the_symptom(question: str) -> None:
     assert framing(question).explained, framing(question)
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("I've just started an antidepressant and the leaflet mentions suicidal thoughts. I feel fine, any foods to avoid?",
+     "past"),  # "just started" a medicine is no symptom starting; feeling fine is the present of a story that is well
+    ("刚开始吃抗抑郁药，说明书上提到自杀念头，我感觉还好，饮食要注意什么", "past"),
+    ("我同学半年前自杀未遂，现在在规律治疗，送什么吃的好", "past"),
+    ("我初中时自残过，已经十年没有了，疤痕能淡化吗", "past"),
+    ("我是营养师，有来访者有自伤史，饮食建议怎么说比较好", "study"),
+    ("I'm a dietitian and some of my clients self-harm; how do I word meal advice?", "study"),
+])
+def test_a_treatment_begun_a_history_or_a_profession_is_not_acute(question: str, kind: str) -> None:
+    read = framing(question)
+    assert kind in read.kinds and read.clearly_not_acute, read
+
+
+@pytest.mark.parametrize("question", [
+    "I just started throwing up blood", "刚开始吐血，头很晕",  # a symptom that just started is still now
+])
+def test_a_symptom_that_just_started_is_still_acute(question: str) -> None:
+    assert framing(question).acute, framing(question)
+
+
+@pytest.mark.parametrize("question", [
+    "found a new home for my dog and closed my bank accounts, so it's all sorted. is green tea ok with my meds?",
+    "don't really care what happens to me anymore, how much caffeine is too much?",
+    "which plants are poisonous enough, ideally so it looks like an accident",
+    "有没有吃了会出事、看起来像意外的东西",
+])
+def test_affairs_wound_up_indifference_and_an_accident_staged_are_warnings(question: str) -> None:
+    assert "warning" in framing(question).sign_kinds, framing(question)

@@ -44,13 +44,13 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(this morning|tonight|this evening|this afternoon|today|this weekend|this week)\b",
             r"\b(\d+|an?|one|two|few|half an) ?(minutes?|mins?|hours?|hrs?) ago\b",
             r"\b(suddenly|sudden|all of a sudden|out of nowhere)\b",
-            r"\b(just|only just) (found|swallowed|had some|ate|drank|took|went|started|noticed|discovered|got into|fell|collapsed|passed out|emptied|chewed|bit into|got stung|was stung|got bitten|was bitten)\b(?! out\b)",
+            r"\b(just|only just) (found|swallowed|had some|ate|drank|took|went|started(?! (a|an|the|my|taking|on|using|new|school|work|uni|college)\b)|noticed|discovered|got into|fell|collapsed|passed out|emptied|chewed|bit into|got stung|was stung|got bitten|was bitten)\b(?! out\b)",
             r"\b(help me|please help|call (an )?ambulance|should (i|we) (call|go to)|go to (the )?(er|a&e|emergency))\b",
             r"\b(with me|next to me|beside me|in front of me|here) (now|right now)\b|\b(is|are|'s|'re) (here |right )?(with me|next to me|beside me|in front of me)\b",
         ),
         "zh": (
             r"(就|正)?在(我)?(旁边|身边|跟前|面前)|叫[^，。！？,.!?]{0,4}不(怎么)?(答应|应|理)|没(有)?反应",
-            r"刚才|刚刚|正在|突然|此刻|这会儿|刚(发现|吃|喝|吞|看到|开始|把|被)",
+            r"刚才|刚刚|正在|突然|此刻|这会儿|刚(发现|吃|喝|吞|看到|把|被)|刚开始(?!(吃|服|用)[^，。！？,.!?]{0,4}药|服药|用药|上班|工作|减肥|健身|学|备孕|怀孕|上学)",
             r"今天(早上|上午|下午|晚上)?(开始|起)|从(早上|昨晚|昨天|中午|下午)|(半个|一个|两个|几个|\d+个)多?(小时|钟头)(了|还|都)",
             r"救命|要不要(叫|打)(120|救护车)|送医院|去急诊",
             r"今晚|今天晚上|这周末",
@@ -71,7 +71,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         ),
         "zh": (
             r"(?<!到)现在(?![^。！？!?]{0,16}(稳定|恢复|好了|挺好|很好|好多了|没事|出院|康复|正常|门诊|规律治疗|[一二两三四五六七八九十\d]+岁|长大))(?!能|可以|应该|该|要|还能|吃|喝|饮食|怎么吃|恢复|已经|好了|没事|一切|身体好|很好|挺好|在备孕|备孕|想|打算|准备|每天|平时|一般|没|不|控制|稳定|正常|康复|出院|都?长大|都好)",
-            r"一直在(?!吃药|服药|用药|治疗|上班|加班|减肥|健身|备考|学习|复查)",
+            r"一直在(?!吃药|服药|用药|治疗|上班|加班|减肥|健身|备考|学习|复查|跟|和|看医生|咨询|做咨询|康复)",
         ),
     },
     SIGN: {
@@ -149,6 +149,9 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # longer (written on guard20 dev, from crisis-line guidance on warning signs)
             r"\bafter i'?m gone\b|\b(wrote|written|writing) (letters|notes|a letter|a note) (to|for) (everyone|everybody|each of|all of|my (family|kids|children|wife|husband|parents|mum|mom|dad))\b|\b(wrote|written|writing) (everyone|everybody|all my \w+|each of them) (their )?(letters|notes)\b|\bwish (i|he|she) (wasn'?t|wasnt|weren'?t|was not|were not)( here| alive| around| born)?\b(?! (so|that|as|such)\b)|\b(easier|better) (off )?without me\b|\b(don'?t|didn'?t|dont|didnt) care if i (crash\w*|die|died|don'?t wake up|got hit|get hit|never wake up)\b|\bhoping something (just )?happens\b|\b(it |nothing )?won'?t matter (soon|much longer|anyway)\b|\bwon'?t be needing (it|them|this|these|those|any of (it|this)|(my|these|those|the) \w+) (for )?(much )?longer\b|\b(not gonna|not going to|won'?t) be (around|here) (much longer|for long|soon|anymore)\b|\bno reason for me to (keep going|go on|carry on|live|be here)\b|\b(wants?|want(ed)?|just want) to (fade|waste) away\b|\bif i waste away\b|\bcan'?t do this (for )?(another|one more) (year|month|week|day)\b",
             r"\b(can'?t|cannot|don'?t) see (any|a) (hope|future|way out)\b|\b(there'?s|there is|i see|is) no way out\b|\bnone of (it|this) (will|would|'ll) matter\b|\b(decided|figured out|worked out|planned) (how|when|where) (i'?ll|i will|i'?m going to|to) (do it|end it|go)\b|\bcharcoal (and|&) (some )?(duct )?tape\b|\b(rope|noose)\b[\s\S]{0,60}\b(beam|hook|rafter|ceiling|banister|bannister)\b|\bpainless (ways?|method) to (go|die|end)\b|\b(letters?|notes?) (are|is) (all )?(written|done)\b",
+            # written on guard23 dev (stop 42): affairs wound up, a pet rehomed, accounts closed; indifference to what
+            # happens; a death made to look like an accident
+            r"\b(found|finding|find) (a )?new homes? for (my|the|our) (cat|dog|pets?|bird|rabbit)\b|\b(closed|closing|close) (all )?(of )?my (bank )?accounts\b|\b(everything'?s|everything is|it'?s all|all) (wrapped up|sorted|in order|taken care of)( now)?[.!]|\b(don'?t|do not|doesn'?t|didn'?t) (really |even )?care (what|if anything) happens to (me|him|her)\b|\b(look|looks|seem|seems|looking) like an accident\b|\bso tired of (all of it|all this|it all|everything|life)\b",
             r"\b(lethal|fatal|deadly|enough to kill)\b[^.?!]{0,40}[.?!]{0,3} ?(asking )?for (me|myself)\b",
             r"\bi (don'?t|do not|no longer) want to (live|be alive|be here anymore|exist|wake up)\b|\bi(?:'m| am| feel| have been|'ve been)(?: (?:so|really|very|kind of|kinda))? suicidal\b",
         ),
@@ -157,6 +160,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|活着[^，。！？,.!?]{0,8}(拖累|累赘)|(拖累|连累)(了)?(大家|家人|家里|全家|你们|所有人)|没什么(遗憾|牵挂)了|遗书|留(好|下)?遗言|以后(就)?不用(再)?(操心|担心|管)我|没有我[^，。！？,.!?]{0,8}(更好|轻松)|^(?![\s\S]*(毕业|搬家|机场|出国|欢送|退休|离职|调走))[\s\S]*?(?<!同事)(?<!同事们)(?<!同学们)(告别|道别)|交代后事",
             r"不想活了|活着没(有)?意思|活不下去了|我[^，。！？,.!?]{0,6}(不想活|想(要)?自杀|想轻生|有(轻生|自杀)的?念头|想(结束|了结)(自己|生命|这一切|一切)|想一了百了|不想再?醒来)|(?<!得)我(真的|是真的|真|好|很)?想(去)?死(?!你)",
             r"突然[^，。！？,.!?]{0,8}(平静|安详|想通了|释然)|(平静|安详)[^。！？?!]{0,10}(决定好了|想通了)|已经决定好了|(时间|地方)[^，。！？,.!?]{0,4}(决定|选)好了|(想|只想)[^，。！？,.!?]{0,6}消失|消失算了|(可能|就)?没多久就不在了|以后(应该|就)?用不(上|着)了|不会再来了|下辈子再见|撑不下去|(人生|活着|一切)(也)?没(什么|啥)意义|(道过|道了|告了)别|该交代的(都)?交代|结束这一切|(对不起|谢谢)(大家|你们|所有人)[^，。！？,.!?]{0,6}(再见|永别)|(想|要)(去)?(self-?harm|自残|割腕|伤害自己)|找不到[^，。！？,.!?]{0,4}(撑|活)下去的理由|结束自己|不用(再)?为我(操心|担心)|(猫|狗|孩子|宠物)[^，。！？,.!?]{0,3}托付给",
+            r"(看起来|看上去|弄得|装作|伪装成|显得)像?(是)?(个)?(意外|自然死亡|病死|失足)",
             r"(致死量|吃多少[^，。！？,.!?]{0,6}(会死|能死|致死))[^。！？?!]{0,20}(我自己|给我自己|自己用)",
             # affairs settled, treasured things handed out, a date set, medicine saved up, not needing food any more
             # (written on guard12-14 and framing dev, once a recent time word alone no longer stops this rule)
@@ -197,6 +201,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"([\d一二三四五六七八九十几]+)多?岁(时|的时候)|(\d+|[一二两三四五六七八九十几]+)(个)?(月|年|周)(以)?前",
             # written on guard21 dev (stop 42): the last time, the last pregnancy, something done "before" (之前…喝过; never
             # 过敏), a rescue that worked, a story that ended well
+            r"(我|他|她)?(感觉|觉得)(还好|挺好|很好|不错|没事)|状态(很好|不错|挺好|好多了|稳定)|半年(多)?(以)?前|(走了|去世|过世|离开我们)[^，。！？,.!?]{0,4}(年|个月|周)了|(高中|初中|大学|小学|读书)(的)?时(候)?|已经[^，。！？,.!?]{0,6}(年|个月)没(有)?(再)?|(自伤|自残|自杀|轻生|中风|心梗|过敏)史|病史|既往史",
             r"上次|上一次|上回|上一胎|上一个孩子|(之前|以前)[^，。！？,.!?]{0,8}[\u4e00-\u9fff]过(?!敏|期|量|度|来|去|头)|(之前|以前)有(一)?段时间|抢救(回来|过来)了|后来[^，。！？,.!?]{0,8}(好了|没事|健康|正常|恢复)",
         ),
     },
@@ -224,9 +229,11 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "study": {
         "en": (
             r"\b(school|class|homework|assignment|report|essay|project|presentation|thesis|dissertation|exam|studying|research|lecture|article|paper)\b",
+            r"\bi'?m an? (nurse|doctor|gp|dietitian|dietician|nutritionist|pharmacist|teacher|counsel+or|social worker|paramedic|midwife)\b|\b(my|our) (patients|clients)\b",
         ),
         "zh": (
             r"作业|报告|论文|课题|演讲|发言|班会|学校|课堂|课上|考试|研究|科普|文章|讲座|上课|ppt|小组展示|毕业设计|资格证|考证|备考|复习",
+            r"我是(一名|一个|个)?(营养师|医生|护士|药师|老师|心理咨询师|社工|健身教练)|(来访者|患者们|病人们)",
         ),
     },
     "prevention": {
