@@ -15,8 +15,8 @@ a sore back from sitting, gums that bleed when brushing, a teenager who stopped 
 fitted as a class of its own (``compiler.guard_fit``), so it adds what the first lacks
 without thinning the first's weight in the class-balanced loss. A third (``symptoms.yaml``: 60 situations
 where a symptom, a pet's illness, a past hospital stay or a hard week is told with nothing happening now) is
-fitted the same way: with it and more indirect examples per rule, the sample stopped 31 rather than 46 of 3,290
-ordinary questions and 1,101 rather than 1,090 of 1,160 red flags (docs/benchmarks/guard.md, stop 42).
+fitted the same way. Alone it cost red flags; with more indirect examples per rule it stopped fewer ordinary questions
+and more emergencies on every held-out set (docs/benchmarks/guard.md, stop 42).
 """
 
 from __future__ import annotations
