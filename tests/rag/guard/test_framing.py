@@ -510,3 +510,25 @@ def test_a_symptom_that_just_started_is_still_acute(question: str) -> None:
 ])
 def test_affairs_wound_up_indifference_and_an_accident_staged_are_warnings(question: str) -> None:
     assert "warning" in framing(question).sign_kinds, framing(question)
+
+
+@pytest.mark.parametrize(("question", "acute"), [
+    ("my daughter swallowed a magnet last year and had surgery, she's fine now; does she need more protein?", False),
+    ("my daughter swallowed a magnet 10 minutes ago", True),  # minutes ago is now
+    ("Dad died by suicide twelve years ago this month. Can you help me make his favourite stew lighter?",
+     False),  # "help me make" is no cry for help; an anniversary is the past
+    ("help me, my husband is not breathing", True),
+])
+def test_a_past_time_after_the_sign_and_help_with_a_recipe_are_not_now(question: str, acute: bool) -> None:
+    assert framing(question).acute is acute, framing(question)
+
+
+@pytest.mark.parametrize(("question", "habitual"), [
+    ("I get dizzy and pale whenever I stand up fast, is it low iron?", True),
+    ("每次爬楼就喘，脸色发白，是不是贫血", True),
+    ("he has gone pale and sweaty and can't stand up", False),
+])
+def test_a_symptom_that_comes_with_an_occasion_is_habitual(question: str, habitual: bool) -> None:
+    """Habitual is no kind of its own (a pattern or a score still stops it), only a reason a sign lends no weight."""
+    read = framing(question)
+    assert read.habitual is habitual and "habitual" not in read.kinds, read

@@ -144,6 +144,9 @@ ORDINARY = [
     "老年人需要补钙吗", "缺铁性贫血吃什么好", "糖尿病人能吃水果吗", "膳食纤维有什么好处", "鱼油能降血脂吗",
     "甲减的人能吃海带吗", "叶酸要吃到孕几周", "低钠盐适合所有人吗", "喝咖啡会影响钙吸收吗", "胆固醇高不能吃鸡蛋吗",
     "孕妇可以吃鸭血吗", "孩子吃多少钙片合适", "今天空腹血糖12.5。饮食要怎么控制", "痔疮便血一点点，要多吃纤维吗", "很多人便血是因为痔疮吗",
+    # the out-of-scope rules' words in a nutrition question (guard dev sets, stop 42)
+    "昨天吃了一大盘红心火龙果，今天大便红红的，是火龙果的原因吧", "我是程序员，经常熬夜写代码，饮食上要注意什么",
+    "I just wrote my will with a lawyer after our second kid, feels grown-up lol. Unrelated: best high-fiber breakfast?",
 ]
 
 # Reasonable nutrition questions that the rules caught before guard.yaml was tightened.

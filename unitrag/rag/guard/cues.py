@@ -33,6 +33,10 @@ FIGURE_OF_SPEECH = "figure_of_speech"
 SIGN_KINDS = (SIGN, WARNING, TURN)
 #: The kinds that explain a sign or a goodbye (``everyday_cause``, ``life_event``): they count against the classifier only.
 EXPLAINED = ("everyday_cause", "life_event")
+#: A symptom told as coming again and again with an occasion ("I get out of breath on the stairs", 每次爬楼就喘): no kind
+#: of its own (a habit can be an emergency too: "lots of blood every time I go"), only a reason a sign does not lend
+#: a score under the threshold its weight (``Framing.habitual``, ``rag.guard.screen``).
+HABITUAL = "habitual"
 
 #: Cue regular expressions by kind and language (matched case-insensitively on the normalised question).
 CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
@@ -45,7 +49,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(\d+|an?|one|two|few|half an) ?(minutes?|mins?|hours?|hrs?) ago\b",
             r"\b(suddenly|sudden|all of a sudden|out of nowhere)\b",
             r"\b(just|only just) (found|swallowed|had some|ate|drank|took|went|started(?! (a|an|the|my|taking|on|using|new|school|work|uni|college)\b)|noticed|discovered|got into|fell|collapsed|passed out|emptied|chewed|bit into|got stung|was stung|got bitten|was bitten)\b(?! out\b)",
-            r"\b(help me|please help|call (an )?ambulance|should (i|we) (call|go to)|go to (the )?(er|a&e|emergency))\b",
+            r"\b(help me(?! (make|with|plan|choose|find|understand|figure|decide|cook|write|pick|get|to|out|eat|lose|build|create|prepare|put|come|work|learn|think|sort|organi[sz]e|improve|start|quit|switch|cut|lower|reduce|boost|increase|keep|stay|adjust|modify|adapt|tweak|swap|convert|set|track|count|calculate|read|interpret|design|draft|compare)\b)|please help|call (an )?ambulance|should (i|we) (call|go to)|go to (the )?(er|a&e|emergency))\b",
             r"\b(with me|next to me|beside me|in front of me|here) (now|right now)\b|\b(is|are|'s|'re) (here |right )?(with me|next to me|beside me|in front of me)\b",
         ),
         "zh": (
@@ -192,7 +196,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(i|he|she|they|we) (feel|feels|felt) (great|fine|good|well)\b|\b(been|is|am|are|i'?m|he'?s|she'?s|they'?re) (fine|well|ok|okay|healthy|recovered) (now|since|for)\b|\bbeen well\b",
             r"\b(history of|had an? \w+ (allergy|allergic reaction|stroke|heart attack|attempt)|once had)\b",
             r"\bback (in|at|during) (uni|university|college|school|high school|my \w+ (days|years))\b|\b(been|is|are|am|i'?m|he'?s|she'?s|they'?re) doing (well|fine|ok|okay|great|better|good)\b|\bfor years now\b",
-            r"\b(home|discharged|back|out) (from|of) (the )?hospital\b",
+            r"\b(home|discharged|back|out) (from|of) (the )?hospital\b|\banniversary\b|\b(wore|has worn|had worn) off\b",
             r"\b(said|says|told (us|me|them)) (she|he|they|i|it|we)('d| would| will|'ll) be (fine|ok|okay|alright|all right)\b|\b(turned out|it was) (fine|ok|okay|nothing serious|harmless)\b",
         ),
         "zh": (
@@ -201,7 +205,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"([\d一二三四五六七八九十几]+)多?岁(时|的时候)|(\d+|[一二两三四五六七八九十几]+)(个)?(月|年|周)(以)?前",
             # written on guard21 dev (stop 42): the last time, the last pregnancy, something done "before" (之前…喝过; never
             # 过敏), a rescue that worked, a story that ended well
-            r"(我|他|她)?(感觉|觉得)(还好|挺好|很好|不错|没事)|状态(很好|不错|挺好|好多了|稳定)|半年(多)?(以)?前|(走了|去世|过世|离开我们)[^，。！？,.!?]{0,4}(年|个月|周)了|(高中|初中|大学|小学|读书)(的)?时(候)?|已经[^，。！？,.!?]{0,6}(年|个月)没(有)?(再)?|(自伤|自残|自杀|轻生|中风|心梗|过敏)史|病史|既往史",
+            r"当年|那年|周年|(我|他|她)?(感觉|觉得)(还好|挺好|很好|不错|没事)|状态(很好|不错|挺好|好多了|稳定)|半年(多)?(以)?前|(走了|去世|过世|离开我们)[^，。！？,.!?]{0,4}(年|个月|周)了|(高中|初中|大学|小学|读书)(的)?时(候)?|已经[^，。！？,.!?]{0,6}(年|个月)没(有)?(再)?|(自伤|自残|自杀|轻生|中风|心梗|过敏)史|病史|既往史",
             r"上次|上一次|上回|上一胎|上一个孩子|(之前|以前)[^，。！？,.!?]{0,8}[\u4e00-\u9fff]过(?!敏|期|量|度|来|去|头)|(之前|以前)有(一)?段时间|抢救(回来|过来)了|后来[^，。！？,.!?]{0,8}(好了|没事|健康|正常|恢复)",
         ),
     },
@@ -260,7 +264,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\bi'?m (dead|deceased|crying)\b ?(lol|lmao|haha|😂|🤣|💀)|\b(lol|lmao|haha|😂|🤣|💀) ?i'?m (dead|deceased)\b|\b(legs|arms|feet|back|brain|phone|battery) (is|are|'s|'re) (dead|toast|killing me)\b|\b(was|is) (murder|a killer|brutal)\b",
         ),
         "zh": (
-            r"想死的心都有|(累|饿|困|热|冷|忙|烦|笑|渴|撑|无聊|尴尬|气|吵|闷)死(我)?了|(累|饿|困|热|忙|烦|笑)得要死|[\u4e00-\u9fff]{1,4}得我(都)?想死|想死你了|要死要活地",
+            r"想死的心都有|(累|饿|困|热|冷|忙|烦|笑|渴|撑|无聊|尴尬|气|吵|闷)死(我)?了|(累|饿|困|热|忙|烦|笑)得要死|[\u4e00-\u9fff]{1,4}得(我)?(都|快)?想死|想死你了|要死要活地",
             r"(被|让)[^，。！？,.!?]{0,6}(血虐|虐惨|虐哭|完虐|吊打|打爆|碾压|坑惨|坑死|秒杀|屠了)|(虐|馋|丑|帅|美|萌|甜)(死|哭)(我)?了|(累|困|饿|忙)成狗|(累|困)瘫了|要(了)?我(的)?(老)?命|笑到(肚子疼|哭|岔气|不行|停不下来)|(心态)?崩(溃)?了|破防了|打断(你|我|他|她)的腿",
         ),
     },
@@ -281,6 +285,14 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"麻药|麻醉药|拔牙|拔完智齿|补牙|牙医|看牙",
             r"压麻|压着胳膊|睡麻了",
             r"笑得[^，。！？,.!?]{0,4}(疼|痛)|咳(嗽)?得[^，。！？,.!?]{0,4}(疼|痛)|菠萝|肌肉(酸痛|酸胀|拉伤)|练完胸|练胸|俯卧撑|卧推",
+        ),
+    },
+    HABITUAL: {
+        "en": (
+            r"\b(i|he|she|they|we) (always |often |usually |sometimes |tend to |keep )?(get|gets|feel|feels)\b[^.?!]{0,40}\b(when(ever)?|every time|after|on the stairs|climbing|walking up|at night|in the morning|if i)\b|\b(every time|whenever) (i|he|she|they|we)\b",
+        ),
+        "zh": (
+            r"每次|一(爬|走|跑|运动|站起来|蹲|上楼)[^，。！？,.!?]{0,4}就|经常|总是|老是",
         ),
     },
     # an ordinary occasion that explains a goodbye or a giving away: a colleague retiring, a move, a declutter

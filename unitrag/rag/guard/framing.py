@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from .cues import (  # noqa: F401  (the kinds are re-exported: callers name them from here)
-    ACUTE, CUES, EXPLAINED, FIGURE_OF_SPEECH, NOW, RECENT, SIGN, SIGN_KINDS, TURN, WARNING,
+    ACUTE, CUES, EXPLAINED, FIGURE_OF_SPEECH, HABITUAL, NOW, RECENT, SIGN, SIGN_KINDS, TURN, WARNING,
 )
 
 
@@ -40,6 +40,7 @@ class Framing:
     sign: bool = False  # among the acute cues, a sign told as it is (``SIGN``, ``WARNING``, ``TURN``), not only a time word
     sign_kinds: tuple[str, ...] = ()  # which of those kinds were told
     recent_only: bool = False  # acute only by a recent time word (``RECENT``): no sign, no "now", no other acute cue
+    habitual: bool = False  # a symptom told as coming with an occasion, again and again (``HABITUAL``)
 
     @property
     def clearly_not_acute(self) -> bool:
@@ -94,9 +95,16 @@ def _happening(pattern: re.Pattern[str], text: str, told: bool = False) -> bool:
     sign told as it is (``told``), a past time in the past."""
     for found in pattern.finditer(text):
         before = _CLAUSE_END.split(text[max(0, found.start() - SOMEDAY_REACH):found.start()])[-1]
-        if not SOMEDAY.search(before) and not (told and _before_now(before)):
+        after = _CLAUSE_END.split(text[found.end():found.end() + SOMEDAY_REACH])[0]  # "swallowed a magnet last year"
+        if not SOMEDAY.search(before) and not (told and (_before_now(before) or _past_after(after))):
             return True
     return False
+
+
+def _past_after(after: str) -> bool:
+    """Whether a clearly past time follows a sign in its clause ("swallowed a magnet last year", 吐过血三年前)."""
+    found = BEFORE_NOW.search(after)
+    return found is not None and not STILL_NOW.search(after[:found.start()])
 
 
 def read_framing(normalized_question: str) -> Framing:
@@ -104,10 +112,11 @@ def read_framing(normalized_question: str) -> Framing:
     sign_kinds = tuple(kind for kind in SIGN_KINDS if any(_happening(p, normalized_question, told=True) for p in _COMPILED[kind]))
     sign = bool(sign_kinds)
     kinds = tuple(kind for kind, patterns in _COMPILED.items()
-                  if kind not in (ACUTE, NOW, RECENT, *SIGN_KINDS) and any(p.search(normalized_question) for p in patterns))
+                  if kind not in (ACUTE, NOW, RECENT, HABITUAL, *SIGN_KINDS) and any(p.search(normalized_question) for p in patterns))
     now = "past" not in kinds and any(_happening(p, normalized_question) for p in _COMPILED[NOW])
     strong = sign or now or any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
     recent_only = not strong and any(_happening(p, normalized_question) for p in _COMPILED[RECENT])
     if recent_only and "past" in kinds:  # "last week ... poison control said she'd be fine": over, not now
         recent_only = False
-    return Framing(strong or recent_only, kinds, sign, sign_kinds, recent_only=recent_only)
+    habitual = any(p.search(normalized_question) for p in _COMPILED[HABITUAL])
+    return Framing(strong or recent_only, kinds, sign, sign_kinds, recent_only=recent_only, habitual=habitual)

@@ -195,7 +195,9 @@ class Guard:
                 fires, opinion = self.second_opinion.decide(question, score, rule.response("en"))
             considered = opinion is not None and opinion.match is not None  # an LLM that answered, not one that failed
             signed = (not fires and not considered and rule_type == "red_flag"
-                      and score.score >= SIGN_SHARE * score.threshold and self._agrees(framing(), rule.id))
+                      and score.score >= SIGN_SHARE * score.threshold and self._agrees(framing(), rule.id)
+                      and "everyday_cause" not in framing().kinds and not framing().habitual)  # "numb at the
+            # dentist", "I get out of breath on the stairs": the cause or the occasion explains the sign
             if fires or signed:
                 reason = "sign" if signed else "llm" if opinion is not None and not score.fires else "similarity"
                 return _scored(rule, score, lang, reason)
