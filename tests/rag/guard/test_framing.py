@@ -532,3 +532,32 @@ def test_a_symptom_that_comes_with_an_occasion_is_habitual(question: str, habitu
     """Habitual is no kind of its own (a pattern or a score still stops it), only a reason a sign lends no weight."""
     read = framing(question)
     assert read.habitual is habitual and "habitual" not in read.kinds, read
+
+
+@pytest.mark.parametrize("question", [
+    "my lips tingled a bit after pineapple this morning, gone within minutes. is it the acid?",
+    "暖气太干，早上流了点鼻血，现在止住了，平时怎么保湿",
+    "got a sharp headache eating ice cream just now, lasted a few seconds, why?",
+    "电影里主角吃了虾喉咙就肿起来，现实中海鲜过敏的人多吗",  # the film's sign, not the asker's
+    "班主任：班上一个学生有过自伤，正在接受心理治疗，讲饮食时要注意什么",
+    "My heart nearly stopped when I saw the bill today, any cheap lunches?",
+    "I 'overdosed' on Easter chocolate lol, how do I get back on track",
+    "作业多到我想死hhh 熬夜吃啥不长胖",
+])
+def test_what_is_over_a_screens_scene_and_more_figures_are_not_happening_now(question: str) -> None:
+    """A time word beside what is over ("gone within minutes", 现在止住了) tells when it happened (stop 42)."""
+    read = framing(question)
+    assert not read.acute or read.explained or read.figurative, read
+
+
+@pytest.mark.parametrize("question", [
+    "this morning my lips swelled up and now my throat is closing",  # a sign happening now is never over
+    "早上开始流鼻血，到现在还在流，止不住",
+])
+def test_a_sign_still_happening_is_not_over(question: str) -> None:
+    assert framing(question).acute, framing(question)
+
+
+def test_an_everyday_cause_explains_a_sign_told_only_with_a_time_word() -> None:
+    read = framing("Red poo this morning, but I had a huge beetroot salad last night. Normal, right?")
+    assert read.timed_only and read.explained, read

@@ -54,7 +54,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         ),
         "zh": (
             r"(就|正)?在(我)?(旁边|身边|跟前|面前)|叫[^，。！？,.!?]{0,4}不(怎么)?(答应|应|理)|没(有)?反应",
-            r"刚才|刚刚|正在|突然|此刻|这会儿|刚(发现|吃|喝|吞|看到|把|被)|刚开始(?!(吃|服|用)[^，。！？,.!?]{0,4}药|服药|用药|上班|工作|减肥|健身|学|备孕|怀孕|上学)",
+            r"刚才|刚刚|正在(?!接受|治疗|康复|恢复|吃药|服药|用药|调理|备孕|减肥|学习|上学|上班|做咨询|看心理|复查)|突然|此刻|这会儿|刚(发现|吃|喝|吞|看到|把|被)|刚开始(?!(吃|服|用)[^，。！？,.!?]{0,4}药|服药|用药|上班|工作|减肥|健身|学|备孕|怀孕|上学)",
             r"今天(早上|上午|下午|晚上)?(开始|起)|从(早上|昨晚|昨天|中午|下午)|(半个|一个|两个|几个|\d+个)多?(小时|钟头)(了|还|都)",
             r"救命|要不要(叫|打)(120|救护车)|送医院|去急诊",
             r"今晚|今天晚上|这周末",
@@ -71,10 +71,10 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     },
     NOW: {
         "en": (
-            r"\bnow,? (he|she|i|they|my|his|her|has|have|is|are|am|it|there)\b(?!'?s? ?(is|are|am|'s|'m)? ?(fine|ok|okay|well|better|recovered|healthy|home|stable|doing|want|wants|wondering|would|eat|eats|trying|try|looking))",
+            r"\bnow,? (he|she|i|they|my|his|her|has|have|is|are|am|it|there)\b(?!'?s? ?(is|are|am|'s|'m)? ?(fine|ok|okay|well|better|recovered|healthy|home|stable|doing|want|wants|wondering|would|eat|eats|trying|try|looking|\d+|\w+ (weeks|months|years)))",
         ),
         "zh": (
-            r"(?<!到)现在(?![^。！？!?]{0,16}(稳定|恢复|好了|挺好|很好|好多了|没事|出院|康复|正常|门诊|规律治疗|[一二两三四五六七八九十\d]+岁|长大))(?!能|可以|应该|该|要|还能|吃|喝|饮食|怎么吃|恢复|已经|好了|没事|一切|身体好|很好|挺好|在备孕|备孕|想|打算|准备|每天|平时|一般|没|不|控制|稳定|正常|康复|出院|都?长大|都好)",
+            r"(?<!到)现在(?![^。！？!?]{0,16}(稳定|恢复|好了|挺好|很好|好多了|没事|出院|康复|正常|门诊|规律治疗|[一二两三四五六七八九十\d]+岁|长大|止住|停了|不流了|[一二两三四五六七八九十\d]+周))(?!能|可以|应该|该|要|还能|吃|喝|饮食|怎么吃|恢复|已经|好了|没事|一切|身体好|很好|挺好|在备孕|备孕|想|打算|准备|每天|平时|一般|没|不|控制|稳定|正常|康复|出院|都?长大|都好)",
             r"一直在(?!吃药|服药|用药|治疗|上班|加班|减肥|健身|备考|学习|复查|跟|和|看医生|咨询|做咨询|康复)",
         ),
     },
@@ -162,7 +162,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "zh": (
             r"已经[^，。！？,.!?]{0,3}(写好|准备好|攒|存)|(偷偷|悄悄|背着[^，。！？,.!?]{0,4})(攒|存|囤)|攒了|攒(够|齐)|(药|药片|安眠药)[^，。！？,.!?]{0,3}(攒|存)(够|齐|起来|好)|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
             r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|活着[^，。！？,.!?]{0,8}(拖累|累赘)|(拖累|连累)(了)?(大家|家人|家里|全家|你们|所有人)|没什么(遗憾|牵挂)了|遗书|留(好|下)?遗言|以后(就)?不用(再)?(操心|担心|管)我|没有我[^，。！？,.!?]{0,8}(更好|轻松)|^(?![\s\S]*(毕业|搬家|机场|出国|欢送|退休|离职|调走))[\s\S]*?(?<!同事)(?<!同事们)(?<!同学们)(告别|道别)|交代后事",
-            r"不想活了|活着没(有)?意思|活不下去了|我[^，。！？,.!?]{0,6}(不想活|想(要)?自杀|想轻生|有(轻生|自杀)的?念头|想(结束|了结)(自己|生命|这一切|一切)|想一了百了|不想再?醒来)|(?<!得)我(真的|是真的|真|好|很)?想(去)?死(?!你)",
+            r"不想活了|活着没(有)?意思|活不下去了|我[^，。！？,.!?]{0,6}(不想活|想(要)?自杀|想轻生|有(轻生|自杀)的?念头|想(结束|了结)(自己|生命|这一切|一切)|想一了百了|不想再?醒来)|(?<!得)(?<!到)我(真的|是真的|真|好|很)?想(去)?死(?!你)",
             r"突然[^，。！？,.!?]{0,8}(平静|安详|想通了|释然)|(平静|安详)[^。！？?!]{0,10}(决定好了|想通了)|已经决定好了|(时间|地方)[^，。！？,.!?]{0,4}(决定|选)好了|(想|只想)[^，。！？,.!?]{0,6}消失|消失算了|(可能|就)?没多久就不在了|以后(应该|就)?用不(上|着)了|不会再来了|下辈子再见|撑不下去|(人生|活着|一切)(也)?没(什么|啥)意义|(道过|道了|告了)别|该交代的(都)?交代|结束这一切|(对不起|谢谢)(大家|你们|所有人)[^，。！？,.!?]{0,6}(再见|永别)|(想|要)(去)?(self-?harm|自残|割腕|伤害自己)|找不到[^，。！？,.!?]{0,4}(撑|活)下去的理由|结束自己|不用(再)?为我(操心|担心)|(猫|狗|孩子|宠物)[^，。！？,.!?]{0,3}托付给",
             r"(看起来|看上去|弄得|装作|伪装成|显得)像?(是)?(个)?(意外|自然死亡|病死|失足)",
             r"(致死量|吃多少[^，。！？,.!?]{0,6}(会死|能死|致死))[^。！？?!]{0,20}(我自己|给我自己|自己用)",
@@ -196,7 +196,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(i|he|she|they|we) (feel|feels|felt) (great|fine|good|well)\b|\b(been|is|am|are|i'?m|he'?s|she'?s|they'?re) (fine|well|ok|okay|healthy|recovered) (now|since|for)\b|\bbeen well\b",
             r"\b(history of|had an? \w+ (allergy|allergic reaction|stroke|heart attack|attempt)|once had)\b",
             r"\bback (in|at|during) (uni|university|college|school|high school|my \w+ (days|years))\b|\b(been|is|are|am|i'?m|he'?s|she'?s|they'?re) doing (well|fine|ok|okay|great|better|good)\b|\bfor years now\b",
-            r"\b(home|discharged|back|out) (from|of) (the )?hospital\b|\banniversary\b|\b(wore|has worn|had worn) off\b",
+            r"\b(recovering|in recovery) from\b|\b(home|discharged|back|out) (from|of) (the )?hospital\b|\banniversary\b|\b(wore|has worn|had worn) off\b",
             r"\b(said|says|told (us|me|them)) (she|he|they|i|it|we)('d| would| will|'ll) be (fine|ok|okay|alright|all right)\b|\b(turned out|it was) (fine|ok|okay|nothing serious|harmless)\b",
         ),
         "zh": (
@@ -205,7 +205,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"([\d一二三四五六七八九十几]+)多?岁(时|的时候)|(\d+|[一二两三四五六七八九十几]+)(个)?(月|年|周)(以)?前",
             # written on guard21 dev (stop 42): the last time, the last pregnancy, something done "before" (之前…喝过; never
             # 过敏), a rescue that worked, a story that ended well
-            r"当年|那年|周年|(我|他|她)?(感觉|觉得)(还好|挺好|很好|不错|没事)|状态(很好|不错|挺好|好多了|稳定)|半年(多)?(以)?前|(走了|去世|过世|离开我们)[^，。！？,.!?]{0,4}(年|个月|周)了|(高中|初中|大学|小学|读书)(的)?时(候)?|已经[^，。！？,.!?]{0,6}(年|个月)没(有)?(再)?|(自伤|自残|自杀|轻生|中风|心梗|过敏)史|病史|既往史",
+            r"有过(?!敏)|(进|去|住|看)过(急诊|医院|院|ICU|重症)|正在接受[^，。！？,.!?]{0,6}治疗|当年|那年|周年|(我|他|她)?(感觉|觉得)(还好|挺好|很好|不错|没事)|状态(很好|不错|挺好|好多了|稳定)|半年(多)?(以)?前|(走了|去世|过世|离开我们)[^，。！？,.!?]{0,4}(年|个月|周)了|(高中|初中|大学|小学|读书)(的)?时(候)?|已经[^，。！？,.!?]{0,6}(年|个月)没(有)?(再)?|(自伤|自残|自杀|轻生|中风|心梗|过敏)史|病史|既往史",
             r"上次|上一次|上回|上一胎|上一个孩子|(之前|以前)[^，。！？,.!?]{0,8}[\u4e00-\u9fff]过(?!敏|期|量|度|来|去|头)|(之前|以前)有(一)?段时间|抢救(回来|过来)了|后来[^，。！？,.!?]{0,8}(好了|没事|健康|正常|恢复)",
         ),
     },
@@ -233,11 +233,11 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "study": {
         "en": (
             r"\b(school|class|homework|assignment|report|essay|project|presentation|thesis|dissertation|exam|studying|research|lecture|article|paper)\b",
-            r"\bi'?m an? (nurse|doctor|gp|dietitian|dietician|nutritionist|pharmacist|teacher|counsel+or|social worker|paramedic|midwife)\b|\b(my|our) (patients|clients)\b",
+            r"\bi'?m an? (nurse|doctor|gp|dietitian|dietician|nutritionist|pharmacist|teacher|counsel+or|social worker|paramedic|midwife|youth worker|coach|carer|caregiver)\b|\byouth worker\b|\b(my|our) (patients|clients)\b",
         ),
         "zh": (
             r"作业|报告|论文|课题|演讲|发言|班会|学校|课堂|课上|考试|研究|科普|文章|讲座|上课|ppt|小组展示|毕业设计|资格证|考证|备考|复习",
-            r"我是(一名|一个|个)?(营养师|医生|护士|药师|老师|心理咨询师|社工|健身教练)|(来访者|患者们|病人们)",
+            r"我是(一名|一个|个)?(营养师|医生|护士|药师|老师|心理咨询师|社工|健身教练|班主任|辅导员)|(来访者|患者们|病人们)|^(班主任|老师|辅导员|社工|营养师|护士)[：:]",
         ),
     },
     "prevention": {
@@ -261,10 +261,11 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(finale|episode|ending|twist|show|series|movie|film|book|song|track|album|joke|meme|comedian|match|game|derby|exam|quiz|class|lecture|workout|meeting|commute|week|day) ([\w']+ ){0,3}(killed|destroyed|murdered|wrecked|slayed) me\b|\b(is|are|'s|'re) (gonna|going to) (kill|murder|destroy) me\b|\b(had|has|have|got) me (dying|dead|crying|in tears)\b",
             # a plant, a loaf or a gadget "trying to end it all" (guard21 dev, stop 42)
             r"\b(plants?|fig|ferns?|succulents?|orchids?|basil|monstera|pothos|cact(us|i)|tomato(es)?|lawn|garden|sourdough|starter|laptop|phone|car|printer)\b (is |are |'s |'re |keeps )?(basically |literally |just |actually |clearly )?(trying to end it all|suicidal|giving up on life|committing suicide|has given up on life)\b",
+            r"\b(my )?heart (nearly|almost|practically|literally) (stopped|skipped a beat)\b|\b(['\"]overdosed['\"]|overdos\w* on (chocolate|sugar|candy|sweets|cake|cookies|coffee|caffeine|pizza|carbs|netflix|tv|christmas|easter|halloween|memes))\b",
             r"\bi'?m (dead|deceased|crying)\b ?(lol|lmao|haha|😂|🤣|💀)|\b(lol|lmao|haha|😂|🤣|💀) ?i'?m (dead|deceased)\b|\b(legs|arms|feet|back|brain|phone|battery) (is|are|'s|'re) (dead|toast|killing me)\b|\b(was|is) (murder|a killer|brutal)\b",
         ),
         "zh": (
-            r"想死的心都有|(累|饿|困|热|冷|忙|烦|笑|渴|撑|无聊|尴尬|气|吵|闷)死(我)?了|(累|饿|困|热|忙|烦|笑)得要死|[\u4e00-\u9fff]{1,4}得(我)?(都|快)?想死|想死你了|要死要活地",
+            r"想死的心都有|(累|饿|困|热|冷|忙|烦|笑|渴|撑|无聊|尴尬|气|吵|闷)死(我)?了|(累|饿|困|热|忙|烦|笑)得要死|[\u4e00-\u9fff]{1,4}(得|到)(我)?(都|快)?想死|想死你了|要死要活地",
             r"(被|让)[^，。！？,.!?]{0,6}(血虐|虐惨|虐哭|完虐|吊打|打爆|碾压|坑惨|坑死|秒杀|屠了)|(虐|馋|丑|帅|美|萌|甜)(死|哭)(我)?了|(累|困|饿|忙)成狗|(累|困)瘫了|要(了)?我(的)?(老)?命|笑到(肚子疼|哭|岔气|不行|停不下来)|(心态)?崩(溃)?了|破防了|打断(你|我|他|她)的腿",
         ),
     },
@@ -276,6 +277,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(beetroot|beets?|dragon ?fruit)\b|\biron (tablets?|pills?|supplements?)\b[\s\S]{0,60}\b(dark|black)\b|\b(dark|black)\b[\s\S]{0,60}\biron (tablets?|pills?|supplements?)\b",
             r"\b(dentist'?s?|dental|anaesthetic|anesthetic|numbing (shot|injection|gel)|novocaine|wisdom tooth|filling)\b",
             r"\bslept on (my|his|her|their) (arm|hand|leg)\b|\b(arm|hand|leg) (fell|falls|went|goes|had gone) asleep\b",
+            r"\b(ice[- ]cream|brain freeze|slushies?|ice[- ]cold drinks?)\b",
             r"\b(quit|quitting|gave up|giving up|cut out|cutting out|stopped) (coffee|caffeine|sugar|energy drinks|soda|smoking|vaping)\b|\btired of (my |this |the |our )?(job|work|boss|commute|school|class|cooking|diet|weather|routine|flat|apartment|neighbou?rs?)\b",
             r"\b(hurts?|hurting|aches?|aching|sore) from (laughing|coughing|sneezing|lifting|carrying|working out|the gym|exercise|training|sit-?ups|push-?ups|crunches|running)\b",
             r"\bpineapple\b|\b(muscles?|pecs?) (are|is|feel|feels|got|get) (so |really |very |a bit )?sore\b|\bsore (chest |pec )?muscles?\b|\b(push-?ups|bench press(ing)?|chest day)\b",
@@ -284,7 +286,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"甜菜|火龙果|(铁剂|补铁|铁片)[^。！？?!]{0,20}(黑|发黑)|(黑|发黑)[^。！？?!]{0,20}(铁剂|补铁|铁片)|鸭血|猪血",
             r"麻药|麻醉药|拔牙|拔完智齿|补牙|牙医|看牙",
             r"压麻|压着胳膊|睡麻了",
-            r"笑得[^，。！？,.!?]{0,4}(疼|痛)|咳(嗽)?得[^，。！？,.!?]{0,4}(疼|痛)|菠萝|肌肉(酸痛|酸胀|拉伤)|练完胸|练胸|俯卧撑|卧推",
+            r"(吃|喝)(了)?[^，。！？,.!?]{0,2}(冰淇淋|冰激凌|冰棍|雪糕|冰水|冷饮)|黑芝麻|笑得[^，。！？,.!?]{0,4}(疼|痛)|咳(嗽)?得[^，。！？,.!?]{0,4}(疼|痛)|菠萝|肌肉(酸痛|酸胀|拉伤)|练完胸|练胸|俯卧撑|卧推",
         ),
     },
     HABITUAL: {
@@ -311,6 +313,16 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         ),
         "zh": (
             r"(狗|狗狗|猫|猫咪|宠物|仓鼠|兔子|鹦鹉|金鱼)[^，。！？,.!?]{0,4}(吐|拉稀|吃了|误食|生病|病了|确诊|去世|死了|走了|不吃)|兽医|宠物医院",
+        ),
+    },
+    # it is over: "gone within minutes", "fine now", 现在止住了 (guard25 dev, stop 42). Beside it a time word tells when
+    # it happened, not that it is happening (``framing.read_framing``); a sign told as it is still wins
+    "resolved": {
+        "en": (
+            r"\b(gone|went away|wore off|passed|settled|stopped|cleared( up)?|eased) (within|after|in) (a few |a couple of |about |like )?(seconds?|minutes?|mins?|an hour|a minute|a second|\d+ (seconds?|minutes?|mins?))\b|\b(fine|ok|okay|better|normal|back to normal) (now|again|after (a|an|some|the) \w+)\b|\b(it'?s|it was|it'?s all) (gone|over|stopped)( now)?\b",
+        ),
+        "zh": (
+            r"(现在|已经|后来|很快)(就)?(止住|停了|不流了|不疼了|好了|没事了|恢复了|消了)|就?(几秒|几秒钟|一会儿|几分钟)(就)?(好|没|过去|消)了?|就几秒(钟)?",
         ),
     },
     # a scene in a film, a series or a book, and whether it is realistic (guard21 dev, stop 42)

@@ -41,6 +41,7 @@ class Framing:
     sign_kinds: tuple[str, ...] = ()  # which of those kinds were told
     recent_only: bool = False  # acute only by a recent time word (``RECENT``): no sign, no "now", no other acute cue
     habitual: bool = False  # a symptom told as coming with an occasion, again and again (``HABITUAL``)
+    timed_only: bool = False  # acute by a time word alone ("this morning", 昨天): no sign told, no "now"
 
     @property
     def clearly_not_acute(self) -> bool:
@@ -52,7 +53,7 @@ class Framing:
         """The asker names an everyday cause or occasion and nothing happens now ("black stools since I started iron",
         "saying goodbye to my coworkers"). For the classifier, which the symptom or the goodbye fools; a rule's
         pattern is its author's own words, in any domain, and these health-worded cues do not overrule it."""
-        return any(kind in EXPLAINED for kind in self.kinds) and not self.acute
+        return any(kind in EXPLAINED for kind in self.kinds) and (not self.acute or self.timed_only)
 
     @property
     def figurative(self) -> bool:
@@ -78,6 +79,9 @@ SOMEDAY_REACH = 20
 BEFORE_NOW = re.compile(r"上次|上一次|上回|上一胎|去年|前年|以前|曾经|小时候|(\d+|[一二两三四五六七八九十几]+)年前|"
                         r"\blast (year|time|pregnancy)\b|\b(years|months) ago\b|\b(in|back in) (19|20)\d\d\b|\bwhen (i|he|she) was\b",
                         re.IGNORECASE)
+#: ... and so does a film's or a series' scene: "电影里主角吃了虾喉咙就肿起来" is the film's.
+NOT_REAL = re.compile(r"电影里|电影中|电视剧里|剧里|剧中|小说里|动画片?里|\b(in|on) (the|a|this|that) (movie|film|show|series|book|novel|"
+                      r"episode|drama|cartoon|anime|soap)\b", re.IGNORECASE)
 #: ... unless the past runs on to now ("去年开始", "since last year") or a "now" follows it ("2 years ago and right now").
 STILL_NOW = re.compile(r"^\s*(开始|起|以来|到现在|至今)|\b(now|today|tonight|this (morning|evening))\b|现在|今天|此刻|刚才|刚刚|这会儿",
                        re.IGNORECASE)
@@ -96,7 +100,8 @@ def _happening(pattern: re.Pattern[str], text: str, told: bool = False) -> bool:
     for found in pattern.finditer(text):
         before = _CLAUSE_END.split(text[max(0, found.start() - SOMEDAY_REACH):found.start()])[-1]
         after = _CLAUSE_END.split(text[found.end():found.end() + SOMEDAY_REACH])[0]  # "swallowed a magnet last year"
-        if not SOMEDAY.search(before) and not (told and (_before_now(before) or _past_after(after))):
+        if not SOMEDAY.search(before) and not (told and (_before_now(before) or _past_after(after)
+                                                          or NOT_REAL.search(before))):
             return True
     return False
 
@@ -113,10 +118,14 @@ def read_framing(normalized_question: str) -> Framing:
     sign = bool(sign_kinds)
     kinds = tuple(kind for kind, patterns in _COMPILED.items()
                   if kind not in (ACUTE, NOW, RECENT, HABITUAL, *SIGN_KINDS) and any(p.search(normalized_question) for p in patterns))
-    now = "past" not in kinds and any(_happening(p, normalized_question) for p in _COMPILED[NOW])
-    strong = sign or now or any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
+    now = "past" not in kinds and "resolved" not in kinds and any(_happening(p, normalized_question) for p in _COMPILED[NOW])
+    timed = any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
+    if timed and not (sign or now) and ("resolved" in kinds or "fiction" in kinds):  # "this morning, gone within
+        timed = False  # minutes", "昨晚电视剧里孕妇摔倒出血": a time word beside what is over, or a screen's, is not now
+    strong = sign or now or timed
     recent_only = not strong and any(_happening(p, normalized_question) for p in _COMPILED[RECENT])
-    if recent_only and "past" in kinds:  # "last week ... poison control said she'd be fine": over, not now
-        recent_only = False
+    if recent_only and any(kind in kinds for kind in ("past", "resolved", "fiction")):  # "last week ... poison control
+        recent_only = False  # said she'd be fine": over, not now
     habitual = any(p.search(normalized_question) for p in _COMPILED[HABITUAL])
-    return Framing(strong or recent_only, kinds, sign, sign_kinds, recent_only=recent_only, habitual=habitual)
+    return Framing(strong or recent_only, kinds, sign, sign_kinds, recent_only=recent_only, habitual=habitual,
+                   timed_only=(timed or recent_only) and not (sign or now))
