@@ -261,6 +261,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(finale|episode|ending|twist|show|series|movie|film|book|song|track|album|joke|meme|comedian|match|game|derby|exam|quiz|class|lecture|workout|meeting|commute|week|day) ([\w']+ ){0,3}(killed|destroyed|murdered|wrecked|slayed) me\b|\b(is|are|'s|'re) (gonna|going to) (kill|murder|destroy) me\b|\b(had|has|have|got) me (dying|dead|crying|in tears)\b",
             # a plant, a loaf or a gadget "trying to end it all" (guard21 dev, stop 42)
             r"\b(plants?|fig|ferns?|succulents?|orchids?|basil|monstera|pothos|cact(us|i)|tomato(es)?|lawn|garden|sourdough|starter|laptop|phone|car|printer)\b (is |are |'s |'re |keeps )?(basically |literally |just |actually |clearly )?(trying to end it all|suicidal|giving up on life|committing suicide|has given up on life)\b",
+            r"\bfeel(ing)? like (death|crap|garbage|a zombie|hell)( warmed (up|over))?\b|\b(is|are|'s|'re) (destroying|wrecking|ruining) me\b",
             r"\b(my )?heart (nearly|almost|practically|literally) (stopped|skipped a beat)\b|\b(['\"]overdosed['\"]|overdos\w* on (chocolate|sugar|candy|sweets|cake|cookies|coffee|caffeine|pizza|carbs|netflix|tv|christmas|easter|halloween|memes))\b",
             r"\bi'?m (dead|deceased|crying)\b ?(lol|lmao|haha|😂|🤣|💀)|\b(lol|lmao|haha|😂|🤣|💀) ?i'?m (dead|deceased)\b|\b(legs|arms|feet|back|brain|phone|battery) (is|are|'s|'re) (dead|toast|killing me)\b|\b(was|is) (murder|a killer|brutal)\b",
         ),
