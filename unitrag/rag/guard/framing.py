@@ -56,6 +56,12 @@ class Framing:
         return any(kind in EXPLAINED for kind in self.kinds) and (not self.acute or self.timed_only)
 
     @property
+    def sign_explained(self) -> bool:
+        """An everyday cause named ("numb at the dentist") or a symptom told as coming with an occasion ("I get out of
+        breath on the stairs"): a sign told beside it lends a score under the threshold no weight (``rag.guard.screen``)."""
+        return "everyday_cause" in self.kinds or self.habitual
+
+    @property
     def figurative(self) -> bool:
         """A figure of speech and no sign told as it is ("that finale killed me last night", 昨晚被对面血虐): a time word
         beside a figure does not make it literal. For the classifier, which the violent word fools; a rule's pattern is
@@ -86,6 +92,11 @@ NOT_REAL = re.compile(r"电影里|电影中|电视剧里|剧里|剧中|小说里
 STILL_NOW = re.compile(r"^\s*(开始|起|以来|到现在|至今)|\b(now|today|tonight|this (morning|evening))\b|现在|今天|此刻|刚才|刚刚|这会儿",
                        re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[，。！？；,.!?;\n]")
+#: Beside these kinds a time word tells when, not that it is happening: what is over ("this morning, gone within
+#: minutes"), a screen's scene (昨晚电视剧里孕妇摔倒出血) ...
+OVER = ("resolved", "fiction")
+#: ... and beside these, a recent time word alone ("last week ... poison control said she'd be fine").
+OVER_BY_NOW = ("past", *OVER)
 
 
 def _before_now(before: str) -> bool:
@@ -99,9 +110,12 @@ def _happening(pattern: re.Pattern[str], text: str, told: bool = False) -> bool:
     sign told as it is (``told``), a past time in the past."""
     for found in pattern.finditer(text):
         before = _CLAUSE_END.split(text[max(0, found.start() - SOMEDAY_REACH):found.start()])[-1]
+        if SOMEDAY.search(before):
+            continue
+        if not told:
+            return True
         after = _CLAUSE_END.split(text[found.end():found.end() + SOMEDAY_REACH])[0]  # "swallowed a magnet last year"
-        if not SOMEDAY.search(before) and not (told and (_before_now(before) or _past_after(after)
-                                                          or NOT_REAL.search(before))):
+        if not (_before_now(before) or _past_after(after) or NOT_REAL.search(before)):
             return True
     return False
 
@@ -119,13 +133,11 @@ def read_framing(normalized_question: str) -> Framing:
     kinds = tuple(kind for kind, patterns in _COMPILED.items()
                   if kind not in (ACUTE, NOW, RECENT, HABITUAL, *SIGN_KINDS) and any(p.search(normalized_question) for p in patterns))
     now = "past" not in kinds and "resolved" not in kinds and any(_happening(p, normalized_question) for p in _COMPILED[NOW])
-    timed = any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
-    if timed and not (sign or now) and ("resolved" in kinds or "fiction" in kinds):  # "this morning, gone within
-        timed = False  # minutes", "昨晚电视剧里孕妇摔倒出血": a time word beside what is over, or a screen's, is not now
+    timed = (not any(kind in kinds for kind in OVER) or sign or now) \
+        and any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
     strong = sign or now or timed
-    recent_only = not strong and any(_happening(p, normalized_question) for p in _COMPILED[RECENT])
-    if recent_only and any(kind in kinds for kind in ("past", "resolved", "fiction")):  # "last week ... poison control
-        recent_only = False  # said she'd be fine": over, not now
+    recent_only = not strong and not any(kind in kinds for kind in OVER_BY_NOW) \
+        and any(_happening(p, normalized_question) for p in _COMPILED[RECENT])
     habitual = any(p.search(normalized_question) for p in _COMPILED[HABITUAL])
     return Framing(strong or recent_only, kinds, sign, sign_kinds, recent_only=recent_only, habitual=habitual,
                    timed_only=(timed or recent_only) and not (sign or now))
