@@ -309,7 +309,7 @@ def _print_eval(report: "EvalReport", plot: Path | None) -> None:
         table.add_column(column, justify="left" if column == "variant" else "right", min_width=len(column), no_wrap=True)
     best = report.best()
     for v in report.variants.values():
-        cells = [f"[bold green]{v.shown(m)}[/]" if v.queries and v.metrics[m] == best[m] else v.shown(m) for m in MEASURES]
+        cells = [v.cell(m, best, "[bold green]{}[/]") for m in MEASURES]
         table.add_row(v.name, *cells, f"{v.qps:.0f}")
     out.print(table, width=max(out.width, 100))
     if report.pipeline.get("query_embedding_qps"):

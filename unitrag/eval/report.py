@@ -32,6 +32,11 @@ class VariantResult:
         """``measure`` for a table: "n/a" when no question had a relevant unit (a guard-only set), never a 0.000."""
         return f"{self.metrics[measure]:.3f}" if self.queries else "n/a"
 
+    def cell(self, measure: str, best: dict[str, float], mark: str) -> str:
+        """``shown``, put in ``mark`` (a format with one ``{}``: bold) when it is the best of the variants run."""
+        text = self.shown(measure)
+        return mark.format(text) if self.queries and self.metrics[measure] == best[measure] else text
+
     def to_dict(self) -> dict[str, Any]:
         return {**{k: round(v, 4) for k, v in self.metrics.items()}, "queries": self.queries,
                 "seconds": round(self.seconds, 3), "qps": round(self.qps, 1), "description": self.description}
@@ -69,7 +74,7 @@ class EvalReport:
         lines = [f"### unitrag eval: {self.dataset}", "",
                  "| variant | " + " | ".join(names) + " | q/s |", "|---" * (len(names) + 2) + "|"]
         for v in self.variants.values():
-            cells = [f"**{v.shown(m)}**" if v.queries and v.metrics[m] == best[m] else v.shown(m) for m in names]
+            cells = [v.cell(m, best, "**{}**") for m in names]
             lines.append(f"| {v.name} | " + " | ".join(cells) + f" | {v.qps:.0f} |")
         lines += [""] + [f"- {line}" for line in summary_lines(self)]
         facts = fact_markdown(self.extra.get("answer_facts"))

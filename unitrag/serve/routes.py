@@ -7,6 +7,7 @@ is "not found", exactly like an id that does not exist.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Sequence
 from typing import Annotated, Any
@@ -123,12 +124,9 @@ def about(server: StateDep, roles: RolesDep) -> dict[str, Any]:
         return about_kb(loaded.kb, roles)
 
 
-#: The query parameters of GET /v1/search: any other is refused, as POST /v1/ask refuses unknown fields, so that a
-#: typo (``topics=``, ``language=``) is not silently a search with no filter.
-SEARCH_PARAMS = ("q", "k", "lang", "kind", "topic", "current_topic", "recent_scene", "triggered_rule")
-
-
 def known_search_params(request: Request) -> None:
+    """Any query parameter ``search`` does not take is refused, as POST /v1/ask refuses unknown fields, so that a typo
+    (``topics=``, ``language=``) is not silently a search with no filter."""
     unknown = sorted(set(request.query_params) - set(SEARCH_PARAMS))
     if unknown:
         raise HTTPException(422, f"unknown query parameter {unknown[0]!r} for /v1/search; known: {', '.join(SEARCH_PARAMS)}")
@@ -153,6 +151,10 @@ async def search(
         result = await within(server.settings.request_timeout_s, lambda: loaded.kb.search(
             q, k=k, user=user, lang=lang, kinds=kind, topics=topic))
     return JSONResponse(result.to_dict())  # type: ignore[return-value]
+
+
+#: The query parameters of GET /v1/search: its own arguments, but the injected state and roles.
+SEARCH_PARAMS = tuple(name for name in inspect.signature(search).parameters if name not in ("server", "roles"))
 
 
 @router.post("/ask")
