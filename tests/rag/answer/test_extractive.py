@@ -238,6 +238,27 @@ def test_another_row_of_the_table_is_quoted_only_for_a_term_of_the_question_it_a
     assert "Salt" not in answer
 
 
+def test_a_table_in_the_other_language_is_read_against_the_bridge_not_the_questions_own_words() -> None:
+    """An English question cannot share a word with a Chinese row: the authors' Chinese question that says the same
+    decides whether a second row of the table is asked for."""
+    text = ("## 每日需要量\n\n| 人群 | 碘 |\n|---|---|\n| 成年人 | 120 微克 |\n| 孕妇 | 230 微克 |\n| 乳母 | 240 微克 |")
+    known = lexicon()
+    question = "How much iodine do grown-ups and expecting mothers need?"
+    focus = known.focus(question, ("iodine",), {"成年人和孕妇每天需要多少碘？": 0.97})
+    answer = extractive_answer(question, "en", [source(1, "碘", text, ["cn"], lang="zh", topics=["iodine"])],
+                               focus=(focus, known))
+    assert "成年人 — 碘: 120 微克" in answer and "孕妇 — 碘: 230 微克" in answer
+    assert "乳母" not in answer, "the bridge names no third row"
+
+
+def test_a_rows_heading_is_not_repeated_when_the_title_says_it() -> None:
+    text = "## 对照表\n\n| 症状 | 原因 |\n|---|---|\n| 叶尖干枯 | 空气干燥 |"
+    answer = ask("叶尖干枯是什么原因？", "zh", [source(1, "叶片症状对照表", text, ["rhs"], lang="zh")])
+    assert answer.splitlines()[1].startswith("1. 叶片症状对照表：叶尖干枯 — 原因: 空气干燥")
+    other = ask("叶尖干枯是什么原因？", "zh", [source(1, "叶片症状", text, ["rhs"], lang="zh")])
+    assert other.splitlines()[1].startswith("1. 叶片症状：对照表：叶尖干枯"), "a heading the title does not say stays"
+
+
 def test_the_units_quoted_are_those_the_answer_rests_on_not_those_sharing_its_citation() -> None:
     from unitrag.rag.answer.extractive import extractive_quotes
     from unitrag.rag.results import Answer

@@ -99,15 +99,18 @@ def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon
     return sorted(quotes, key=lambda q: (-q.score, q.rank, q.span.position))
 
 
-def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_terms: Collection[str] = ()) -> list[Quote]:
+def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_terms: Collection[str] = (),
+           bridge_terms: Collection[str] = ()) -> list[Quote]:
     """The best quote, then the next best that state nearly as much of the question and repeat nothing, within
     the length budget. When a list is asked for ("which foods…") and the best quote is a list item, its sibling
     items follow it: the list is the answer. Another row of a quoted row's table must also say a term of the
     question itself (``focus_terms``) that the quoted rows do not: the vegetables' row, then the fruits' row when
-    both are asked, never the rest of the table for the words its header repeats."""
+    both are asked, never the rest of the table for the words its header repeats. A table in the other language
+    than the question cannot say the question's words: its rows are read against ``bridge_terms``, the authors'
+    questions of that language that say the same."""
     chosen: list[Quote] = []
     seen: list[set[str]] = []  # the terms of each chosen quote, in order
-    asked = set(focus_terms)
+    own, bridge = set(focus_terms), set(bridge_terms)
     used = 0
     siblings: list[Quote] = []
     if asks_list and quotes and quotes[0].span.kind == "item":
@@ -125,6 +128,7 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
         words = quote.span.words
         terms = set(tokenize(words)) or {words}
         table = [(q, said) for q, said in zip(chosen, seen) if _same_table(quote, q)]
+        asked = own if answer_lang(quote.source.lang or lang) == lang else bridge
         if table and (any(quote.relevance < SIBLING_ROW_FLOOR * q.relevance for q, _ in table)
                       or asked and not (terms & asked) - set().union(*(said for _, said in table))):
             continue
@@ -159,11 +163,13 @@ def _cite_ids(source: Source, inline: list[str], allowed: set[str] | None) -> li
     return [cid for cid in inline if cid in own] or own
 
 
-def _shown(span: Span, lang: str, context_shown: bool = False) -> str:
-    """A span's words as quoted: a row or an item after what it sits under (unless just said), a long one shortened."""
+def _shown(span: Span, lang: str, context_shown: bool = False, title: str = "") -> str:
+    """A span's words as quoted: a row or an item after what it sits under (unless just said, or the title the line
+    opens with says it: "…：症状对照表" then a row under "对照表"), a long one shortened."""
     words = _shorten(_SPACE.sub(" ", span.words).strip(), SENTENCE_MAX_CHARS[lang])
-    if (span.kind != "sentence" and span.context and not context_shown
-            and span.context.casefold() not in words.casefold()):
+    context = span.context.casefold()
+    if (span.kind != "sentence" and context and not context_shown
+            and context not in words.casefold() and context not in title.casefold()):
         return f"{span.context}：{words}" if lang == "zh" else f"{span.context}: {words}"
     return words
 
@@ -195,7 +201,8 @@ def quoted_lines(chosen: Sequence[Quote], lang: str, allowed: set[str] | None) -
         ordered = [quotes[0], *sorted(quotes[1:], key=lambda q: (q.source.chunk_id, q.span.position))]
         ids = [_cite_ids(q.source, q.span.cited, allowed) for q in ordered]
         # each span is cited; a run of spans citing the same ids is cited once, after its last span
-        parts = [_shown(q.span, text_lang, i > 0 and ordered[i - 1].span.context == q.span.context)
+        title = plain_title(source.title)
+        parts = [_shown(q.span, text_lang, i > 0 and ordered[i - 1].span.context == q.span.context, title)
                  + ("" if i + 1 < len(ids) and ids[i + 1] == ids[i] else "".join(canonical_tag(cid) for cid in ids[i]))
                  for i, q in enumerate(ordered)]
         body = _joined(parts, text_lang)
@@ -225,7 +232,7 @@ def extractive_quotes(question: str, lang: str, sources: Sequence[Source], *, al
         if focus is None:
             lexicon = plain_lexicon()
             focus = (lexicon.focus(question), lexicon)
-        chosen = choose(candidates(focus[0], sources, focus[1]), lang, focus[0].asks_list, focus[0].own)
+        chosen = choose(candidates(focus[0], sources, focus[1]), lang, focus[0].asks_list, focus[0].own, focus[0].bridge)
         lines = quoted_lines(chosen, lang, allowed_set)
     except Exception:  # the fallback of last resort never raises
         chosen, lines = [], []
