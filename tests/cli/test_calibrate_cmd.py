@@ -51,3 +51,12 @@ def test_a_fresh_scaffold_keeps_the_default_gate_with_a_message(tmp_path: Path):
     assert "too few questions to fit a gate" in text and "at least 10 of each" in text
     assert "the default gate stays in use" in text and "nothing written to calibration.json" in text
     assert not (kb / "calibration.json").exists()
+
+
+def test_write_into_a_missing_folder_is_said_before_any_fit(tmp_path: Path):
+    (tmp_path / "questions.yaml").write_text("- id: q\n  question: x\n  lang: en\n  unanswerable: true\n")
+    result = subprocess.run([sys.executable, "-m", "unitrag", "calibrate", "--questions", "questions.yaml",
+                             "--write", str(tmp_path / "nowhere" / "c.json")], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=120, check=False)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "--write" in result.stderr and "nowhere not found" in result.stderr

@@ -99,6 +99,16 @@ def test_trigger_field_constraints(field, value):
     assert exc.value.errors()[0]["loc"][0] == field
 
 
+@pytest.mark.parametrize("threshold", [float("nan"), float("inf"), True, "5", [1, float("nan")]])
+def test_a_threshold_is_a_finite_number_as_written(threshold):
+    with pytest.raises(ValidationError):
+        trig("between" if isinstance(threshold, list) else "<", threshold)
+
+
+def test_an_integer_threshold_is_a_number():
+    assert trig("<", 5).threshold == 5.0
+
+
 def test_trigger_threshold_list_of_three_is_rejected():
     with pytest.raises(ValidationError):
         trig("between", [1, 2, 3])
@@ -142,7 +152,7 @@ def test_citation_ids_alias_and_default():
     assert Story.model_validate({**STORY, "citation_ids": ["c"]}).citation_ids == ["c"]
 
 
-@pytest.mark.parametrize("bad_id", ["Upper", "-lead", "has space", "under_score", ""])
+@pytest.mark.parametrize("bad_id", ["Upper", "-lead", "has space", "under_score", "", "a" * 101])
 def test_slug_pattern(bad_id):
     with pytest.raises(ValidationError):
         Story.model_validate({**STORY, "id": bad_id})
@@ -164,7 +174,8 @@ def test_defaults_for_access_and_lang():
 
 @pytest.mark.parametrize(
     "field, value",
-    [("lang", "fr"), ("access", "private"), ("order", 0), ("order", "x")],
+    [("lang", "fr"), ("access", "private"), ("order", 0), ("order", "x"),
+     ("order", "2"), ("order", True), ("order", 3_000_000_000), ("order", 10**23)],  # an INT32 column; as written
 )
 def test_scene_field_types(field, value):
     with pytest.raises(ValidationError) as exc:
@@ -183,11 +194,31 @@ def test_required_fields(model, data, missing):
     assert [(e["type"], e["loc"]) for e in exc.value.errors()] == [("missing", (missing,))]
 
 
+@pytest.mark.parametrize("title", ['Compost <Cite id="cit-a"/>', "Compost <cite id=cit-a>", 'x <Ci\u200bte id="a"/>'])
+def test_a_title_cannot_carry_a_citation_tag(title):
+    with pytest.raises(ValidationError) as exc:
+        Story.model_validate({**STORY, "title": title})
+    assert "put <Cite/> in the body" in _messages(exc)
+
+
 def test_updated_is_parsed_as_a_date():
     assert str(Story.model_validate({**STORY, "updated": "2024-05-01"}).updated) == "2024-05-01"
 
 
 # --- registries ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("field, value", [("year", "2019"), ("year", True), ("doi", "not a doi <script>"),
+                                          ("doi", "https://doi.org/10.1000/x"), ("pmid", "PMC123"), ("pmid", "12 34")])
+def test_citation_fields_as_written(field, value):
+    with pytest.raises(ValidationError) as exc:
+        Citation.model_validate({"id": "a", "title": "T", "year": 2020, field: value})
+    assert exc.value.errors()[0]["loc"] == (field,)
+
+
+def test_a_doi_and_a_pmid_as_written_are_kept():
+    cited = Citation.model_validate({"id": "a", "title": "T", "year": 2020, "doi": "10.1056/NEJMoa2024816", "pmid": "33301246"})
+    assert (cited.doi, cited.pmid) == ("10.1056/NEJMoa2024816", "33301246")
 
 
 @pytest.mark.parametrize("url", ["http://x.org", "https://x.org/a", None])

@@ -115,6 +115,23 @@ def test_a_clinician_only_unit_needs_a_clinician_asking(tree):
     assert found(validate_content(tree.root)) == []
 
 
+def test_a_scene_that_takes_its_storys_clinician_access_needs_a_clinician_asking(tree):
+    story = (tree.root / "stories/story-one.md").read_text()
+    tree.write("stories/story-one.md", story.replace("lang: en", "lang: en\naccess: clinician", 1))
+    tree.write("eval/questions.yaml", QUESTIONS.replace("[scene-one, story-one]", "[scene-one]"))
+    assert found(validate_content(tree.root)) == [(
+        tree.shown("eval/questions.yaml"), 4, "q-one.expected_units",
+        "unit 'scene-one' is clinician-only: add `user: {roles: [clinician]}` to this question")]
+
+
+def test_a_labelled_question_longer_than_ask_accepts_is_a_problem_at_its_line(tree):
+    tree.write("eval/questions.yaml", QUESTIONS.replace('question: "How much', 'question: "' + "x" * 2_100 + " How much", 1))
+    assert found(validate_content(tree.root, max_question_chars=2_000)) == [(
+        tree.shown("eval/questions.yaml"), 2, "q-one.question",
+        "2,124 characters, over the 2,000 that ask accepts (max_question_chars): shorten it")]
+    assert found(validate_content(tree.root)) == []  # no limit given: none checked
+
+
 def test_user_context_ids_are_checked(tree):
     user = "  user:\n    current_topic: iron\n    triggered_rules: [rule-one, scene-one]\n    recent_scenes: [scene-one]\n"
     tree.write("eval/questions.yaml", QUESTIONS.replace("  expected_units: [scene-one, story-one]\n",

@@ -195,16 +195,27 @@ def test_a_bad_exclude_is_reported_on_its_line_naming_the_topic(ydir):
     tax = load_taxonomy([t], ydir, problems)
     assert tax.topics == []
     [problem] = problems
-    assert (problem.path, problem.line, problem.field) == ("topics.yaml", 6, "topics.0.excludes.1")
+    assert (problem.path, problem.line, problem.field) == ("topics.yaml", 6, "iron.excludes.1")
     assert problem.message.startswith("exclude '高速' of topic 'iron' contains none of its names or synonyms (Iron, 铁)")
 
 
 def test_taxonomy_schema_error(ydir):
     t = write(ydir / "topics.yaml", "topics:\n  - id: a\n    names: {en: A}\n")
     problems: list[Problem] = []
-    tax = load_taxonomy([t], ydir, problems)
+    invalid: set[str] = set()
+    tax = load_taxonomy([t], ydir, problems, invalid_ids=invalid)
     assert tax.topics == []
-    assert triples(problems) == [("topics.yaml", 3, "topics.0.names.zh")]
+    assert triples(problems) == [("topics.yaml", 3, "a.names.zh")]
+    assert invalid == {"a"}, "defined, only wrong: what names it is not reported as naming an unknown topic"
+
+
+def test_one_bad_topic_keeps_the_others_and_a_group_naming_it_is_not_reported_too(ydir):
+    t = write(ydir / "topics.yaml", "topics:\n  - id: a\n    names: {en: A}\n  - id: b\n    names: {en: B, zh: 乙}\n"
+                                    "groups:\n  - id: g\n    names: {en: G, zh: 丙}\n    members: [a, b]\n")
+    problems: list[Problem] = []
+    tax = load_taxonomy([t], ydir, problems, invalid_ids=set())
+    assert [topic.id for topic in tax.topics] == ["b"] and [group.id for group in tax.groups] == ["g"]
+    assert triples(problems) == [("topics.yaml", 3, "a.names.zh")]
 
 
 def test_taxonomy_yaml_error(ydir):

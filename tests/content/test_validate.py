@@ -276,6 +276,34 @@ def test_trigger_errors_point_at_threshold(tree, samples):
     assert [(p.line, p.field) for p in content.problems] == [(11, "trigger.threshold")]
 
 
+def test_a_public_scene_of_a_clinician_only_story_is_a_problem_on_its_access_line(tree, samples):
+    tree.write("stories/story-one.md", samples.STORY.replace("lang: en", "lang: en\naccess: clinician", 1))
+    tree.write("scenes/story-one/01-scene-one.md", samples.SCENE.replace("order: 1\n", "order: 1\naccess: public\n"))
+    content = validate_content(tree.root)
+    assert [str(p) for p in content.problems] == [
+        "content/scenes/story-one/01-scene-one.md:7: access: this scene is public but its story 'story-one' is "
+        "clinician-only: remove `access:` to take the story's, or make the story public"]
+    tree.write("scenes/story-one/01-scene-one.md", samples.SCENE)  # taking the story's access is fine
+    assert validate_content(tree.root).problems == []
+
+
+def test_one_bad_citation_is_one_problem_not_one_per_unit_citing_it(tree, samples):
+    tree.write("citations/a.yaml", samples.CITATIONS.replace("year: 2024", 'year: "2024"'))
+    content = validate_content(tree.root)
+    assert [(p.path, p.field) for p in content.problems] == [("content/citations/a.yaml", "cit-a.year")]
+
+
+def test_a_link_to_a_folder_is_said_not_skipped_in_silence(tree, samples, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "doc.md").write_text(samples.DOCUMENT.replace("doc-one", "doc-two"), encoding="utf-8")
+    (tree.root / "documents" / "linked").symlink_to(outside, target_is_directory=True)
+    content = validate_content(tree.root)
+    assert [(p.path, p.field) for p in content.problems] == [("content/documents/linked", "file")]
+    assert "a link to a folder, which is not followed" in content.problems[0].message
+    assert content.complete is False and "doc-two" not in {u.unit.id for u in content.units}
+
+
 def test_dangling_symlink_unit_is_reported(tree):
     (tree.root / "stories" / "gone.md").symlink_to(tree.root / "stories" / "missing-target.md")
     content = validate_content(tree.root)

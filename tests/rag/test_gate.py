@@ -166,6 +166,15 @@ def test_write_calibration_replaces_the_same_pipeline_and_keeps_the_others(tmp_p
         write_calibration(path, AnswerabilityGate("b-pipe", 3.0, -2.0))
 
 
+def test_a_calibration_that_cannot_be_written_is_a_user_error(tmp_path: Path):
+    with pytest.raises(UserError, match="cannot write the calibration"):
+        write_calibration(tmp_path / "missing" / "calibration.json", AnswerabilityGate("b-pipe", 1.0, -0.5))
+    (tmp_path / "calibration.json.tmp").mkdir()  # a folder where the temporary file would go
+    with pytest.raises(UserError, match="calibration.json: cannot write the calibration"):
+        write_calibration(tmp_path / "calibration.json", AnswerabilityGate("b-pipe", 1.0, -0.5))
+    assert not (tmp_path / "calibration.json").exists()
+
+
 # -- calibration on a stand-in knowledge base -------------------------------------------------
 
 

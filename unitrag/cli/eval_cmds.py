@@ -263,7 +263,7 @@ def _load_questions(paths: Path | list[Path], cfg: Config) -> list[LoadedQuestio
     """Labelled questions from one file or several (an id defined in two of them is a problem), each
     read no further than ``max_file_bytes``, like the content's own."""
     from ..content.loader import registry_size_limit
-    from ..content.registry import load_questions
+    from ..content.registry import load_questions, too_long
 
     paths = [paths] if isinstance(paths, Path) else paths
     for path in paths:
@@ -271,6 +271,7 @@ def _load_questions(paths: Path | list[Path], cfg: Config) -> list[LoadedQuestio
             raise UserError(f"labelled questions {path} not found (pass --questions)")
     problems: list[Problem] = []
     labelled = load_questions(paths, problems, registry_size_limit(cfg.max_file_bytes))
+    problems.extend(too_long(labelled, cfg.max_question_chars))
     if problems:
         raise ContentInvalid(problems, "nothing was evaluated")
     if not labelled:
@@ -360,6 +361,8 @@ def calibrate_cmd(
         if is_held_out(path):
             raise UserError(f"{path} is a held-out test set: calibrate on the dev questions (content/eval/*.yaml but "
                             "the *_test.yaml ones); the test set only reports")
+    if write is not None and not write.parent.is_dir():  # said now, not after the fit
+        raise UserError(f"--write {write}: folder {write.parent} not found (create it, or write calibration.json here)")
     loaded = _load_questions(paths, cfg)
     knowledge_base = KnowledgeBase.open(kb or cfg.artifact, config=cfg)
     labelled = _without_stale_starters(loaded, knowledge_base)

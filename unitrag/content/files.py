@@ -43,7 +43,8 @@ def display_under(shown_root: str, rel: str) -> str:
 def tree_files(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
     """Every non-folder under ``root`` (dangling links too) as a POSIX path inside it, in path order,
     hidden files and folders (a name starting with ``.``) left out, links to folders not followed;
-    and the folders that could not be listed, with why (their units are unknown: nothing may be swept)."""
+    and the folders that could not be listed or were not followed, with why (their units are unknown: nothing may
+    be swept)."""
     found: list[str] = []
     unreadable: list[tuple[str, str]] = []
     folders = [""]
@@ -61,7 +62,10 @@ def tree_files(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
             rel = f"{prefix}{entry.name}"
             if entry.is_dir(follow_symlinks=False):
                 folders.append(rel + "/")
-            elif not _is_dir(entry):
+            elif _is_dir(entry):  # said, not skipped in silence: an author who linked it expects its units built
+                unreadable.append((rel, "it is a link to a folder, which is not followed: copy its files into the "
+                                        "content folder"))
+            else:
                 found.append(rel)
     return sorted(found, key=lambda rel: rel.split("/")), sorted(unreadable)
 

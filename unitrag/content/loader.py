@@ -85,6 +85,8 @@ class ContentSet:
     invalid_units: list[LoadedUnit] = field(default_factory=list)
     citations: dict[str, Citation] = field(default_factory=dict)
     taxonomy: Taxonomy = field(default_factory=lambda: Taxonomy(topics=[]))
+    #: Ids of citations and topics whose entries failed their schema: defined, so what names them is not a problem too.
+    invalid_ids: set[str] = field(default_factory=set)
     guard_rules: list[GuardRule] = field(default_factory=list)
     #: The labelled questions of eval/*.yaml (evaluation and calibration; not built into the artifact).
     questions: list[LoadedQuestion] = field(default_factory=list)
@@ -207,8 +209,8 @@ def load_content(
                     "not a Markdown file: units are .md files; registry files are citations/*.yaml, topics.yaml, guard.yaml, eval/*.yaml",
                 )
             )
-    content.citations = load_citations(registry["citations"], content.problems, file_limit)
-    content.taxonomy = load_taxonomy(registry["topics"], root, content.problems, file_limit)
+    content.citations = load_citations(registry["citations"], content.problems, file_limit, content.invalid_ids)
+    content.taxonomy = load_taxonomy(registry["topics"], root, content.problems, file_limit, content.invalid_ids)
     content.guard_rules = load_guard_rules(registry["guard"], content.problems, file_limit)
     content.questions = load_questions(registry["questions"], content.problems, file_limit)
     return content

@@ -7,19 +7,27 @@ selected by ``kind``. These models are also the source of the JSON Schemas in
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from typing import Annotated, Literal, Union
 
 from pydantic import (
-    AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StringConstraints, TypeAdapter, ValidationInfo,
+    AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StringConstraints, TypeAdapter,
+    ValidationInfo,
     field_validator, model_validator,
 )
 
+from .text.citation_tags import find_tags
 from .text.unicode_fold import normalize_question
 from .urls import check_url
 
-Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="lowercase slug: a-z, 0-9 and '-'")]
+#: Ids become URL paths (/v1/units/{id}), file names of caches and keys of every table: 100 is far past any real one.
+SLUG_MAX_CHARS = 100
+Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=SLUG_MAX_CHARS,
+                            description="lowercase slug: a-z, 0-9 and '-'")]
 Lang = Literal["zh", "en"]
+#: A scene's position: an INT32 column of the artifact; no story has a million scenes.
+ORDER_MAX = 1_000_000
 Access = Literal["public", "clinician"]
 
 
@@ -76,6 +84,14 @@ class UnitBase(_Strict):
     id: Slug = Field(description="Stable identity, unique across all units.")
     title: str = Field(min_length=1, description="Shown to users and put in the prompt.")
     topics: list[Slug] = Field(min_length=1, description="Topic ids from topics.yaml.")
+
+    @field_validator("title")
+    @classmethod
+    def _title_cites_nothing(cls, title: str) -> str:
+        # a title is shown as plain text beside the answer and the sources: a tag there would reach the reader unchecked
+        if find_tags(title):
+            raise ValueError("a title cannot carry a citation tag (it is shown as plain text): put <Cite/> in the body")
+        return title
     citation_ids: list[Slug] = Field(
         default_factory=list, alias="citationIds", description="Every id cited in the body; ids from the registry."
     )
@@ -111,12 +127,14 @@ class Scene(UnitBase):
 
     kind: Literal["scene"]
     story: Slug = Field(description="Id of the story this scene belongs to.")
-    order: int = Field(ge=1, description="Position within the story, unique per story.")
+    order: StrictInt = Field(ge=1, le=ORDER_MAX, description="Position within the story, unique per story.")
     lang: Lang | None = Field(default=None, description="Defaults to the story's language.")
     access: Access | None = Field(default=None, description="Defaults to the story's access level.")
 
 
 Comparison = Literal["<", "<=", ">", ">=", "between"]
+#: A number a trigger compares with: finite, and a number as written ("5", true and .nan are not).
+Threshold = Annotated[float, Field(strict=True, allow_inf_nan=False)]
 
 
 class Trigger(_Strict):
@@ -124,7 +142,7 @@ class Trigger(_Strict):
 
     marker: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")] = Field(description="snake_case measurement name.")
     comparison: Comparison
-    threshold: float | tuple[float, float] = Field(description="A number, or [low, high] for 'between'.")
+    threshold: Threshold | tuple[Threshold, Threshold] = Field(description="A number, or [low, high] for 'between'.")
     unit: str = Field(min_length=1)
     sex: Literal["female", "male"] | None = None
 
@@ -178,22 +196,41 @@ UNIT_ADAPTER: TypeAdapter[Story | Scene | Rule | Document] = TypeAdapter(Unit)
 UNIT_KINDS: dict[str, type[UnitBase]] = {"story": Story, "scene": Scene, "rule": Rule, "document": Document}
 
 
+_DOI = re.compile(r"10\.\d{4,9}/[^\s<>\"']{1,300}")
+_PMID = re.compile(r"[0-9]{1,9}")
+
+
 class Citation(_Strict):
     """One entry of the citation registry; never an invented identifier."""
 
     id: Slug
     title: str = Field(min_length=1)
     authors: list[str] = Field(default_factory=list)
-    year: int = Field(ge=1800, le=2100)
+    year: StrictInt = Field(ge=1800, le=2100)
     venue: str | None = None
     url: str | None = None
-    doi: str | None = None
-    pmid: str | None = None
+    doi: str | None = Field(default=None, description="A DOI as 10.NNNN/suffix, without the https://doi.org/ prefix.")
+    pmid: str | None = Field(default=None, description="A PubMed id: digits.")
 
     @field_validator("url")
     @classmethod
     def _http_url(cls, v: str | None) -> str | None:
         return None if v is None else check_url(v)
+
+    @field_validator("doi")
+    @classmethod
+    def _doi(cls, v: str | None) -> str | None:
+        # shown as a link beside every answer that cites it: a DOI's syntax, nothing a page could render as markup
+        if v is not None and not _DOI.fullmatch(v):
+            raise ValueError(f"expected a DOI like 10.1000/xyz123 (without https://doi.org/), got {v[:80]!r}")
+        return v
+
+    @field_validator("pmid")
+    @classmethod
+    def _pmid(cls, v: str | None) -> str | None:
+        if v is not None and not _PMID.fullmatch(v):
+            raise ValueError(f"expected a PubMed id (digits only), got {v[:80]!r}")
+        return v
 
 
 class LocalizedNames(_Strict):

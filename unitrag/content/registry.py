@@ -13,7 +13,8 @@ from pydantic import BaseModel, ValidationError
 
 from .errors import problems_from_validation
 from .files import SizeLimit, display_path, read_text
-from .models import Citation, GuardRule, LabelledQuestion, Taxonomy
+from .guard_rules import pattern_problem
+from .models import Citation, GuardRule, LabelledQuestion, Taxonomy, Topic, TopicGroup
 from .problems import Problem
 from .safe_yaml import load_yaml, yaml_problem
 from .source_map import SourceMap
@@ -36,10 +37,14 @@ def _read_yaml(path: Path, problems: list[Problem], limit: SizeLimit | None) -> 
     return data, SourceMap(text), shown
 
 
-def _validate_items(model: type[M], items: Any, lines: SourceMap, shown: str, problems: list[Problem]) -> list[tuple[int, M]]:
-    """Valid entries with their index in the file (for line numbers); problems for the rest."""
+def _validate_items(model: type[M], items: Any, lines: SourceMap, shown: str, problems: list[Problem],
+                    prefix: tuple[Any, ...] = (), invalid_ids: set[str] | None = None) -> list[tuple[int, M]]:
+    """Valid entries with their index in the file (for line numbers); problems for the rest, each named by its
+    entry's id. ``invalid_ids`` collects the ids of the entries that failed: they are defined, only wrong, so what
+    names them is not reported as naming something unknown (one bad entry, one problem)."""
     if not isinstance(items, list):
-        problems.append(Problem(shown, 1, "yaml", "expected a list of entries"))
+        problems.append(Problem(shown, lines.line(prefix) if prefix else 1, ".".join(map(str, prefix)) or "yaml",
+                                "expected a list of entries"))
         return []
     valid: list[tuple[int, M]] = []
     for i, item in enumerate(items):
@@ -48,28 +53,30 @@ def _validate_items(model: type[M], items: Any, lines: SourceMap, shown: str, pr
         except ValidationError as exc:
             item_id = item.get("id") if isinstance(item, dict) else None
             name = str(item_id or f"[{i}]")
-            for p in problems_from_validation(exc, shown, lines, prefix=(i,), whole=""):
+            if invalid_ids is not None and isinstance(item_id, str):
+                invalid_ids.add(item_id)
+            for p in problems_from_validation(exc, shown, lines, prefix=(*prefix, i), whole=""):
                 problems.append(Problem(p.path, p.line, f"{name}.{p.field}" if p.field else name, p.message))
     return valid
 
 
-def _entries(model: type[M], paths: list[Path], problems: list[Problem], limit: SizeLimit | None
-             ) -> Iterator[tuple[int, M, str, SourceMap]]:
+def _entries(model: type[M], paths: list[Path], problems: list[Problem], limit: SizeLimit | None,
+             invalid_ids: set[str] | None = None) -> Iterator[tuple[int, M, str, SourceMap]]:
     """Every valid entry of every file, with its index, shown path and line map; problems for the rest."""
     for path in paths:
         loaded = _read_yaml(path, problems, limit)
         if loaded is None:
             continue
         data, lines, shown = loaded
-        for i, item in _validate_items(model, data or [], lines, shown, problems):
+        for i, item in _validate_items(model, data or [], lines, shown, problems, invalid_ids=invalid_ids):
             yield i, item, shown, lines
 
 
-def _unique_entries(model: type[M], paths: list[Path], problems: list[Problem], noun: str, limit: SizeLimit | None
-                    ) -> Iterator[tuple[int, M, str, SourceMap]]:
+def _unique_entries(model: type[M], paths: list[Path], problems: list[Problem], noun: str, limit: SizeLimit | None,
+                    invalid_ids: set[str] | None = None) -> Iterator[tuple[int, M, str, SourceMap]]:
     """``_entries`` without repeated ids: a second definition is a problem at its own line, and is dropped."""
     where: dict[str, str] = {}
-    for i, item, shown, lines in _entries(model, paths, problems, limit):
+    for i, item, shown, lines in _entries(model, paths, problems, limit, invalid_ids):
         item_id = item.id  # type: ignore[attr-defined]
         line = lines.line((i, "id"))
         if item_id in where:
@@ -79,13 +86,18 @@ def _unique_entries(model: type[M], paths: list[Path], problems: list[Problem], 
         yield i, item, shown, lines
 
 
-def load_citations(paths: list[Path], problems: list[Problem], limit: SizeLimit | None = None) -> dict[str, Citation]:
-    """Merge every citations/*.yaml; an id defined twice is an error at its second place; a file over ``limit`` is a problem."""
-    return {citation.id: citation for _, citation, _, _ in _unique_entries(Citation, paths, problems, "citation", limit)}
+def load_citations(paths: list[Path], problems: list[Problem], limit: SizeLimit | None = None,
+                   invalid_ids: set[str] | None = None) -> dict[str, Citation]:
+    """Merge every citations/*.yaml; an id defined twice is an error at its second place; a file over ``limit`` is a
+    problem. ``invalid_ids``: the ids of entries that failed their schema (``_validate_items``)."""
+    return {citation.id: citation
+            for _, citation, _, _ in _unique_entries(Citation, paths, problems, "citation", limit, invalid_ids)}
 
 
-def load_taxonomy(paths: list[Path], root: Path, problems: list[Problem], limit: SizeLimit | None = None) -> Taxonomy:
-    """topics.yaml, with group members and duplicates checked against the topics."""
+def load_taxonomy(paths: list[Path], root: Path, problems: list[Problem], limit: SizeLimit | None = None,
+                  invalid_ids: set[str] | None = None) -> Taxonomy:
+    """topics.yaml, with group members and duplicates checked against the topics; an entry that fails its schema is
+    left out, its id in ``invalid_ids`` (``_validate_items``)."""
     if not paths:
         problems.append(Problem(display_path(root / "topics.yaml"), 1, "topics", "topics.yaml is missing"))
         return Taxonomy(topics=[])
@@ -96,15 +108,14 @@ def load_taxonomy(paths: list[Path], root: Path, problems: list[Problem], limit:
     try:
         taxonomy = Taxonomy.model_validate(data or {})
     except ValidationError as exc:
-        problems.extend(problems_from_validation(exc, shown, lines))
-        return Taxonomy(topics=[])
+        taxonomy = _valid_entries(data, exc, shown, lines, problems, invalid_ids)
     seen: set[str] = set()
     for section, entries in (("topics", taxonomy.topics), ("groups", taxonomy.groups)):
         for i, entry in enumerate(entries):
             if entry.id in seen:
                 problems.append(Problem(shown, lines.line((section, i, "id")), "id", f"duplicate topic id {entry.id!r}"))
             seen.add(entry.id)
-    topic_ids = {t.id for t in taxonomy.topics}
+    topic_ids = {t.id for t in taxonomy.topics} | (invalid_ids or set())
     for i, group in enumerate(taxonomy.groups):
         for j, member in enumerate(group.members):
             if member not in topic_ids:
@@ -112,6 +123,33 @@ def load_taxonomy(paths: list[Path], root: Path, problems: list[Problem], limit:
                     Problem(shown, lines.line(("groups", i, "members", j)), f"{group.id}.members", f"unknown topic {member!r}")
                 )
     return taxonomy
+
+
+def _valid_entries(data: Any, exc: ValidationError, shown: str, lines: SourceMap, problems: list[Problem],
+                   invalid_ids: set[str] | None) -> Taxonomy:
+    """The topics and groups valid on their own: one bad entry must not turn every unit naming a good topic into an
+    "unknown topic" problem."""
+    sections = ("topics", "groups")
+    if not isinstance(data, dict) or not isinstance(data.get("topics"), list):
+        problems.extend(problems_from_validation(exc, shown, lines))
+        return Taxonomy(topics=[])
+    # a key of the file's own (a typo'd section): the whole file's problems say so
+    problems.extend(p for p in problems_from_validation(exc, shown, lines) if p.field.split(".")[0] not in sections)
+    topics = [t for _, t in _validate_items(Topic, data["topics"], lines, shown, problems, ("topics",), invalid_ids)]
+    groups = [g for _, g in _validate_items(TopicGroup, data.get("groups") or [], lines, shown, problems, ("groups",),
+                                            invalid_ids)]
+    return Taxonomy.model_construct(topics=topics, groups=groups)
+
+
+def too_long(questions: list[LoadedQuestion], max_chars: int | None) -> list[Problem]:
+    """Labelled questions longer than ``ask`` accepts (config ``max_question_chars``), each at its line: found when
+    the file is read, not as an abort halfway through ``eval``."""
+    if max_chars is None:
+        return []
+    return [Problem(lq.path, lq.line_of("question"), f"{lq.question.id}.question",
+                    f"{len(lq.question.question):,} characters, over the {max_chars:,} that ask accepts "
+                    f"(max_question_chars): shorten it")
+            for lq in questions if len(lq.question.question) > max_chars]
 
 
 #: A red-flag rule's examples must cover each language this well, or similarity has too little to go on.
@@ -122,18 +160,16 @@ _LATIN = re.compile(r"[A-Za-z]")
 
 
 def load_guard_rules(paths: list[Path], problems: list[Problem], limit: SizeLimit | None = None) -> list[GuardRule]:
-    """guard.yaml; every pattern must compile, since a broken red flag is a silent safety hole."""
+    """guard.yaml; every pattern must compile and end in time, since a broken red flag is a silent safety hole."""
     rules: list[GuardRule] = []
     texts: dict[str, str] = {}  # every example and near-miss → where it was first written
     for i, rule, shown, lines in _entries(GuardRule, paths, problems, limit):
         for lang in ("en", "zh"):
             for j, pattern in enumerate(getattr(rule.patterns, lang)):
-                try:
-                    re.compile(pattern, re.IGNORECASE)
-                except re.error as exc:
-                    problems.append(
-                        Problem(shown, lines.line((i, "patterns", lang, j)), f"{rule.id}.patterns.{lang}", f"bad regular expression: {exc}")
-                    )
+                # one that does not compile, or backtracks without end (it would hang the build, and match nothing at runtime)
+                message = pattern_problem(pattern, [*rule.examples.en, *rule.examples.zh])
+                if message is not None:
+                    problems.append(Problem(shown, lines.line((i, "patterns", lang, j)), f"{rule.id}.patterns.{lang}", message))
         _check_guard_texts(rule, i, shown, lines, texts, problems)
         rules.append(rule)
     return rules

@@ -16,7 +16,7 @@ from ..languages import LANGS
 from .body_script import lang_contradiction, unit_scripts
 from .text.citation_tags import find_tags
 from .loader import ContentSet, LoadedUnit, load_content
-from .registry import LoadedQuestion, stale_starter
+from .registry import LoadedQuestion, stale_starter, too_long
 from .problems import Problem
 from .unit_cache import UnitCache
 
@@ -28,7 +28,7 @@ def cited_ids(body: str) -> list[str]:
 
 def validate_content(
     root: Path, max_unit_bytes: int | None = None, cache: UnitCache | None = None, max_file_bytes: int | None = None,
-    languages: Sequence[str] | None = None,
+    languages: Sequence[str] | None = None, max_question_chars: int | None = None,
 ) -> ContentSet:
     """Load ``root`` and run every check; ``result.problems`` is empty when the content is good.
 
@@ -37,13 +37,16 @@ def validate_content(
     files run over every unit all the same. ``languages`` (config ``languages``): a unit in another language
     is a problem (a typo'd ``lang``, or a language the prompts and the page were not set up for), except the
     starter units ``unitrag init`` writes in English whatever the languages (``starter: true``); None: any.
+    ``max_question_chars`` (config): a labelled question longer than ``ask`` accepts is a problem here, at its line,
+    not an abort in the middle of ``eval``.
     """
     content = load_content(root, max_unit_bytes, cache, max_file_bytes)
     problems = content.problems
-    topic_ids = {t.id for t in content.taxonomy.topics} | {g.id for g in content.taxonomy.groups}
+    topic_ids = {t.id for t in content.taxonomy.topics} | {g.id for g in content.taxonomy.groups} | content.invalid_ids
     every = sorted(content.units + content.invalid_units, key=lambda lu: lu.path)
     stories = {lu.meta.get("id") for lu in every if lu.meta.get("kind") == "story"}
     story_langs = {lu.meta.get("id"): lu.meta.get("lang") for lu in every if lu.meta.get("kind") == "story"}
+    story_access = {lu.meta.get("id"): lu.meta.get("access", "public") for lu in every if lu.meta.get("kind") == "story"}
     first_seen: dict[str, LoadedUnit] = {}
     scene_orders: dict[tuple[str, int], LoadedUnit] = {}
     for lu in every:
@@ -59,7 +62,7 @@ def validate_content(
             if topic not in topic_ids:
                 problems.append(Problem(lu.path, lu.line_of("topics", i), "topics", f"unknown topic {topic!r} (not in topics.yaml)"))
         for i, cid in _strings(meta.get("citationIds")):
-            if cid not in content.citations:
+            if cid not in content.citations and cid not in content.invalid_ids:
                 problems.append(Problem(lu.path, lu.line_of("citationIds", i), "citationIds", f"citation {cid!r} is not in the registry (content/citations/*.yaml)"))
         problems.extend(lu.body_problems)  # found per file by the loader (and cached with it)
         _check_lang(lu, story_langs, problems)
@@ -68,16 +71,38 @@ def validate_content(
             story, order = meta.get("story"), meta.get("order")
             if isinstance(story, str) and story not in stories:
                 problems.append(Problem(lu.path, lu.line_of("story"), "story", f"story {story!r} does not exist"))
+            _check_scene_access(lu, story_access, problems)
             if isinstance(story, str) and isinstance(order, int):
                 if (story, order) in scene_orders:
                     problems.append(Problem(lu.path, lu.line_of("order"), "order", f"order {order} is already used by {scene_orders[(story, order)].path}"))
                 scene_orders[(story, order)] = lu
-    _check_questions(content, first_seen, topic_ids, problems)
+    _check_questions(content, first_seen, topic_ids, problems, story_access, max_question_chars)
     problems.sort()
     return content
 
 
-def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_ids: set[str], problems: list[Problem]) -> None:
+def _check_scene_access(lu: LoadedUnit, story_access: dict[Any, Any], problems: list[Problem]) -> None:
+    """A scene may be more restricted than its story, never less: a public scene of a clinician-only story would
+    show every caller the story's id (``story_id``), and its text reads as part of a restricted article."""
+    access, story = lu.meta.get("access"), lu.meta.get("story")
+    if access == "public" and story_access.get(story, "public") != "public":
+        problems.append(Problem(lu.path, lu.line_of("access"), "access",
+                                f"this scene is public but its story {story!r} is {story_access[story]}-only: remove "
+                                f"`access:` to take the story's, or make the story public"))
+
+
+def _effective_access(unit: LoadedUnit, units: dict[str, LoadedUnit], story_access: dict[Any, Any]) -> Any:
+    """A unit's access as the build stores it: its own, else (a scene) its story's, else public."""
+    meta = unit.meta
+    if meta.get("access") is not None:
+        return meta["access"]
+    if meta.get("kind") == "scene":
+        return story_access.get(meta.get("story"), "public")
+    return "public"
+
+
+def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_ids: set[str], problems: list[Problem],
+                     story_access: dict[Any, Any] | None = None, max_question_chars: int | None = None) -> None:
     """Every id a labelled question names exists, has the right kind, and is visible to the one asking.
 
     A starter question (``starter: true``, written by ``unitrag init``) that names a unit or rule no longer
@@ -90,13 +115,14 @@ def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_id
         if stale_starter(lq.question, units.__contains__, rule_types.__contains__):
             content.stale_starters.append(lq)
             continue
-        _check_question(lq, units, rule_types, topic_ids, problems)
+        _check_question(lq, units, rule_types, topic_ids, problems, story_access or {})
+        problems.extend(too_long([lq], max_question_chars))
         kept.append(lq)
     content.questions = kept
 
 
 def _check_question(lq: LoadedQuestion, units: dict[str, LoadedUnit], rule_types: dict[str, str], topic_ids: set[str],
-                    problems: list[Problem]) -> None:
+                    problems: list[Problem], story_access: dict[Any, Any]) -> None:
     q = lq.question
     # pass: the rule it looks like; caution: the red flag whose note it gets
     allowed = {"red_flag", "out_of_scope"} if q.guard == "pass" else {"red_flag"} if q.guard == "caution" else {q.guard}
@@ -108,7 +134,7 @@ def _check_question(lq: LoadedQuestion, units: dict[str, LoadedUnit], rule_types
         where = (lq.path, lq.line_of("expected_units", i), f"{q.id}.expected_units")
         if unit_id not in units:
             problems.append(Problem(*where, f"unit {unit_id!r} does not exist"))
-        elif units[unit_id].meta.get("access", "public") != "public" and not clinician:
+        elif _effective_access(units[unit_id], units, story_access) != "public" and not clinician:
             problems.append(Problem(*where, f"unit {unit_id!r} is clinician-only: add `user: {{roles: [clinician]}}` to this question"))
     if q.user is None:
         return

@@ -102,7 +102,8 @@ def load_content_tests(cfg: Config) -> list[ContentTest]:
     """The content tests of ``cfg.content_dir``; invalid content is refused, as the build refuses it."""
     from ..content.validate import validate_content
 
-    content = validate_content(cfg.content_dir, cfg.max_unit_bytes, None, cfg.max_file_bytes, cfg.languages)
+    content = validate_content(cfg.content_dir, cfg.max_unit_bytes, None, cfg.max_file_bytes, cfg.languages,
+                               cfg.max_question_chars)
     if content.problems:
         raise ContentInvalid(content.problems, "nothing was evaluated")
     return content_tests(content)

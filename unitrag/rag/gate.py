@@ -29,6 +29,7 @@ beside this module) and says so once.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -425,5 +426,10 @@ def write_calibration(path: Path, gate: AnswerabilityGate) -> None:
         "gates": sorted(gates, key=lambda g: g["pipeline_id"]),
     }
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    try:
+        tmp.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise UserError(f"{path}: cannot write the calibration ({exc.strerror or exc})") from None
