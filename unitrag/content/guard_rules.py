@@ -7,17 +7,128 @@ pattern semantics live here, below both.
 
 from __future__ import annotations
 
+import logging
 import re
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+import regex
+
 from ..languages import LANGS
 from .text.han_script import to_simplified
+from .text.unicode_fold import normalize_question
+
+log = logging.getLogger(__name__)
 
 GuardType = Literal["red_flag", "out_of_scope"]
 #: The order in which rule types are checked: safety first.
 CHECK_ORDER: tuple[GuardType, ...] = ("red_flag", "out_of_scope")
+
+#: One author-written pattern's time on one question, in seconds; over it the pattern counts as no match (logged once,
+#: ``_timed_out``). The patterns are the authors' regular expressions, and one with nested quantifiers (``(\w+\s?)+``)
+#: or overlapping alternatives (``(a|a)+``) backtracks exponentially: unbounded, one crafted question held a server's
+#: worker (or the build, over its examples) for minutes. content/guard.yaml's patterns take at most 2 ms on a question
+#: of 2,000 characters (the longest ``ask`` takes); the examples' unanchored lookaheads take 0.1-0.4 s on one they do
+#: not match (they match, when they do, at its first character). 50 ms leaves a slow machine a margin.
+PATTERN_TIMEOUT_S = 0.05
+#: All the patterns' time on one question in one check (``first_match``, ``CompiledRule.matches``): once spent, each
+#: pattern left gets ``SPENT_TIMEOUT_S``: a question costs at most this plus that much a pattern, however many run away.
+QUESTION_BUDGET_S = 0.25
+#: A pattern's time once the budget is spent: an ordinary pattern still matches in it (2 ms at most), a runaway stops.
+SPENT_TIMEOUT_S = 0.01
+#: Validation's probes (``pattern_problem``): runs that make a nested or overlapping quantifier backtrack
+#: exponentially (2^48 tries) and then fail, each a few microseconds for an ordinary pattern.
+_PROBES: tuple[str, ...] = (
+    *(run * 48 + end for run in ("a", "1", " ", "a ", "胸", "-", ".") for end in ("!", "b", "")),
+    "word " * 12 + "!", "a1_" * 16 + "!", "ab" * 24 + "!",
+)
+
+#: The (rule id, pattern) pairs already logged as over their time: once each, not once a question.
+_warned: set[tuple[str, str]] = set()
+
+
+def compile_pattern(source: str) -> regex.Pattern[str]:
+    """An author's pattern as the guard matches it: Han characters folded (questions are), case-insensitive, with the
+    ``regex`` engine, whose searches take a timeout. Its syntax stays Python's ``re`` (what authors are told): a
+    pattern either module refuses raises ``re.error`` or ``regex.error``."""
+    folded = to_simplified(source)
+    re.compile(folded, re.IGNORECASE)
+    return regex.compile(folded, regex.IGNORECASE | regex.V0)
+
+
+def search(pattern: regex.Pattern[str], text: str, timeout: float = PATTERN_TIMEOUT_S) -> bool | None:
+    """Whether ``pattern`` matches somewhere in ``text``; None when it ran over ``timeout`` seconds."""
+    try:
+        return pattern.search(text, timeout=timeout) is not None
+    except TimeoutError:
+        return None
+
+
+_REWRITE = "rewrite it without nested quantifiers like (\\w+\\s?)+ or overlapping alternatives like (a|a)+"
+
+
+def pattern_problem(source: str, examples: Iterable[str] = ()) -> str | None:
+    """What is wrong with an author's pattern, for validation; None when nothing is. A pattern that does not compile;
+    one that repeats without bound a part that itself repeats without bound (``_nested_repeat``: it backtracks
+    exponentially in ``re``, polynomially in ``regex``, on the question that almost matches); one that runs over
+    ``PATTERN_TIMEOUT_S`` (twice, so a busy machine's pause is no error) on a probe or one of its rule's ``examples``,
+    on which at runtime it would match nothing."""
+    try:
+        pattern = compile_pattern(source)
+    except (re.error, regex.error) as exc:
+        return f"bad regular expression: {exc}"
+    if _nested_repeat(pattern.pattern):
+        return (f"pattern '{source}' repeats a part that itself repeats (catastrophic backtracking: one question can "
+                f"take minutes): {_REWRITE}, or bound the outer repeat ({{0,5}})")
+    for probe in (*_PROBES, *(normalize_question(e) for e in examples)):
+        if search(pattern, probe) is None and search(pattern, probe) is None:
+            shown = probe if len(probe) <= 60 else probe[:57] + "..."
+            return (f"pattern '{source}' runs over {PATTERN_TIMEOUT_S * 1000:.0f} ms on {shown!r} (catastrophic "
+                    f"backtracking; at runtime it would match nothing there): {_REWRITE}")
+    return None
+
+
+def _nested_repeat(source: str) -> bool:
+    """Whether an unbounded repeat (``*``, ``+``, ``{n,}``) holds another, as ``(\\w+\\s?)+`` does (star height 2, what
+    safe-regex checks). Read from ``re``'s parser, which is private: where it has changed, False (the probes remain)."""
+    try:
+        from re import _constants as c, _parser  # type: ignore[attr-defined]
+
+        repeats = {c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", c.MAX_REPEAT)}
+
+        def nested(items: Any, inside: bool) -> bool:
+            for op, av in items:
+                if op in repeats:
+                    unbounded = av[1] == c.MAXREPEAT
+                    if unbounded and inside or nested(av[2], inside or unbounded):
+                        return True
+                elif op is c.SUBPATTERN and nested(av[-1], inside):
+                    return True
+                elif op is c.BRANCH and any(nested(branch, inside) for branch in av[1]):
+                    return True
+                elif op in (c.ASSERT, c.ASSERT_NOT) and nested(av[1], inside):
+                    return True
+                elif op is c.GROUPREF_EXISTS and any(b is not None and nested(b, inside) for b in av[1:]):
+                    return True
+                elif op is getattr(c, "ATOMIC_GROUP", None) and nested(av, inside):
+                    return True
+            return False
+
+        return nested(_parser.parse(source, re.IGNORECASE), False)
+    except Exception:  # a parser of another shape: the probes still run
+        return False
+
+
+def _timed_out(rule_id: str, pattern: regex.Pattern[str], timeout: float, chars: int) -> None:
+    key = (rule_id, pattern.pattern)
+    if key in _warned:
+        return
+    _warned.add(key)
+    log.warning("guard rule %r: pattern %r ran over %.0f ms on a question of %d characters and counts as no match "
+                "(logged once): rewrite it without nested quantifiers like (\\w+\\s?)+ or overlapping alternatives "
+                "like (a|a)+, and start a pattern of lookaheads with ^", rule_id, pattern.pattern, timeout * 1000, chars)
 
 
 @dataclass(frozen=True)
@@ -26,15 +137,26 @@ class CompiledRule:
 
     id: str
     type: GuardType
-    patterns: tuple[re.Pattern[str], ...]
+    patterns: tuple[regex.Pattern[str], ...]
     responses: Mapping[str, str]
     cautions: Mapping[str, str] = field(default_factory=dict)
     #: A red flag by similarity alone, with no sign and nothing happening now: "stop" stops it, "caution" answers it with
     #: the note, "unsure" answers it with the note while the score is under ``rag.guard.screen.BARE_STOP``
     similar_without_sign: str = "stop"
 
-    def matches(self, normalized_question: str) -> bool:
-        return any(p.search(normalized_question) for p in self.patterns)
+    def matches(self, normalized_question: str, deadline: float | None = None) -> bool:
+        """Whether a pattern matches; one over its time (``PATTERN_TIMEOUT_S``, less once ``deadline``, a
+        ``time.monotonic()``, has passed) counts as no match, and is logged once."""
+        if deadline is None:
+            deadline = time.monotonic() + QUESTION_BUDGET_S
+        for pattern in self.patterns:
+            timeout = max(SPENT_TIMEOUT_S, min(PATTERN_TIMEOUT_S, deadline - time.monotonic()))
+            found = search(pattern, normalized_question, timeout)
+            if found:
+                return True
+            if found is None:
+                _timed_out(self.id, pattern, timeout, len(normalized_question))
+        return False
 
     def response(self, lang: str) -> str:
         return self.responses.get(lang) or self.responses["en"]
@@ -48,12 +170,12 @@ def compile_rule(row: Mapping[str, Any]) -> CompiledRule:
     rule_id = row["id"]
     if row["type"] not in get_args(GuardType):
         raise ValueError(f"guard rule {rule_id!r}: unknown type {row['type']!r} (known: {', '.join(get_args(GuardType))})")
-    patterns: list[re.Pattern[str]] = []
+    patterns: list[regex.Pattern[str]] = []
     for lang in LANGS:
         for source in row.get(f"patterns_{lang}") or ():
             try:
-                patterns.append(re.compile(to_simplified(source), re.IGNORECASE))  # matched against folded questions
-            except re.error as exc:
+                patterns.append(compile_pattern(source))  # matched against folded questions, each search timed
+            except (re.error, regex.error) as exc:
                 raise ValueError(f"guard rule {rule_id!r}: bad {lang} pattern {source!r}: {exc}") from exc
     responses = {lang: row[f"response_{lang}"] for lang in LANGS if row.get(f"response_{lang}")}
     if "en" not in responses:
@@ -71,5 +193,6 @@ def compile_rule(row: Mapping[str, Any]) -> CompiledRule:
 
 def first_match(rules: Iterable[CompiledRule], folded_question: str, rule_type: str) -> CompiledRule | None:
     """The first rule of ``rule_type`` whose patterns match the (normalised) question: what the runtime stops
-    on, and what the build's guard fit counts as already stopped."""
-    return next((rule for rule in rules if rule.type == rule_type and rule.matches(folded_question)), None)
+    on, and what the build's guard fit counts as already stopped. The patterns share ``QUESTION_BUDGET_S``."""
+    deadline = time.monotonic() + QUESTION_BUDGET_S
+    return next((rule for rule in rules if rule.type == rule_type and rule.matches(folded_question, deadline)), None)
