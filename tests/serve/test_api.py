@@ -131,7 +131,7 @@ def test_bad_asks_get_one_readable_json_error(make_client, request_kwargs, statu
 @pytest.mark.parametrize("params, message", [
     ({"q": QUESTION, "topic": "no-such-topic"}, "no-such-topic"),
     ({"q": QUESTION, "k": 0}, "k"),
-    ({"q": QUESTION, "kind": ["essay"]}, "kinds"),
+    ({"q": QUESTION, "kind": ["essay"]}, "kind: unknown 'essay'"),
     ({"q": "  "}, "question: empty"),
     ({"q": "\x00"}, "question: empty"),
     ({"q": "😀" * 50}, "question: empty"),

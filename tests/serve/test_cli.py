@@ -31,6 +31,15 @@ def test_a_bad_serve_section_is_refused_before_any_worker_starts(tmp_path, monke
     assert isinstance(result.exception, UserError) and "port" in str(result.exception)
 
 
+@pytest.mark.parametrize("port", ["99999", "65536", "-1"])
+def test_a_port_out_of_range_is_one_line_naming_the_flag_and_the_range(tmp_path, monkeypatch, port):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "kb.duckdb").write_bytes(b"")  # never opened: the port is refused first
+    result = CliRunner().invoke(app, ["serve", "--kb", "kb.duckdb", "--port", port])
+    assert isinstance(result.exception, UserError), result.exception  # one line from the CLI, not OverflowError
+    assert "--port" in str(result.exception) and "0-65535" in str(result.exception)
+
+
 def test_a_busy_port_is_one_line_naming_it_and_nothing_is_announced(tmp_path):
     (tmp_path / "kb.duckdb").write_bytes(b"")  # never opened: the port is refused first
     with socket.socket() as holder:

@@ -81,6 +81,36 @@ def test_a_wrong_credential_is_refused_not_served_as_anonymous(client, headers):
     assert response.status_code == 401 and set(response.json()) == {"error"}
 
 
+WRONG = "wrong-key"
+
+
+@pytest.mark.parametrize("headers", [
+    [("authorization", f"Bearer {CLINICIAN_KEY}"), ("x-api-key", WRONG)],
+    [("x-api-key", CLINICIAN_KEY), ("authorization", f"Bearer {WRONG}")],
+    [("x-api-key", CLINICIAN_KEY), ("x-api-key", WRONG)],
+    [("x-api-key", WRONG), ("x-api-key", CLINICIAN_KEY)],
+    [("authorization", f"Bearer {CLINICIAN_KEY}"), ("authorization", f"Bearer {WRONG}")],
+    [("authorization", f"Bearer {CLINICIAN_KEY}"), ("authorization", "Basic abc")],
+    [("authorization", f"Bearer {CLINICIAN_KEY}"), ("x-api-key", "")],
+    [("x-api-key", "")],
+    [("x-api-key", "  ")],
+    [("authorization", "Bearer ")],
+    [("authorization", "")],
+])
+def test_conflicting_or_empty_credentials_are_refused_in_any_order(client, restricted, headers):
+    response = client.get("/v1/search", params={"q": QUESTION}, headers=headers)
+    assert response.status_code == 401 and set(response.json()) == {"error"}, (headers, response.text)
+    assert leaks(response.text, restricted) == []
+
+
+@pytest.mark.parametrize("headers", [
+    [("x-api-key", CLINICIAN_KEY), ("x-api-key", CLINICIAN_KEY)],
+    [("authorization", f"Bearer {CLINICIAN_KEY}"), ("x-api-key", f" {CLINICIAN_KEY} ")],
+])
+def test_the_same_key_sent_twice_is_one_credential(client, headers):
+    assert client.get("/v1/me", headers=headers).json() == {"authenticated": True, "roles": ["clinician"]}
+
+
 def test_a_restricted_unit_is_not_found_for_anonymous_callers(client, restricted):
     anonymous = client.get(f"/v1/units/{RESTRICTED_UNIT}")
     assert anonymous.status_code == 404 and leaks(anonymous.text, restricted) == [RESTRICTED_UNIT]  # only the id asked for

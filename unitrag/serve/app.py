@@ -27,6 +27,7 @@ from ..rag.knowledge_base import KnowledgeBase
 from . import errors
 from .auth import Authenticator
 from .limits import BodyLimit, RateLimit
+from .plain import IdentityEncoding
 from .reload import KbHolder, Opener
 from .settings import ServeSettings, load_serve_settings
 from .state import ServerState
@@ -87,6 +88,7 @@ def create_app(
     app.include_router(router)
     app.include_router(stream_router)
     app.add_api_route("/", _page, methods=["GET"], response_class=HTMLResponse, include_in_schema=False)
+    app.add_middleware(IdentityEncoding)  # inside CORS: a browser can read the 415
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],

@@ -9,8 +9,8 @@ A caller holds a role only through
   operator named the header and the TCP peer is one of the trusted proxies.
 
 Everyone else is anonymous: public content only, whatever the body claims. A key that is
-presented but unknown is refused (401) rather than quietly served as anonymous, so a
-misconfigured client notices.
+presented but unknown, empty or malformed is refused (401) rather than quietly served as
+anonymous, so a misconfigured client notices; so are several credential headers that differ.
 """
 
 from __future__ import annotations
@@ -108,14 +108,30 @@ class Authenticator:
 
 
 def _presented_key(headers: Mapping[str, str]) -> str | None:
-    auth = headers.get("authorization")
-    if auth:
-        scheme, _, token = auth.partition(" ")
+    """The one API key a request presents (None: none). Every credential header counts, not only the first: one
+    that is malformed or empty, or two that differ (whichever is good), is a 401, never a guess at which was meant."""
+    keys = []
+    for value in _values(headers, "authorization"):
+        scheme, _, token = value.strip().partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise Unauthenticated("Authorization: expected 'Bearer <API key>'")
-        return token.strip()
-    key = headers.get("x-api-key")
-    return key.strip() if key is not None else None
+        keys.append(token.strip())
+    for value in _values(headers, "x-api-key"):
+        if not value.strip():
+            raise Unauthenticated("X-API-Key: empty")
+        keys.append(value.strip())
+    if len(set(keys)) > 1:
+        raise Unauthenticated("several different API keys (Authorization, X-API-Key): send one")
+    return keys[0] if keys else None
+
+
+def _values(headers: Mapping[str, str], name: str) -> list[str]:
+    """Every value of a header, repeated ones included (Starlette's ``Headers``; a plain mapping holds one)."""
+    getlist = getattr(headers, "getlist", None)
+    if getlist is not None:
+        return list(getlist(name))
+    value = headers.get(name)
+    return [] if value is None else [value]
 
 
 def client_ip(headers: Mapping[str, str], peer: str | None, trusted_proxies: Sequence[str]) -> str:

@@ -2,7 +2,7 @@
 
 Bad JSON is 400; a body or argument the knowledge base refuses (an empty or over-long
 question, an unknown topic, lang, kind or role) is 422 with the library's own message;
-an unknown id is 404; a wrong credential 401. Anything unexpected is a 500 with a fixed
+an unknown id is 404; a wrong credential 401; a compressed body 415 (``plain``). Anything unexpected is a 500 with a fixed
 message and the details in the server log, never a traceback in the response.
 """
 

@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cached_property
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -28,6 +29,7 @@ from typing import Any
 from ..errors import InvalidArgument
 from ..postgres.url import SCHEMES, DatabaseUrl, redacted_location
 from ..rag.knowledge_base import KnowledgeBase
+from .visible import Visible
 
 log = logging.getLogger("unitrag.serve")
 
@@ -75,6 +77,11 @@ class Loaded:
     loaded_at: str = field(default_factory=_now)
     leases: int = 0
     retired: bool = False
+
+    @cached_property
+    def visible(self) -> Visible:
+        """Which citations and topics each role may see, built on first use (a race builds it twice, harmlessly)."""
+        return Visible.of(self.kb.store)
 
 
 class KbHolder:

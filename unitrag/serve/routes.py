@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import typing
 from collections.abc import Sequence
 from typing import Annotated, Any
 
@@ -20,12 +21,14 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
 
+from ..errors import InvalidArgument
 from ..rag.arguments import names
 from ..rag.answer.citations import number_citations
 from ..rag.knowledge_base import Answer
 from ..rag.types import ROLES, UserContext
 from .about import about as about_kb
 from .limits import within
+from .plain import json_keys_once, once_each, query_names
 from .state import ServerState
 
 #: Results go out as they are (already plain JSON types): FastAPI's generic encoder would walk every
@@ -124,12 +127,20 @@ def about(server: StateDep, roles: RolesDep) -> dict[str, Any]:
         return about_kb(loaded.kb, roles)
 
 
+def takes_list(annotation: Any) -> bool:
+    """``list[...]``, also inside ``Annotated`` or ``| None``."""
+    return typing.get_origin(annotation) is list or any(takes_list(a) for a in typing.get_args(annotation))
+
+
 def known_search_params(request: Request) -> None:
     """Any query parameter ``search`` does not take is refused, as POST /v1/ask refuses unknown fields, so that a typo
-    (``topics=``, ``language=``) is not silently a search with no filter."""
-    unknown = sorted(set(request.query_params) - set(SEARCH_PARAMS))
+    (``topics=``, ``language=``) is not silently a search with no filter; so is one that is not UTF-8 (400), and one
+    given twice that takes one value (``k=1&k=9``: which was meant?)."""
+    given = query_names(request)
+    unknown = sorted(set(given) - set(SEARCH_PARAMS))
     if unknown:
         raise HTTPException(422, f"unknown query parameter {unknown[0]!r} for /v1/search; known: {', '.join(SEARCH_PARAMS)}")
+    once_each(given, SEARCH_REPEATABLE, "/v1/search")
 
 
 @router.get("/search", dependencies=[Depends(known_search_params)])
@@ -148,16 +159,30 @@ async def search(
     user = user_context(UserBody(current_topic=current_topic, recent_scenes=recent_scene or [],
                                  triggered_rules=triggered_rule or []), roles)
     with server.holder.lease() as loaded:
-        result = await within(server.settings.request_timeout_s, lambda: loaded.kb.search(
-            q, k=k, user=user, lang=lang, kinds=kind, topics=topic))
+        try:
+            result = await within(server.settings.request_timeout_s, lambda: loaded.kb.search(
+                q, k=k, user=user, lang=lang, kinds=kind, topics=topic))
+        except InvalidArgument as exc:
+            raise InvalidArgument(as_query_parameter(str(exc))) from None
     return JSONResponse(result.to_dict())  # type: ignore[return-value]
 
 
 #: The query parameters of GET /v1/search: its own arguments, but the injected state and roles.
 SEARCH_PARAMS = tuple(name for name in inspect.signature(search).parameters if name not in ("server", "roles"))
+#: Those that take a list: given once per value (``kind=scene&kind=rule``); any other given twice is refused.
+SEARCH_REPEATABLE = frozenset(name for name, p in inspect.signature(search, eval_str=True).parameters.items()
+                              if takes_list(p.annotation))
+#: The knowledge base's argument → the query parameter that carries it, where the names differ.
+SEARCH_ARGUMENTS = {"kinds": "kind", "topics": "topic", "recent_scenes": "recent_scene", "triggered_rules": "triggered_rule"}
 
 
-@router.post("/ask")
+def as_query_parameter(message: str) -> str:
+    """The knowledge base's message (``kinds: unknown 'poem'``) naming the query parameter the caller sent (``kind``)."""
+    argument, sep, rest = message.partition(":")
+    return f"{SEARCH_ARGUMENTS[argument]}{sep}{rest}" if sep and argument in SEARCH_ARGUMENTS else message
+
+
+@router.post("/ask", dependencies=[Depends(json_keys_once)])
 async def ask(body: AskBody, server: StateDep, roles: RolesDep) -> dict[str, Any]:
     """An answer with checked citations: ``unitrag ask --json``, plus ``numbered`` for display."""
     user = user_context(body.user, roles)
@@ -192,15 +217,19 @@ def unit_rows(unit_ids: pa.Array, unit_id: str) -> list[int]:
 
 
 @router.get("/citations/{citation_id}")
-def citation(citation_id: str, server: StateDep) -> dict[str, Any]:
-    """One entry of the citation registry (public bibliographic data)."""
-    row = server.holder.current.kb.store.citations.get(citation_id)
-    if row is None:
-        raise HTTPException(404, f"no citation {citation_id!r}")
-    return dict(row)
+def citation(citation_id: str, server: StateDep, roles: RolesDep) -> dict[str, Any]:
+    """One entry of the citation registry, when a unit the caller may read cites it: one cited only by restricted
+    units is the same 404 as an unknown id (its title would tell what the restricted content covers)."""
+    with server.holder.lease() as loaded:
+        row, shown = loaded.kb.store.citations.get(citation_id), loaded.visible.citation(citation_id, roles)  # both, always
+        if row is None or not shown:
+            raise HTTPException(404, f"no citation {citation_id!r}")
+        return dict(row)
 
 
 @router.get("/topics")
-def topics(server: StateDep) -> dict[str, Any]:
-    """The topic taxonomy (ids, names and synonyms per language, groups)."""
-    return {"topics": server.holder.current.kb.store.topics}
+def topics(server: StateDep, roles: RolesDep) -> dict[str, Any]:
+    """The topic taxonomy (ids, names and synonyms per language, groups), but the topics only units the caller
+    may not read are tagged with."""
+    with server.holder.lease() as loaded:
+        return {"topics": loaded.visible.topics(loaded.kb.store.topics, roles)}

@@ -19,6 +19,7 @@ from .auth import ApiKey, parse_api_keys
 
 ENV_PREFIX = "UNITRAG_SERVE_"
 API_KEYS_ENV = "UNITRAG_API_KEYS"
+MAX_PORT = 65535
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,8 @@ def _coerce(key: str, value: Any) -> Any:
             raise UserError(f"[serve] {key}: expected a list of strings or a comma-separated string, got {value!r}")
         return tuple(i.strip() for i in items if i.strip())
     kind = _FIELDS[key].type
+    if key == "port":
+        return _port(value)
     try:
         if kind in ("int", int):
             number = int(value)
@@ -83,6 +86,18 @@ def _coerce(key: str, value: Any) -> Any:
     if not isinstance(value, str):
         raise UserError(f"[serve] {key}: expected a string, got {value!r}")
     return value.strip() or None
+
+
+def _port(value: Any) -> int:
+    """A TCP port, 0-65535 (0: any free one): refused here, in one line, not by the socket's bind with a traceback."""
+    try:
+        number = int(value)
+        if isinstance(value, bool) or not 0 <= number <= MAX_PORT:
+            raise ValueError
+    except (TypeError, ValueError):
+        raise UserError(f"--port ([serve] port): expected a port number 0-{MAX_PORT} (0: any free port), "
+                        f"got {value!r}") from None
+    return number
 
 
 def load_serve_settings(path: Path | None = None, env: dict[str, str] | None = None, **cli: Any) -> ServeSettings:

@@ -20,11 +20,12 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
 
 from ..rag.ask_stream import AskStream
 from .limits import within
+from .plain import json_keys_once
 from .reload import KbHolder, Loaded
 from .routes import AskBody, RolesDep, StateDep, answer_json, user_context
 
@@ -58,7 +59,7 @@ def _events(stream: AskStream, holder: KbHolder, loaded: Loaded) -> Iterator[str
         holder.release(loaded)
 
 
-@router.post("/ask/stream", response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
+@router.post("/ask/stream", dependencies=[Depends(json_keys_once)], response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
 async def ask_stream(body: AskBody, server: StateDep, roles: RolesDep) -> StreamingResponse:
     """``POST /v1/ask`` as Server-Sent Events: ``sources``, ``token``..., then ``done`` (or ``error``)."""
     user = user_context(body.user, roles)

@@ -1,0 +1,69 @@
+"""A request that could be read two ways is refused, never guessed at: a compressed body, text that is not UTF-8,
+a query parameter or JSON key given twice."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+QUESTION = "How is vitamin B12 deficiency treated?"
+BODY = b'{"question": "How is vitamin B12 deficiency treated?"}'
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "br", "deflate", "identity, gzip", "GZIP"])
+@pytest.mark.parametrize("path", ["/v1/ask", "/v1/ask/stream"])
+def test_a_compressed_body_is_refused_not_read_as_plain(client, path, encoding):
+    body = gzip.compress(BODY) if "gzip" in encoding.lower() else BODY
+    response = client.post(path, content=body, headers={"content-type": "application/json", "content-encoding": encoding})
+    assert response.status_code == 415, response.text
+    assert set(response.json()) == {"error"} and "Content-Encoding" in response.json()["error"]
+
+
+def test_an_identity_encoding_is_the_plain_body(client):
+    response = client.post("/v1/ask", content=BODY, headers={"content-type": "application/json", "content-encoding": "identity"})
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("query", ["q=%ff%fe", "q=B12&lang=%c3", "q=caf%e9"])
+def test_a_query_parameter_that_is_not_utf8_is_named_not_called_empty(client, query):
+    response = client.get(f"/v1/search?{query}")
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert "not UTF-8" in error and repr(query.split("&")[-1].split("=")[0]) in error and "empty" not in error
+
+
+@pytest.mark.parametrize("query, name", [("q=a&q=b", "q"), ("q=B12&k=1&k=9", "k"), ("q=B12&lang=en&lang=zh", "lang"),
+                                         ("q=B12&current_topic=iron&current_topic=iodine", "current_topic")])
+def test_a_single_value_parameter_given_twice_is_refused(client, query, name):
+    response = client.get(f"/v1/search?{query}")
+    assert response.status_code == 422 and f"query parameter {name!r} given more than once" in response.json()["error"]
+
+
+def test_a_repeatable_parameter_takes_each_value(client):
+    response = client.get("/v1/search", params={"q": QUESTION, "kind": ["scene", "rule"], "topic": ["vitamin-b12", "iron"]})
+    assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize("body, key", [
+    (b'{"question": "salt", "question": "How is vitamin B12 deficiency treated?"}', "question"),
+    (b'{"question": "salt per day", "user": {"roles": [], "roles": ["clinician"]}}', "roles"),
+    (b'{"question": "salt per day", "lang": "en", "lang": "zh"}', "lang"),
+])
+@pytest.mark.parametrize("path", ["/v1/ask", "/v1/ask/stream"])
+def test_a_json_key_given_twice_is_refused(client, path, body, key):
+    response = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422, response.text
+    assert response.json() == {"error": f"the JSON body holds the key {key!r} more than once"}
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"kind": "poem"}, "kind: unknown 'poem'"),
+    ({"topic": "no-such-topic"}, "topic: topic 'no-such-topic' not in this knowledge base"),
+    ({"recent_scene": "no-such-scene"}, "recent_scene: scene 'no-such-scene' not in this knowledge base"),
+])
+def test_a_search_error_names_the_query_parameter_sent(client, params, message):
+    response = client.get("/v1/search", params={"q": QUESTION, **params})
+    assert response.status_code == 422 and response.json()["error"].startswith(message), response.text
