@@ -40,12 +40,15 @@ def validate(content: ContentOpt = None, config: ConfigOpt = None, json: JsonOpt
     if json:
         print_json({"ok": not problems, "units": len(result.units), "starter_units": starters,
                     "stale_starter_questions": len(result.stale_starters),
-                    "prompt_templates": templates, "problems": [p.to_dict() for p in problems]})
+                    "prompt_templates": templates, "problems": [p.to_dict() for p in problems],
+                    "notes": [n.to_dict() for n in result.notes]})
         if problems:
             raise typer.Exit(1)
         return
     valid = (f"{len(result.units)} units, {len(result.citations)} citations, {len(result.taxonomy.topics)} topics, "
              f"{len(result.guard_rules)} guard rules")
+    for note in result.notes:
+        err.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     if problems:  # validate never writes anything: say what it read instead
         print_problems(problems, f"checked every file in {cfg.content_dir} and {cfg.prompts_dir}; valid: {valid}, "
                                  f"{templates} prompt templates")

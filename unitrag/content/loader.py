@@ -93,6 +93,8 @@ class ContentSet:
     #: Starter questions (``starter: true``) about starter units or rules that were removed: left out of ``questions``.
     stale_starters: list[LoadedQuestion] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    #: What an author should look at but may mean (``instructions``: text that reads as an instruction to a model).
+    notes: list[Problem] = field(default_factory=list)
     complete: bool = True  # False when a file could not be read: deletes must not be swept
 
     @property

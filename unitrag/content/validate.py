@@ -14,6 +14,7 @@ from typing import Any
 
 from ..languages import LANGS
 from .body_script import lang_contradiction, unit_scripts
+from .instructions import instruction_notes
 from .text.citation_tags import find_tags
 from .loader import ContentSet, LoadedUnit, load_content
 from .registry import LoadedQuestion, stale_starter, too_long
@@ -65,6 +66,7 @@ def validate_content(
             if cid not in content.citations and cid not in content.invalid_ids:
                 problems.append(Problem(lu.path, lu.line_of("citationIds", i), "citationIds", f"citation {cid!r} is not in the registry (content/citations/*.yaml)"))
         problems.extend(lu.body_problems)  # found per file by the loader (and cached with it)
+        content.notes.extend(instruction_notes(lu.path, lu.body, lu.body_line))
         _check_lang(lu, story_langs, problems)
         _check_declared_lang(lu, languages, problems)
         if meta.get("kind") == "scene":
@@ -78,6 +80,7 @@ def validate_content(
                 scene_orders[(story, order)] = lu
     _check_questions(content, first_seen, topic_ids, problems, story_access, max_question_chars)
     problems.sort()
+    content.notes.sort()
     return content
 
 
