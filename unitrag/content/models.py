@@ -196,8 +196,8 @@ UNIT_ADAPTER: TypeAdapter[Story | Scene | Rule | Document] = TypeAdapter(Unit)
 UNIT_KINDS: dict[str, type[UnitBase]] = {"story": Story, "scene": Scene, "rule": Rule, "document": Document}
 
 
-_DOI = re.compile(r"10\.\d{4,9}/[^\s<>\"']{1,300}")
-_PMID = re.compile(r"[0-9]{1,9}")
+_IDENTIFIERS = {"doi": (re.compile(r"10\.\d{4,9}/[^\s<>\"']{1,300}"), "a DOI like 10.1000/xyz123 (without https://doi.org/)"),
+                "pmid": (re.compile(r"[0-9]{1,9}"), "a PubMed id (digits only)")}
 
 
 class Citation(_Strict):
@@ -217,19 +217,13 @@ class Citation(_Strict):
     def _http_url(cls, v: str | None) -> str | None:
         return None if v is None else check_url(v)
 
-    @field_validator("doi")
+    @field_validator("doi", "pmid")
     @classmethod
-    def _doi(cls, v: str | None) -> str | None:
-        # shown as a link beside every answer that cites it: a DOI's syntax, nothing a page could render as markup
-        if v is not None and not _DOI.fullmatch(v):
-            raise ValueError(f"expected a DOI like 10.1000/xyz123 (without https://doi.org/), got {v[:80]!r}")
-        return v
-
-    @field_validator("pmid")
-    @classmethod
-    def _pmid(cls, v: str | None) -> str | None:
-        if v is not None and not _PMID.fullmatch(v):
-            raise ValueError(f"expected a PubMed id (digits only), got {v[:80]!r}")
+    def _identifier(cls, v: str | None, info: ValidationInfo) -> str | None:
+        # shown as a link beside every answer that cites it: the identifier's syntax, nothing a page could render as markup
+        syntax, expected = _IDENTIFIERS[info.field_name or ""]
+        if v is not None and not syntax.fullmatch(v):
+            raise ValueError(f"expected {expected}, got {v[:80]!r}")
         return v
 
 
