@@ -15,6 +15,7 @@ from collections.abc import Collection
 from numbers import Integral
 
 from ..errors import InvalidArgument
+from ..content.text.citation_tags import find_tags, strip_tags
 
 #: Most sources one search may return: a prompt takes ``final_k`` (5), a results page a few
 #: dozen; and no more than ``dense_k`` candidates are ranked in the first place.
@@ -77,7 +78,8 @@ def question_text(question: object, max_chars: int) -> str:
     refused as unreadable (``readable``). What is returned has every run of more than
     ``PADDING_RUN`` of one symbol or punctuation mark cut to that many (``unpadded``), and no control
     character or bidirectional override (``without_controls``: a terminal escape or a U+202E in a question
-    must not reach a log line, a terminal or the page).
+    must not reach a log line, a terminal or the page), and no citation tag (``<Cite id="x"/>`` alone was answered,
+    and its Latin letters made ``你好 <Cite id="x"/>`` an English question).
     """
     if not isinstance(question, str):
         raise InvalidArgument(f"question: expected a string, got {describe(question)}")
@@ -89,9 +91,11 @@ def question_text(question: object, max_chars: int) -> str:
             "(config max_question_chars): ask a shorter question"
         )
     readable(question, "question")
+    if find_tags(question):  # a citation tag is never part of a question: an answer's tags are its sources' own
+        question = strip_tags(question)
     if not says_something(question):
-        raise InvalidArgument("question: empty (no word in it: only symbols, punctuation, invisible characters or "
-                              "letters repeated): ask in words")
+        raise InvalidArgument("question: empty (no word in it: only symbols, punctuation, citation tags, invisible "
+                              "characters or letters repeated): ask in words")
     return unpadded(without_controls(question))
 
 

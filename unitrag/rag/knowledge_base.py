@@ -99,6 +99,7 @@ class KnowledgeBase:
         self._traditional: bool | None = None  # whether the Chinese content is in traditional characters (on first use)
         self.known = KnownIds.of(store.topics, store.units, store.columns["unit_id"], store.columns["access"])
         self._llm: Any = llm
+        self._closed = False
         if config.translate_queries and (llm is not None or config.llm != "none"):
             from .search.translate import QueryTranslator
 
@@ -158,8 +159,23 @@ class KnowledgeBase:
                    store.exemplars)
 
     def close(self) -> None:
-        """Release what the store holds (a PostgreSQL connection pool, or the artifact's connection for prompt texts)."""
+        """Release what the store holds (a PostgreSQL connection pool, or the artifact's connection for prompt texts).
+        Closing twice is fine; a search or an answer afterwards is a ``KnowledgeBaseClosed``, whatever the store
+        still holds in memory (a small artifact's texts would otherwise go on answering)."""
+        self._closed = True
         self.store.close()
+
+    def __enter__(self) -> "KnowledgeBase":
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _open_or_raise(self) -> None:
+        if self._closed:
+            from .store.prompt_texts import KnowledgeBaseClosed
+
+            raise KnowledgeBaseClosed()
 
     # -- search -------------------------------------------------------------------------
 
@@ -173,6 +189,7 @@ class KnowledgeBase:
         naming ids this knowledge base lacks, a question over ``max_question_chars``) is an
         ``InvalidArgument`` (a ``ValueError``) naming it, raised before any work.
         """
+        self._open_or_raise()
         question = question_text(question, self.config.max_question_chars)
         k = self.config.final_k if k is None else result_count(k)
         lang = choice(lang, "lang", LANGS)
@@ -208,7 +225,10 @@ class KnowledgeBase:
 
     def corrected(self, question: str) -> str:
         """``question`` as retrieval reads it: a misspelled topic word replaced by the knowledge base's own
-        (``search.spelling``: "colesterol" → "cholesterol"); the question itself when it has none."""
+        (``search.spelling``: "colesterol" → "cholesterol"); the question itself when it has none. Checked as
+        ``search`` checks it (a string, at most ``max_question_chars``): the speller's work grows with its length."""
+        self._open_or_raise()
+        question = question_text(question, self.config.max_question_chars)
         if self._speller is None:  # a benign race: two threads make the same speller
             from .search.spelling import Speller
 
@@ -287,13 +307,13 @@ class KnowledgeBase:
     def _retrieve_for_answer(self, question: str, user: UserContext | None, lang: str | None) -> "Answer | _Retrieved":
         """Validate, guard, search and gate: the final answer when no LLM is needed, else what generation needs."""
         from .answer.closest import not_found_answer
-        from ..content.text.lang import detect_lang
         from .answer.prompt import render_text
 
         started = time.perf_counter()
+        self._open_or_raise()
         question = question_text(question, self.config.max_question_chars)
         user = self.check_user(user)
-        answer_lang = choice(lang, "lang", LANGS) or detect_lang(question)
+        answer_lang = choice(lang, "lang", LANGS) or self._answer_lang(question)
         timings: dict[str, float] = {}
         outcome = self.screen(question, answer_lang, timings)  # times "guard" and "embed" (reused by retrieval)
         if outcome is not None and outcome.stops:
@@ -311,6 +331,14 @@ class KnowledgeBase:
                           timings_ms=timings, broadened=result.broadened, caution=caution, corrected=result.corrected)
         read = result.corrected or question
         return _Retrieved(question, answer_lang, result, timings, started, self.retriever.focus(read, user), caution)
+
+    def _answer_lang(self, question: str) -> str:
+        """The language to answer in when the caller names none: the knowledge base's own when it declares one only
+        (config ``languages``: a zh-only one answers "hi" or "我想 renew my books" in Chinese), else the question's."""
+        from ..content.text.lang import detect_lang
+
+        declared = self.config.languages
+        return declared[0] if len(declared) == 1 else detect_lang(question)
 
     def _answer(self, step: "_Retrieved", generation: "Generation") -> Answer:
         cited = [cid for cid in dict.fromkeys(generation.report.valid_ids)]
