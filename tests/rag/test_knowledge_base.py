@@ -29,16 +29,19 @@ def encoder() -> QueryEncoder:
     return QueryEncoder(load_embedder(DEFAULT_EMBEDDER))
 
 
-@pytest.fixture(scope="module")
-def kb(encoder) -> KnowledgeBase:
+def small_store(encoder: QueryEncoder):
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("rag_conftest", CONFTEST)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     texts = [f"{r[6]}\n{r[7]}" for r in module.ROWS]
-    store = module.make_store(encoder.embedder.embed_passages(texts))
-    kb = KnowledgeBase(store, encoder, Config(llm="none", max_question_chars=300))
+    return module.make_store(encoder.embedder.embed_passages(texts))
+
+
+@pytest.fixture(scope="module")
+def kb(encoder) -> KnowledgeBase:
+    kb = KnowledgeBase(small_store(encoder), encoder, Config(llm="none", max_question_chars=300))
     kb.retriever.gate = None  # six short texts: the default gate (fitted on the sample) is not what is tested here
     return kb
 
@@ -52,7 +55,7 @@ def test_a_plain_question_still_works(kb):
 # -- question length (item 6) ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("call", ["search", "ask"])
+@pytest.mark.parametrize("call", ["search", "ask", "corrected"])
 def test_a_200k_question_is_refused_fast_with_the_limit_named(kb, call):
     started = time.perf_counter()
     with pytest.raises(ValueError, match="max_question_chars") as raised:
@@ -88,12 +91,40 @@ def test_evaluating_labelled_questions_refuses_a_long_one_fast(kb):
     assert time.perf_counter() - started < 10
 
 
-@pytest.mark.parametrize("question", ["", "   ", None, 5, ["salt"]])
+@pytest.mark.parametrize("question", ["", "   ", None, 5, ["salt"], '<Cite id="en-salt"/>', "\ud800"])
 def test_an_empty_or_non_string_question_is_refused(kb, question):
     with pytest.raises(ValueError, match="question"):
         kb.search(question)
     with pytest.raises(ValueError, match="question"):
         kb.ask(question)
+    with pytest.raises(ValueError, match="question"):
+        kb.corrected(question)
+
+
+def test_a_citation_tag_is_read_out_of_a_question():
+    from unitrag.rag.arguments import question_text
+
+    assert question_text('你好 <Cite id="evil"/>', 300) == "你好"
+    assert question_text('How much salt? <cite id=x>', 300) == "How much salt?"
+    assert question_text("is a < b > c?", 300) == "is a < b > c?"  # not a tag: kept
+
+
+def test_a_knowledge_base_that_declares_one_language_answers_in_it_by_default(encoder, kb):
+    one = KnowledgeBase(kb.store, encoder, Config(llm="none", languages=("zh",)))
+    assert one.ask("hi there, how much salt a day?").lang == "zh"
+    assert one.ask("how much salt a day?", lang="en").lang == "en"  # asked for: as asked
+    assert kb.ask("how much salt a day?").lang == "en"  # both declared: the question's
+
+
+def test_a_closed_knowledge_base_refuses_every_question(encoder):
+    from unitrag.rag.store.prompt_texts import KnowledgeBaseClosed
+
+    with KnowledgeBase(small_store(encoder), encoder, Config(llm="none")) as other:
+        assert other.search("How much salt a day?").sources
+    for call in (other.search, other.ask, other.ask_stream, other.corrected):
+        with pytest.raises(KnowledgeBaseClosed):
+            call("How much salt a day?")
+    other.close()  # twice: fine
 
 
 # -- k and lang (item 15) -----------------------------------------------------------------------

@@ -276,3 +276,11 @@ def test_the_units_quoted_are_those_the_answer_rests_on_not_those_sharing_its_ci
     report = check_citations(text, {"who"})
     extractive = Answer(question, "en", text, False, None, sources, [], report, extractive=True, quoted_units=units)
     assert extractive.cited_units == ["u1"] and extractive.to_dict()["cited_units"] == ["u1"]
+
+
+@pytest.mark.parametrize("question", ["借的书能借多長時間？", "借的书能借多长时间？", "這些書有哪些？"])
+def test_a_question_in_traditional_characters_asks_what_the_simplified_one_asks(question):
+    focus = lexicon().focus(question)
+    simplified = lexicon().focus(question.replace("長時間", "长时间").replace("這些書", "这些书"))
+    assert (focus.asks_amount, focus.asks_list) == (simplified.asks_amount, simplified.asks_list)
+    assert focus.asks_amount or focus.asks_list

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...content.text.tokenize import tokenize
+from ...content.text.han_script import to_simplified
 from ...content.text.lang import detect_lang, normalize_question
 from .signposts import is_signpost
 from .spans import Span, spans
@@ -130,8 +131,9 @@ class Lexicon:
         # the other language's: the author's own translation of the nearest question, as near as the best of all
         bridge = self._weighted(_spread({t: c for t, c in near.items() if t not in own_lang}, max(near.values(), default=1.0)))
         topics = frozenset(t for t in named_topics if t in self.topics)
-        return QuestionFocus(terms, topics, frozenset(_NUMBER.findall(question)), bool(_ASKS_AMOUNT.search(question)),
-                             bool(_ASKS_LIST.search(question)), frozenset(t for t in tokenize(question) if t in terms),
+        folded = to_simplified(question)  # 多長時間 asks for an amount as 多长时间 does (the terms are folded already)
+        return QuestionFocus(terms, topics, frozenset(_NUMBER.findall(question)), bool(_ASKS_AMOUNT.search(folded)),
+                             bool(_ASKS_LIST.search(folded)), frozenset(t for t in tokenize(question) if t in terms),
                              lang, bridge)
 
     def _weighted(self, texts: Iterable[tuple[float, str]]) -> dict[str, float]:
