@@ -7,6 +7,7 @@ module; this one only wires them and times them.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ from ..config import DEFAULT_NAME, Config
 from ..content.models import UNIT_KINDS
 from ..errors import InvalidArgument
 from ..providers.embedders import Embedder
-from .arguments import choice, names, question_text, result_count, switch
+from .arguments import choice, describe, names, question_text, readable, result_count, switch
 from .search.postprocess import Boosts, postprocess
 from .search.query_embedding import QueryEncoder
 from .results import Answer, SearchResult
@@ -143,6 +144,7 @@ class KnowledgeBase:
         """
         config = config or Config()
         store: ChunkStore
+        _check_location(path)
         scheme, separator, _ = str(path).partition("://")
         if separator and scheme not in ("postgres", "postgresql"):
             raise InvalidArgument(f"knowledge base {scheme}://...: not a location unitrag opens; give an artifact path "
@@ -377,6 +379,21 @@ class KnowledgeBase:
                     venue=row.get("venue"), url=row.get("url"), doi=row.get("doi"),
                 ))
         return resolved
+
+
+def _check_location(path: object) -> None:
+    """What ``open`` is given is a path or a URL that says something, before anything reads it."""
+    from ..postgres.url import DatabaseUrl
+
+    if isinstance(path, DatabaseUrl):
+        return
+    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
+        raise InvalidArgument(f"knowledge base: expected an artifact path (dist/kb.duckdb) or a postgresql:// URL, "
+                              f"got {describe(path)}")
+    text = os.fspath(path)
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidArgument("knowledge base: empty path: give an artifact path (dist/kb.duckdb) or a postgresql:// URL")
+    readable(text, "knowledge base")
 
 
 def _identity(config: Config, manifest: dict[str, Any]) -> "Identity":

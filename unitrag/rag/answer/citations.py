@@ -24,6 +24,8 @@ from typing import Any
 from ...content.text.citation_tags import CiteTag, find_tags, replace_tags, strip_tags
 from ...content.text.scripts import HAN
 from ..types import FaithfulnessReport, ResolvedCitation
+from ...errors import InvalidArgument
+from ..arguments import describe
 
 #: An answer is long (and must cite) above this many English words...
 LONG_ANSWER_WORDS = 60
@@ -61,7 +63,11 @@ def check_citations(answer: str, whitelist: Iterable[str]) -> FaithfulnessReport
     written. With no citation at all the score is 1.0 for a short answer (nothing was
     claimed from a source) and 0.0 for a long one, which is also flagged ``uncited_long_answer``.
     """
-    allowed = set(whitelist)
+    _check_text(answer, "answer")
+    if isinstance(whitelist, (str, bytes)) or not isinstance(whitelist, Iterable):
+        # a string is an iterable of its characters: "abc" would allow <Cite id="a"/>
+        raise InvalidArgument(f"whitelist: expected a collection of citation ids, got {describe(whitelist)}")
+    allowed = {cid for cid in whitelist if isinstance(cid, str)}
     tags = find_tags(answer)
     if not tags:
         long = is_long(answer)
@@ -108,6 +114,9 @@ def number_citations(answer: str, citations: Sequence[ResolvedCitation]) -> tupl
     Tags whose id is not among ``citations`` (invalid, malformed or unresolved) are removed,
     never numbered; a citation the text does not mark still gets a number, after the others.
     """
+    _check_text(answer, "answer")
+    if isinstance(citations, (str, bytes)) or not all(isinstance(c, ResolvedCitation) for c in citations):
+        raise InvalidArgument(f"citations: expected ResolvedCitation objects (Answer.citations), got {describe(citations)}")
     by_id = {c.id: c for c in citations}
     numbers: dict[str, int] = {}
 
@@ -120,3 +129,8 @@ def number_citations(answer: str, citations: Sequence[ResolvedCitation]) -> tupl
     for cid in by_id:
         numbers.setdefault(cid, len(numbers) + 1)
     return text, [Reference(n, by_id[cid]) for cid, n in numbers.items()]
+
+
+def _check_text(text: object, argument: str) -> None:
+    if not isinstance(text, str):
+        raise InvalidArgument(f"{argument}: expected a string, got {describe(text)}")
