@@ -246,3 +246,16 @@ def test_a_url_that_is_not_postgresql_is_refused_by_name(location: str) -> None:
 
     with pytest.raises(InvalidArgument, match=r"not a location unitrag opens.*postgresql://"):
         KnowledgeBase.open(location)
+
+
+@pytest.mark.parametrize("location, said", [
+    (None, "got None (NoneType)"), (5, "got 5 (int)"), (b"kb.duckdb", "(bytes)"), (["kb.duckdb"], "(list)"),
+    ("", "empty path"), ("   ", "empty path"), ("\ud800.duckdb", "lone surrogate"),
+])
+def test_what_is_no_path_is_refused_by_name_before_anything_is_read(location: object, said: str) -> None:
+    from unitrag.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="knowledge base") as raised:
+        KnowledgeBase.open(location)  # type: ignore[arg-type]
+    assert said in str(raised.value)
+    str(raised.value).encode("utf-8")  # printable: no lone surrogate in the message itself

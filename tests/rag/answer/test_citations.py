@@ -256,3 +256,20 @@ def test_a_disguised_tag_is_dropped_from_the_displayed_answer(tag):
 
 def test_the_report_names_the_invisible_character():
     assert check_citations('x <C\ufe0fite id="fake-2099"/>', WHITELIST).invalid_ids == ['<C[U+FE0F]ite id="fake-2099"/>']
+
+
+@pytest.mark.parametrize("whitelist", ["a,b", b"a", 5, None])
+def test_a_whitelist_that_is_no_collection_of_ids_is_refused_not_read_as_characters(whitelist):
+    from unitrag.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="whitelist"):
+        check_citations('<Cite id="a"/>', whitelist)
+
+
+def test_the_answer_and_the_citations_must_be_what_they_say():
+    from unitrag.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="answer: expected a string"):
+        check_citations(None, {"a"})  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument, match="citations: expected ResolvedCitation"):
+        number_citations('<Cite id="a"/>', "abc")  # type: ignore[arg-type]
