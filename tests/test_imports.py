@@ -29,3 +29,9 @@ def test_every_module_imports_first_on_its_own() -> None:
     count, *failed = result.stdout.strip().splitlines()
     assert int(count) > 80, "the walk found the package's modules"
     assert failed == [], "\n".join(failed)
+
+
+def test_dir_lists_the_lazy_names() -> None:
+    import unitrag
+
+    assert {"KnowledgeBase", "UserContext", "check_citations", "__version__"} <= set(dir(unitrag))

@@ -17,3 +17,8 @@ def __getattr__(name: str) -> Any:
 
         return getattr(rag, name)
     raise AttributeError(f"module 'unitrag' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The lazy names too: ``dir(unitrag)`` and completion show what ``from unitrag import`` offers."""
+    return sorted({*globals(), *__all__} - {"Any"})

@@ -43,13 +43,21 @@ def test_padding_is_cut_to_a_short_run(question, searched):
     assert question_text(question, 5000) == searched and PADDING_RUN == 3
 
 
-@pytest.mark.parametrize("question", ["salt \ud800 per day", "\udcff", "ok \udfff", "\ud83d"])
+@pytest.mark.parametrize("question", ["salt \ud800 per day", "ok \udfff", "\ud83d"])
 def test_a_lone_surrogate_in_the_question_is_refused_with_where_it_is(question):
     with pytest.raises(InvalidArgument) as raised:
         question_text(question, 5000)
     message = str(raised.value)
     assert message.startswith("question: not valid Unicode text: a lone surrogate U+D") and "at character" in message
     message.encode("utf-8")  # the message itself can be printed, logged and sent
+
+
+def test_a_byte_that_was_not_utf8_is_named_as_one():
+    """A command line of invalid UTF-8 reaches Python as U+DC80-U+DCFF stand-ins: the shell user is told of the byte."""
+    raw = b"\xed\xa0\x80\xe5\x80\x9f\xe4\xb9\xa6".decode("utf-8", "surrogateescape")
+    with pytest.raises(InvalidArgument) as raised:
+        question_text(raw, 5000)
+    assert str(raised.value).startswith("question: not UTF-8: byte 0xED at character 1 is not UTF-8 text")
 
 
 def test_a_surrogate_pair_is_one_character_and_fine():
@@ -59,7 +67,7 @@ def test_a_surrogate_pair_is_one_character_and_fine():
 def test_lone_surrogates_in_names_and_ids_are_refused():
     with pytest.raises(InvalidArgument, match=r"^topics: not valid Unicode text.*U\+D800"):
         names(["sodium", "x\ud800"], "topics")
-    with pytest.raises(InvalidArgument, match=r"^current_topic: not valid Unicode text"):
+    with pytest.raises(InvalidArgument, match=r"^current_topic: not UTF-8: byte 0x80.*lone surrogate U\+DC80"):
         optional_name("\udc80", "current_topic")
     for field in ("triggered_rules", "recent_scenes"):
         with pytest.raises(UserError, match=rf"^{field}: not valid Unicode text"):

@@ -147,8 +147,14 @@ def readable(text: str, argument: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
+        code = ord(text[exc.start])
+        if 0xDC80 <= code <= 0xDCFF:  # Python's stand-in for a byte that was not UTF-8 (a command line, a file name)
+            raise InvalidArgument(
+                f"{argument}: not UTF-8: byte 0x{code - 0xDC00:02X} at character {exc.start + 1} is not UTF-8 text, or a "
+                f"lone surrogate U+{code:04X} (set the terminal, the file or the caller to UTF-8)"
+            ) from None
         raise InvalidArgument(
-            f"{argument}: not valid Unicode text: a lone surrogate U+{ord(text[exc.start]):04X} at character "
+            f"{argument}: not valid Unicode text: a lone surrogate U+{code:04X} at character "
             f"{exc.start + 1} (a \\ud800-\\udfff escape must be half of a pair; send UTF-8)"
         ) from None
     return text
