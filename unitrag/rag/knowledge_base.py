@@ -98,7 +98,9 @@ class KnowledgeBase:
         self.boosts = Boosts(config.boost_rule, config.boost_recent, config.boost_topic, config.boost_named_topic)
         self._speller: Any = None  # search.spelling.Speller: made on the first question (it needs the BM25 terms)
         self._traditional: bool | None = None  # whether the Chinese content is in traditional characters (on first use)
-        self.known = KnownIds.of(store.topics, store.units, store.columns["unit_id"], store.columns["access"])
+        self.known = KnownIds.of(store.topics, store.units, store.columns["unit_id"], store.columns["access"],
+                                 store.columns["topics"])
+        self.retriever.covered = self.known.covered_topics  # a topic only units a caller may not read carry: a gap to it
         self._llm: Any = llm
         self._closed = False
         if config.translate_queries and (llm is not None or config.llm != "none"):

@@ -1,12 +1,15 @@
-"""What of the registries a caller may see: a citation or a topic only through content it may read.
+"""What of the registries a caller may see: a citation only through content it may read; the topic taxonomy whole.
 
 The citation registry is bibliographic data, but the entries a knowledge base holds tell what it
 covers: a guideline cited by a clinician-only unit alone says what that unit is about. So a
-citation is shown only when a unit the caller may read cites it, and a topic the taxonomy names
-is hidden when every unit tagged with it is one the caller may not read (a topic no unit is tagged
-with is the taxonomy's own vocabulary and tells nothing of restricted content). A hidden id gets
-the answer a missing one gets, after the same lookup. Access is set per unit, so a chunk's access
-level is its unit's.
+citation is shown only when a unit the caller may read cites it. A hidden id gets the answer a
+missing one gets, after the same lookup. Access is set per unit, so a chunk's access level is its unit's.
+
+The topic taxonomy is the knowledge base's vocabulary, and it lists topics no unit carries (declared
+gaps: a filter or a user context naming one is accepted, and a question naming one scores ``gap``). A
+topic only units the caller may not read carry is, for that caller, such a gap (``KnownIds.covered_topics``):
+listed as one is, so that neither a listing nor an accepted filter tells it apart from one. Hiding it
+here alone would: a topic a filter accepts but the taxonomy leaves out could only be a restricted one.
 """
 
 from __future__ import annotations
@@ -23,40 +26,24 @@ _NOBODY: frozenset[str] = frozenset()
 
 @dataclass(frozen=True)
 class Visible:
-    """Per registry id, the access levels of the chunks that cite it (citations) or are tagged with it (topics)."""
+    """Per citation id, the access levels of the chunks that cite it."""
 
     citing: Mapping[str, frozenset[str]]
-    tagged: Mapping[str, frozenset[str]]
 
     @classmethod
     def of(cls, store: Any) -> "Visible":
-        """From a store's ``citation_ids``, ``topics`` and ``access`` columns: one vectorised pass each (built once
-        per loaded knowledge base, so a request costs one dict lookup)."""
-        access = store.columns["access"].array
-        return cls(citing=levels_by_id(store.columns["citation_ids"].array, access),
-                   tagged=levels_by_id(store.columns["topics"].array, access))
+        """From a store's ``citation_ids`` and ``access`` columns: one vectorised pass (built once per loaded knowledge
+        base, so a request costs one dict lookup)."""
+        return cls(citing=levels_by_id(store.columns["citation_ids"].array, store.columns["access"].array))
 
     def citation(self, citation_id: str, roles: Collection[str]) -> bool:
         """Whether a unit a caller holding ``roles`` may read cites ``citation_id`` (False for an unknown id too)."""
         return readable(self.citing.get(citation_id, _NOBODY), roles)
 
-    def topic(self, topic_id: str, roles: Collection[str]) -> bool:
-        """Whether the taxonomy's ``topic_id`` is shown to a caller holding ``roles``: no unit is tagged with it,
-        or one it may read is."""
-        levels = self.tagged.get(topic_id)
-        return levels is None or readable(levels, roles)
-
     def topics(self, rows: list[dict[str, Any]], roles: Collection[str]) -> list[dict[str, Any]]:
-        """The taxonomy as ``roles`` see it: hidden topics dropped, and dropped from the groups' members."""
-        shown = []
-        for row in rows:
-            if not self.topic(row["id"], roles):
-                continue
-            members = row.get("members")
-            if members and any(not self.topic(m, roles) for m in members):
-                row = {**row, "members": [m for m in members if self.topic(m, roles)]}
-            shown.append(row)
-        return shown
+        """The taxonomy as ``roles`` see it: all of it, whatever units they may read (a topic only restricted units
+        carry is listed as a declared gap is, see the module's note; what readable units cover: ``/v1/about``)."""
+        return list(rows)
 
 
 def readable(levels: Collection[str], roles: Collection[str]) -> bool:

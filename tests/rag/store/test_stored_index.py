@@ -191,7 +191,7 @@ def test_loading_and_filtering_import_no_pandas(artifact: Path) -> None:
         "assert store.mask(clinician=False, lang='en', topics=['iron']).any()\n"
         "store.sources([0, 1], [{}, {}])\n"
         "from unitrag.rag.store.known_ids import KnownIds\n"  # what KnowledgeBase.open builds next
-        "KnownIds.of(store.topics, store.units, store.columns['unit_id'], store.columns['access'])\n"
+        "KnownIds.of(store.topics, store.units, store.columns['unit_id'], store.columns['access'], store.columns['topics'])\n"
         "print('pandas' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)

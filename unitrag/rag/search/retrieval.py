@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -55,6 +55,9 @@ class Retriever:
     translator: Any = None  # rag.search.translate.QueryTranslator: with an LLM configured, the question in the other language
     exemplars: Any = None  # rag.store.exemplars.Exemplars: questions known to be answerable or not, for the gate
     lexicon: Any = None  # rag.answer.focus.Lexicon: idf and topic names for the extractive answer, on first use
+    #: roles → the topics units those roles may read carry (``KnownIds.covered_topics``): any other is, for that caller,
+    #: a declared gap. None: every topic a chunk carries (a retriever without a knowledge base's ids)
+    covered: Callable[[Collection[str]], Collection[str]] | None = None
 
     @classmethod
     def build(cls, store: ChunkStore, encoder: QueryEncoder, config: Config) -> Retriever:
@@ -179,13 +182,15 @@ class Retriever:
         That is: it shares a topic the question names, or the caller's context points at it (the
         current topic, a triggered rule, a recent scene: "is that safe?" refers to them). A gate feature.
         ``scores["gap"]``: 1 on every source when the question names a topic no chunk carries, one the
-        taxonomy lists so that it is known to be missing ("zinc", "caffeine"). Another gate feature.
+        taxonomy lists so that it is known to be missing ("zinc", "caffeine"). Another gate feature. A topic only units
+        the caller may not read carry is, for that caller, one no chunk carries: the score cannot tell it exists.
         """
         if self.crosslingual is None:
             return
         named = set(self.crosslingual.topics_in(question))
-        gap = float(bool(named - self._topic_idf().keys()))
         user = user or UserContext()
+        carried = self._carried(user)
+        gap = float(any(t not in carried for t in named))
         for source in sources:
             source.scores["topic"] = float(bool(named.intersection(source.topics)) or in_context(source, user))
             source.scores["gap"] = gap
@@ -216,6 +221,10 @@ class Retriever:
             self.topic_idf = topic_idf(self.store)
         return self.topic_idf
 
+    def _carried(self, user: UserContext) -> Collection[str]:
+        """The topics a chunk ``user``'s roles may read carries: the others are, for that caller, declared gaps."""
+        return self._topic_idf().keys() if self.covered is None else self.covered(user.roles)
+
     def named_topics(self, question: str, user: UserContext) -> dict[str, float]:
         """The topics the question names, each weighted by how few chunks carry it (idf, normalised to sum 1);
         none for a question about the user's context (``focused``: that context ranks first instead)."""
@@ -224,8 +233,8 @@ class Retriever:
         named = self.crosslingual.topics_in(question)
         if not named:
             return {}
-        idf = self._topic_idf()
-        weights = {t: idf.get(t, 0.0) for t in named}
+        idf, carried = self._topic_idf(), self._carried(user)
+        weights = {t: idf.get(t, 0.0) if t in carried else 0.0 for t in named}  # a hidden topic weighs as a gap does
         total = sum(weights.values())
         return {t: w / total for t, w in weights.items()} if total > 0 else {}
 
