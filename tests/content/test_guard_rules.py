@@ -124,3 +124,26 @@ def test_a_catastrophic_pattern_stops_the_content_the_build_checks_first(tree, s
     [problem] = content.problems
     assert problem.path == "content/guard.yaml" and problem.field == "red-flag-chest-pain.patterns.en"
     assert "^(a|a)+$" in problem.message
+
+
+def test_a_rule_in_chinese_only_answers_in_chinese_whatever_the_question_language() -> None:
+    """A zh-only knowledge base (unitrag.toml languages = ["zh"]) writes no English response: none is required."""
+    row = {"id": "red-flag-chest-pain", "type": "red_flag", "patterns_zh": ["胸痛"], "response_zh": "请立即拨打120。",
+           "caution_zh": "如果胸痛已经过去，也请尽快就医。", "similar_without_sign": "unsure"}
+    compiled = compile_rule(row)
+    assert compiled.response("zh") == compiled.response("en") == "请立即拨打120。"
+    assert compiled.caution("en") == compiled.caution("zh") == "如果胸痛已经过去，也请尽快就医。"
+    assert compile_rule({**row, "caution_zh": None}).caution("en") is None
+    from unitrag.rag.guard.screen import Guard
+
+    guard = Guard.from_rows([row])
+    for question, lang in (("我爸突然胸痛，出冷汗", "zh"), ("my dad has 胸痛 right now", "en")):
+        outcome = guard.check(question, lang)
+        assert outcome is not None and outcome.type == "red_flag" and outcome.response == "请立即拨打120。", lang
+
+
+def test_a_rule_in_english_only_answers_in_english_and_one_without_any_response_is_refused() -> None:
+    compiled = compile_rule(rule("stocks"))
+    assert compiled.response("zh") == compiled.response("en") == "No."
+    with pytest.raises(ValueError, match="'r': no response in any language"):
+        compile_rule({"id": "r", "type": "out_of_scope", "patterns_en": ["x"], "response_en": "", "response_zh": None})

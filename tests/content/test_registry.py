@@ -200,7 +200,7 @@ def test_a_bad_exclude_is_reported_on_its_line_naming_the_topic(ydir):
 
 
 def test_taxonomy_schema_error(ydir):
-    t = write(ydir / "topics.yaml", "topics:\n  - id: a\n    names: {en: A}\n")
+    t = write(ydir / "topics.yaml", "topics:\n  - id: a\n    names: {en: A, zh: ''}\n")
     problems: list[Problem] = []
     invalid: set[str] = set()
     tax = load_taxonomy([t], ydir, problems, invalid_ids=invalid)
@@ -210,7 +210,7 @@ def test_taxonomy_schema_error(ydir):
 
 
 def test_one_bad_topic_keeps_the_others_and_a_group_naming_it_is_not_reported_too(ydir):
-    t = write(ydir / "topics.yaml", "topics:\n  - id: a\n    names: {en: A}\n  - id: b\n    names: {en: B, zh: 乙}\n"
+    t = write(ydir / "topics.yaml", "topics:\n  - id: a\n    names: {en: A, zh: ''}\n  - id: b\n    names: {en: B, zh: 乙}\n"
                                     "groups:\n  - id: g\n    names: {en: G, zh: 丙}\n    members: [a, b]\n")
     problems: list[Problem] = []
     tax = load_taxonomy([t], ydir, problems, invalid_ids=set())

@@ -153,3 +153,31 @@ def test_a_question_of_the_teams_own_naming_a_missing_unit_is_still_an_error(fre
     result = subprocess.run([sys.executable, "-m", "unitrag", "validate"], cwd=fresh_kb, capture_output=True, text=True,
                             timeout=120, check=False)
     assert result.returncode == 1 and "own-question.expected_units: unit 'no-such-unit' does not exist" in result.stderr + result.stdout
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_one_language_init_validates_and_builds_with_its_guard_and_topics_in_that_language_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder, lang: str) -> None:
+    """`unitrag init --languages zh`, then every English response, example and topic name deleted: still a build."""
+    from unitrag.content.validate import validate_content
+    from unitrag.scaffold import init_knowledge_base
+    from unitrag.scaffold.identity import KnowledgeBaseIdentity
+
+    kb = tmp_path / "kb"
+    init_knowledge_base(kb, identity=KnowledgeBaseIdentity.checked("测试", "测试", lang))
+    monkeypatch.chdir(kb)
+    config = load_config()
+    assert config.languages == (lang,)
+    assert validate_content(config.content_dir, languages=config.languages).problems == []  # as written
+    other = "en" if lang == "zh" else "zh"
+    guard = yaml.safe_load((kb / "content" / "guard.yaml").read_text(encoding="utf-8"))
+    topics = yaml.safe_load((kb / "content" / "topics.yaml").read_text(encoding="utf-8"))
+    for entry in [*guard, *topics["topics"], *topics["groups"]]:
+        for texts in entry.values():
+            if isinstance(texts, dict):
+                texts.pop(other, None)
+    (kb / "content" / "guard.yaml").write_text(yaml.safe_dump(guard, allow_unicode=True), encoding="utf-8")
+    (kb / "content" / "topics.yaml").write_text(yaml.safe_dump(topics, allow_unicode=True), encoding="utf-8")
+    assert validate_content(config.content_dir, languages=config.languages).problems == []
+    assert [p.field for p in validate_content(config.content_dir).problems if p.field.endswith(f"response.{other}")]
+    assert build(config, embedder=embedder).written

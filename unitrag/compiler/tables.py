@@ -60,9 +60,11 @@ def chunk_rows(chunks: list[HashedChunk]) -> list[dict[str, Any]]:
 
 
 def topic_rows(taxonomy: Taxonomy) -> list[dict[str, Any]]:
-    """The taxonomy as rows of the artifact's ``topics`` table (what ``Broadener.from_rows`` reads back)."""
+    """The taxonomy as rows of the artifact's ``topics`` table (what ``Broadener.from_rows`` reads back). A name in a
+    language the knowledge base does not declare (``unitrag.toml``) may be left out: the other language's stands in, so
+    every reader of the table (broadening, spelling, /v1/about) finds a name in each."""
     return [
-        {"id": t.id, "is_group": is_group, "name_en": t.names.en, "name_zh": t.names.zh,
+        {"id": t.id, "is_group": is_group, "name_en": t.names.get("en"), "name_zh": t.names.get("zh"),
          "synonyms_en": list(t.synonyms.en), "synonyms_zh": list(t.synonyms.zh),
          "members": list(getattr(t, "members", [])), "excludes": list(t.excludes)}
         for is_group, entries in ((False, taxonomy.topics), (True, taxonomy.groups)) for t in entries
@@ -82,8 +84,10 @@ def registry_rows(
         "topics": topics,
         "guard_rules": [
             {"id": g.id, "type": g.type, "patterns_en": list(g.patterns.en), "patterns_zh": list(g.patterns.zh),
-             "response_en": g.response.en, "response_zh": g.response.zh,
-             "caution_en": g.caution.en if g.caution else None, "caution_zh": g.caution.zh if g.caution else None,
+             # a knowledge base of one language writes its rules in that one: the other language's column holds it too
+             "response_en": g.response.get("en"), "response_zh": g.response.get("zh"),
+             "caution_en": g.caution.get("en") if g.caution else None,
+             "caution_zh": g.caution.get("zh") if g.caution else None,
              "similar_without_sign": g.similar_without_sign}
             for g in content.guard_rules
         ],

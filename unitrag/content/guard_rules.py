@@ -159,14 +159,32 @@ class CompiledRule:
         return False
 
     def response(self, lang: str) -> str:
-        return self.responses.get(lang) or self.responses["en"]
+        """The response in ``lang``, else in a language the rule has (English first): a knowledge base that declares
+        one language (``unitrag.toml``) writes its rules in that one only, and a question in the other gets it."""
+        return _in_lang(self.responses, lang) or ""
 
     def caution(self, lang: str) -> str | None:
-        return self.cautions.get(lang) or self.cautions.get("en")
+        """The caution note in ``lang``, else in a language the rule has (English first); None without a note."""
+        return _in_lang(self.cautions, lang)
+
+
+_LANG_NAMES = {"en": "English", "zh": "Chinese"}
+#: The language a text is looked for in when a rule has none in the question's: English, then Chinese.
+FALLBACK_ORDER = ("en", "zh")
+
+
+def _in_lang(texts: Mapping[str, str], lang: str) -> str | None:
+    """``texts[lang]``, else the first text of ``FALLBACK_ORDER`` (else any) the mapping has; None when it has none."""
+    for candidate in (lang, *FALLBACK_ORDER, *texts):
+        if texts.get(candidate):
+            return texts[candidate]
+    return None
 
 
 def compile_rule(row: Mapping[str, Any]) -> CompiledRule:
-    """A guard rule's row (guard.yaml as the artifact stores it) compiled; a bad pattern or a missing English text is a ValueError naming the rule."""
+    """A guard rule's row (guard.yaml as the artifact stores it) compiled; a bad pattern, or a rule with no response
+    in any language, is a ValueError naming the rule. One language is enough: a knowledge base that declares only
+    ``zh`` (``unitrag.toml``) writes its rules in Chinese, and a question in English gets the Chinese response."""
     rule_id = row["id"]
     if row["type"] not in get_args(GuardType):
         raise ValueError(f"guard rule {rule_id!r}: unknown type {row['type']!r} (known: {', '.join(get_args(GuardType))})")
@@ -178,11 +196,13 @@ def compile_rule(row: Mapping[str, Any]) -> CompiledRule:
             except (re.error, regex.error) as exc:
                 raise ValueError(f"guard rule {rule_id!r}: bad {lang} pattern {source!r}: {exc}") from exc
     responses = {lang: row[f"response_{lang}"] for lang in LANGS if row.get(f"response_{lang}")}
-    if "en" not in responses:
-        raise ValueError(f"guard rule {rule_id!r}: an English response is required (the fallback language)")
+    if not responses:
+        raise ValueError(f"guard rule {rule_id!r}: no response in any language ({', '.join(LANGS)})")
     cautions = {lang: row[f"caution_{lang}"] for lang in LANGS if row.get(f"caution_{lang}")}  # absent before schema 8
-    if cautions and "en" not in cautions:
-        raise ValueError(f"guard rule {rule_id!r}: a caution note needs its English text (the fallback language)")
+    if cautions and (unmatched := [lang for lang in LANGS if lang in responses and lang not in cautions]):
+        # the build writes a note in every language its response has (compiler.tables): a row without is hand-made
+        raise ValueError(f"guard rule {rule_id!r}: a caution note needs its {_LANG_NAMES[unmatched[0]]} text, as its "
+                         "response has one")
     similar_without_sign = row.get("similar_without_sign") or "stop"  # absent before schema 9: as it was built
     if similar_without_sign not in ("stop", "unsure", "caution") or similar_without_sign == "caution" and not cautions:
         raise ValueError(f"guard rule {rule_id!r}: similar_without_sign {similar_without_sign!r} is not stop, unsure, "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -158,12 +159,14 @@ def parse_unit(path: Path, text: str, shown: str | None = None) -> tuple[LoadedU
 
 def load_content(
     root: Path, max_unit_bytes: int | None = None, cache: UnitCache | None = None, max_file_bytes: int | None = None,
+    languages: Sequence[str] | None = None,
 ) -> ContentSet:
     """Read every file under ``root``; the result carries all problems found, none raised.
 
     A unit larger than ``max_unit_bytes``, or a registry or eval file larger than ``max_file_bytes``, is a
     problem and is not read (None: no limit); a file is never read past its limit.
     ``cache`` gives back what an unchanged unit file gave last time (``unitrag.content.unit_cache``).
+    ``languages`` (config ``languages``; None: both): the languages topic names and guard responses are written in.
     """
     content = ContentSet(root=root)
     if not root.is_dir():
@@ -212,8 +215,9 @@ def load_content(
                 )
             )
     content.citations = load_citations(registry["citations"], content.problems, file_limit, content.invalid_ids)
-    content.taxonomy = load_taxonomy(registry["topics"], root, content.problems, file_limit, content.invalid_ids)
-    content.guard_rules = load_guard_rules(registry["guard"], content.problems, file_limit)
+    content.taxonomy = load_taxonomy(registry["topics"], root, content.problems, file_limit, content.invalid_ids,
+                                     languages)
+    content.guard_rules = load_guard_rules(registry["guard"], content.problems, file_limit, languages)
     content.questions = load_questions(registry["questions"], content.problems, file_limit)
     return content
 

@@ -227,9 +227,35 @@ class Citation(_Strict):
         return v
 
 
+def _one_language_at_least(texts: BaseModel, what: str) -> None:
+    """A text in no language at all: whichever languages a knowledge base declares (``unitrag.toml``), it has none of
+    them (which ones are required is the registry's check, ``registry.missing_languages``, that knows them)."""
+    if not any(getattr(texts, lang) for lang in ("en", "zh")):
+        raise ValueError(f"give the {what} in at least one language (en, zh): in each of this knowledge base's "
+                         "languages (unitrag.toml)")
+
+
 class LocalizedNames(_Strict):
-    en: str = Field(min_length=1)
-    zh: str = Field(min_length=1)
+    """A topic's name in each of the knowledge base's languages (unitrag.toml: languages); a language it does not
+    declare may be left out (the other language's name stands in for it)."""
+
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
+
+    en: str | None = Field(default=None, min_length=1)
+    zh: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _named(self) -> "LocalizedNames":
+        _one_language_at_least(self, "name")
+        return self
+
+    def get(self, lang: str) -> str:
+        """The name in ``lang``, else in the other language (one always exists)."""
+        return getattr(self, lang, None) or self.en or self.zh or ""
+
+    def forms(self) -> list[str]:
+        """Every name written, English first."""
+        return [name for name in (self.en, self.zh) if name]
 
 
 class LocalizedSynonyms(_Strict):
@@ -245,7 +271,7 @@ def _check_exclude(entry: str, info: ValidationInfo) -> str:
     names, synonyms = info.data.get("names"), info.data.get("synonyms")
     if names is None or synonyms is None:
         return entry  # the names are wrong already, and reported on their own
-    forms = [names.en, names.zh, *synonyms.en, *synonyms.zh]
+    forms = [*names.forms(), *synonyms.en, *synonyms.zh]
     matched = [normalize_question(form).lower() for form in forms]
     text, topic = normalize_question(entry).lower(), info.data.get("id", "?")
     if not any(form in text for form in matched):
@@ -261,7 +287,9 @@ def _check_exclude(entry: str, info: ValidationInfo) -> str:
 
 class Topic(_Strict):
     id: Slug
-    names: LocalizedNames
+    names: LocalizedNames = Field(
+        description="The topic's name in each of the knowledge base's languages (unitrag.toml: languages = [\"zh\"] "
+                    "needs zh only).")
     synonyms: LocalizedSynonyms = Field(default_factory=LocalizedSynonyms)
     excludes: list[Annotated[str, AfterValidator(_check_exclude)]] = Field(
         default_factory=list,
@@ -287,8 +315,22 @@ class GuardPatterns(_Strict):
 
 
 class GuardResponse(_Strict):
-    en: str = Field(min_length=1)
-    zh: str = Field(min_length=1)
+    """A rule's text in each of the knowledge base's languages (unitrag.toml: languages); a language it does not
+    declare may be left out (a question in it gets the other language's text)."""
+
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
+
+    en: str | None = Field(default=None, min_length=1)
+    zh: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _written(self) -> "GuardResponse":
+        _one_language_at_least(self, "text")
+        return self
+
+    def get(self, lang: str) -> str:
+        """The text in ``lang``, else in the other language (one always exists)."""
+        return getattr(self, lang, None) or self.en or self.zh or ""
 
 
 class GuardTexts(_Strict):
@@ -308,18 +350,23 @@ class GuardRule(_Strict):
     id: Slug
     type: Literal["red_flag", "out_of_scope"]
     patterns: GuardPatterns
-    response: GuardResponse
+    response: GuardResponse = Field(
+        description="The fixed safe answer (red flag) or the refusal (out of scope), in each of the knowledge base's "
+                    "languages (unitrag.toml: languages = [\"zh\"] needs zh only); a question in another language gets "
+                    "one it has.")
     examples: GuardTexts = Field(
         default_factory=GuardTexts,
         description="Questions this rule must stop, in lay words (embedded at build: a question close to them is stopped "
-                    "even when no pattern matches). A red-flag rule with examples needs at least 6 per language.")
+                    "even when no pattern matches). A red-flag rule with examples needs at least 6 in each of the "
+                    "knowledge base's languages (unitrag.toml).")
     near_misses: GuardTexts = Field(
         default_factory=GuardTexts,
         description="Benign questions with the same vocabulary that must pass (hard negatives for the fitted threshold).")
     caution: GuardResponse | None = Field(
         default=None,
-        description="Red flags only: a short safety line (en and zh) added to the normal answer when the rule fires on a "
-                    "question whose framing is clearly not acute (past, hypothetical, general, study, prevention). "
+        description="Red flags only: a short safety line (in each of the knowledge base's languages) added to the "
+                    "normal answer when the rule fires on a question whose framing is clearly not acute (past, "
+                    "hypothetical, general, study, prevention). "
                     "Without it such a question is answered with no note.")
     similar_without_sign: Literal["stop", "unsure", "caution"] = Field(
         default="unsure",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -94,10 +94,42 @@ def load_citations(paths: list[Path], problems: list[Problem], limit: SizeLimit 
             for _, citation, _, _ in _unique_entries(Citation, paths, problems, "citation", limit, invalid_ids)}
 
 
+#: The languages a text is written in, in the order problems name them (``languages.LANGS`` is the config's order).
+TEXT_LANGS = ("en", "zh")
+
+
+def required_languages(languages: Sequence[str] | None) -> tuple[str, ...]:
+    """The languages every topic name and guard response must be written in: the knowledge base's own (config
+    ``languages``), or both when it declares none."""
+    return TEXT_LANGS if languages is None else tuple(lang for lang in TEXT_LANGS if lang in languages)
+
+
+def missing_languages(texts: Any, key: tuple[Any, ...], field: str, shown: str, lines: SourceMap,
+                      languages: Sequence[str] | None) -> list[Problem]:
+    """A problem for each of the knowledge base's languages (``required_languages``) that the mapping ``texts``
+    (``{en: ..., zh: ...}`` at ``key``) leaves out, at its line, as ``field.<lang>``. Read from the file as written,
+    so an entry that fails its schema for another reason is still told the languages it lacks; a ``texts`` that is
+    missing, not a mapping or empty is the schema's to report."""
+    if not isinstance(texts, dict) or all(texts.get(lang) is None for lang in TEXT_LANGS):
+        return []  # none at all: the schema's "in at least one language" says so, once
+    if languages is None:
+        why = "required field is missing"
+    else:
+        why = f"required: this knowledge base's languages are {', '.join(languages)} (unitrag.toml)"
+    return [Problem(shown, lines.line(key), f"{field}.{lang}", why)
+            for lang in required_languages(languages) if texts.get(lang) is None]
+
+
+def _entry_name(item: Any, i: int) -> str:
+    item_id = item.get("id") if isinstance(item, dict) else None
+    return str(item_id or f"[{i}]")
+
+
 def load_taxonomy(paths: list[Path], root: Path, problems: list[Problem], limit: SizeLimit | None = None,
-                  invalid_ids: set[str] | None = None) -> Taxonomy:
+                  invalid_ids: set[str] | None = None, languages: Sequence[str] | None = None) -> Taxonomy:
     """topics.yaml, with group members and duplicates checked against the topics; an entry that fails its schema is
-    left out, its id in ``invalid_ids`` (``_validate_items``)."""
+    left out, its id in ``invalid_ids`` (``_validate_items``). Every topic and group is named in each of
+    ``languages`` (config ``languages``; None: both)."""
     if not paths:
         problems.append(Problem(display_path(root / "topics.yaml"), 1, "topics", "topics.yaml is missing"))
         return Taxonomy(topics=[])
@@ -105,6 +137,13 @@ def load_taxonomy(paths: list[Path], root: Path, problems: list[Problem], limit:
     if loaded is None:
         return Taxonomy(topics=[])
     data, lines, shown = loaded
+    if isinstance(data, dict):
+        for section in ("topics", "groups"):
+            entries = data.get(section)
+            for i, item in enumerate(entries if isinstance(entries, list) else []):
+                if isinstance(item, dict):
+                    problems.extend(missing_languages(item.get("names"), (section, i, "names"),
+                                                      f"{_entry_name(item, i)}.names", shown, lines, languages))
     try:
         taxonomy = Taxonomy.model_validate(data or {})
     except ValidationError as exc:
@@ -159,24 +198,46 @@ MAX_GUARD_TEXT_CHARS = 300
 _LATIN = re.compile(r"[A-Za-z]")
 
 
-def load_guard_rules(paths: list[Path], problems: list[Problem], limit: SizeLimit | None = None) -> list[GuardRule]:
-    """guard.yaml; every pattern must compile and end in time, since a broken red flag is a silent safety hole."""
+def load_guard_rules(paths: list[Path], problems: list[Problem], limit: SizeLimit | None = None,
+                     languages: Sequence[str] | None = None) -> list[GuardRule]:
+    """guard.yaml; every pattern must compile and end in time, since a broken red flag is a silent safety hole.
+    A rule's response (and caution note, if it has one) is written in each of ``languages`` (config ``languages``;
+    None: both), and a red flag's examples, if it has any, count enough in each of them."""
     rules: list[GuardRule] = []
     texts: dict[str, str] = {}  # every example and near-miss → where it was first written
-    for i, rule, shown, lines in _entries(GuardRule, paths, problems, limit):
-        for lang in ("en", "zh"):
-            for j, pattern in enumerate(getattr(rule.patterns, lang)):
-                # one that does not compile, or backtracks without end (it would hang the build, and match nothing at runtime)
-                message = pattern_problem(pattern, [*rule.examples.en, *rule.examples.zh])
-                if message is not None:
-                    problems.append(Problem(shown, lines.line((i, "patterns", lang, j)), f"{rule.id}.patterns.{lang}", message))
-        _check_guard_texts(rule, i, shown, lines, texts, problems)
-        rules.append(rule)
+    for path in paths:
+        loaded = _read_yaml(path, problems, limit)
+        if loaded is None:
+            continue
+        data, lines, shown = loaded
+        for i, item in enumerate(data if isinstance(data, list) else []):
+            if not isinstance(item, dict):
+                continue
+            for section in ("response", "caution"):
+                problems.extend(missing_languages(item.get(section), (i, section), f"{_entry_name(item, i)}.{section}",
+                                                  shown, lines, languages))
+        for i, rule in _validate_items(GuardRule, data or [], lines, shown, problems):
+            _check_rule(rule, i, shown, lines, texts, problems, languages)
+            rules.append(rule)
     return rules
 
 
-def _check_guard_texts(rule: GuardRule, i: int, shown: str, lines: SourceMap, seen: dict[str, str], problems: list[Problem]) -> None:
-    """Examples and near-misses: in their language, short, each written once across all rules, enough of them."""
+def _check_rule(rule: GuardRule, i: int, shown: str, lines: SourceMap, texts: dict[str, str], problems: list[Problem],
+                languages: Sequence[str] | None) -> None:
+    """One valid rule's patterns, examples and near-misses."""
+    for lang in ("en", "zh"):
+        for j, pattern in enumerate(getattr(rule.patterns, lang)):
+            # one that does not compile, or backtracks without end (it would hang the build, and match nothing at runtime)
+            message = pattern_problem(pattern, [*rule.examples.en, *rule.examples.zh])
+            if message is not None:
+                problems.append(Problem(shown, lines.line((i, "patterns", lang, j)), f"{rule.id}.patterns.{lang}", message))
+    _check_guard_texts(rule, i, shown, lines, texts, problems, languages)
+
+
+def _check_guard_texts(rule: GuardRule, i: int, shown: str, lines: SourceMap, seen: dict[str, str], problems: list[Problem],
+                       languages: Sequence[str] | None = None) -> None:
+    """Examples and near-misses: in their language, short, each written once across all rules, enough of them in each
+    of ``languages`` (None: both)."""
     for section in ("examples", "near_misses"):
         for lang in ("en", "zh"):
             for j, text in enumerate(getattr(getattr(rule, section), lang)):
@@ -194,11 +255,13 @@ def _check_guard_texts(rule: GuardRule, i: int, shown: str, lines: SourceMap, se
                 else:
                     seen[key] = f"{shown}:{line}"
     if rule.type == "red_flag" and (rule.examples.en or rule.examples.zh):
-        for lang in ("en", "zh"):
+        of = "" if languages is None else f" (this knowledge base's languages are {', '.join(languages)}: unitrag.toml)"
+        for lang in required_languages(languages):
             count = len(getattr(rule.examples, lang))
             if count < MIN_RED_FLAG_EXAMPLES_PER_LANG:
                 problems.append(Problem(shown, lines.line((i, "examples")), f"{rule.id}.examples.{lang}",
-                                        f"{count} example(s): a red-flag rule needs at least {MIN_RED_FLAG_EXAMPLES_PER_LANG} per language"))
+                                        f"{count} example(s): a red-flag rule needs at least {MIN_RED_FLAG_EXAMPLES_PER_LANG} "
+                                        f"per language{of}"))
 
 
 @dataclass(frozen=True)

@@ -38,10 +38,11 @@ def validate_content(
     files run over every unit all the same. ``languages`` (config ``languages``): a unit in another language
     is a problem (a typo'd ``lang``, or a language the prompts and the page were not set up for), except the
     starter units ``unitrag init`` writes in English whatever the languages (``starter: true``); None: any.
+    They are also the languages every topic name and guard response must be written in (None: both).
     ``max_question_chars`` (config): a labelled question longer than ``ask`` accepts is a problem here, at its line,
     not an abort in the middle of ``eval``.
     """
-    content = load_content(root, max_unit_bytes, cache, max_file_bytes)
+    content = load_content(root, max_unit_bytes, cache, max_file_bytes, languages)
     problems = content.problems
     topic_ids = {t.id for t in content.taxonomy.topics} | {g.id for g in content.taxonomy.groups} | content.invalid_ids
     every = sorted(content.units + content.invalid_units, key=lambda lu: lu.path)
