@@ -374,3 +374,9 @@ def test_text_that_reads_as_an_instruction_to_a_model_is_a_note_on_its_line_not_
 def test_ordinary_advice_is_no_note(tree, samples, line):
     tree.write("rules/rule-one.md", samples.RULE.rstrip("\n") + "\n\n" + line + "\n")
     assert validate_content(tree.root).notes == []
+
+
+def test_a_topics_name_written_for_its_id_is_told_which_id(tree, samples):
+    tree.write("stories/story-one.md", samples.STORY.replace("topics: [vitamin-b12]", "topics: [钴胺素]"))
+    messages = [p.message for p in validate_content(tree.root).problems if p.field == "topics"]
+    assert "unknown topic '钴胺素' (not in topics.yaml): '钴胺素' names the topic 'vitamin-b12', write its id" in messages

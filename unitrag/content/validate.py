@@ -45,6 +45,7 @@ def validate_content(
     content = load_content(root, max_unit_bytes, cache, max_file_bytes, languages)
     problems = content.problems
     topic_ids = {t.id for t in content.taxonomy.topics} | {g.id for g in content.taxonomy.groups} | content.invalid_ids
+    by_name = _ids_by_name(content)
     every = sorted(content.units + content.invalid_units, key=lambda lu: lu.path)
     stories = {lu.meta.get("id") for lu in every if lu.meta.get("kind") == "story"}
     story_langs = {lu.meta.get("id"): lu.meta.get("lang") for lu in every if lu.meta.get("kind") == "story"}
@@ -62,7 +63,8 @@ def validate_content(
                 first_seen[uid] = lu
         for i, topic in _strings(meta.get("topics")):
             if topic not in topic_ids:
-                problems.append(Problem(lu.path, lu.line_of("topics", i), "topics", f"unknown topic {topic!r} (not in topics.yaml)"))
+                problems.append(Problem(lu.path, lu.line_of("topics", i), "topics",
+                                        f"unknown topic {topic!r} (not in topics.yaml){_named(topic, by_name)}"))
         for i, cid in _strings(meta.get("citationIds")):
             if cid not in content.citations and cid not in content.invalid_ids:
                 problems.append(Problem(lu.path, lu.line_of("citationIds", i), "citationIds", f"citation {cid!r} is not in the registry (content/citations/*.yaml)"))
@@ -178,6 +180,23 @@ def _check_declared_lang(lu: LoadedUnit, languages: Sequence[str] | None, proble
     declared = ", ".join(json.dumps(code) for code in languages)
     problems.append(Problem(lu.path, lu.line_of("lang"), "lang", f"{lang!r} is not one of this knowledge base's "
                             f"languages (unitrag.toml: languages = [{declared}]): add it there, or fix this unit's lang"))
+
+
+def _ids_by_name(content: ContentSet) -> dict[str, str]:
+    """Each topic's names and synonyms (case folded) → its id: an author who writes ``topics: [读者证]`` means one."""
+    found: dict[str, str] = {}
+    for topic in (*content.taxonomy.topics, *content.taxonomy.groups):
+        names = [getattr(topic.names, lang, None) for lang in LANGS] if topic.names is not None else []
+        synonyms = [s for lang in LANGS for s in getattr(topic.synonyms, lang, None) or []]
+        for name in (*names, *synonyms):
+            if isinstance(name, str) and name:
+                found.setdefault(name.casefold(), topic.id)
+    return found
+
+
+def _named(written: str, by_name: dict[str, str]) -> str:
+    found = by_name.get(written.casefold())
+    return f": {written!r} names the topic {found!r}, write its id" if found else ""
 
 
 def _strings(value: Any) -> list[tuple[int, str]]:
