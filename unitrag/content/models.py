@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Annotated, Literal, Union
+from typing import Annotated, ClassVar, Literal, Union
 
 from pydantic import (
     AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StringConstraints, TypeAdapter,
@@ -227,31 +227,34 @@ class Citation(_Strict):
         return v
 
 
-def _one_language_at_least(texts: BaseModel, what: str) -> None:
-    """A text in no language at all: whichever languages a knowledge base declares (``unitrag.toml``), it has none of
-    them (which ones are required is the registry's check, ``registry.missing_languages``, that knows them)."""
-    if not any(getattr(texts, lang) for lang in ("en", "zh")):
-        raise ValueError(f"give the {what} in at least one language (en, zh): in each of this knowledge base's "
-                         "languages (unitrag.toml)")
-
-
-class LocalizedNames(_Strict):
-    """A topic's name in each of the knowledge base's languages (unitrag.toml: languages); a language it does not
-    declare may be left out (the other language's name stands in for it)."""
+class _InOurLanguages(_Strict):
+    """A text in each of the knowledge base's languages (unitrag.toml: languages); a language it does not declare
+    may be left out (the other language's text stands in for it). Which ones are required is the registry's check
+    (``registry.missing_languages``), which knows the languages; here, only that one is written at all."""
 
     model_config = ConfigDict(json_schema_extra={"minProperties": 1})
+    _noun: ClassVar[str] = "text"
 
     en: str | None = Field(default=None, min_length=1)
     zh: str | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
-    def _named(self) -> "LocalizedNames":
-        _one_language_at_least(self, "name")
+    def _written(self) -> "_InOurLanguages":
+        if not (self.en or self.zh):
+            raise ValueError(f"give the {self._noun} in at least one language (en, zh): in each of this knowledge "
+                             "base's languages (unitrag.toml)")
         return self
 
     def get(self, lang: str) -> str:
-        """The name in ``lang``, else in the other language (one always exists)."""
+        """The text in ``lang``, else in the other language (one always exists)."""
         return getattr(self, lang, None) or self.en or self.zh or ""
+
+
+class LocalizedNames(_InOurLanguages):
+    """A topic's name in each of the knowledge base's languages (unitrag.toml: languages); a language it does not
+    declare may be left out (the other language's name stands in for it)."""
+
+    _noun: ClassVar[str] = "name"
 
     def forms(self) -> list[str]:
         """Every name written, English first."""
@@ -314,23 +317,9 @@ class GuardPatterns(_Strict):
     zh: list[str] = Field(default_factory=list)
 
 
-class GuardResponse(_Strict):
+class GuardResponse(_InOurLanguages):
     """A rule's text in each of the knowledge base's languages (unitrag.toml: languages); a language it does not
     declare may be left out (a question in it gets the other language's text)."""
-
-    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
-
-    en: str | None = Field(default=None, min_length=1)
-    zh: str | None = Field(default=None, min_length=1)
-
-    @model_validator(mode="after")
-    def _written(self) -> "GuardResponse":
-        _one_language_at_least(self, "text")
-        return self
-
-    def get(self, lang: str) -> str:
-        """The text in ``lang``, else in the other language (one always exists)."""
-        return getattr(self, lang, None) or self.en or self.zh or ""
 
 
 class GuardTexts(_Strict):
