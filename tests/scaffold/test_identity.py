@@ -49,3 +49,20 @@ def test_bad_values_are_one_error_naming_the_key(name: str, description: str, la
                                                    message: str) -> None:
     with pytest.raises(UserError, match=message):
         KnowledgeBaseIdentity.checked(name, description, languages)
+
+
+def test_the_readme_shows_the_name_and_description_as_text_not_markup(tmp_path: Path) -> None:
+    identity = KnowledgeBaseIdentity.checked("Garden <b>club</b>", "Notes </script><img src=x onerror=alert(1)>")
+    init_knowledge_base(tmp_path / "kb", identity=identity)
+    head = (tmp_path / "kb" / "README.md").read_text(encoding="utf-8").splitlines()[:3]
+    assert head[0] == "# Garden &lt;b&gt;club&lt;/b&gt;" and "<" not in "".join(head)
+
+
+def test_init_names_its_own_options_in_an_error(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "unitrag", "init", "kb", "--name", "x", "--languages", "fr"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 1 and "--languages: unknown language 'fr'" in result.stderr
+    assert not (tmp_path / "kb").exists()

@@ -28,6 +28,7 @@ def _unitrag(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     ("unitrag @ https://example.org/unitrag-0.1.0-py3-none-any.whl", "unitrag @ https://example.org/unitrag-0.1.0-py3-none-any.whl"),
     ("wheels/unitrag-0.1.0-py3-none-any.whl", "./wheels/unitrag-0.1.0-py3-none-any.whl"),
     ("UniTRAG>=0.1", "UniTRAG>=0.1"),
+    ("unitrag @ git+ssh://git@github.com/example/unitrag@v0.1.0", "unitrag @ git+ssh://git@github.com/example/unitrag@v0.1.0"),
 ])
 def test_a_requirement_naming_unitrag_is_kept(requirement, kept):
     assert parse_install(requirement) == kept
@@ -41,11 +42,17 @@ def test_a_requirement_naming_unitrag_is_kept(requirement, kept):
     ("../unitrag-0.1.0-py3-none-any.whl", "must sit inside the knowledge base"),
     ("wheels/numpy-1.26.0-py3-none-any.whl", "a wheel of numpy, not unitrag"),
     ("wheels/unitrag.whl", "not a wheel file name"),
+    ("unitrag @ git+https://tok:ghp_SECRET@github.com/x/unitrag@v1", "carries credentials"),
+    ("unitrag @ git+https://ghp_SECRET@github.com/x/unitrag@v1", "carries credentials"),
+    ("unitrag @ git+ssh://git:pw@github.com/x/unitrag@v1", "carries credentials"),
+    ("unitrag @ http://evil.example/unitrag-0.1.0-py3-none-any.whl", "http:// lets anyone on the network path"),
+    ("unitrag @ file:///etc/passwd", "a file: URL names a path on this machine"),
 ])
 def test_anything_else_is_one_readable_error(requirement, message):
     with pytest.raises(UserError, match="--install") as caught:
         parse_install(requirement)
     assert message in str(caught.value)
+    assert "SECRET" not in str(caught.value) and ":pw@" not in str(caught.value)  # a refused token is not printed either
 
 
 def test_the_default_follows_where_unitrag_came_from():

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from ..errors import UserError
 from ..scaffold import check_target, init_knowledge_base
 from ..scaffold.identity import KnowledgeBaseIdentity, default_name
 from ..scaffold.install import InstallChoice, install_choice
@@ -56,7 +58,10 @@ def _identity(directory: Path, name: str | None, description: str | None,
         description = typer.prompt("What it covers, in one sentence", default="", show_default=False) if asking else ""
     if languages is None and asking:
         languages = typer.prompt("Languages of its units (en, zh or en,zh)", default="en,zh")
-    return KnowledgeBaseIdentity.checked(name, description, languages)
+    try:
+        return KnowledgeBaseIdentity.checked(name, description, languages)
+    except UserError as exc:  # the config's words ("config key 'languages'") named as the option typed here
+        raise UserError(re.sub(r"^config key '(name|description|languages)'", r"--\1", str(exc))) from None
 
 
 def _print_install(choice: InstallChoice) -> None:

@@ -60,7 +60,33 @@ def parse_install(requirement: str) -> str:
     if canonicalize_name(parsed.name) != PACKAGE:
         raise UserError(f"--install {text!r} installs {parsed.name}, not {PACKAGE}: name unitrag, "
                         'e.g. --install "unitrag @ git+https://github.com/OWNER/unitrag@v0.1.0"')
+    if parsed.url:
+        _check_url(text, parsed.url)
     return text
+
+
+def _check_url(text: str, url: str) -> None:
+    """A direct reference the workflows may carry: the files are committed, and a CI runner installs from it. A token in
+    the URL would be published with them; plain http lets anyone on the path swap the package; a file: URL names a
+    path of this machine that no runner has."""
+    scheme, _, rest = url.partition("://")
+    transport = scheme.split("+")[-1].lower()
+    host_part = rest.split("/", 1)[0]
+    userinfo = host_part.rpartition("@")[0]
+    # ssh's user (git@github.com) is no secret; a password, or any user name of an https URL (a token), is
+    if userinfo and (transport != "ssh" or ":" in userinfo):
+        raise UserError(f"--install {_redacted(text, host_part)}: the URL carries credentials, which the committed "
+                        "workflows would publish: use a public URL, or a token from the CI's secrets in the workflow")
+    if transport == "file":
+        raise UserError(f"--install {text}: a file: URL names a path on this machine that a CI runner does not have: "
+                        "commit the wheel inside the knowledge base (./wheels/...) or give an https:// URL")
+    if transport not in ("https", "ssh"):
+        raise UserError(f"--install {text}: {transport}:// lets anyone on the network path swap the package: "
+                        "give an https:// (or ssh://) URL")
+
+
+def _redacted(text: str, host_part: str) -> str:
+    return text.replace(host_part, "***@" + host_part.rsplit("@", 1)[1])
 
 
 def _wheel_path(text: str) -> str:
