@@ -175,3 +175,12 @@ def test_a_renamed_knowledge_base_is_published_without_rewriting_a_chunk(workspa
         assert kb.identity.name == "Clinic handbook"
     finally:
         kb.close()
+
+
+@pytest.mark.parametrize("lock_timeout", [float("nan"), -5.0, float("inf"), 86_401.0])
+def test_a_lock_timeout_that_waits_not_at_all_or_forever_is_refused_before_anything_is_read(tmp_path, lock_timeout):
+    from unitrag.errors import UserError
+    from unitrag.postgres.publish import publish
+
+    with pytest.raises(UserError, match="--lock-timeout: expected seconds from 0 to 86,400"):
+        publish(tmp_path / "missing.duckdb", "postgresql://u@127.0.0.1:1/db", lock_timeout_s=lock_timeout)

@@ -72,6 +72,8 @@ from .url import DatabaseUrl
 
 #: pg_advisory_lock key of ``unitrag publish`` ("unitrag" in ASCII); advisory locks are per database.
 LOCK_KEY = 0x756E6974726167
+#: The longest --lock-timeout: a day. Past it a wait is a stuck publish, and NaN or a negative number waits not at all.
+MAX_LOCK_TIMEOUT_S = 86_400.0
 
 
 @dataclass
@@ -137,6 +139,8 @@ def publish(
         raise InvalidArgument(f"index: expected IndexSettings, got {type(index).__name__}")
     if batch_size < 1:
         raise UserError(f"--batch-size must be at least 1, got {batch_size}")
+    if not (isinstance(lock_timeout_s, (int, float)) and 0 <= lock_timeout_s <= MAX_LOCK_TIMEOUT_S):
+        raise UserError(f"--lock-timeout: expected seconds from 0 to {MAX_LOCK_TIMEOUT_S:,.0f}, got {lock_timeout_s!r}")
     clock = time.perf_counter()
     source = read_source(artifact)
     timings = {"read_artifact": time.perf_counter() - clock}
