@@ -63,3 +63,14 @@ def test_a_location_is_shown_without_its_secrets(location, shown):
     assert redacted_location(DatabaseUrl.parse(location) if str(location).startswith("postgres") and shown != "postgresql://***"
                              else location) == shown
     assert "S3cret" not in redacted_location(location)
+
+
+def test_a_url_without_a_host_is_said_to_be_the_local_socket_when_it_cannot_connect(tmp_path: Path) -> None:
+    from unitrag.postgres.connect import connect
+
+    with pytest.raises(UserError, match="the URL names no host, so this was the local Unix socket") as raised:
+        connect(f"postgresql://user:pw@/db?host={tmp_path}", timeout_s=2)
+    assert "pw" not in str(raised.value)
+    with pytest.raises(UserError) as tcp:
+        connect("postgresql://user:pw@127.0.0.1:1/db", timeout_s=2)
+    assert "local Unix socket" not in str(tcp.value)

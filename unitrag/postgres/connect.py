@@ -36,6 +36,9 @@ def connect(url: str | DatabaseUrl, *, autocommit: bool = True, timeout_s: int =
         return psycopg.connect(url.conninfo, autocommit=autocommit, connect_timeout=timeout_s, application_name="unitrag")
     except psycopg.Error as exc:  # raised below, outside this block: a libpq message may echo the URL
         failure = f"cannot connect to PostgreSQL at {url.describe()}: {reason(exc, url)}"
+        host = (url.hosts[0] if url.hosts else None) or url.params.get("host")
+        if not host or host.startswith("/"):  # libpq then connects over the local Unix socket, not to localhost's TCP port
+            failure += "; the URL names no host, so this was the local Unix socket: add @host:port for a server over TCP"
     raise UserError(failure)
 
 
