@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 import socket
 import subprocess
+import queue
 import sys
+import threading
 import time
+import urllib.request
 from types import SimpleNamespace
 
 import pytest
@@ -53,18 +56,87 @@ def test_a_busy_port_is_one_line_naming_it_and_nothing_is_announced(tmp_path):
     assert "serving" not in result.stderr and "Traceback" not in result.stderr
 
 
-def test_port_zero_binds_a_free_port_and_the_announcement_names_it(tmp_path):
+def _serve_until_announced(args: list[str], cwd, timeout_s: float = 120) -> tuple[subprocess.Popen, list[str]]:
+    """``unitrag serve ARGS`` started; its stderr lines up to the announcement (or the end, if it exits first)."""
+    process = subprocess.Popen([sys.executable, "-m", "unitrag", "serve", *args], cwd=cwd, stderr=subprocess.PIPE,
+                               stdout=subprocess.DEVNULL, text=True)
+    lines: queue.Queue[str | None] = queue.Queue()
+    threading.Thread(target=lambda: ([lines.put(line) for line in process.stderr], lines.put(None)), daemon=True).start()
+    seen: list[str] = []
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=1)
+        except queue.Empty:
+            continue
+        if line is None:
+            break
+        seen.append(line)
+        if line.startswith("serving "):
+            break
+    return process, seen
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_port_zero_binds_a_free_port_and_the_announcement_comes_once_it_answers(built_sample, tmp_path, workers):
     from unitrag.serve import load_serve_settings
 
     assert load_serve_settings(env={"UNITRAG_SERVE_PORT": "0"}).port == 0  # as uvicorn allows: any free port
     with bind_port("127.0.0.1", 0) as listener:
         assert listener.getsockname()[1] > 0
-    (tmp_path / "kb.duckdb").write_bytes(b"not a database")  # announced, then refused when a worker opens it
-    result = subprocess.run([sys.executable, "-m", "unitrag", "serve", "--kb", "kb.duckdb", "--port", "0"],
+    ws, _ = built_sample
+    process, seen = _serve_until_announced(["--kb", str(ws.artifact), "--port", "0", "--llm", "none",
+                                            "--workers", workers], tmp_path)
+    try:
+        announced = re.search(r"serving \S+ on http://127\.0\.0\.1:(\d+)/", "".join(seen))
+        assert announced and int(announced.group(1)) > 0, seen
+        # announced: the knowledge base is open and the port answers at once
+        with urllib.request.urlopen(f"http://127.0.0.1:{announced.group(1)}/v1/health", timeout=10) as health:
+            assert health.status == 200
+        assert sum(line.startswith("serving ") for line in seen) == 1
+    finally:
+        _stop(process)
+
+
+@pytest.mark.parametrize("kb", ["kb.duckdb", "postgresql://u:secret@127.0.0.1:1/db"])
+def test_a_knowledge_base_that_does_not_open_is_never_announced(tmp_path, kb):
+    (tmp_path / "kb.duckdb").write_bytes(b"not a database")
+    result = subprocess.run([sys.executable, "-m", "unitrag", "serve", "--kb", kb, "--port", "0", "--llm", "none"],
                             cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    announced = re.search(r"serving kb.duckdb on http://127\.0\.0\.1:(\d+)/", result.stderr)
-    assert announced and int(announced.group(1)) > 0, result.stderr
-    assert "non-negative" not in result.stderr
+    assert result.returncode != 0
+    assert "serving" not in result.stderr, result.stderr
+    assert "secret" not in result.stderr and "non-negative" not in result.stderr
+
+
+def test_serve_gives_uvicorn_the_access_log_without_query_strings(tmp_path, monkeypatch):
+    import uvicorn
+
+    from unitrag.serve.accesslog import log_config
+
+    given: dict = {}
+    real_config = uvicorn.Config
+
+    def config(*args, **kwargs):
+        given.update(kwargs)
+        return real_config(*args, **kwargs)
+
+    monkeypatch.setattr(uvicorn, "Config", config)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)  # never started: nothing announced
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "kb.duckdb").write_bytes(b"")
+    result = CliRunner().invoke(app, ["serve", "--kb", "kb.duckdb", "--port", "0"])
+    assert result.exit_code == 3 and "serving" not in result.output
+    assert given["log_config"] == log_config()
+    assert given["log_config"]["loggers"]["uvicorn.access"]["filters"] == ["no_query"]
 
 
 def fake_kb(n: int) -> SimpleNamespace:

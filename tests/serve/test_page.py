@@ -76,7 +76,7 @@ def _opened(browser, url: str, **options):
     page.problems = problems
     page.refusals_expected = False  # a test of errors: the browser logs each refused request
     page.goto(url + "/")
-    page.wait_for_function("document.getElementById('kb-meta').textContent.length > 0")
+    page.wait_for_function("() => document.getElementById('kb-meta').textContent.length > 0")
     try:
         yield page
     finally:
@@ -108,14 +108,14 @@ def ask(page, question: str, keyboard: bool = False) -> None:
         page.keyboard.press("Enter")
     else:
         page.click("[data-testid=ask]")
-    page.wait_for_function("!document.getElementById('ask').disabled && document.getElementById('answer-box').textContent.length > 0")
+    page.wait_for_function("() => !document.getElementById('ask').disabled && document.getElementById('answer-box').textContent.length > 0")
 
 
 def ask_and_fail(page, question: str) -> None:
     """Ask, and wait for the status line to say it failed (no answer text to wait for)."""
     page.fill("[data-testid=question]", question)
     page.click("[data-testid=ask]")
-    page.wait_for_function("!document.getElementById('ask').disabled && ['Failed', '失败'].includes("
+    page.wait_for_function("() => !document.getElementById('ask').disabled && ['Failed', '失败'].includes("
                            "document.getElementById('status').textContent)")
 
 
@@ -196,10 +196,10 @@ def test_streaming_shows_text_before_the_end(browser, sample_kb, tmp_path):
             _opened(browser, url, viewport={"width": 390, "height": 844}, locale="zh-CN", is_mobile=True) as page:
         page.fill("[data-testid=question]", "How is vitamin B12 deficiency treated?")
         page.click("[data-testid=ask]")
-        page.wait_for_function("document.getElementById('answer-box').textContent.length > 10")
+        page.wait_for_function("() => document.getElementById('answer-box').textContent.length > 10")
         partial = page.inner_text("[data-testid=answer]")
         assert len(partial) < len(text.strip()) and page.inner_text("[data-testid=status]") == "正在生成回答…"
-        page.wait_for_function("document.getElementById('status').textContent === '完成'")
+        page.wait_for_function("() => document.getElementById('status').textContent === '完成'")
         assert page.inner_text("[data-testid=answer]").strip() == text.strip()
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # no sideways scrolling on a phone
         shot(page, "stream-phone-zh", tmp_path)
@@ -220,7 +220,7 @@ def test_the_header_placeholder_and_examples_come_from_the_knowledge_base(page, 
         html = response.read().decode()
     assert not re.search(r"B12|vitamin|nutrition|营养|缺铁|en-b12|en-low-serum", html, re.IGNORECASE)
     page.locator("[data-testid=example]").first.click()  # an example asks itself
-    page.wait_for_function("document.getElementById('status').textContent === '完成'")
+    page.wait_for_function("() => document.getElementById('status').textContent === '完成'")
     assert page.input_value("[data-testid=question]") == chinese[1]
     assert page.locator("[data-testid=source]").count() >= 1
     shot(page, "examples-zh", tmp_path)
@@ -236,7 +236,7 @@ def test_an_error_leaves_nothing_of_the_previous_answer(page, tmp_path):
     assert page.locator(".tag.restricted").count() >= 1  # a clinician-only card on screen
     page.fill("[data-testid=api-key]", "not-the-key")
     page.keyboard.press("Tab")
-    page.wait_for_function("document.getElementById('status').textContent === 'The API key was not accepted.'")
+    page.wait_for_function("() => document.getElementById('status').textContent === 'The API key was not accepted.'")
     ask_and_fail(page, "B12 injections hydroxocobalamin dose")  # 401
     nothing_left(page)
     assert page.inner_text("[data-testid=banner]") == "The API key was not accepted."
@@ -307,10 +307,20 @@ def test_a_phone_wide_page_never_scrolls_sideways(browser, sample_kb, tmp_path):
             _opened(browser, url, viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True) as page:
         page.fill("[data-testid=question]", "How is vitamin B12 deficiency treated?")
         page.click("[data-testid=ask]")
-        page.wait_for_function("document.getElementById('status').textContent === 'Done'")
+        page.wait_for_function("() => document.getElementById('status').textContent === 'Done'")
         assert LONG_URL in page.inner_text("[data-testid=answer]")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.locator("[data-testid=unit-link]").first.click()
         page.wait_for_selector("[data-testid=unit-text]")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         shot(page, "long-url-phone", tmp_path)
+
+
+def test_the_page_runs_under_its_content_security_policy(page, base_url):
+    """Its script and style are allowed by hash, nothing inline else: the page still loads and asks (no console error,
+    and a refused script or style would be one)."""
+    response = page.goto(base_url + "/")
+    policy = response.headers["content-security-policy"]
+    assert "script-src 'sha256-" in policy and "unsafe-inline" not in policy and "frame-ancestors 'none'" in policy
+    page.wait_for_function("() => document.getElementById('kb-meta').textContent.length > 0")  # its script ran
+    assert page.evaluate("getComputedStyle(document.querySelector('main')).display") == "grid"  # its style applied

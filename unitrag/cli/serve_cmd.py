@@ -6,8 +6,9 @@ import errno
 import importlib.util
 import os
 import socket
+import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -35,6 +36,7 @@ def serve(
     import uvicorn
 
     from ..postgres.url import SCHEMES, DatabaseUrl, redacted_location
+    from ..serve.accesslog import log_config
     from ..serve.app import CONFIG_FILE_ENV
     from ..serve.connections import uvicorn_options
     from ..serve.settings import ENV_PREFIX, load_serve_settings
@@ -57,18 +59,20 @@ def serve(
         os.environ[CONFIG_FILE_ENV] = str(config)
     if not settings.api_keys and not settings.roles_header:
         err.print("no API keys configured: every caller is anonymous and sees public content only", highlight=False)
-    listener = bind_port(settings.host, settings.port)  # before the announcement: a busy port is never announced
+    listener = bind_port(settings.host, settings.port)  # a busy port is one line, never announced
     port = listener.getsockname()[1]  # the real one when --port 0 let the system choose
     address = f"[{settings.host}]" if ":" in settings.host else settings.host
-    err.print(f"serving {shown} on http://{address}:{port}/ (API docs at /docs)", highlight=False)
+    announcement = f"serving {shown} on http://{address}:{port}/ (API docs at /docs)"
+    # log_config: the access log holds no query string (a health question is personal data; serve.accesslog)
     server_config = uvicorn.Config("unitrag.serve.app:app_from_env", factory=True, host=settings.host, port=port,
-                                   workers=settings.workers, log_level="info", **uvicorn_options(settings))
-    server = uvicorn.Server(server_config)
+                                   workers=settings.workers, log_level="info", log_config=log_config(),
+                                   **uvicorn_options(settings))
+    # announced only once the knowledge base is open and the server accepts on the port: an artifact or a database
+    # that does not open is an error, never an address a client is told to use
+    server = AnnouncingServer(server_config, announcement)
     try:
         if settings.workers > 1:
-            from uvicorn.supervisors import Multiprocess
-
-            Multiprocess(server_config, sockets=[listener]).run()
+            AnnouncingMultiprocess(server_config, [listener], announcement).run()
         else:
             server.run(sockets=[listener])
     except KeyboardInterrupt:
@@ -77,6 +81,44 @@ def serve(
         listener.close()
     if settings.workers == 1 and not server.started:
         raise typer.Exit(3)  # uvicorn's own exit status for a server that never started; it has logged why
+
+
+def announce(message: str) -> None:
+    err.print(message, highlight=False, soft_wrap=True)  # a long path must not break the address across lines
+
+
+def AnnouncingServer(config: Any, announcement: str) -> Any:  # noqa: N802 (a class, made when uvicorn is imported)
+    """A uvicorn server that prints ``announcement`` once its startup is complete: the app built (the knowledge base
+    opened) and the socket accepting. A startup that fails prints nothing."""
+    import uvicorn
+
+    class _Server(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started and not self.should_exit:
+                announce(announcement)
+
+    return _Server(config)
+
+
+def AnnouncingMultiprocess(config: Any, sockets: list[socket.socket], announcement: str) -> Any:  # noqa: N802
+    """uvicorn's worker supervisor, announcing once the first worker has started (as ``AnnouncingServer``); nothing
+    when every worker fails to start (uvicorn then stops, having logged why)."""
+    from uvicorn.supervisors import Multiprocess
+
+    class _Multiprocess(Multiprocess):
+        def init_processes(self) -> None:
+            super().init_processes()
+            while not self.should_exit.is_set() and not self.signal_queue:
+                alive = [p for p in self.processes if p.process.is_alive()]
+                if not alive:
+                    return  # each failed to start: the supervisor's loop stops the server
+                if any(p.is_ready(timeout=0.5) for p in alive):
+                    announce(announcement)
+                    return
+                time.sleep(0.1)
+
+    return _Multiprocess(config, sockets)
 
 
 def bind_port(host: str, port: int) -> socket.socket:

@@ -24,12 +24,13 @@ from ..config import Config, load_config
 from ..content.text.unicode_fold import fold_table
 from ..errors import UserError
 from ..rag.knowledge_base import KnowledgeBase
-from . import errors
+from . import accesslog, errors
 from .auth import Authenticator
+from .headers import SecurityHeaders, page_csp
 from .limits import BodyLimit, RateLimit
 from .plain import IdentityEncoding
 from .reload import KbHolder, Opener
-from .settings import ServeSettings, load_serve_settings
+from .settings import ServeSettings, check_origins, load_serve_settings
 from .state import ServerState
 
 log = logging.getLogger("unitrag.serve")
@@ -62,6 +63,7 @@ def create_app(
     (default: the config's artifact). ``llm`` overrides ``config.llm``; ``holder`` an already opened one."""
     settings = settings or load_serve_settings()
     config = config or load_config()
+    check_origins(settings.cors_origins)  # also when built from ServeSettings directly: before the knowledge base opens
     if holder is None:
         holder = KbHolder(settings.kb or str(config.artifact), opener(config, llm), settings.reload_poll_s)
     auth = Authenticator(settings.api_keys, settings.roles_header, settings.trusted_proxies)
@@ -97,13 +99,14 @@ def create_app(
     app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute, trusted_proxies=settings.trusted_proxies,
                        max_clients=settings.rate_limit_clients)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(SecurityHeaders, roles_header=settings.roles_header)  # outermost: every refusal carries them
     return app
 
 
 def _page() -> HTMLResponse:
-    """The preview page: one static file, package data."""
+    """The preview page: one static file, package data; its inline script and style are allowed by hash, nothing else."""
     html = files("unitrag.serve").joinpath("static/index.html").read_text(encoding="utf-8")
-    return HTMLResponse(html, headers={"cache-control": "no-cache"})
+    return HTMLResponse(html, headers={"cache-control": "no-cache", "content-security-policy": page_csp(html)})
 
 
 def _on_sighup(holder: KbHolder) -> None:
@@ -131,6 +134,7 @@ def app_from_env() -> FastAPI:
         handler.setFormatter(logging.Formatter("%(levelname)s:     %(message)s"))
         log.addHandler(handler)
         log.setLevel(logging.INFO)
+    accesslog.install()  # no query string (a health question) in the access log, however uvicorn was started
     path = os.environ.get(CONFIG_FILE_ENV)
     file = Path(path) if path else None
     return create_app(load_serve_settings(file), config=load_config(file))

@@ -9,6 +9,7 @@ variables, then ``unitrag serve`` flags (each later source wins, key by key, as 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,10 @@ def _coerce(key: str, value: Any) -> Any:
         items = value.split(",") if isinstance(value, str) else value
         if not isinstance(items, (list, tuple)) or not all(isinstance(i, str) for i in items):
             raise UserError(f"[serve] {key}: expected a list of strings or a comma-separated string, got {value!r}")
-        return tuple(i.strip() for i in items if i.strip())
+        values = tuple(i.strip() for i in items if i.strip())
+        if key == "cors_origins":
+            check_origins(values)
+        return values
     kind = _FIELDS[key].type
     if key == "port":
         return _port(value)
@@ -86,6 +90,42 @@ def _coerce(key: str, value: Any) -> Any:
     if not isinstance(value, str):
         raise UserError(f"[serve] {key}: expected a string, got {value!r}")
     return value.strip() or None
+
+
+#: An origin as a browser sends it: scheme://host[:port], lower case, nothing after (no path, not even "/").
+_ORIGIN = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*)://(?P<host>[a-z0-9._~-]+|\[[0-9a-f:.]+\])(?::(?P<port>[0-9]{1,5}))?")
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
+def _origin_problem(origin: str) -> str | None:
+    """Why a ``cors_origins`` entry can never equal a browser's ``Origin`` header (None: it can)."""
+    if origin == "*":
+        return None
+    if any(c.isspace() for c in origin):
+        return "whitespace inside"
+    if "*" in origin:
+        return "only a lone * is a wildcard: list each origin (https://app.example.com), or * for any"
+    if "://" not in origin:
+        return f"no scheme: write https://{origin}"
+    match = _ORIGIN.fullmatch(origin)
+    if match is None:
+        scheme, _, rest = origin.partition("://")
+        host = re.split(r"[/?#]", rest, maxsplit=1)[0]
+        if host and host != rest:
+            return f"an origin has no path, not even a trailing slash: write {scheme}://{host}"
+        if origin != origin.lower():
+            return f"browsers send an origin in lower case: write {origin.lower()}"
+        return "is not scheme://host[:port]"
+    if _DEFAULT_PORTS.get(match["scheme"]) == match["port"]:
+        return f"browsers leave out the default port: write {match['scheme']}://{match['host']}"
+    return None
+
+
+def check_origins(origins: tuple[str, ...]) -> None:
+    """Refuse, in one line, every origin that could never match: CORS would silently refuse that site's requests."""
+    bad = [f"{o!r}: {problem}" for o in origins if (problem := _origin_problem(o))]
+    if bad:
+        raise UserError(f"[serve] cors_origins ({ENV_PREFIX}CORS_ORIGINS): {'; '.join(bad)}")
 
 
 def _port(value: Any) -> int:
