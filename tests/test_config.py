@@ -177,3 +177,24 @@ def test_a_bad_identity_is_one_error_naming_the_key(cwd, line, message):
     toml(cwd, f"[unitrag]\n{line}\n")
     with pytest.raises(UserError, match=message):
         load_config(env={})
+
+
+def test_a_config_that_is_a_folder_is_one_error_not_a_traceback(cwd):
+    (cwd / "conf").mkdir()
+    with pytest.raises(UserError, match="config file conf is a folder"):
+        load_config(Path("conf"))
+
+
+def test_a_config_that_is_a_device_is_refused_before_any_read(cwd):
+    with pytest.raises(UserError, match="is not a regular file"):
+        load_config(Path("/dev/null"))
+
+
+def test_a_config_over_the_size_cap_is_refused_unread(cwd):
+    from unitrag.config import MAX_CONFIG_BYTES
+
+    path = toml(cwd, "# a comment\n" * (MAX_CONFIG_BYTES // 12 + 1))  # valid TOML, just too large
+    with pytest.raises(UserError, match="larger than"):
+        load_config(path)
+    with pytest.raises(UserError, match="larger than"):
+        load_config()  # ./unitrag.toml read the same way

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -33,12 +34,49 @@ def config_table(name: str, path: Path | None = None) -> dict[str, Any]:
     return section
 
 
+#: The most bytes a config file may hold, never read past. A real unitrag.toml is ~1 KB (the sample's is 0.8 KB, a
+#: few dozen keys); 1 MB is ~1000x that, and keeps `--config /dev/zero` or a huge wrong file from filling memory.
+MAX_CONFIG_BYTES = 1_000_000
+
+
 def _read_toml(file: Path) -> dict[str, Any]:
     """The config file parsed, or one UserError naming it."""
     try:
-        return tomllib.loads(file.read_text(encoding="utf-8"))
+        return tomllib.loads(_read_config_bytes(file).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{file}: not valid TOML: {exc}") from None
+
+
+def _read_config_bytes(file: Path) -> bytes:
+    """The bytes of a regular file of at most ``MAX_CONFIG_BYTES``, or one UserError naming it.
+
+    Opened without blocking and checked before any read: a FIFO with no writer would hang, /dev/zero never
+    ends, a folder cannot be read.
+    """
+    try:
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        raise UserError(f"config file {file}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise UserError(f"config file {file} is a folder: give a TOML file such as unitrag.toml")
+        if not stat.S_ISREG(info.st_mode):
+            raise UserError(f"config file {file} is not a regular file (a FIFO, a device or a socket): give a TOML "
+                            "file such as unitrag.toml")
+        too_large = UserError(f"config file {file} is larger than {MAX_CONFIG_BYTES:,} bytes: a unitrag config is a "
+                              "few dozen settings; is it the right file?")
+        if info.st_size > MAX_CONFIG_BYTES:
+            raise too_large
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise UserError(f"config file {file}: cannot read it ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_CONFIG_BYTES:  # grew while read, or a /proc file that says 0 bytes
+        raise too_large
+    return raw
 
 
 DEFAULT_NAME = "Knowledge base"

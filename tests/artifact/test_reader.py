@@ -223,3 +223,33 @@ def test_ask_and_inspect_on_a_truncated_artifact_print_one_line(big_kb: Path, tm
         result = subprocess.run([sys.executable, "-m", "unitrag", *args], capture_output=True, text=True, timeout=120, cwd=tmp_path)
         assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-2000:]
         assert len(result.stderr.strip().splitlines()) == 1 and REBUILD in result.stderr
+
+
+def test_a_file_that_is_not_duckdb_is_never_told_to_be_rebuilt(tmp_path: Path) -> None:
+    # `unitrag build --full --out questions.yaml` would replace an author's file with an artifact
+    path = tmp_path / "questions.yaml"
+    path.write_text("- id: q\n  question: x\n", encoding="utf-8")
+    for read in (read_previous, _read_everything):
+        with pytest.raises(UserError, match="is not a DuckDB file") as caught:
+            read(path)
+        assert "--full" not in str(caught.value)
+
+
+def test_a_folder_as_the_artifact_is_a_user_error_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="is a folder") as caught:
+        read_previous(tmp_path)
+    assert "--full" not in str(caught.value)
+
+
+def test_a_fifo_as_the_artifact_is_refused_before_it_is_opened(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "kb.duckdb"
+    os.mkfifo(fifo)
+    code = ("import sys; from pathlib import Path; from unitrag.artifact.reader import read_previous\n"
+            "try:\n    read_previous(Path(sys.argv[1]))\nexcept Exception as exc:\n    print(exc)")
+    # a subprocess with a timeout: opening a FIFO with no writer blocks forever
+    result = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=60)
+    assert "not a regular file" in result.stdout, result.stdout + result.stderr

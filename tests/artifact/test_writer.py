@@ -212,3 +212,26 @@ def test_check_destination_leaves_nothing_behind(tmp_path: Path) -> None:
     path = tmp_path / "new" / "kb.duckdb"
     writer.check_destination(path)
     assert path.parent.is_dir() and list(path.parent.iterdir()) == []
+
+
+def test_an_existing_file_that_is_not_a_duckdb_artifact_is_never_replaced(tmp_path: Path) -> None:
+    for text in ("topics:\n  - id: iron\n" * 50, "short\n"):
+        path = tmp_path / "topics.yaml"
+        path.write_text(text, encoding="utf-8")
+        for write in (writer.check_destination, lambda p: write_artifact(p, **artifact(["a"]))):
+            with pytest.raises(UserError, match="not a DuckDB artifact") as caught:
+                write(path)
+            assert "delete the file yourself" in str(caught.value) and "--full" not in str(caught.value)
+            assert path.read_text(encoding="utf-8") == text
+
+
+def test_a_damaged_artifact_may_be_replaced_by_a_full_write(tmp_path: Path) -> None:
+    path = tmp_path / "kb.duckdb"
+    write_artifact(path, **artifact(["a", "b"]))
+    path.write_bytes(path.read_bytes()[:4096])  # truncated: DuckDB's header is still there
+    with pytest.raises(UserError, match="rebuild it with `unitrag build --full`"):
+        with open_artifact(path):
+            pass
+    write_artifact(path, **artifact(["a"]))
+    with open_artifact(path) as con:
+        assert read_manifest(con)["embedder"]["dim"] == DIM

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from unitrag.config import DEFAULT_EMBEDDER
 
@@ -120,3 +123,102 @@ def test_the_dry_run_plan_shows_the_embedding_estimate(tmp_path):
     assert human.returncode == 0, human.stderr
     text = " ".join(human.stdout.split())
     assert re.search(rf"would embed {chunks} chunk\(s\) with {re.escape(DEFAULT_EMBEDDER)}: ~\d+ (s|min|h)", text), text
+
+
+def _run_bounded(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """``_run`` that cannot hang on a FIFO (timeout) nor fill memory from /dev/zero (1 GiB address-space cap)."""
+    import resource
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+
+    return subprocess.run([sys.executable, "-m", "unitrag", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=60, preexec_fn=cap)
+
+
+def _one_error_line(result: subprocess.CompletedProcess, *words: str) -> str:
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+def _sample(tmp_path: Path) -> Path:
+    import shutil
+
+    shutil.copytree(REPO / "content", tmp_path / "content")
+    shutil.copytree(REPO / "prompts", tmp_path / "prompts")
+    return tmp_path
+
+
+@pytest.mark.parametrize("args", [
+    ("build", "--dry-run", "--out", "content/eval/questions.yaml"),
+    ("build", "--full", "--out", "content/topics.yaml"),
+    ("build", "--full", "--out", "content/new.duckdb"),
+    ("build", "--dry-run", "--out", "prompts/user.j2"),
+])
+def test_build_refuses_an_out_inside_the_content_or_prompts_folder(tmp_path: Path, args: tuple[str, ...]) -> None:
+    root = _sample(tmp_path)
+    target = root / args[-1]
+    before = target.read_bytes() if target.exists() else None
+    line = _one_error_line(_run_bounded(root, *args), "inside the", "--out")
+    assert "--full" not in line
+    assert (target.read_bytes() if target.exists() else None) == before
+
+
+def test_build_refuses_an_artifact_in_the_config_inside_the_content_folder(tmp_path: Path) -> None:
+    root = _sample(tmp_path)
+    (root / "unitrag.toml").write_text('artifact = "content/kb.duckdb"\n', encoding="utf-8")
+    _one_error_line(_run_bounded(root, "build", "--full"), "inside the content_dir folder")
+    assert not (root / "content" / "kb.duckdb").exists()
+
+
+@pytest.mark.parametrize("flags", [("--dry-run",), ("--full",), ("--dry-run", "--full")])
+def test_build_refuses_an_existing_out_that_is_not_a_duckdb_artifact(tmp_path: Path, flags: tuple[str, ...]) -> None:
+    root = _sample(tmp_path)
+    notes = root / "notes.yaml"
+    notes.write_text("- keep: me\n", encoding="utf-8")
+    line = _one_error_line(_run_bounded(root, "build", *flags, "--out", "notes.yaml"),
+                           "not a DuckDB artifact", "delete the file yourself")
+    assert "--full" not in line
+    assert notes.read_text(encoding="utf-8") == "- keep: me\n"
+
+
+def test_build_tells_a_damaged_artifact_from_a_file_that_is_not_one(tmp_path: Path) -> None:
+    import duckdb
+
+    root = _sample(tmp_path)
+    (root / "dist").mkdir()
+    damaged = root / "dist" / "kb.duckdb"
+    con = duckdb.connect(str(damaged))
+    con.execute("CREATE TABLE t AS SELECT range AS i FROM range(100000)")
+    con.close()
+    damaged.write_bytes(damaged.read_bytes()[:8192])  # truncated: DuckDB's header is still there
+    _one_error_line(_run_bounded(root, "build", "--dry-run"), "rebuild it with `unitrag build --full`")
+    result = _run_bounded(root, "build", "--dry-run", "--full")  # what the message advises is allowed
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_build_refuses_a_fifo_as_out_before_opening_it(tmp_path: Path) -> None:
+    root = _sample(tmp_path)
+    os.mkfifo(root / "kb.duckdb")
+    _one_error_line(_run_bounded(root, "build", "--dry-run", "--out", "kb.duckdb"), "not a regular file")
+
+
+def test_inspect_refuses_a_fifo_before_opening_it(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "kb.duckdb")
+    _one_error_line(_run_bounded(tmp_path, "inspect", "kb.duckdb"), "not a regular file")
+
+
+@pytest.mark.parametrize("command", [("build", "--dry-run"), ("inspect",), ("eval", "--questions", "q.yaml")])
+@pytest.mark.parametrize("kind", ["folder", "fifo", "/dev/zero"])
+def test_a_config_that_is_not_a_regular_file_is_one_line(tmp_path: Path, command: tuple[str, ...], kind: str) -> None:
+    config = {"folder": tmp_path / "conf", "fifo": tmp_path / "conf.toml", "/dev/zero": Path("/dev/zero")}[kind]
+    if kind == "folder":
+        config.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(config)
+    words = ("is a folder",) if kind == "folder" else ("not a regular file",)
+    _one_error_line(_run_bounded(tmp_path, *command, "--config", str(config)), "config file", *words)

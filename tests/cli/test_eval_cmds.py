@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 
 def test_an_eval_file_over_max_file_bytes_is_refused_before_the_knowledge_base_is_opened(tmp_path: Path):
@@ -19,3 +22,76 @@ def test_an_eval_file_over_max_file_bytes_is_refused_before_the_knowledge_base_i
     assert "big.yaml:1: file: registry file is" in result.stderr and "max_file_bytes" in result.stderr
     assert "Traceback" not in result.stderr and "missing.duckdb" not in result.stderr
     assert result.stderr.rstrip().endswith("nothing was evaluated")  # eval writes nothing in any case
+
+
+def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """The command, with a timeout: a FIFO opened for reading with no writer would block forever."""
+    return subprocess.run([sys.executable, "-m", "unitrag", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=60, env={"PATH": "/usr/bin:/bin", "UNITRAG_LLM": "none"})
+
+
+def _one_error_line(result: subprocess.CompletedProcess, *words: str) -> str:
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+QUESTION = "- id: q1\n  question: How much salt should adults eat per day?\n  lang: en\n  expected_units: [{}]\n"
+
+
+@pytest.mark.parametrize("command", ["eval", "calibrate"])
+@pytest.mark.parametrize("kind, words", [("folder", "is a directory"), ("fifo", "is not a regular file"),
+                                         ("/dev/zero", "is not a regular file"), ("/dev/null", "is not a regular file")])
+def test_questions_that_are_not_a_regular_file_say_what_they_are(tmp_path: Path, command: str, kind: str,
+                                                                 words: str) -> None:
+    path = {"folder": tmp_path / "eval", "fifo": tmp_path / "q.yaml"}.get(kind, Path(kind))
+    if kind == "folder":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
+    line = _one_error_line(_run(tmp_path, command, "--questions", str(path), "--kb", "missing.duckdb"), words)
+    assert "not found" not in line
+
+
+def test_eval_refuses_a_fifo_as_the_knowledge_base_before_opening_it(tmp_path: Path) -> None:
+    (tmp_path / "q.yaml").write_text(QUESTION.format("en-salt"), encoding="utf-8")
+    os.mkfifo(tmp_path / "kb.duckdb")
+    _one_error_line(_run(tmp_path, "eval", "--questions", "q.yaml", "--kb", "kb.duckdb"), "not a regular file")
+
+
+@pytest.mark.parametrize("plot, words", [
+    ("variants.txt", (".png, .svg, .pdf",)), ("variants", (".png, .svg, .pdf",)), ("folder", ("is a folder",)),
+    ("missing/variants.png", ("folder missing not found",)), ("fifo.png", ("not a regular file",)),
+])
+def test_the_plot_path_is_checked_before_anything_runs(tmp_path: Path, plot: str, words: tuple[str, ...]) -> None:
+    (tmp_path / "q.yaml").write_text(QUESTION.format("en-salt"), encoding="utf-8")
+    (tmp_path / "folder").mkdir()
+    os.mkfifo(tmp_path / "fifo.png")
+    # the knowledge base is missing: the plot's fault must be said first, not after an evaluation
+    _one_error_line(_run(tmp_path, "eval", "--questions", "q.yaml", "--kb", "missing.duckdb", "--plot", plot),
+                    "--plot", *words)
+
+
+def test_eval_refuses_questions_naming_ids_the_artifact_does_not_hold(built_sample, tmp_path: Path) -> None:
+    ws, _ = built_sample
+    (tmp_path / "mine.yaml").write_text(
+        QUESTION.format("en-b12-food-sources") + QUESTION.replace("q1", "q2").format("no-such-unit")
+        + "- id: q3\n  question: I have crushing chest pain\n  lang: en\n  guard: red_flag\n  guard_rule: no-such-rule\n",
+        encoding="utf-8")
+    result = _run(tmp_path, "eval", "--questions", "mine.yaml", "--kb", str(ws.artifact))
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert "mine.yaml:8: q2.expected_units: unit 'no-such-unit' does not exist" in result.stderr.splitlines()
+    assert "mine.yaml:13: q3.guard_rule: 'no-such-rule' is not a guard.yaml rule of type red_flag" in result.stderr
+    assert "S@5" not in result.stdout and "nothing was run" in result.stderr
+
+
+def test_eval_says_the_plot_file_it_wrote(built_sample, tmp_path: Path) -> None:
+    ws, _ = built_sample
+    (tmp_path / "q.yaml").write_text(QUESTION.format("en-b12-food-sources"), encoding="utf-8")
+    result = _run(tmp_path, "eval", "--questions", "q.yaml", "--kb", str(ws.artifact), "--variants", "bm25",
+                  "--plot", "variants.svg")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "wrote variants.svg" in result.stdout and (tmp_path / "variants.svg").read_bytes().startswith(b"<?xml")

@@ -132,3 +132,15 @@ def test_a_user_context_that_is_not_a_regular_file_is_refused_unread(tmp_path, k
     started = time.perf_counter()
     _one_error_line(_ask_with_context(tmp_path, path), "--user-context", "not a regular file")
     assert time.perf_counter() - started < 60  # /dev/zero was read without end: 15.9 GB in 20 s
+
+
+@pytest.mark.parametrize("command", ["search", "ask"])
+def test_a_fifo_as_the_knowledge_base_is_refused_before_it_is_opened(tmp_path, command):
+    import os
+
+    os.mkfifo(tmp_path / "kb.duckdb")
+    result = subprocess.run(  # a timeout: a FIFO opened for reading with no writer blocks forever
+        [sys.executable, "-m", "unitrag", command, "How much salt?", "--kb", "kb.duckdb"], cwd=tmp_path,
+        capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "UNITRAG_LLM": "none"},
+    )
+    _one_error_line(result, "kb.duckdb", "not a regular file")

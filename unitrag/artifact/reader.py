@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,9 +59,10 @@ def open_artifact(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """
     if not path.exists():
         raise UserError(f"artifact {path} not found: run `unitrag build` first (or pass --kb/--out)")
-    if path.is_file() and not _looks_like_duckdb(path):
+    check_artifact_file(path)  # a FIFO or a device would hang DuckDB's open (a FIFO with no writer never opens)
+    if not looks_like_duckdb(path):  # said, never "rebuild it": a build would replace what the file holds
         raise UserError(f"artifact {path} is not a DuckDB file: pass the one `unitrag build` writes "
-                        f"(dist/kb.duckdb by default), or {REBUILD_HINT}")
+                        "(dist/kb.duckdb by default)")
     try:
         con = duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
@@ -103,14 +106,54 @@ def _check_manifest(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         raise ArtifactDamaged(path, "manifest table_hashes is not a mapping")
 
 
-def _looks_like_duckdb(path: Path) -> bool:
-    """DuckDB files carry ``DUCK`` at byte 8; an empty file is left to DuckDB's own error."""
+def check_artifact_file(path: Path) -> None:
+    """A UserError unless ``path`` is a regular file (or absent): checked by its status, before any open."""
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(12)
+        mode = os.stat(path).st_mode
+    except OSError:  # absent, a part of the path not a folder, no permission: whoever opens or creates it says why
+        return
+    if stat.S_ISDIR(mode):
+        raise UserError(f"artifact {path} is a folder: give the artifact file (dist/kb.duckdb by default)")
+    if not stat.S_ISREG(mode):
+        raise UserError(f"artifact {path} is not a regular file (a FIFO, a device or a socket): give the artifact "
+                        "file (dist/kb.duckdb by default)")
+
+
+#: Where every DuckDB database file carries its magic bytes (after an 8-byte checksum).
+DUCKDB_MAGIC = (8, b"DUCK")
+
+
+def looks_like_duckdb(path: Path) -> bool:
+    """A DuckDB file, perhaps damaged: ``DUCK`` at byte 8 (a truncated or corrupt artifact keeps its header).
+
+    Empty counts as one (DuckDB says why it cannot open it; replacing it loses nothing); any other file shorter
+    than the header does not. Read without blocking: call ``check_artifact_file`` first for a FIFO.
+    """
+    offset, magic = DUCKDB_MAGIC
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError:
         return True  # unreadable: DuckDB says why
-    return head[8:12] == b"DUCK" if len(head) >= 12 else not head
+    try:
+        head = os.read(fd, offset + len(magic))
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return head[offset:] == magic if len(head) >= offset + len(magic) else not head
+
+
+def refuse_non_artifact(path: Path) -> None:
+    """A UserError when ``path`` exists and is not a DuckDB file: writing the artifact there would replace it.
+
+    A damaged artifact (truncated, corrupt) keeps DuckDB's header and may be replaced (``unitrag build --full``);
+    a YAML file, a Markdown unit or anything else given as ``--out`` by mistake never is.
+    """
+    check_artifact_file(path)  # a FIFO or a device: said before anything opens it
+    if path.is_file() and not looks_like_duckdb(path):
+        raise UserError(f"cannot write the artifact to {path}: the file exists and is not a DuckDB artifact, and a build "
+                        "would replace it; choose another --out (or `artifact` in unitrag.toml), or delete the file "
+                        "yourself if it is an old artifact")
 
 
 def _first_line(exc: BaseException) -> str:

@@ -21,6 +21,7 @@ import pyarrow as pa
 from ..content.text.tokenize import TOKENIZER_VERSION
 from ..errors import UserError
 from .postings import Postings, count_postings, write_postings
+from .reader import refuse_non_artifact
 from .schema import migrate
 from .vectors import write_vectors
 
@@ -90,6 +91,7 @@ def check_destination(path: Path) -> None:
     """
     if path.is_dir():
         raise UserError(f"cannot write the artifact to {path}: it is a folder; pass a file path with --out")
+    refuse_non_artifact(path)
     probe = path.with_name(f"{path.name}.tmp-{os.getpid()}-probe")  # swept like any temporary if we die here
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -86,6 +87,7 @@ def build_cmd(
         config, content_dir=content, artifact=out_path, embedder=embedder, batch_size=batch_size,
         chunk_tokens=chunk_tokens, cache_dir=cache_dir, prompts_dir=prompts,
     )
+    _check_output(cfg)  # before anything is read or planned, dry run or not
     with ProgressBars(enabled=not json) as bars:
         report = build(
             cfg, dry_run=dry_run, reconcile=reconcile, full=full, allow_empty=allow_empty, progress=bars.task("embedding")
@@ -97,6 +99,21 @@ def build_cmd(
     else:
         print_report(report)
     _warn_uncalibrated(cfg, report.embedder)
+
+
+def _check_output(cfg: Config) -> None:
+    """Refuse an artifact path a build must never write: inside the content or prompts folder (it would replace an
+    author's file, and be read back as content), a FIFO or a device, or an existing file that is not a DuckDB
+    artifact (a YAML file passed as --out by mistake: a damaged artifact keeps DuckDB's header, and --full replaces it)."""
+    from ..artifact.reader import refuse_non_artifact
+
+    target = Path(os.path.realpath(cfg.artifact))  # through links: a link into content/ is inside it
+    for folder, key in ((cfg.content_dir, "content_dir"), (cfg.prompts_dir, "prompts_dir")):
+        if target.is_relative_to(os.path.realpath(folder)):
+            raise UserError(f"cannot write the artifact to {cfg.artifact}: it is inside the {key} folder {folder}, "
+                            "whose files are the knowledge base's sources; choose an --out (or `artifact` in "
+                            "unitrag.toml) outside it, e.g. dist/kb.duckdb")
+    refuse_non_artifact(cfg.artifact)
 
 
 def _warn_uncalibrated(cfg: Config, embedder: str) -> None:

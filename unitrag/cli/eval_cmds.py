@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import stat
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -47,7 +48,7 @@ def eval_cmd(
     llm: Annotated[Optional[str], typer.Option("--llm", help="--questions: generate answers and check their citations [config: llm].")] = None,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="--beir: only the first N queries.")] = None,
     cache: Annotated[Path, typer.Option("--cache", help="--beir: where built corpora are kept.")] = Path(".unitrag/eval"),
-    plot: Annotated[Optional[Path], typer.Option("--plot", help="Write a PNG comparing the variants.")] = None,
+    plot: Annotated[Optional[Path], typer.Option("--plot", help="Write a picture comparing the variants (.png, .svg or .pdf, by the name).")] = None,
     min_ndcg: Annotated[Optional[float], typer.Option("--min-ndcg", help="Exit 1 when nDCG@10 of full is below.")] = None,
     min_notfound_f1: Annotated[Optional[float], typer.Option("--min-notfound-f1", help="Exit 1 when not-found F1 is below.")] = None,
     min_notfound_precision: Annotated[Optional[float], typer.Option(
@@ -99,6 +100,10 @@ def eval_cmd(
         raise UserError("--min-answer-facts needs --questions: a BEIR data set has no answer facts")
     if beir is not None and (min_guard_recall, min_guard_precision, min_guard_pass) != (None, None, None):
         raise UserError("--min-guard-* need --questions: a BEIR data set has no guard labels")
+    if plot is not None:  # said now, not after the whole evaluation
+        from ..eval.plot import check_plot_path
+
+        check_plot_path(plot)
     cfg = load_config(config, embedder=embedder, reranker=reranker, llm=llm)
     with ProgressBars(enabled=not (json or markdown)) as bars:
         reports = [_eval_beir(beir, split, variants, cfg, cache, limit, bars)] if beir is not None else \
@@ -107,7 +112,7 @@ def eval_cmd(
     if plot is not None:
         from ..eval.plot import plot_report
 
-        plot_report(report, plot)
+        plot = plot_report(report, plot)  # the file written
     if json:
         print_json(report.to_dict() if len(reports) == 1 else {"sets": [r.to_dict() for r in reports]})
     elif markdown:
@@ -267,8 +272,7 @@ def _load_questions(paths: Path | list[Path], cfg: Config) -> list[LoadedQuestio
 
     paths = [paths] if isinstance(paths, Path) else paths
     for path in paths:
-        if not path.is_file():
-            raise UserError(f"labelled questions {path} not found (pass --questions)")
+        _check_questions_file(path)
     problems: list[Problem] = []
     labelled = load_questions(paths, problems, registry_size_limit(cfg.max_file_bytes))
     problems.extend(too_long(labelled, cfg.max_question_chars))
@@ -277,6 +281,55 @@ def _load_questions(paths: Path | list[Path], cfg: Config) -> list[LoadedQuestio
     if not labelled:
         raise UserError(f"{', '.join(map(str, paths))}: no questions")
     return labelled
+
+
+def _check_questions_file(path: Path) -> None:
+    """A UserError unless ``path`` is a regular file: by its status, before any open (a FIFO would hang)."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise UserError(f"labelled questions {path} not found (pass --questions)") from None
+    except OSError as exc:
+        raise UserError(f"labelled questions {path}: cannot read it ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(mode):
+        raise UserError(f"labelled questions {path} is a directory: pass a YAML file, e.g. {path / 'questions.yaml'}")
+    if not stat.S_ISREG(mode):
+        raise UserError(f"labelled questions {path} is not a regular file (a FIFO or a device): pass a YAML file")
+
+
+def _known_ids_problems(labelled: list[LoadedQuestion], knowledge_base: "KnowledgeBase") -> list["Problem"]:
+    """What validate says of a question in content/eval naming an id its content lacks, said here of the ids the
+    artifact lacks: a question expecting a unit that is not there scores 0 whatever the pipeline does."""
+    from ..content.problems import Problem
+
+    known = knowledge_base.known
+    rule_types = {rule["id"]: rule.get("type") for rule in knowledge_base.store.guard_rules}
+    problems: list[Problem] = []
+    for lq in labelled:
+        q = lq.question
+        allowed = {"red_flag", "out_of_scope"} if q.guard == "pass" else {"red_flag"} if q.guard == "caution" else {q.guard}
+        if q.guard_rule is not None and rule_types.get(q.guard_rule) not in allowed:
+            problems.append(Problem(lq.path, lq.line_of("guard_rule"), f"{q.id}.guard_rule",
+                                    f"{q.guard_rule!r} is not a guard.yaml rule of type {' or '.join(sorted(allowed))}"))
+        clinician = q.user is not None and "clinician" in q.user.roles
+        for i, unit_id in enumerate(q.expected_units):
+            where = (lq.path, lq.line_of("expected_units", i), f"{q.id}.expected_units")
+            if known.kind_of(unit_id) is None:
+                problems.append(Problem(*where, f"unit {unit_id!r} does not exist"))
+            elif known.access_of(unit_id) is not None and not clinician:
+                problems.append(Problem(*where, f"unit {unit_id!r} is clinician-only: add `user: {{roles: [clinician]}}` "
+                                                "to this question"))
+        if q.user is None:
+            continue
+        if q.user.current_topic is not None and q.user.current_topic not in known.topics:
+            problems.append(Problem(lq.path, lq.line_of("user", "current_topic"), f"{q.id}.user.current_topic",
+                                    f"unknown topic {q.user.current_topic!r} (not in topics.yaml)"))
+        for field_name, kind in (("triggered_rules", "rule"), ("recent_scenes", "scene")):
+            for i, unit_id in enumerate(getattr(q.user, field_name)):
+                if known.kind_of(unit_id) != kind:
+                    problems.append(Problem(lq.path, lq.line_of("user", field_name, i), f"{q.id}.user.{field_name}",
+                                            f"{unit_id!r} is not a {kind} id"))
+    return sorted(problems)
 
 
 def _without_stale_starters(labelled: list[LoadedQuestion], knowledge_base: "KnowledgeBase") -> list[LoadedQuestion]:
@@ -293,6 +346,10 @@ def _without_stale_starters(labelled: list[LoadedQuestion], knowledge_base: "Kno
     for lq in labelled:
         (stale if stale_starter(lq.question, has_unit, rules.__contains__) else kept).append(lq)
     note = stale_starter_note(stale)
+    problems = _known_ids_problems(kept, knowledge_base)  # before any question is asked
+    if problems:
+        raise ContentInvalid(problems, "nothing was run: the knowledge base does not hold these ids (fix the "
+                                       "questions, or build the artifact from the content they are about)")
     if note and not kept:
         raise UserError(f"no questions left: {note}")
     if note:

@@ -7,6 +7,7 @@ variant of each metric is labelled with its value.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..errors import UserError
@@ -28,8 +29,29 @@ def published_for(dataset: str) -> dict[str, float]:
     return PUBLISHED_NDCG10.get(dataset.lower(), {})
 
 
+#: The picture formats --plot writes, by the file's suffix (matplotlib writes each without extra packages).
+PLOT_FORMATS = (".png", ".svg", ".pdf")
+
+
+def check_plot_path(path: Path) -> None:
+    """A UserError unless ``path`` can take the picture: a .png, .svg or .pdf name in a folder that exists and is
+    writable, not a folder, a FIFO or a device itself. Said before anything runs, not after a whole evaluation."""
+    if path.is_dir():
+        raise UserError(f"--plot {path} is a folder: give a file name such as {path / 'eval.png'}")
+    if path.suffix.lower() not in PLOT_FORMATS:
+        raise UserError(f"--plot {path}: give a file name ending in {', '.join(PLOT_FORMATS)} (the picture's format)")
+    if path.exists() and not path.is_file():
+        raise UserError(f"--plot {path} is not a regular file (a FIFO, a device or a socket): give a new file name")
+    folder = path.parent
+    if not folder.is_dir():
+        raise UserError(f"--plot {path}: folder {folder} not found (create it, or write the picture elsewhere)")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UserError(f"--plot {path}: cannot write there (permission denied)")
+
+
 def plot_report(report: EvalReport, path: Path) -> Path:
-    """Write the PNG; the data set's published reference lines when it has any."""
+    """Write the picture (its format by ``path``'s suffix; PNG without one) and return the path written; the data
+    set's published reference lines when it has any."""
     import matplotlib
 
     matplotlib.use("Agg")  # no display needed
@@ -68,10 +90,14 @@ def plot_report(report: EvalReport, path: Path) -> Path:
         ax.legend(handles=lines, title="published nDCG@10", fontsize=7, title_fontsize=7, loc="upper left", framealpha=0.9)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
+    if not path.suffix:  # what savefig does with such a name: a PNG, ".png" appended (the path written is returned)
+        path = path.with_name(path.name + ".png")
     try:
         fig.savefig(path, bbox_inches="tight")  # the legends sit outside the axes
     except OSError as exc:
         raise UserError(f"--plot {path}: cannot write ({exc.strerror or exc})") from None
+    except ValueError as exc:  # a format matplotlib does not write
+        raise UserError(f"--plot {path}: {exc}; give a file name ending in {', '.join(PLOT_FORMATS)}") from None
     finally:
         plt.close(fig)
     return path
