@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.expect import one_error_line
+
 from unitrag.config import DEFAULT_EMBEDDER
 
 REPO = Path(__file__).resolve().parents[2]
@@ -136,15 +138,6 @@ def _run_bounded(cwd: Path, *args: str) -> subprocess.CompletedProcess:
                           timeout=60, preexec_fn=cap)
 
 
-def _one_error_line(result: subprocess.CompletedProcess, *words: str) -> str:
-    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-2000:]
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for word in words:
-        assert word in lines[0], lines[0]
-    return lines[0]
-
-
 def _sample(tmp_path: Path) -> Path:
     import shutil
 
@@ -163,7 +156,7 @@ def test_build_refuses_an_out_inside_the_content_or_prompts_folder(tmp_path: Pat
     root = _sample(tmp_path)
     target = root / args[-1]
     before = target.read_bytes() if target.exists() else None
-    line = _one_error_line(_run_bounded(root, *args), "inside the", "--out")
+    line = one_error_line(_run_bounded(root, *args), "inside the", "--out")
     assert "--full" not in line
     assert (target.read_bytes() if target.exists() else None) == before
 
@@ -171,7 +164,7 @@ def test_build_refuses_an_out_inside_the_content_or_prompts_folder(tmp_path: Pat
 def test_build_refuses_an_artifact_in_the_config_inside_the_content_folder(tmp_path: Path) -> None:
     root = _sample(tmp_path)
     (root / "unitrag.toml").write_text('artifact = "content/kb.duckdb"\n', encoding="utf-8")
-    _one_error_line(_run_bounded(root, "build", "--full"), "inside the content_dir folder")
+    one_error_line(_run_bounded(root, "build", "--full"), "inside the content_dir folder")
     assert not (root / "content" / "kb.duckdb").exists()
 
 
@@ -180,7 +173,7 @@ def test_build_refuses_an_existing_out_that_is_not_a_duckdb_artifact(tmp_path: P
     root = _sample(tmp_path)
     notes = root / "notes.yaml"
     notes.write_text("- keep: me\n", encoding="utf-8")
-    line = _one_error_line(_run_bounded(root, "build", *flags, "--out", "notes.yaml"),
+    line = one_error_line(_run_bounded(root, "build", *flags, "--out", "notes.yaml"),
                            "not a DuckDB artifact", "delete the file yourself")
     assert "--full" not in line
     assert notes.read_text(encoding="utf-8") == "- keep: me\n"
@@ -196,7 +189,7 @@ def test_build_tells_a_damaged_artifact_from_a_file_that_is_not_one(tmp_path: Pa
     con.execute("CREATE TABLE t AS SELECT range AS i FROM range(100000)")
     con.close()
     damaged.write_bytes(damaged.read_bytes()[:8192])  # truncated: DuckDB's header is still there
-    _one_error_line(_run_bounded(root, "build", "--dry-run"), "rebuild it with `unitrag build --full`")
+    one_error_line(_run_bounded(root, "build", "--dry-run"), "rebuild it with `unitrag build --full`")
     result = _run_bounded(root, "build", "--dry-run", "--full")  # what the message advises is allowed
     assert result.returncode == 0, result.stderr[-2000:]
 
@@ -204,12 +197,12 @@ def test_build_tells_a_damaged_artifact_from_a_file_that_is_not_one(tmp_path: Pa
 def test_build_refuses_a_fifo_as_out_before_opening_it(tmp_path: Path) -> None:
     root = _sample(tmp_path)
     os.mkfifo(root / "kb.duckdb")
-    _one_error_line(_run_bounded(root, "build", "--dry-run", "--out", "kb.duckdb"), "not a regular file")
+    one_error_line(_run_bounded(root, "build", "--dry-run", "--out", "kb.duckdb"), "not a regular file")
 
 
 def test_inspect_refuses_a_fifo_before_opening_it(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "kb.duckdb")
-    _one_error_line(_run_bounded(tmp_path, "inspect", "kb.duckdb"), "not a regular file")
+    one_error_line(_run_bounded(tmp_path, "inspect", "kb.duckdb"), "not a regular file")
 
 
 @pytest.mark.parametrize("command", [("build", "--dry-run"), ("inspect",), ("eval", "--questions", "q.yaml")])
@@ -221,4 +214,4 @@ def test_a_config_that_is_not_a_regular_file_is_one_line(tmp_path: Path, command
     elif kind == "fifo":
         os.mkfifo(config)
     words = ("is a folder",) if kind == "folder" else ("not a regular file",)
-    _one_error_line(_run_bounded(tmp_path, *command, "--config", str(config)), "config file", *words)
+    one_error_line(_run_bounded(tmp_path, *command, "--config", str(config)), "config file", *words)

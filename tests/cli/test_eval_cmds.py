@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.expect import one_error_line
+
 
 def test_an_eval_file_over_max_file_bytes_is_refused_before_the_knowledge_base_is_opened(tmp_path: Path):
     (tmp_path / "unitrag.toml").write_text("[unitrag]\nmax_file_bytes = 1000\n", encoding="utf-8")
@@ -30,15 +32,6 @@ def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
                           timeout=60, env={"PATH": "/usr/bin:/bin", "UNITRAG_LLM": "none"})
 
 
-def _one_error_line(result: subprocess.CompletedProcess, *words: str) -> str:
-    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-2000:]
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for word in words:
-        assert word in lines[0], lines[0]
-    return lines[0]
-
-
 QUESTION = "- id: q1\n  question: How much salt should adults eat per day?\n  lang: en\n  expected_units: [{}]\n"
 
 
@@ -52,14 +45,14 @@ def test_questions_that_are_not_a_regular_file_say_what_they_are(tmp_path: Path,
         path.mkdir()
     elif kind == "fifo":
         os.mkfifo(path)
-    line = _one_error_line(_run(tmp_path, command, "--questions", str(path), "--kb", "missing.duckdb"), words)
+    line = one_error_line(_run(tmp_path, command, "--questions", str(path), "--kb", "missing.duckdb"), words)
     assert "not found" not in line
 
 
 def test_eval_refuses_a_fifo_as_the_knowledge_base_before_opening_it(tmp_path: Path) -> None:
     (tmp_path / "q.yaml").write_text(QUESTION.format("en-salt"), encoding="utf-8")
     os.mkfifo(tmp_path / "kb.duckdb")
-    _one_error_line(_run(tmp_path, "eval", "--questions", "q.yaml", "--kb", "kb.duckdb"), "not a regular file")
+    one_error_line(_run(tmp_path, "eval", "--questions", "q.yaml", "--kb", "kb.duckdb"), "not a regular file")
 
 
 @pytest.mark.parametrize("plot, words", [
@@ -71,7 +64,7 @@ def test_the_plot_path_is_checked_before_anything_runs(tmp_path: Path, plot: str
     (tmp_path / "folder").mkdir()
     os.mkfifo(tmp_path / "fifo.png")
     # the knowledge base is missing: the plot's fault must be said first, not after an evaluation
-    _one_error_line(_run(tmp_path, "eval", "--questions", "q.yaml", "--kb", "missing.duckdb", "--plot", plot),
+    one_error_line(_run(tmp_path, "eval", "--questions", "q.yaml", "--kb", "missing.duckdb", "--plot", plot),
                     "--plot", *words)
 
 

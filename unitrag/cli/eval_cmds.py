@@ -300,36 +300,12 @@ def _check_questions_file(path: Path) -> None:
 def _known_ids_problems(labelled: list[LoadedQuestion], knowledge_base: "KnowledgeBase") -> list["Problem"]:
     """What validate says of a question in content/eval naming an id its content lacks, said here of the ids the
     artifact lacks: a question expecting a unit that is not there scores 0 whatever the pipeline does."""
-    from ..content.problems import Problem
+    from ..content.validate import question_id_problems
 
     known = knowledge_base.known
     rule_types = {rule["id"]: rule.get("type") for rule in knowledge_base.store.guard_rules}
-    problems: list[Problem] = []
-    for lq in labelled:
-        q = lq.question
-        allowed = {"red_flag", "out_of_scope"} if q.guard == "pass" else {"red_flag"} if q.guard == "caution" else {q.guard}
-        if q.guard_rule is not None and rule_types.get(q.guard_rule) not in allowed:
-            problems.append(Problem(lq.path, lq.line_of("guard_rule"), f"{q.id}.guard_rule",
-                                    f"{q.guard_rule!r} is not a guard.yaml rule of type {' or '.join(sorted(allowed))}"))
-        clinician = q.user is not None and "clinician" in q.user.roles
-        for i, unit_id in enumerate(q.expected_units):
-            where = (lq.path, lq.line_of("expected_units", i), f"{q.id}.expected_units")
-            if known.kind_of(unit_id) is None:
-                problems.append(Problem(*where, f"unit {unit_id!r} does not exist"))
-            elif known.access_of(unit_id) is not None and not clinician:
-                problems.append(Problem(*where, f"unit {unit_id!r} is clinician-only: add `user: {{roles: [clinician]}}` "
-                                                "to this question"))
-        if q.user is None:
-            continue
-        if q.user.current_topic is not None and q.user.current_topic not in known.topics:
-            problems.append(Problem(lq.path, lq.line_of("user", "current_topic"), f"{q.id}.user.current_topic",
-                                    f"unknown topic {q.user.current_topic!r} (not in topics.yaml)"))
-        for field_name, kind in (("triggered_rules", "rule"), ("recent_scenes", "scene")):
-            for i, unit_id in enumerate(getattr(q.user, field_name)):
-                if known.kind_of(unit_id) != kind:
-                    problems.append(Problem(lq.path, lq.line_of("user", field_name, i), f"{q.id}.user.{field_name}",
-                                            f"{unit_id!r} is not a {kind} id"))
-    return sorted(problems)
+    return sorted(problem for lq in labelled for problem in question_id_problems(
+        lq, known.kind_of, lambda unit_id: known.access_of(unit_id) is not None, rule_types, known.topics))
 
 
 def _without_stale_starters(labelled: list[LoadedQuestion], knowledge_base: "KnowledgeBase") -> list[LoadedQuestion]:

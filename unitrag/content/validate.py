@@ -8,7 +8,7 @@ story in the same file.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +129,22 @@ def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_id
 
 def _check_question(lq: LoadedQuestion, units: dict[str, LoadedUnit], rule_types: dict[str, str], topic_ids: set[str],
                     problems: list[Problem], story_access: dict[Any, Any]) -> None:
+    def kind_of(unit_id: str) -> Any:
+        return units[unit_id].meta.get("kind") if unit_id in units else None
+
+    def restricted(unit_id: str) -> bool:
+        return _effective_access(units[unit_id], units, story_access) != "public"
+
+    problems.extend(question_id_problems(lq, kind_of, restricted, rule_types, topic_ids))
+
+
+def question_id_problems(lq: LoadedQuestion, kind_of: Callable[[str], str | None], restricted: Callable[[str], bool],
+                         rule_types: Mapping[str, Any], topic_ids: Collection[str]) -> list[Problem]:
+    """Every id a labelled question names, against a knowledge base: its content (``validate``) or an artifact
+    (``eval`` of a file outside content/eval). ``kind_of``: a unit's kind, None when it is not there; ``restricted``:
+    a unit that is there is not public."""
     q = lq.question
+    problems: list[Problem] = []
     # pass: the rule it looks like; caution: the red flag whose note it gets
     allowed = {"red_flag", "out_of_scope"} if q.guard == "pass" else {"red_flag"} if q.guard == "caution" else {q.guard}
     if q.guard_rule is not None and rule_types.get(q.guard_rule) not in allowed:
@@ -138,20 +153,21 @@ def _check_question(lq: LoadedQuestion, units: dict[str, LoadedUnit], rule_types
     clinician = q.user is not None and "clinician" in q.user.roles
     for i, unit_id in enumerate(q.expected_units):
         where = (lq.path, lq.line_of("expected_units", i), f"{q.id}.expected_units")
-        if unit_id not in units:
+        if kind_of(unit_id) is None:
             problems.append(Problem(*where, f"unit {unit_id!r} does not exist"))
-        elif _effective_access(units[unit_id], units, story_access) != "public" and not clinician:
+        elif restricted(unit_id) and not clinician:
             problems.append(Problem(*where, f"unit {unit_id!r} is clinician-only: add `user: {{roles: [clinician]}}` to this question"))
     if q.user is None:
-        return
+        return problems
     if q.user.current_topic is not None and q.user.current_topic not in topic_ids:
         problems.append(Problem(lq.path, lq.line_of("user", "current_topic"), f"{q.id}.user.current_topic",
                                 f"unknown topic {q.user.current_topic!r} (not in topics.yaml)"))
     for field_name, kind in (("triggered_rules", "rule"), ("recent_scenes", "scene")):
         for i, unit_id in enumerate(getattr(q.user, field_name)):
-            if units.get(unit_id) is None or units[unit_id].meta.get("kind") != kind:
+            if kind_of(unit_id) != kind:
                 problems.append(Problem(lq.path, lq.line_of("user", field_name, i), f"{q.id}.user.{field_name}",
                                         f"{unit_id!r} is not a {kind} id"))
+    return problems
 
 
 def _check_lang(lu: LoadedUnit, story_langs: dict[Any, Any], problems: list[Problem]) -> None:
