@@ -79,7 +79,7 @@ def main() -> None:
             quotes = sorted((replace(c, relevance=c.relevance + (d := weight * (span_cosine(c, vector) - 0.78) * 10),
                                      score=c.score + d) for c in quotes), key=lambda c: (-c.score, c.rank, c.span.position))
         lang = E.answer_lang(q.lang)
-        text = "\n".join(E.quoted_lines(E.choose(quotes, lang, focus.asks_list, focus.own), lang, None))
+        text = "\n".join(E.quoted_lines(E.choose(quotes, lang, focus.asks_list, focus.own, focus.bridge), lang, None))
         return missing_facts(text, q.answer_facts)
 
     def ceiling(q, quotes, focus, vector):
