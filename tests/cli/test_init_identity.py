@@ -40,7 +40,7 @@ def test_a_script_gets_the_defaults_and_no_prompt(tmp_path: Path) -> None:
 def test_a_bad_flag_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
     result = _unitrag(tmp_path, "init", "kb", "--name", "Garden", "--languages", "fr", stdin=subprocess.DEVNULL)
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert result.stderr.strip().splitlines() == ["error: config key 'languages': unknown language 'fr' (supported: en, zh)"]
+    assert result.stderr.strip().splitlines() == ["error: --languages: unknown language 'fr' (supported: en, zh)"]
     assert not (tmp_path / "kb").exists()
 
 
