@@ -18,8 +18,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
+from ..rag.store.columns import levels_by_id, readable
 
 _NOBODY: frozenset[str] = frozenset()
 
@@ -39,24 +38,3 @@ class Visible:
     def citation(self, citation_id: str, roles: Collection[str]) -> bool:
         """Whether a unit a caller holding ``roles`` may read cites ``citation_id`` (False for an unknown id too)."""
         return readable(self.citing.get(citation_id, _NOBODY), roles)
-
-    def topics(self, rows: list[dict[str, Any]], roles: Collection[str]) -> list[dict[str, Any]]:
-        """The taxonomy as ``roles`` see it: all of it, whatever units they may read (a topic only restricted units
-        carry is listed as a declared gap is, see the module's note; what readable units cover: ``/v1/about``)."""
-        return list(rows)
-
-
-def readable(levels: Collection[str], roles: Collection[str]) -> bool:
-    return "public" in levels or any(level in roles for level in levels)
-
-
-def levels_by_id(lists: pa.Array, access: pa.Array) -> dict[str, frozenset[str]]:
-    """Each id in a list column → the access levels of the rows holding it (a row without a level: "", nobody's)."""
-    ids = pc.cast(pc.list_flatten(lists), pa.string())
-    levels = pc.fill_null(pc.cast(pc.take(access, pc.list_parent_indices(lists)), pa.string()), "")
-    pairs = pa.table({"id": ids, "level": levels}).group_by(["id", "level"]).aggregate([])
-    found: dict[str, set[str]] = {}
-    for cid, level in zip(pairs.column("id").to_pylist(), pairs.column("level").to_pylist()):
-        if cid is not None:
-            found.setdefault(cid, set()).add(level)
-    return {cid: frozenset(levels) for cid, levels in found.items()}

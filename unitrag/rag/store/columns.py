@@ -7,7 +7,7 @@ vectorised (``categories``, ``rows_with_any``); ``Source`` reads one row at a ti
 
 from __future__ import annotations
 
-from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, ItemsView, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 import numpy as np
@@ -145,3 +145,20 @@ def codes(array: pa.Array) -> tuple[list[Any], np.ndarray]:
     coded = array if pa.types.is_dictionary(array.type) else pc.dictionary_encode(array)
     indices = coded.indices.fill_null(len(coded.dictionary)) if coded.indices.null_count else coded.indices
     return coded.dictionary.to_pylist(), numpy_view(indices)
+
+
+def readable(levels: Collection[str], roles: Collection[str]) -> bool:
+    """Whether a caller holding ``roles`` may read a row of one of ``levels`` (``levels_by_id``'s values)."""
+    return "public" in levels or any(level in roles for level in levels)
+
+
+def levels_by_id(lists: pa.Array, access: pa.Array) -> dict[str, frozenset[str]]:
+    """Each id in a list column → the access levels of the rows holding it (a row without a level: "", nobody's)."""
+    ids = pc.cast(pc.list_flatten(lists), pa.string())
+    levels = pc.fill_null(pc.cast(pc.take(access, pc.list_parent_indices(lists)), pa.string()), "")
+    pairs = pa.table({"id": ids, "level": levels}).group_by(["id", "level"]).aggregate([])
+    found: dict[str, set[str]] = {}
+    for cid, level in zip(pairs.column("id").to_pylist(), pairs.column("level").to_pylist()):
+        if cid is not None:
+            found.setdefault(cid, set()).add(level)
+    return {cid: frozenset(levels) for cid, levels in found.items()}

@@ -10,7 +10,7 @@ from typing import Any
 from ...errors import InvalidArgument
 from ..arguments import shown
 from ..types import ROLES
-from .columns import Column, RowsByKey
+from .columns import Column, RowsByKey, levels_by_id, readable
 
 
 @dataclass(frozen=True)
@@ -88,27 +88,9 @@ def _evenly_timed(rows: RowsByKey, column: str) -> Callable[[str], Any]:
 def covered_topics(chunk_topics: Column, access: Column) -> dict[frozenset[str], frozenset[str]]:
     """For every set of roles (each subset of ``ROLES``, the empty one an anonymous caller's), the topics carried by
     a chunk it may read: ``public`` ones, or of a level the set holds (a chunk without a level: no role's). One
-    vectorised pass over the chunks' topic lists (no pandas; ~10 ms at 100k chunks), then a few sets."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from ...artifact.arrow_numpy import numpy_view
-    from .columns import codes
-
-    levels_of: dict[str, set[str | None]] = {}  # topic → the access levels of the chunks carrying it
-    lists = chunk_topics.array
-    flat = pc.list_flatten(lists) if len(lists) else None
-    if flat is not None and len(flat) and not pa.types.is_null(flat.type):
-        topic_values, topic_codes = codes(flat)
-        level_values, level_codes = codes(access.array)
-        chunk_level = level_codes[numpy_view(pc.list_parent_indices(lists))]
-        pairs = np.unique(np.stack([topic_codes.astype(np.int64), chunk_level.astype(np.int64)]), axis=1)
-        levels = [*level_values, None]  # a null level: no role's
-        for topic, level in pairs.T.tolist():
-            if topic < len(topic_values):  # not a null topic
-                levels_of.setdefault(topic_values[topic], set()).add(levels[level])
-    return {roles: frozenset(t for t, levels in levels_of.items() if "public" in levels or levels & roles)
+    vectorised pass over the chunks' topic lists (``levels_by_id``, as serve.visible reads citations), then a few sets."""
+    levels_of = levels_by_id(chunk_topics.array, access.array) if len(chunk_topics.array) else {}
+    return {roles: frozenset(t for t, levels in levels_of.items() if readable(levels, roles))
             for roles in (frozenset(c) for n in range(len(ROLES) + 1) for c in combinations(ROLES, n))}
 
 
