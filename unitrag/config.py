@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 from .errors import UserError
 from .languages import LANGS
+from .regular_file import FileTooLarge, NotRegularFile, read_regular
 
 CONFIG_FILE = "unitrag.toml"
 ENV_PREFIX = "UNITRAG_"
@@ -48,35 +48,20 @@ def _read_toml(file: Path) -> dict[str, Any]:
 
 
 def _read_config_bytes(file: Path) -> bytes:
-    """The bytes of a regular file of at most ``MAX_CONFIG_BYTES``, or one UserError naming it.
-
-    Opened without blocking and checked before any read: a FIFO with no writer would hang, /dev/zero never
-    ends, a folder cannot be read.
-    """
+    """The bytes of a regular file of at most ``MAX_CONFIG_BYTES``, or one UserError naming it (``read_regular``:
+    a FIFO with no writer would hang, /dev/zero never ends, a folder cannot be read)."""
     try:
-        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        return read_regular(file, MAX_CONFIG_BYTES)
+    except FileTooLarge:
+        raise UserError(f"config file {file} is larger than {MAX_CONFIG_BYTES:,} bytes: a unitrag config is a "
+                        "few dozen settings; is it the right file?") from None
+    except NotRegularFile:
+        if file.is_dir():
+            raise UserError(f"config file {file} is a folder: give a TOML file such as unitrag.toml") from None
+        raise UserError(f"config file {file} is not a regular file (a FIFO, a device or a socket): give a TOML "
+                        "file such as unitrag.toml") from None
     except OSError as exc:
         raise UserError(f"config file {file}: cannot read it ({exc.strerror or exc})") from None
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise UserError(f"config file {file} is a folder: give a TOML file such as unitrag.toml")
-        if not stat.S_ISREG(info.st_mode):
-            raise UserError(f"config file {file} is not a regular file (a FIFO, a device or a socket): give a TOML "
-                            "file such as unitrag.toml")
-        too_large = UserError(f"config file {file} is larger than {MAX_CONFIG_BYTES:,} bytes: a unitrag config is a "
-                              "few dozen settings; is it the right file?")
-        if info.st_size > MAX_CONFIG_BYTES:
-            raise too_large
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise UserError(f"config file {file}: cannot read it ({exc.strerror or exc})") from None
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_CONFIG_BYTES:  # grew while read, or a /proc file that says 0 bytes
-        raise too_large
-    return raw
 
 
 DEFAULT_NAME = "Knowledge base"
