@@ -52,7 +52,7 @@ def _validate_items(model: type[M], items: Any, lines: SourceMap, shown: str, pr
             valid.append((i, model.model_validate(item)))
         except ValidationError as exc:
             item_id = item.get("id") if isinstance(item, dict) else None
-            name = str(item_id or f"[{i}]")
+            name = _entry_name(item, i)
             if invalid_ids is not None and isinstance(item_id, str):
                 invalid_ids.add(item_id)
             for p in problems_from_validation(exc, shown, lines, prefix=(*prefix, i), whole=""):
@@ -121,8 +121,19 @@ def missing_languages(texts: Any, key: tuple[Any, ...], field: str, shown: str, 
 
 
 def _entry_name(item: Any, i: int) -> str:
+    """How a problem names an entry: its id, else its place in the list."""
     item_id = item.get("id") if isinstance(item, dict) else None
     return str(item_id or f"[{i}]")
+
+
+def _unwritten_languages(items: Any, prefix: tuple[Any, ...], sections: tuple[str, ...], shown: str, lines: SourceMap,
+                         languages: Sequence[str] | None) -> list[Problem]:
+    """``missing_languages`` of each entry's ``sections`` (``{en: ..., zh: ...}`` mappings), read from the list
+    ``items`` as written (at ``prefix`` in the file)."""
+    return [problem for i, item in enumerate(items if isinstance(items, list) else []) if isinstance(item, dict)
+            for section in sections
+            for problem in missing_languages(item.get(section), (*prefix, i, section), f"{_entry_name(item, i)}.{section}",
+                                             shown, lines, languages)]
 
 
 def load_taxonomy(paths: list[Path], root: Path, problems: list[Problem], limit: SizeLimit | None = None,
@@ -139,11 +150,7 @@ def load_taxonomy(paths: list[Path], root: Path, problems: list[Problem], limit:
     data, lines, shown = loaded
     if isinstance(data, dict):
         for section in ("topics", "groups"):
-            entries = data.get(section)
-            for i, item in enumerate(entries if isinstance(entries, list) else []):
-                if isinstance(item, dict):
-                    problems.extend(missing_languages(item.get("names"), (section, i, "names"),
-                                                      f"{_entry_name(item, i)}.names", shown, lines, languages))
+            problems.extend(_unwritten_languages(data.get(section), (section,), ("names",), shown, lines, languages))
     try:
         taxonomy = Taxonomy.model_validate(data or {})
     except ValidationError as exc:
@@ -210,12 +217,7 @@ def load_guard_rules(paths: list[Path], problems: list[Problem], limit: SizeLimi
         if loaded is None:
             continue
         data, lines, shown = loaded
-        for i, item in enumerate(data if isinstance(data, list) else []):
-            if not isinstance(item, dict):
-                continue
-            for section in ("response", "caution"):
-                problems.extend(missing_languages(item.get(section), (i, section), f"{_entry_name(item, i)}.{section}",
-                                                  shown, lines, languages))
+        problems.extend(_unwritten_languages(data, (), ("response", "caution"), shown, lines, languages))
         for i, rule in _validate_items(GuardRule, data or [], lines, shown, problems):
             _check_rule(rule, i, shown, lines, texts, problems, languages)
             rules.append(rule)
