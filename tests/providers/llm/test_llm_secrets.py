@@ -154,3 +154,46 @@ def test_redaction_masks_key_shapes_and_keeps_the_rest(text: str, kept: str) -> 
 def test_a_known_secret_is_masked_wherever_it_appears() -> None:
     assert redact_secrets("the server said S3cretLLMKey twice: S3cretLLMKey", ["S3cretLLMKey", None, ""]) == (
         "the server said *** twice: ***")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_unreachable_endpoint_is_named_without_its_query_values(monkeypatch: pytest.MonkeyPatch, stream: bool) -> None:
+    port = closed_port()  # Azure SAS ``sig=``, Azure Functions ``code=``: names no list of key names holds
+    monkeypatch.setenv(API_BASE_ENV, f"http://127.0.0.1:{port}/v1/tenant/t0kenabc?sig=abcd1234&code=S3cretPW")
+    failure = failure_of(LiteLLMChat("openai/m", api_key="S3cretLLMKey", num_retries=0, timeout=2), stream)
+    assert f"cannot reach http://127.0.0.1:{port}/v1/tenant/t0kenabc?sig=***&code=***" in failure.reason
+    assert "abcd1234" not in failure.reason
+
+
+@pytest.mark.parametrize("echoed", ["p%40ss%2Fw0rd%2Bkey", "p%40ss%2fw0rd%2bkey", "p%40ss/w0rd%2Bkey"])
+def test_a_key_the_provider_echoes_percent_encoded_is_masked(echoed: str) -> None:
+    llm = LiteLLMChat("openai/gpt-4o-mini", api_key="p@ss/w0rd+key", num_retries=0,
+                      mock_response=Exception(f"POST /v1/chat?x=1 body api_token%3D{echoed} rejected: {echoed}"))
+    reason = failure_of(llm).reason
+    assert "w0rd" not in reason
+    assert "rejected: ***)" in reason
+
+
+def test_a_query_value_of_the_endpoint_echoed_outside_its_url_is_masked() -> None:
+    llm = LiteLLMChat("openai/gpt-4o-mini", api_key="S3cretLLMKey", num_retries=0,
+                      api_base="https://fn.example/api/chat?code=Zm9vYmFyYmF6cXV4",
+                      mock_response=Exception("function key Zm9vYmFyYmF6cXV4 is not valid"))
+    assert "function key *** is not valid" in failure_of(llm).reason
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("cannot reach https://x.blob.example/c?sv=2022-11-02&sig=abcd%2B1234&se=2030. Retry.",
+         "cannot reach https://x.blob.example/c?sv=***&sig=***&se=***. Retry."),
+        ("url 'https://fn.example/api/HttpTrigger1?code=abcd1234==' returned 401",
+         "url 'https://fn.example/api/HttpTrigger1?code=***' returned 401"),
+        ("https://hooks.example/services/T0AB12CD/B0XY98ZW/aB3dE6gH9jK2mN5pQ8rS1tU4 said 404",
+         "https://hooks.example/services/T0AB12CD/B0XY98ZW/*** said 404"),
+        ("https://llm.example/openai/deployments/gpt-4o-mini-2024-07-18/chat/completions said 404",
+         "https://llm.example/openai/deployments/gpt-4o-mini-2024-07-18/chat/completions said 404"),
+        ("https://llm.example/v1/models/DeepSeek-R1-Distill-Qwen-32B#x", "https://llm.example/v1/models/DeepSeek-R1-Distill-Qwen-32B#x"),
+    ],
+)
+def test_in_a_url_every_query_value_and_token_shaped_path_segments_are_masked(text: str, redacted: str) -> None:
+    assert redact_secrets(text) == redacted
