@@ -259,3 +259,25 @@ def test_what_is_no_path_is_refused_by_name_before_anything_is_read(location: ob
         KnowledgeBase.open(location)  # type: ignore[arg-type]
     assert said in str(raised.value)
     str(raised.value).encode("utf-8")  # printable: no lone surrogate in the message itself
+
+
+# -- a "not found" template that does not render ---------------------------------------------------
+
+
+@pytest.mark.parametrize("template", ["{{ question }} not found", "{% for %}", ""])
+def test_a_broken_not_found_template_falls_back_to_the_built_in_text_logged_once(encoder, caplog, template):
+    from unitrag.rag.answer.closest import BUILTIN_NOT_FOUND
+
+    store = small_store(encoder)
+    store.prompts = {"not_found": template}  # an old or altered artifact: the build refuses such a template
+    other = KnowledgeBase(store, encoder, Config(llm="none", name="Nutrition"))
+    with caplog.at_level("WARNING", logger="unitrag.rag.answer.closest"):
+        for _ in range(2):
+            answer = other.ask("What is the capital of France?")
+            assert answer.not_found and answer.answer == BUILTIN_NOT_FOUND["en"].format(name="Nutrition")
+        answer = other.ask("法国的首都是哪里？")
+        assert answer.not_found and answer.answer == BUILTIN_NOT_FOUND["zh"].format(name="Nutrition")
+        streamed = other.ask_stream("What is the capital of France?")
+        assert "".join(streamed) == BUILTIN_NOT_FOUND["en"].format(name="Nutrition")
+    warned = [r for r in caplog.records if "not_found" in r.getMessage()]
+    assert len(warned) == 1 and "built-in" in warned[0].getMessage()

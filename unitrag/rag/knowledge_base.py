@@ -310,8 +310,7 @@ class KnowledgeBase:
 
     def _retrieve_for_answer(self, question: str, user: UserContext | None, lang: str | None) -> "Answer | _Retrieved":
         """Validate, guard, search and gate: the final answer when no LLM is needed, else what generation needs."""
-        from .answer.closest import not_found_answer
-        from .answer.prompt import render_text
+        from .answer.closest import not_found_answer, not_found_text
 
         started = time.perf_counter()
         self._open_or_raise()
@@ -328,8 +327,8 @@ class KnowledgeBase:
         timings.update(result.timings_ms)
         if not result.sources or not self.retriever.answerable(result.sources):
             timings["total"] = (time.perf_counter() - started) * 1000
-            refusal = render_text("not_found", self.store.prompts, max_chars=self.config.max_prompt_chars,
-                                  identity=self.identity, lang=answer_lang).strip()
+            refusal = not_found_text(self.store.prompts, answer_lang, max_chars=self.config.max_prompt_chars,
+                                     identity=self.identity)  # never an exception: the built-in text at worst
             text = not_found_answer(refusal, answer_lang, result.sources)
             return Answer(question, answer_lang, text, True, None, result.sources, [], None,
                           timings_ms=timings, broadened=result.broadened, caution=caution, corrected=result.corrected)

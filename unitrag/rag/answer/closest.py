@@ -7,18 +7,53 @@ and far better than sentences about something else under "From the knowledge bas
 The closest units are named by title only: nothing of theirs is stated as the answer.
 They are named only when they share a topic the question names (or the caller is
 reading): for a question off the knowledge base's subject there is nothing close.
+
+The not-found text itself is the artifact's ``not_found`` template. A template that does
+not render (an old or altered artifact: the build refuses one) never fails the question:
+the built-in text in the answer's language is used, and the operator is told once per
+template (``not_found_text``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+import threading
+from collections.abc import Mapping, Sequence
 
+from .prompt import NOT_FOUND, UNNAMED, Identity, PromptError, prompt_lang, render_text
 from .spans import plain_title
 from ..types import Source
+
+log = logging.getLogger(__name__)
 
 #: Titles named at most.
 CLOSEST_TITLES = 3
 CLOSEST_LEAD = {"zh": "知识库中最接近的资料：", "en": "Closest material in the knowledge base: "}
+#: "Not found" when the artifact's template does not render; ``{name}`` is the knowledge base's name.
+BUILTIN_NOT_FOUND = {"zh": "抱歉，知识库“{name}”中没有找到能回答这个问题的资料。",
+                     "en": 'Sorry, the knowledge base "{name}" has nothing that answers this question.'}
+
+_reported: set[str] = set()  # the template failures already logged: once each, not once per question
+_reported_lock = threading.Lock()
+
+
+def not_found_text(templates: Mapping[str, str], lang: str, *, max_chars: int, identity: Identity = UNNAMED) -> str:
+    """The artifact's ``not_found`` template rendered for ``lang``; the built-in text when it does not render
+    (or renders empty), logged once per failure so the operator can rebuild."""
+    try:
+        text = render_text(NOT_FOUND, templates, max_chars=max_chars, identity=identity, lang=lang)
+        problem = "" if text else f"prompt template {NOT_FOUND!r} renders empty"
+    except PromptError as exc:
+        text, problem = "", str(exc)
+    if problem:
+        with _reported_lock:
+            first = problem not in _reported
+            _reported.add(problem)
+        if first:
+            log.warning("%s; answering with the built-in \"not found\" text (run `unitrag validate`, then rebuild)",
+                        problem)
+        text = BUILTIN_NOT_FOUND[prompt_lang(lang)].format(name=identity.name)
+    return text
 
 
 
