@@ -40,11 +40,15 @@ def test_an_llm_answer_streams_token_by_token(make_client, sample_kb):
     assert "generate" in done["timings_ms"] and done["sources"] == got[0][1]["sources"]
 
 
-def test_a_fabricated_citation_in_a_stream_is_reported_not_resolved(make_client):
-    client = make_client(llm=mock_llm('Take B12. <Cite id="made-up-2099"/>'))
-    done = events(client.post("/v1/ask/stream", json={"question": QUESTION}).text)[-1][1]
-    assert done["faithfulness"]["invalid_ids"] == ["made-up-2099"] and done["citations"] == []
-    assert "made-up-2099" not in done["numbered"]["text"]
+def test_a_fabricated_citation_in_a_stream_is_never_sent_and_the_answer_falls_back(make_client):
+    client = make_client(llm=mock_llm('Take B12. <Cite id="made-up-2099"/> It works [2].'))
+    got = events(client.post("/v1/ask/stream", json={"question": QUESTION}).text)
+    tokens = "".join(data["text"] for name, data in got if name == "token")
+    assert tokens.startswith("Take B12.") and "made-up-2099" not in tokens and "[2]" not in tokens
+    done = got[-1][1]
+    assert done["extractive"] and done["llm_error_kind"] == "llm_invalid_citations"
+    assert done["faithfulness"]["invalid_ids"] == [] and done["citations"]
+    assert "made-up-2099" not in json.dumps(done)
 
 
 def test_without_an_llm_the_extractive_answer_streams_once(client):

@@ -273,3 +273,23 @@ def test_the_answer_and_the_citations_must_be_what_they_say():
         check_citations(None, {"a"})  # type: ignore[arg-type]
     with pytest.raises(InvalidArgument, match="citations: expected ResolvedCitation"):
         number_citations('<Cite id="a"/>', "abc")  # type: ignore[arg-type]
+
+
+# -- numbered markers: number_citations makes exactly these, so one the model wrote would read as checked -------
+
+
+@pytest.mark.parametrize("marker", ["[1]", "[12]", "[^1]", "[1, 2]", "[2–4]", "［1］", "【1】", "〔3〕"])
+def test_a_numbered_marker_the_model_wrote_is_invalid(marker: str) -> None:
+    report = check_citations(f"B12 cures everything {marker}.", ["a"])
+    assert report.invalid_ids == [marker] and report.score == 0.0
+    report = check_citations(f'Take B12 {marker} daily.<Cite id="a"/>', ["a"])
+    assert (report.valid_ids, report.invalid_ids, report.score) == (["a"], [marker], 0.5)
+
+
+def test_brackets_without_a_number_are_not_markers() -> None:
+    assert check_citations("Steps [see below] and {x} and 10 [mg] or (1).", ["a"]).invalid_ids == []
+
+
+def test_numbering_drops_the_markers_the_text_wrote_itself() -> None:
+    text, references = number_citations('B12 cures cancer [1]. Take B12 <Cite id="nih-b12"/>.', [NIH])
+    assert text == "B12 cures cancer. Take B12[1]." and [r.number for r in references] == [1]

@@ -169,11 +169,12 @@ def test_a_stream_failing_before_its_first_piece_gives_the_extractive_answer(req
     assert gen.error is not None and "500" in gen.error
 
 
-def test_a_streamed_fabrication_is_reported_not_retried(requests: Any) -> None:
+def test_a_streamed_fabrication_is_never_shown_and_the_answer_falls_back(requests: Any) -> None:
     pieces, gen = stream(mocked([BAD["en"], GOOD["en"]]))
-    assert "".join(pieces) == BAD["en"]
-    assert (gen.extractive, gen.report.invalid_ids) == (False, ["fake2024"])
-    assert len(requests.messages) == 1
+    assert "".join(pieces) == "About 220 µg a day."  # the invented tag was held back, then dropped
+    assert_extractive(gen)  # the answer a client shows in the end (``done``) is the checked one
+    assert gen.error_kind == "llm_invalid_citations" and gen.error is not None and "fake2024" in gen.error
+    assert len(requests.messages) == 1  # no retry: the words were streamed
 
 
 def test_streaming_without_an_llm_yields_the_extractive_answer(requests: Any) -> None:
@@ -219,9 +220,55 @@ def test_a_disguised_fabrication_earns_the_corrective_retry(requests: Any, answe
     assert (gen.text, gen.extractive, gen.attempts, gen.error) == (GOOD["en"], False, 2, None)
 
 
-def test_a_streamed_disguised_fabrication_is_reported(requests: Any) -> None:
-    pieces, gen = stream(mocked(DISGUISED[0]))
-    assert gen.report.invalid_ids == ['<Cite id="fake2024" page="1"/>'] and gen.report.score == 0.0
+@pytest.mark.parametrize("answer", DISGUISED)
+def test_a_streamed_disguised_fabrication_is_never_shown(requests: Any, answer: str) -> None:
+    pieces, gen = stream(mocked(answer))
+    assert "fake2024" not in "".join(pieces) and "page=" not in "".join(pieces)
+    assert_extractive(gen)
+    assert gen.error_kind == "llm_invalid_citations"
+
+
+# -- numbered markers and uncited answers: what a reader takes for a checked reference ---------------------
+
+MARKED = {"en": "About 220 µg a day [1].", "zh": "每天约 230 微克【1】。"}
+UNCITED = {"en": "Iodine needs rise in pregnancy because the thyroid works harder for two. " * 6,
+           "zh": "孕期甲状腺要为母亲和胎儿两个人工作，所以碘的需要量会明显增加，应该多吃海带紫菜等食物。" * 4}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_numbered_marker_the_model_wrote_earns_the_retry_then_the_extractive_answer(requests: Any, lang: str) -> None:
+    gen = generate(mocked([MARKED[lang], GOOD[lang]]), lang)
+    assert (gen.text, gen.attempts, gen.error) == (GOOD[lang], 2, None)
+    assert "[1]" in requests.messages[1][-1]["content"]  # the retry says not to number references
+    gen = generate(mocked([MARKED[lang], MARKED[lang]]), lang)
+    assert_extractive(gen, lang)
+    assert gen.error_kind == "llm_invalid_citations"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_long_answer_citing_nothing_earns_the_retry_then_the_extractive_answer(requests: Any, lang: str) -> None:
+    gen = generate(mocked([UNCITED[lang], GOOD[lang]]), lang)
+    assert (gen.text, gen.attempts, gen.error) == (GOOD[lang], 2, None)
+    correction = requests.messages[1][-1]["content"]
+    assert "iom2001" in correction or "who2020" in correction  # the ids it may cite
+    gen = generate(mocked([UNCITED[lang], UNCITED[lang]]), lang)
+    assert_extractive(gen, lang)
+    assert gen.error_kind == "llm_invalid_citations" and gen.error is not None and "citing none" in gen.error
+    pieces, gen = stream(mocked(UNCITED[lang]), lang)
+    assert "".join(pieces) == UNCITED[lang].strip() or "".join(pieces) == UNCITED[lang]
+    assert_extractive(gen, lang)
+
+
+def test_a_long_answer_is_used_when_its_sources_have_nothing_to_cite(requests: Any) -> None:
+    gen = generate_answer(QUESTION["en"], "en", SOURCES["en"], TEMPLATES, mocked(UNCITED["en"]), set(), check)
+    assert (gen.extractive, gen.attempts, gen.error) == (False, 1, None)
+    assert gen.report.uncited_long_answer
+
+
+def test_a_streamed_answer_of_punctuation_only_falls_back(requests: Any) -> None:
+    pieces, gen = stream(mocked("...!!"))
+    assert_extractive(gen)
+    assert gen.error_kind == "llm_error" and gen.error is not None and "unusable" in gen.error
 
 
 # -- issue 22: a failure's detail is redacted and comes with one fixed word for callers outside the server ----------

@@ -12,6 +12,10 @@ whitespace, quote style and ``/>``, ``>`` or ``></Cite>`` endings are accepted; 
 spelling (another attribute, no quotes, HTML-escaped, full-width, ``[cite ...]``...) is
 invalid even when the id inside is allowed, and is reported by the tag as written,
 since the id alone would read as allowed.
+
+A numbered marker the model writes itself (``[1]``, ``[^2]``, ``［3］``, ``【4】``, ``[1, 2]``) is invalid
+too: ``number_citations`` turns checked tags into exactly such markers, so one written by the model
+would read as a checked reference to whatever entry carries its number.
 """
 
 from __future__ import annotations
@@ -32,7 +36,15 @@ LONG_ANSWER_WORDS = 60
 #: ...or this many CJK characters; a mixed answer is long when the two shares add up past 1.
 LONG_ANSWER_CJK_CHARS = 120
 
+#: A numbered reference marker as a reader follows one: square, full-width or lenticular brackets around
+#: numbers (a footnote's ``^`` allowed), e.g. ``[1]``, ``[^2]``, ``[1, 3]``, ``[2–4]``, ``【5】``.
+NUMBERED_MARKER = re.compile(r"[\[［【〔]\s*\^?\d{1,4}(?:\s*[,，、\-–—]\s*\^?\d{1,4})*\s*[\]］】〕]")
 _WORD = re.compile(r"[A-Za-z0-9\u00c0-\u024f]+(?:['’\-][A-Za-z0-9\u00c0-\u024f]+)*")
+
+
+def numbered_markers(answer: str) -> list[str]:
+    """The numbered reference markers the text writes itself, each once, as written."""
+    return _unique(m.group(0) for m in NUMBERED_MARKER.finditer(answer))
 
 
 def _unique(ids: Iterable[str]) -> list[str]:
@@ -69,14 +81,15 @@ def check_citations(answer: str, whitelist: Iterable[str]) -> FaithfulnessReport
         raise InvalidArgument(f"whitelist: expected a collection of citation ids, got {describe(whitelist)}")
     allowed = {cid for cid in whitelist if isinstance(cid, str)}
     tags = find_tags(answer)
-    if not tags:
+    markers = [m.group(0) for m in NUMBERED_MARKER.finditer(strip_tags(answer))]
+    if not tags and not markers:
         long = is_long(answer)
         return FaithfulnessReport(valid_ids=[], invalid_ids=[], score=0.0 if long else 1.0, uncited_long_answer=long)
     valid = [t.label for t in tags if _allowed(t, allowed)]
     return FaithfulnessReport(
         valid_ids=_unique(valid),
-        invalid_ids=_unique(t.label for t in tags if not _allowed(t, allowed)),
-        score=len(valid) / len(tags),
+        invalid_ids=_unique([*(t.label for t in tags if not _allowed(t, allowed)), *markers]),
+        score=len(valid) / (len(tags) + len(markers)),
         uncited_long_answer=False,
     )
 
@@ -112,7 +125,9 @@ def number_citations(answer: str, citations: Sequence[ResolvedCitation]) -> tupl
     appearance, and the numbered reference list it points into.
 
     Tags whose id is not among ``citations`` (invalid, malformed or unresolved) are removed,
-    never numbered; a citation the text does not mark still gets a number, after the others.
+    never numbered, and so are numbered markers the text wrote itself (they would point at
+    whichever reference gets their number); a citation the text does not mark still gets a
+    number, after the others.
     """
     _check_text(answer, "answer")
     if isinstance(citations, (str, bytes)) or not all(isinstance(c, ResolvedCitation) for c in citations):
@@ -125,10 +140,15 @@ def number_citations(answer: str, citations: Sequence[ResolvedCitation]) -> tupl
             return ""
         return f"[{numbers.setdefault(tag.id, len(numbers) + 1)}]"
 
-    text = replace_tags(answer, marker)
+    text = replace_tags(_without_markers(answer), marker)
     for cid in by_id:
         numbers.setdefault(cid, len(numbers) + 1)
     return text, [Reference(n, by_id[cid]) for cid, n in numbers.items()]
+
+
+def _without_markers(text: str) -> str:
+    """``text`` without the numbered markers it wrote itself, and the spaces before them."""
+    return re.sub(r"[ \t]*" + NUMBERED_MARKER.pattern, "", text)
 
 
 def _check_text(text: object, argument: str) -> None:

@@ -2,17 +2,20 @@
 
 An answer may cite only the ids of the sources it was given, in the tag the prompt
 asks for. One fabricated id, or one citation written in any other form (the check
-in ``citations.py`` finds every spelling), earns the model one corrective retry
-naming the bad ids and tags and the allowed ids; a second bad answer, a missing
-LLM or any LLM failure yields the extractive answer (every id in it comes from the
-sources). The caller always gets text and a faithfulness report, never an
+in ``citations.py`` finds every spelling, and numbered markers such as ``[1]``), earns
+the model one corrective retry naming the bad ids and tags and the allowed ids; so does
+a long answer that cites nothing when its sources could be cited (it is the model's own
+knowledge). A second bad answer, a missing LLM or any LLM failure yields the extractive
+answer (every id in it comes from the sources). The caller always gets text and a faithfulness report, never an
 exception, and ``error`` says why the LLM's answer was not used: ``error_kind`` in one
 fixed word (all a caller outside the server learns) and ``error`` in a line for the operator,
 with secrets masked (the provider's message may echo its endpoint's password or key).
 
-Streaming cannot take words back: a streamed answer is checked after the fact
-(its report lists any invalid ids) and falls back to the extractive answer only
-when the stream fails before its first piece.
+Streaming cannot take words back, so what could be a citation is held back until it can be
+checked (``stream_filter``): a tag or marker that is not allowed never reaches the reader. The
+whole streamed answer is then checked as ``generate_answer`` checks one (no retry): when it
+fails, the final answer is the extractive one, with ``error_kind`` saying why, and a client
+replaces the streamed words with it.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from ...providers.llm.redact import redact_secrets
 from .extractive import answer_lang, extractive_quotes
 from .focus import Lexicon, QuestionFocus
 from .prompt import UNNAMED, Identity, PromptError, build_messages
+from .stream_filter import CitationStreamFilter
 from ..types import FaithfulnessReport, Source
 
 #: ``check_citations(answer, whitelist)`` from ``unitrag.rag.answer.citations``, injected.
@@ -35,12 +39,21 @@ CitationCheck = Callable[[str, Iterable[str]], FaithfulnessReport]
 # ``invalid`` lists fabricated ids and, as written, tags that are not ``<Cite id="..."/>`` (see citations.py).
 _CORRECTION = {
     "zh": "你的回答引用了资料中没有的 id：{invalid}。只能引用这些 id：{allowed}，"
-    '每条引用都严格写成 <Cite id="..."/>，不加其他属性、不转义。请重写完整的回答：删除或替换这些引用，其他规则不变。',
+    '每条引用都严格写成 <Cite id="..."/>，不加其他属性、不转义，不用 [1] 这样的编号。请重写完整的回答：删除或替换这些引用，其他规则不变。',
     "en": "Your answer cited ids that are not in the sources: {invalid}. The only ids you may cite are: {allowed}, "
     'each written exactly as <Cite id="..."/>, with no other attribute and no escaping. '
-    "Rewrite the whole answer, removing or replacing those citations; all other rules still apply.",
+    "Never number references like [1]. Rewrite the whole answer, removing or replacing those citations; "
+    "all other rules still apply.",
 }
 _NO_IDS = {"zh": "（无，不要引用）", "en": "(none: do not cite)"}
+# A long answer that cites none of its sources: most likely the model's own knowledge.
+_UNCITED = {
+    "zh": '你的回答没有引用任何资料。回答只能使用资料中的内容，并在每个依据之后用 <Cite id="..."/> 注明出处，'
+    "可用的 id：{allowed}；不要用 [1] 这样的编号。请重写完整的回答，其他规则不变。",
+    "en": "Your answer cites none of the sources. Use only what the sources say, and cite each point with "
+    '<Cite id="..."/> using these ids: {allowed}; never number references like [1]. '
+    "Rewrite the whole answer; all other rules still apply.",
+}
 
 #: Why the LLM's answer was not used, in a fixed vocabulary: a provider failure's category, an answer whose
 #: citations stayed invalid after the corrective retry, or a prompt that could not be built.
@@ -79,11 +92,24 @@ class Generation:
 
 
 def correction_message(lang: str, invalid_ids: Iterable[str], allowed: Iterable[str]) -> dict[str, str]:
-    """The user turn that asks for a rewrite without the fabricated ids."""
+    """The user turn that asks for a rewrite without the fabricated ids (none named: with citations at all)."""
     lang = answer_lang(lang)
     allowed_text = ", ".join(sorted(set(allowed))) or _NO_IDS[lang]
     invalid_text = ", ".join(dict.fromkeys(invalid_ids))
-    return {"role": "user", "content": _CORRECTION[lang].format(invalid=invalid_text, allowed=allowed_text)}
+    template = _CORRECTION[lang] if invalid_text else _UNCITED[lang]
+    return {"role": "user", "content": template.format(invalid=invalid_text, allowed=allowed_text)}
+
+
+def _unfit(report: FaithfulnessReport, allowed: set[str]) -> bool:
+    """The answer must be rewritten: a citation that is not allowed, or a long answer citing none it could."""
+    return bool(report.invalid_ids) or (report.uncited_long_answer and bool(allowed))
+
+
+def _unfit_reason(llm: LLM, report: FaithfulnessReport, when: str) -> Failure:
+    if report.invalid_ids:
+        return Failure("llm_invalid_citations", f"{llm.id}: cited ids not in the sources or malformed citation tags, "
+                                                f"{when}: {', '.join(report.invalid_ids)}")
+    return Failure("llm_invalid_citations", f"{llm.id}: a long answer citing none of its sources, {when}")
 
 
 def llm_failure(llm: LLM, exc: Exception) -> Failure:
@@ -158,7 +184,7 @@ def generate_answer(
     if text is None:
         return fallback(1, failure)
     report = check(text, allowed)
-    if not report.invalid_ids:
+    if not _unfit(report, allowed):
         return Generation(text, False, 1, None, report)
 
     retry = [*messages, {"role": "assistant", "content": text}, correction_message(lang, report.invalid_ids, allowed)]
@@ -166,11 +192,9 @@ def generate_answer(
     if text is None:
         return fallback(2, failure)
     report = check(text, allowed)
-    if not report.invalid_ids:
+    if not _unfit(report, allowed):
         return Generation(text, False, 2, None, report)
-    failure = Failure("llm_invalid_citations", f"{llm.id}: cited ids not in the sources or malformed citation tags, "
-                                               f"also after a corrective retry: {', '.join(report.invalid_ids)}")
-    return fallback(2, failure)
+    return fallback(2, _unfit_reason(llm, report, "also after a corrective retry"))
 
 
 class AnswerStream(Iterator[str]):
@@ -222,23 +246,32 @@ def _stream(question: str, lang: str, sources: Sequence[Source], templates: Mapp
     if llm is not None and messages is not None:
         attempts = 1
         stream: str | Iterator[str] = ""
+        held = CitationStreamFilter(allowed)
         try:
             stream = llm.complete(messages, stream=True)
             for piece in [stream] if isinstance(stream, str) else stream:
                 if piece:
                     pieces.append(piece)
-                    yield piece
+                    if shown := held.feed(piece):
+                        yield shown
         except Exception as exc:  # LLMUnavailable, or an LLM implementation that broke its contract
             failure = llm_failure(llm, exc)
         finally:  # also when the consumer stops early: release the connection now, not at GC
             close = getattr(stream, "close", None)
             if callable(close):
                 close()
+        if shown := held.finish():
+            yield shown
         if not pieces and failure is None:
             failure = Failure("llm_error", f"{llm.id}: the stream ended without any text")
-    if pieces:  # a stream that broke off mid-way keeps what it said; error says why it stopped
-        text = "".join(pieces)
+    text = "".join(pieces)
+    if pieces and not any(ch.isalnum() for ch in text) and failure is None:
+        failure = Failure("llm_error", f"{llm.id}: empty or unusable output ({text!r:.60})")
+    elif pieces and failure is None and _unfit(report := check(text, allowed), allowed):
+        failure = _unfit_reason(llm, report, "in a streamed answer")
+    elif pieces:  # a stream that broke off mid-way keeps what it said; error says why it stopped
         return Generation.of(text, False, attempts, failure, check(text, allowed))
     generation = _fallback(question, lang, sources, allowed, check, attempts, failure, focus)
-    yield generation.text
+    if not pieces:  # else the reader has the LLM's words (checked tags only); ``generation`` replaces them
+        yield generation.text
     return generation
