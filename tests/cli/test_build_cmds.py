@@ -117,10 +117,12 @@ def test_the_dry_run_plan_shows_the_embedding_estimate(tmp_path):
     import json
     import re
 
-    args = ("build", "--dry-run", "--out", str(tmp_path / "kb.duckdb"))
+    # an empty embedding cache: the repository's own would hold every chunk (counted apart, not to embed)
+    args = ("build", "--dry-run", "--out", str(tmp_path / "kb.duckdb"), "--cache-dir", str(tmp_path / "cache"))
     data = json.loads(_run(REPO, *args, "--json").stdout)
     chunks = data["plan"]["new"]
     assert data["estimate"]["chunks"] == chunks and data["estimate"]["seconds"] > 0
+    assert data["estimate"]["from_cache"] == 0
     human = _run(REPO, *args)
     assert human.returncode == 0, human.stderr
     text = " ".join(human.stdout.split())
@@ -215,3 +217,18 @@ def test_a_config_that_is_not_a_regular_file_is_one_line(tmp_path: Path, command
         os.mkfifo(config)
     words = ("is a folder",) if kind == "folder" else ("not a regular file",)
     one_error_line(_run_bounded(tmp_path, *command, "--config", str(config)), "config file", *words)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no fcntl: builds are not locked")
+def test_a_build_while_another_writes_the_artifact_is_one_line(tmp_path: Path) -> None:
+    from tests.compiler.test_build_lock import hold_lock
+
+    out = tmp_path / "kb.duckdb"
+    holder = hold_lock(out)
+    try:
+        line = one_error_line(_run(REPO, "build", "--out", str(out), "--cache-dir", str(tmp_path / "cache")))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert line == f"error: another build is writing {out} (pid {holder.pid}): wait for it or stop it"
+    assert not out.exists() and not (tmp_path / "cache").exists()

@@ -124,6 +124,31 @@ def test_a_scene_that_takes_its_storys_clinician_access_needs_a_clinician_asking
         "unit 'scene-one' is clinician-only: add `user: {roles: [clinician]}` to this question")]
 
 
+def test_one_public_expected_unit_answers_an_anonymous_question_when_another_is_restricted(tree):
+    # any one expected unit answers a question: restricting one of two must not block the build that restricts it
+    tree.write("rules/rule-one.md", (tree.root / "rules/rule-one.md").read_text().replace("lang: en", "lang: en\naccess: clinician", 1))
+    tree.write("eval/questions.yaml", QUESTIONS.replace("[scene-one, story-one]", "[rule-one, story-one]"))
+    assert found(validate_content(tree.root)) == []
+    # a unit that does not exist is no visible one: the restricted unit is still named
+    tree.write("eval/questions.yaml", QUESTIONS.replace("[scene-one, story-one]", "[rule-one, no-such-unit]"))
+    assert found(validate_content(tree.root)) == [
+        (tree.shown("eval/questions.yaml"), 4, "q-one.expected_units", "unit 'no-such-unit' does not exist"),
+        (tree.shown("eval/questions.yaml"), 4, "q-one.expected_units",
+         "unit 'rule-one' is clinician-only (and no other expected unit is visible to this question): "
+         "add `user: {roles: [clinician]}` to this question"),
+    ]
+
+
+def test_a_question_whose_every_expected_unit_is_restricted_names_each(tree):
+    story = (tree.root / "stories/story-one.md").read_text()
+    tree.write("stories/story-one.md", story.replace("lang: en", "lang: en\naccess: clinician", 1))  # scene-one inherits it
+    tree.write("eval/questions.yaml", QUESTIONS)
+    assert [(line, message.split(":")[0]) for _, line, _, message in found(validate_content(tree.root))] == [
+        (4, "unit 'scene-one' is clinician-only (and no other expected unit is visible to this question)"),
+        (4, "unit 'story-one' is clinician-only (and no other expected unit is visible to this question)"),
+    ]
+
+
 def test_a_labelled_question_longer_than_ask_accepts_is_a_problem_at_its_line(tree):
     tree.write("eval/questions.yaml", QUESTIONS.replace('question: "How much', 'question: "' + "x" * 2_100 + " How much", 1))
     assert found(validate_content(tree.root, max_question_chars=2_000)) == [(

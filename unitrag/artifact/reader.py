@@ -36,6 +36,8 @@ class PreviousState:
     table_hashes: dict[str, str] = field(default_factory=dict)
     #: Chunks per second the last build embedded at (None: not measured), for the next plan's estimate.
     embed_rate: float | None = None
+    #: Each unit's access as built (a scene's own, else its story's), for the plan's access changes.
+    unit_access: dict[str, str] = field(default_factory=dict)
 
 
 #: What to do about a damaged artifact: a full build writes a new one beside it, then replaces it.
@@ -171,12 +173,14 @@ def read_previous(path: Path) -> PreviousState | None:
     with open_artifact(path) as con:
         manifest = read_manifest(con)
         rows = con.execute("SELECT chunk_id, content_hash, meta_hash FROM chunks").fetchall()
+        access = dict(con.execute("SELECT unit_id, access FROM units").fetchall())
     return PreviousState(
         path=path,
         embedder_id=manifest["embedder"]["id"],
         dim=int(manifest["embedder"]["dim"]),
         chunks={cid: ChunkState(ch, mh) for cid, ch, mh in rows},
         table_hashes=manifest.get("table_hashes", {}),
+        unit_access=access,
         embed_rate=_positive((manifest.get("embed_rate") or {}).get("chunks_per_s") if isinstance(manifest.get("embed_rate"), dict) else None),
     )
 

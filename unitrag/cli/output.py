@@ -138,6 +138,24 @@ def _lines(report: BuildReport, limit: int = 20) -> list[tuple[str, int, str]]:
     return rows
 
 
+def _access_lines(report: BuildReport, limit: int = 20) -> list[tuple[str, str]]:
+    """(label, text) for the plan's access changes: units becoming public first, then the others, each from → to."""
+    changes = report.plan.access_changes
+    public = [c for c in changes if c["to"] == "public"]
+    others = [c for c in changes if c["to"] != "public"]
+
+    def listed(items: list[dict[str, str]]) -> str:
+        shown = ", ".join(f"{c['unit']} ({c['from']} → {c['to']})" for c in items[:limit])
+        return shown + (f" … (+{len(items) - limit})" if len(items) > limit else "")
+
+    lines = []
+    if public:
+        lines.append(("MADE PUBLIC", f"{len(public)} unit(s) that were restricted will be served to anyone: {listed(public)}"))
+    if others:
+        lines.append(("access changed", f"{len(others)} unit(s): {listed(others)}"))
+    return lines
+
+
 def print_report(report: BuildReport) -> None:
     from rich.table import Table
 
@@ -150,6 +168,11 @@ def print_report(report: BuildReport) -> None:
     for action, count, ids in _lines(report):
         table.add_row(action, str(count), ids)
     out.print(table)
+    from rich.markup import escape
+
+    for label, text in _access_lines(report):
+        style = "bold red" if label == "MADE PUBLIC" else "yellow"
+        out.print(f"[{style}]{label}:[/] {escape(text)}", soft_wrap=True)
     if plan.full_reembed_reason:
         out.print(f"[bold yellow]FULL RE-EMBED:[/] {plan.full_reembed_reason}")
     if plan.tables_changed:
@@ -184,6 +207,8 @@ def report_markdown(report: BuildReport) -> str:
     """The plan as a Markdown table, for a CI job summary."""
     lines = [f"### unitrag build plan ({report.embedder})", "", "| action | chunks | ids |", "| --- | ---: | --- |"]
     lines += [f"| {a} | {n} | {ids} |" for a, n, ids in _lines(report)]
+    for label, text in _access_lines(report):
+        lines += ["", f"**{label}:** {text}"]
     if report.plan.full_reembed_reason:
         lines += ["", f"**Full re-embed:** {report.plan.full_reembed_reason}"]
     if report.estimate is not None and report.estimate.chunks:

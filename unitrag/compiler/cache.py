@@ -13,7 +13,26 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
-import pyarrow as pa
+
+#: The cache's file in its folder.
+FILE = "embeddings.duckdb"
+
+
+def cached_hashes(directory: Path | None, embedder: str, hashes: list[str]) -> set[str] | None:
+    """Which of ``hashes`` the cache holds a vector of for ``embedder``, read without a model and without writing
+    (a dry run's estimate); None when it cannot say (a build holding the cache open, a damaged file)."""
+    if directory is None or not hashes:
+        return set()
+    path = directory / FILE
+    if not path.is_file():
+        return set()
+    try:
+        with duckdb.connect(str(path), read_only=True) as con:
+            rows = con.execute("SELECT content_hash FROM vectors WHERE embedder = ? "
+                               "AND content_hash IN (SELECT unnest(?::VARCHAR[]))", [embedder, hashes]).fetchall()
+    except (OSError, duckdb.Error):
+        return None
+    return {h for (h,) in rows}
 
 
 class EmbeddingCache:
@@ -23,7 +42,7 @@ class EmbeddingCache:
             return
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            self._con = duckdb.connect(str(directory / "embeddings.duckdb"))
+            self._con = duckdb.connect(str(directory / FILE))
             self._con.execute(
                 "CREATE TABLE IF NOT EXISTS vectors (embedder VARCHAR, content_hash VARCHAR, embedding FLOAT[], "
                 "PRIMARY KEY (embedder, content_hash))"
@@ -35,6 +54,7 @@ class EmbeddingCache:
     def get_many(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
         if self._con is None or not hashes:
             return {}
+        import pyarrow as pa  # here, not at the top: a dry run's cached_hashes needs no Arrow
         self._con.register("wanted", pa.table({"content_hash": hashes}))
         table = self._con.execute(
             "SELECT v.content_hash, v.embedding FROM vectors v JOIN wanted w USING (content_hash) WHERE v.embedder = ?",
@@ -51,6 +71,7 @@ class EmbeddingCache:
     def put_many(self, embedder: str, hashes: list[str], vectors: np.ndarray) -> None:
         if self._con is None or not hashes:
             return
+        import pyarrow as pa
         rows = pa.table({
             "embedder": [embedder] * len(hashes),
             "content_hash": hashes,

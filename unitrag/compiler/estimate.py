@@ -3,7 +3,8 @@
 The rate comes from the last build with the same embedder (each build that
 embeds enough chunks records its own rate in the manifest), else from a
 baseline measured here, else there is none and only the chunk count is shown.
-It is an upper bound in chunks: some may come from the embedding cache.
+Chunks the embedding cache already holds (looked up by content hash, no model) are left out of it and
+counted apart; when the cache cannot be read, the count is an upper bound.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ class EmbedEstimate:
     chunks: int
     rate: float | None  # chunks per second
     source: str  # "last build", "baseline for 2 CPU cores" or "unknown"
+    #: Chunks of the plan whose vectors the embedding cache holds (not in ``chunks``); None: the cache was not read.
+    from_cache: int | None = 0
 
     @property
     def seconds(self) -> float | None:
@@ -32,24 +35,30 @@ class EmbedEstimate:
         return None if not self.rate else round(self.chunks / self.rate, 1)
 
     def to_dict(self) -> dict[str, object]:
-        return {"chunks": self.chunks, "seconds": self.seconds, "chunks_per_s": self.rate, "source": self.source}
+        return {"chunks": self.chunks, "from_cache": self.from_cache, "seconds": self.seconds,
+                "chunks_per_s": self.rate, "source": self.source}
 
     def describe(self, embedder: str) -> str:
-        """One line for the human plan, e.g. ``would embed 600 chunk(s) with X: ~10 min at 1.0 chunks/s (baseline)``."""
+        """One line for the human plan, e.g. ``would embed 600 chunk(s) with X: ~10 min at 1.0 chunks/s (baseline)``,
+        then how many more the embedding cache holds."""
         head = f"would embed {self.chunks} chunk(s) with {embedder}"
+        cached = f" ({self.from_cache} from the embedding cache)" if self.from_cache else ""
         if self.seconds is None or self.chunks == 0:
-            return head + ("" if self.chunks == 0 else " (no measured rate for this embedder yet)")
-        return f"{head}: ~{_duration(self.seconds)} at {self.rate:.2g} chunks/s ({self.source}; fewer if cached)"
+            return head + cached + ("" if self.chunks == 0 else " (no measured rate for this embedder yet)")
+        unread = "; fewer if cached" if self.from_cache is None else ""
+        return f"{head}: ~{_duration(self.seconds)} at {self.rate:.2g} chunks/s ({self.source}{unread}){cached}"
 
 
-def estimate_embedding(chunks: int, embedder_id: str, previous: PreviousState | None) -> EmbedEstimate:
-    """The estimate for ``chunks`` chunks: the last build's rate for this embedder, else the baseline."""
+def estimate_embedding(chunks: int, embedder_id: str, previous: PreviousState | None,
+                       from_cache: int | None = 0) -> EmbedEstimate:
+    """The estimate for ``chunks`` chunks to embed (``from_cache`` more the cache holds): the last build's rate for
+    this embedder, else the baseline."""
     if previous is not None and previous.embedder_id == embedder_id and previous.embed_rate:
-        return EmbedEstimate(chunks, previous.embed_rate, "last build")
+        return EmbedEstimate(chunks, previous.embed_rate, "last build", from_cache)
     baseline = BASELINE_RATES.get(embedder_id.split(":", 1)[0])
     if baseline is not None:
-        return EmbedEstimate(chunks, baseline, "baseline for 2 CPU cores")
-    return EmbedEstimate(chunks, None, "unknown")
+        return EmbedEstimate(chunks, baseline, "baseline for 2 CPU cores", from_cache)
+    return EmbedEstimate(chunks, None, "unknown", from_cache)
 
 
 def measured_rate(chunks: int, seconds: float) -> float | None:

@@ -21,6 +21,8 @@ from ..content.validate import validate_content
 from ..errors import ContentInvalid, UserError
 from ..providers.embedders import Embedder, embedder_class, embedder_id, load_embedder
 from ..content.text.tokenize import TOKENIZER_VERSION
+from .build_lock import artifact_lock
+from .cache import cached_hashes
 from .chunking import CHUNKER_VERSION
 from .estimate import EmbedEstimate, estimate_embedding, measured_rate
 from .guard_examples import embed_and_fit, guard_example_rows, guard_table_hash, own_questions_flagged
@@ -96,6 +98,19 @@ def build(
     """
     if dry_run and reconcile:
         raise UserError("--dry-run and --reconcile cannot be combined: --dry-run already shows what --reconcile would apply")
+    if dry_run:  # writes no artifact: no lock
+        return _build(config, dry_run=True, reconcile=False, full=full, embedder=embedder, progress=progress,
+                      allow_empty=allow_empty)
+    # before the previous artifact is read: a plan made against one another build is replacing would be wrong
+    with artifact_lock(config.artifact):
+        return _build(config, dry_run=False, reconcile=reconcile, full=full, embedder=embedder, progress=progress,
+                      allow_empty=allow_empty)
+
+
+def _build(
+    config: Config, *, dry_run: bool, reconcile: bool, full: bool, embedder: Embedder | None,
+    progress: Progress | None, allow_empty: bool,
+) -> BuildReport:
     timings: dict[str, float] = {}
     clock = time.perf_counter()
     model_id = embedder.id if embedder is not None else embedder_id(config.embedder)
@@ -126,6 +141,7 @@ def build(
     plan = make_plan(hashed, previous, model_id, table_hashes, complete=content.complete)
     if not allow_empty:
         _refuse_emptying(config, hashed, previous)
+    estimate = _estimate(config, plan, hashed, previous, model_id, consult_cache=dry_run and not full)
     timings["compare"] = time.perf_counter() - step
     timings["plan"] = time.perf_counter() - clock
     report = BuildReport(plan=plan, artifact=config.artifact, embedder=model_id, dry_run=dry_run,
@@ -133,7 +149,7 @@ def build(
                          parse_cache={"hits": parse_cache.hits, "misses": parse_cache.misses},
                          unit_cache={"unread": unit_cache.stat_hits, "same_bytes": unit_cache.hash_hits,
                                      "read": unit_cache.misses},
-                         estimate=estimate_embedding(len(plan.to_embed), model_id, previous), gaps=content.gap_topics,
+                         estimate=estimate, gaps=content.gap_topics,
                          starter_note=content.stale_starter_note,
                          red_flags_without_examples=[r.id for r in content.guard_rules
                                                      if r.type == "red_flag" and not r.examples.items()])
@@ -169,6 +185,7 @@ def build(
                 report.from_cache += 1
             else:
                 missing.append(h)
+        report.estimate = estimate_embedding(len(missing), model_id, previous, report.from_cache)  # as it turned out
         if reconcile:
             report.pending = [h.chunk.chunk_id for h in missing]
         elif missing:
@@ -205,6 +222,21 @@ def build(
     report.written = True
     timings["write"] = time.perf_counter() - clock
     return report
+
+
+def _estimate(config: Config, plan: Plan, hashed: list[HashedChunk], previous: PreviousState | None, model_id: str,
+              consult_cache: bool) -> EmbedEstimate:
+    """The plan's embedding estimate; with ``consult_cache`` (a dry run), the chunks whose vectors the embedding
+    cache holds (by content hash: no model) are counted apart, as the build would take them from it."""
+    wanted = set(plan.to_embed)
+    hashes = [h.content_hash for h in hashed if h.chunk.chunk_id in wanted]
+    if not consult_cache:
+        return estimate_embedding(len(hashes), model_id, previous, None if hashes else 0)
+    cached = cached_hashes(config.cache_dir, model_id, hashes)
+    if cached is None:  # the cache could not be read: every chunk, an upper bound
+        return estimate_embedding(len(hashes), model_id, previous, None)
+    hits = sum(1 for h in hashes if h in cached)
+    return estimate_embedding(len(hashes) - hits, model_id, previous, hits)
 
 
 def _refuse_emptying(config: Config, hashed: list[HashedChunk], previous: PreviousState | None) -> None:

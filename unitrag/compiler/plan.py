@@ -35,6 +35,19 @@ class Plan:
     tables_changed: list[str] = field(default_factory=list)
     #: Deletes are swept only when the whole content tree was read.
     sweep_deletes: bool = True
+    #: Units kept from the previous artifact whose access differs: ``{"unit", "from", "to"}``, by unit id. A scene
+    #: that takes its story's access changes with the story's.
+    access_changes: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def made_public(self) -> list[str]:
+        """Units that were restricted and will be served to anyone: what a reviewer must not miss."""
+        return [c["unit"] for c in self.access_changes if c["to"] == "public"]
+
+    @property
+    def made_restricted(self) -> list[str]:
+        """Units that were public and will be served only to callers with a role."""
+        return [c["unit"] for c in self.access_changes if c["from"] == "public"]
 
     @property
     def to_embed(self) -> list[str]:
@@ -54,6 +67,9 @@ class Plan:
             "full_reembed_reason": self.full_reembed_reason,
             "tables_changed": self.tables_changed,
             "sweep_deletes": self.sweep_deletes,
+            "access_changes": self.access_changes,
+            "made_public": self.made_public,
+            "made_restricted": self.made_restricted,
         }
 
 
@@ -90,7 +106,17 @@ def make_plan(
             plan.metadata_only.append(cid)
         else:
             plan.unchanged.append(cid)
+    plan.access_changes = access_changes(chunks, previous.unit_access)
     gone = sorted(set(previous.chunks) - seen)
     if complete:
         plan.deleted = gone
     return plan
+
+
+def access_changes(chunks: list[HashedChunk], before: dict[str, str]) -> list[dict[str, str]]:
+    """The units of the previous artifact still here whose (effective) access differs, by unit id."""
+    now: dict[str, str] = {}
+    for h in chunks:
+        now.setdefault(h.chunk.unit_id, h.chunk.access)
+    return [{"unit": unit_id, "from": before[unit_id], "to": access}
+            for unit_id, access in sorted(now.items()) if unit_id in before and before[unit_id] != access]

@@ -151,12 +151,21 @@ def question_id_problems(lq: LoadedQuestion, kind_of: Callable[[str], str | None
         problems.append(Problem(lq.path, lq.line_of("guard_rule"), f"{q.id}.guard_rule",
                                 f"{q.guard_rule!r} is not a guard.yaml rule of type {' or '.join(sorted(allowed))}"))
     clinician = q.user is not None and "clinician" in q.user.roles
+    hidden: list[tuple[int, str]] = []  # expected units the one asking cannot see
+    visible = False
     for i, unit_id in enumerate(q.expected_units):
-        where = (lq.path, lq.line_of("expected_units", i), f"{q.id}.expected_units")
         if kind_of(unit_id) is None:
-            problems.append(Problem(*where, f"unit {unit_id!r} does not exist"))
+            problems.append(Problem(lq.path, lq.line_of("expected_units", i), f"{q.id}.expected_units",
+                                    f"unit {unit_id!r} does not exist"))
         elif restricted(unit_id) and not clinician:
-            problems.append(Problem(*where, f"unit {unit_id!r} is clinician-only: add `user: {{roles: [clinician]}}` to this question"))
+            hidden.append((i, unit_id))
+        else:
+            visible = True
+    if hidden and not visible:  # any one expected unit answers a question: a problem only when none can
+        others = "" if len(q.expected_units) == 1 else " (and no other expected unit is visible to this question)"
+        problems.extend(Problem(lq.path, lq.line_of("expected_units", i), f"{q.id}.expected_units",
+                                f"unit {unit_id!r} is clinician-only{others}: add `user: {{roles: [clinician]}}` "
+                                "to this question") for i, unit_id in hidden)
     if q.user is None:
         return problems
     if q.user.current_topic is not None and q.user.current_topic not in topic_ids:
