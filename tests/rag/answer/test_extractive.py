@@ -284,3 +284,72 @@ def test_a_question_in_traditional_characters_asks_what_the_simplified_one_asks(
     simplified = lexicon().focus(question.replace("長時間", "长时间").replace("這些書", "这些书"))
     assert (focus.asks_amount, focus.asks_list) == (simplified.asks_amount, simplified.asks_list)
     assert focus.asks_amount or focus.asks_list
+
+
+WOOL = ("## Hand washing a wool jumper\n\n"
+        "1. Fill a basin with cool water and a capful of wool wash.\n"
+        "2. Soak the jumper for ten minutes; do not rub it.\n"
+        "3. Rinse the jumper in cool water until the water runs clear.\n"
+        "4. Press the water out gently; never wring wool.\n"
+        "5. Roll the jumper in a dry towel and press to take out the water.\n"
+        "6. Dry it flat on a towel, away from heat.")
+
+
+def test_steps_of_a_numbered_list_are_quoted_in_their_order_with_their_numbers() -> None:
+    answer = ask("How do I get the water out of a jumper after washing it?", "en", [source(1, "Wool", WOOL, ["iwto"])])
+    line = answer.splitlines()[1]
+    assert line.startswith("1. Wool: Hand washing a wool jumper: (")  # a step, after its context (said once)
+    numbers = [int(n) for n in re.findall(r"\((\d)\) ", line)]
+    assert len(numbers) >= 2 and numbers == sorted(numbers), line  # the list's order, not the best step first
+    assert "(5) Roll the jumper in a dry towel" in line and line.count("Hand washing a wool jumper") == 1
+
+
+def test_chinese_steps_are_numbered_in_full_width_brackets_and_bullets_stay_best_first() -> None:
+    text = ("去油渍的步骤：\n\n1. 先用厨房纸吸走表面的油。\n2. 在油渍上撒一层小苏打或玉米淀粉。\n"
+            "3. 滴几滴洗洁精，轻轻搓洗油渍。\n4. 按衣物标签的温度清洗油渍衣物。\n5. 晾干后检查油渍，没去净就重复。")
+    answer = ask("衣服上的油渍怎么去？晾干后还有油渍怎么办？", "zh", [source(1, "油渍", text, ["a"], lang="zh")])
+    line = answer.splitlines()[1]
+    numbers = [int(n) for n in re.findall(r"（(\d)）", line)]
+    assert len(numbers) >= 2 and numbers == sorted(numbers), line
+    bulleted = ask("衣服上的油渍怎么去？晾干后还有油渍怎么办？", "zh",
+                   [source(1, "油渍", re.sub(r"\d\. ", "- ", text), ["a"], lang="zh")])
+    assert "（" not in bulleted and bulleted.splitlines()[1].startswith("1. 油渍：去油渍的步骤：晾干后检查油渍")
+
+
+def test_a_number_asked_as_a_digit_finds_the_row_that_writes_it_as_a_word_and_back() -> None:
+    text = ("## Iron settings\n\n| Setting | Temperature |\n|---|---|\n| One dot | 110 °C, synthetics |\n"
+            "| Two dots | 150 °C, wool and silk |\n| Three dots | 200 °C, cotton and linen |")
+    answer = ask("What temperature is 2 dots on the iron?", "en", [source(1, "Ironing", text, ["care"])])
+    assert answer.splitlines()[1].startswith("1. Ironing: Iron settings: Two dots — Temperature: 150 °C")
+    digits = text.replace("One dot", "1 dot").replace("Two dots", "2 dots").replace("Three dots", "3 dots")
+    answer = ask("What temperature is two dots on the iron?", "en", [source(1, "Ironing", digits, ["care"])])
+    assert answer.splitlines()[1].startswith("1. Ironing: Iron settings: 2 dots — Temperature: 150 °C")
+
+
+def test_chinese_number_words_and_digits_match_both_ways() -> None:
+    text = "| 档位 | 温度 |\n|---|---|\n| 一点 | 110度，化纤 |\n| 两点 | 150度，羊毛、丝绸 |\n| 三点 | 200度，棉、麻 |"
+    answer = ask("熨斗2点是多少度？", "zh", [source(1, "熨烫", text, ["care"], lang="zh")])
+    assert answer.splitlines()[1].startswith("1. 熨烫：两点 — 温度: 150度")
+    digits = text.replace("一点", "1点").replace("两点", "2点").replace("三点", "3点")
+    answer = ask("熨斗两点是多少度？", "zh", [source(1, "熨烫", digits, ["care"], lang="zh")])
+    assert answer.splitlines()[1].startswith("1. 熨烫：2点 — 温度: 150度")
+
+
+def test_number_words_are_numbers_but_a_pronoun_or_a_little_is_not() -> None:
+    from unitrag.rag.answer.focus import numbers_in
+
+    assert numbers_in("Two dots, twelve minutes") == {"2", "12"}
+    assert numbers_in("两个点，洗三次，第五步，十二次") == {"2", "3", "5", "12"}
+    assert numbers_in("Which one is best? One of them.") == set()
+    assert numbers_in("多放一点，一些，统一，十分重要，二氧化碳，下一步，进一步，同一天") == set()
+    assert numbers_in("每天2次，维生素B12") == {"2"}
+
+
+def test_a_context_is_shown_once_in_a_line_and_its_spans_sit_together() -> None:
+    text = ("## Hand washing a wool jumper\n\n- Use cool water and a wool wash.\n\n## Why wool shrinks\n\n"
+            "Hot water and rubbing make a wool jumper shrink.\n\n## Hand washing a wool jumper\n\n- Dry the jumper flat.")
+    answer = ask("Which water and wash do I use to hand wash a wool jumper, why does it shrink, how do I dry it?", "en",
+                 [source(1, "Wool", text, ["iwto"])])
+    line = answer.splitlines()[1]
+    assert line.count("Hand washing a wool jumper") == 1, line
+    assert "Hand washing a wool jumper: Use cool water and a wool wash. Dry the jumper flat. Hot water" in line

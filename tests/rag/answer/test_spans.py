@@ -87,3 +87,12 @@ def test_a_question_the_text_asks_itself_is_not_a_span_but_heads_its_answer() ->
         ("sentence", "How much is enough?", "Adults need 150 µg a day.")]
     assert shown("## 碘\n\n甲状腺疾病患者怎样吃碘？应在医生指导下限碘。") == [
         ("sentence", "甲状腺疾病患者怎样吃碘？", "应在医生指导下限碘。")]
+
+
+def test_items_know_their_list_and_a_numbered_item_its_number_as_rendered() -> None:
+    text = ("Steps:\n\n1. Fill a basin.\n1. Soak it.\n   - gently\n   - briefly\n\n1. Roll it in a towel.\n\n"
+            "Then dry it.\n\n3. Another list.\n- A bullet.")
+    found = [(s.words, s.list_no, s.ordinal) for s in spans(text)]
+    assert found == [("Fill a basin.", 1, 1), ("Soak it.", 1, 2), ("gently", 2, 0), ("briefly", 2, 0),
+                     ("Roll it in a towel.", 1, 3), ("Then dry it.", 0, 0), ("Another list.", 3, 3), ("A bullet.", 4, 0)]
+    assert [(s.list_no, s.ordinal) for s in spans("1、加水。\n2、浸泡。")] == [(1, 1), (1, 2)]

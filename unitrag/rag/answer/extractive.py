@@ -4,7 +4,8 @@ When no LLM is configured or reachable, the reader still gets an answer: the
 sentences, list items and table rows (``rag.answer.spans``; never a signpost, ``rag.answer.signposts``) of the top sources that score
 best against the question (``rag.answer.focus``: its rare terms, the topics it names in
 either language, the numbers it asks for, the source's rank), best first, without
-repeats, within a length budget. Each quoted span is followed by ``<Cite/>`` tags of its
+repeats, within a length budget; within a unit's line, two or more steps of a numbered list
+in the list's order, numbered ("(1) … (2) …", "（1）…（2）…"), and a context shown once. Each quoted span is followed by ``<Cite/>`` tags of its
 source's own citation ids, so the faithfulness check passes by construction; a title is
 named once. A span in the other language than the question keeps its words, announced
 as such. Plain string work that never raises: it is the fallback of last resort.
@@ -13,7 +14,7 @@ as such. Plain string work that never raises: it is the fallback of last resort.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from ...content.text.citation_tags import canonical_tag, strip_tags
@@ -163,15 +164,23 @@ def _cite_ids(source: Source, inline: list[str], allowed: set[str] | None) -> li
     return [cid for cid in inline if cid in own] or own
 
 
-def _shown(span: Span, lang: str, context_shown: bool = False, title: str = "") -> str:
-    """A span's words as quoted: a row or an item after what it sits under (unless just said, or the title the line
-    opens with says it: "…：症状对照表" then a row under "对照表"), a long one shortened."""
+def _shown(span: Span, lang: str, context_shown: bool = False, title: str = "", number: int = 0) -> str:
+    """A span's words as quoted: a row or an item after what it sits under (unless already said in the line, or the
+    title the line opens with says it: "…：症状对照表" then a row under "对照表"), a long one shortened; a step of a
+    numbered list after its number ("(2) …", "（2）…"), when ``number``."""
     words = _shorten(_SPACE.sub(" ", span.words).strip(), SENTENCE_MAX_CHARS[lang])
+    said = words
+    if number:
+        said = f"（{number}）{words}" if lang == "zh" else f"({number}) {words}"
+    if _shows_context(span, context_shown, title):
+        return f"{span.context}：{said}" if lang == "zh" else f"{span.context}: {said}"
+    return said
+
+
+def _shows_context(span: Span, context_shown: bool, title: str) -> bool:
     context = span.context.casefold()
-    if (span.kind != "sentence" and context and not context_shown
-            and context not in words.casefold() and context not in title.casefold()):
-        return f"{span.context}：{words}" if lang == "zh" else f"{span.context}: {words}"
-    return words
+    return (span.kind != "sentence" and bool(context) and not context_shown
+            and context not in span.words.casefold() and context not in title.casefold())
 
 
 def _joined(parts: list[str], lang: str) -> str:
@@ -189,8 +198,48 @@ def _title(source: Source, lang: str) -> str:
     return ((f"{title}：" if lang == "zh" else f"{title}: ") if title else "")
 
 
+def _grouped(quotes: list[Quote], key: Callable[[Quote], object]) -> list[Quote]:
+    """The quotes with those sharing a key (None: none) moved up to the first one's place, in their order."""
+    groups: dict[object, list[Quote]] = {}
+    for i, quote in enumerate(quotes):
+        k = key(quote)
+        groups.setdefault(i if k is None else k, []).append(quote)
+    return [q for group in groups.values() for q in group]
+
+
+def in_reading_order(quotes: Sequence[Quote]) -> list[Quote]:
+    """A unit's quotes as its line gives them: the best first, then the rest in the text's order; the items and
+    rows under one context (a heading, a lead-in line) together, after the first of them; two or more steps of one
+    numbered list in the list's order, from the place of the first of them (the best step may be the last one)."""
+    ordered = [quotes[0], *sorted(quotes[1:], key=lambda q: (q.source.chunk_id, q.span.position))]
+    ordered = _grouped(ordered, lambda q: (q.source.chunk_id, q.span.context)
+                       if q.span.kind != "sentence" and q.span.context else None)
+    steps = _numbered(ordered)
+    out = _grouped(ordered, lambda q: _list_of(q) if _list_of(q) in steps else None)
+    for key in steps:  # each list's steps sit together now: put them in the list's order
+        at = [i for i, q in enumerate(out) if _list_of(q) == key]
+        for i, q in zip(at, sorted((out[i] for i in at), key=lambda q: q.span.position)):
+            out[i] = q
+    return out
+
+
+def _list_of(quote: Quote) -> tuple[str, int] | None:
+    return (quote.source.chunk_id, quote.span.list_no) if quote.span.ordinal else None
+
+
+def _numbered(quotes: Sequence[Quote]) -> set[tuple[str, int]]:
+    """The numbered lists two or more of whose steps are quoted (a long step's sentences are one step)."""
+    steps: dict[tuple[str, int], set[int]] = {}
+    for quote in quotes:
+        key = _list_of(quote)
+        if key is not None:
+            steps.setdefault(key, set()).add(quote.span.ordinal)
+    return {key for key, numbers in steps.items() if len(numbers) > 1}
+
+
 def quoted_lines(chosen: Sequence[Quote], lang: str, allowed: set[str] | None) -> list[str]:
-    """One line per unit, in the order of its best quote; the unit's title once, each span then its tags."""
+    """One line per unit, in the order of its best quote (``in_reading_order``); the unit's title once, a context
+    once, a numbered list's steps with their numbers, each span then its tags."""
     by_source: dict[str, list[Quote]] = {}
     for quote in chosen:  # a unit's chunks (a document's sections) share one line and its title
         by_source.setdefault(quote.source.unit_id, []).append(quote)
@@ -198,13 +247,21 @@ def quoted_lines(chosen: Sequence[Quote], lang: str, allowed: set[str] | None) -
     for quotes in by_source.values():
         source = quotes[0].source
         text_lang = answer_lang(source.lang or lang)
-        ordered = [quotes[0], *sorted(quotes[1:], key=lambda q: (q.source.chunk_id, q.span.position))]
+        ordered = in_reading_order(quotes)
+        steps = _numbered(ordered)
         ids = [_cite_ids(q.source, q.span.cited, allowed) for q in ordered]
         # each span is cited; a run of spans citing the same ids is cited once, after its last span
         title = plain_title(source.title)
-        parts = [_shown(q.span, text_lang, i > 0 and ordered[i - 1].span.context == q.span.context, title)
-                 + ("" if i + 1 < len(ids) and ids[i + 1] == ids[i] else "".join(canonical_tag(cid) for cid in ids[i]))
-                 for i, q in enumerate(ordered)]
+        parts, shown = [], set()  # the contexts the line has shown
+        for i, q in enumerate(ordered):
+            first_of_step = _list_of(q) in steps and not (i > 0 and _list_of(ordered[i - 1]) == _list_of(q)
+                                                          and ordered[i - 1].span.ordinal == q.span.ordinal)
+            # a context is said once a line: shown before, or heading the span just before (a sentence under it)
+            said = q.span.context in shown or (i > 0 and ordered[i - 1].span.context == q.span.context)
+            if _shows_context(q.span, said, title):
+                shown.add(q.span.context)
+            parts.append(_shown(q.span, text_lang, said, title, q.span.ordinal if first_of_step else 0)
+                         + ("" if i + 1 < len(ids) and ids[i + 1] == ids[i] else "".join(canonical_tag(c) for c in ids[i])))
         body = _joined(parts, text_lang)
         lines.append(f"{OTHER_LANGUAGE.get((lang, text_lang), '')}{_title(source, text_lang)}{body}")
     return lines

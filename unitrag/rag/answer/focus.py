@@ -58,7 +58,60 @@ _ASKS_AMOUNT = re.compile(
 _ASKS_LIST = re.compile(r"\b(?:which|what\s+are|list|name)\b|哪些|哪几|有什么|是什么|几条|几个|几种", re.IGNORECASE)
 #: Between two spans' words in the text a chunk's topics are looked for in: no mention runs across it.
 _SEPARATOR = "\n\x00\n"
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+#: A number: not the digits of a name (B12), but one right after Chinese words is (每天2次).
+_NUMBER = re.compile(r"(?<![.0-9A-Za-z_\u00c0-\u024f])\d+(?:[.,]\d+)*")
+#: Small numbers written as words count as the number (a question's "2 dots", a table's "Two dots"; 两次 and 2次).
+_EN_NUMBER_WORDS = {w: str(n) for n, w in enumerate(
+    "one two three four five six seven eight nine ten eleven twelve".split(), 1)}
+_EN_NUMBER_WORD = re.compile(r"\b(?:" + "|".join(_EN_NUMBER_WORDS) + r")\b", re.IGNORECASE)
+#: "one" as a pronoun is no number: "which one", "one of", "one's".
+_NOT_ONE_BEFORE = frozenset("which this that the each any no every some another someone anyone everyone".split())
+_NOT_ONE_AFTER = re.compile(r"\s*(?:of\b|another\b|by\b|'s\b|’s\b)", re.IGNORECASE)
+_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+#: A Chinese numeral counts only before a measure word or a unit (三次, 两个点, 第五步), not in 一些, 统一, 十分重要.
+_ZH_NUMBER = re.compile(
+    r"(?<![零〇一二三四五六七八九十百千万亿两])(?P<n>十[一二]?|[一二三四五六七八九两])(?![零〇一二三四五六七八九十百千万亿两])"
+    r"(?=个?(?:次|天|日|周|星期|个月|年|小时|分钟|秒|点|档|挡|杯|勺|匙|克|公斤|斤|升|毫升|遍|步|种|片|粒|滴|件|圈|度|倍|层|瓶|袋|"
+    r"包|盆|条|张|块|颗|根|只|台|岁|份|节|级|格|成|碗|个))")
+#: 一点 is mostly "a little" (放一点, 多一点): one dot or one o'clock only at the start of a cell or a clause, after
+#: 第/档/调/到/在/是/用/开/转/为, or before 钟.
+_ZH_ONE_DOT_AFTER = re.compile(r"(?:^|[^\u4e00-\u9fff]|[第档调到在是用开转为])$")
+#: 一 in a word is no count: 下一步 (next), 进一步 (further), 同一天, 统一, 唯一, 之一, 逐一, 每一次, 单一.
+_ZH_ONE_IN_A_WORD = frozenset("下上进同统唯之逐每单")
+
+
+def numbers_in(text: str) -> frozenset[str]:
+    """The numbers a text states: its digits, and the small numbers it writes as words (two → "2", 两 → "2")."""
+    found = set(_NUMBER.findall(text))
+    for m in _EN_NUMBER_WORD.finditer(text):
+        word = m.group(0).casefold()
+        if word == "one":
+            before = text[:m.start()].split()
+            if (before and before[-1].casefold().strip(",;:") in _NOT_ONE_BEFORE) or _NOT_ONE_AFTER.match(text, m.end()):
+                continue
+        found.add(_EN_NUMBER_WORDS[word])
+    for m in _ZH_NUMBER.finditer(text):
+        n = m.group("n")
+        if n == "一" and text[m.start() - 1:m.start()] in _ZH_ONE_IN_A_WORD and m.start() > 0:
+            continue
+        if (n == "一" and text[m.end():m.end() + 1] == "点" and text[m.end() + 1:m.end() + 2] != "钟"
+                and not _ZH_ONE_DOT_AFTER.search(text[:m.start()])):
+            continue
+        found.add(str(10 + _ZH_DIGITS[n[1]] if len(n) == 2 else _ZH_DIGITS[n]))
+    return frozenset(found)
+
+
+def _states_number(term: str, reading: "SpanReading") -> bool:
+    """Whether a span states the number a question's term is, written otherwise: "2" or "two" as "two dots" or
+    "2 dots"; 两点 (a number and its measure word, one term) as 2点 (or 两个点)."""
+    if term.isdigit() or term in _EN_NUMBER_WORDS:
+        return _EN_NUMBER_WORDS.get(term, term) in reading.numbers
+    bare = term.removeprefix("第")
+    m = _ZH_NUMBER.match(bare) if reading.numbers else None
+    unit = bare[m.end():].removeprefix("个") if m else ""
+    return bool(unit) and bool(numbers_in(bare) & reading.numbers) and unit in reading.span.words
+
+
 _QUANTITY = re.compile(r"\d(?:[\d.,]*)\s*(?:%|[^\W\d_]{1,6}|[\u4e00-\u9fff]{1,2}|°|℃)")
 
 
@@ -132,7 +185,7 @@ class Lexicon:
         bridge = self._weighted(_spread({t: c for t, c in near.items() if t not in own_lang}, max(near.values(), default=1.0)))
         topics = frozenset(t for t in named_topics if t in self.topics)
         folded = to_simplified(question)  # 多長時間 asks for an amount as 多长时间 does (the terms are folded already)
-        return QuestionFocus(terms, topics, frozenset(_NUMBER.findall(question)), bool(_ASKS_AMOUNT.search(folded)),
+        return QuestionFocus(terms, topics, numbers_in(question), bool(_ASKS_AMOUNT.search(folded)),
                              bool(_ASKS_LIST.search(folded)), frozenset(t for t in tokenize(question) if t in terms),
                              lang, bridge)
 
@@ -166,7 +219,7 @@ class Lexicon:
             joined += normalize_question(f"{span.context} {span.words}") + _SEPARATOR
         title_terms = frozenset(tokenize(title))
         readings = tuple(SpanReading(span, frozenset(tokenize(f"{span.context} {span.words}")),
-                                     frozenset(_NUMBER.findall(span.words)), bool(_QUANTITY.search(span.words)), title_terms,
+                                     numbers_in(span.words), bool(_QUANTITY.search(span.words)), title_terms,
                                      is_signpost(span.words))
                          for span in found)
         return ChunkReading(readings, joined, starts)
@@ -217,7 +270,9 @@ class QuestionFocus:
 
 
 def _share(terms: Mapping[str, float], reading: SpanReading) -> float:
-    """The idf-weighted share of ``terms`` a span states (a term only its source's title has counts ``W_TITLE``)."""
+    """The idf-weighted share of ``terms`` a span states (a term only its source's title has counts ``W_TITLE``);
+    a number the span writes otherwise ("2" and "two dots", "two" and "2 dots") is stated."""
     total = sum(terms.values())
-    said = sum(w if t in reading.terms else W_TITLE * w if t in reading.title_terms else 0.0 for t, w in terms.items())
+    said = sum(w if t in reading.terms or _states_number(t, reading)
+               else W_TITLE * w if t in reading.title_terms else 0.0 for t, w in terms.items())
     return said / total if total else 0.0

@@ -5,7 +5,8 @@ means nothing without what it sits under ("Pregnancy | 600 µg" under "Daily nee
 "- 120 in mainland China" under "Call your emergency number:"). So a span keeps its
 context (the nearest heading or lead-in line) beside its text, a table row is rendered
 with its header (``Adults 19–50 — RDA: 1,000 mg``), and the title line a story's chunk
-starts with is never a span (the answer names the title once, itself).
+starts with is never a span (the answer names the title once, itself). An item knows its list,
+and a numbered list's item its number as the list renders it, so quoted steps keep their order.
 
 Pure string work, no model: it runs on every extractive answer.
 """
@@ -29,7 +30,7 @@ _TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MD_EMPHASIS = re.compile(r"(\*\*|__|\*|`)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>.*?)\s*#*\s*$")
-_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)、])\s+(?P<text>.*)$")
+_ITEM = re.compile(r"^(?P<indent>\s*)(?:[-*+•]\s+|(?P<number>\d+)[.)]\s+|(?P<zh>\d{1,2})、\s*)(?P<text>.*)$")
 _QUOTE = re.compile(r"^\s*>\s?")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 # A line that is all bold ("**Targets for adults:**") heads what follows, like a heading, when it ends in a
@@ -55,11 +56,13 @@ class Span:
     position: int
     words: str = ""  # the text without tags: what is shown and measured
     cited: tuple[str, ...] = ()  # the ids its tags cite
+    list_no: int = 0  # an item's list (1, 2, … in the text's order; 0: not an item)
+    ordinal: int = 0  # an item's number in a numbered list, as the list renders it (0: not numbered)
 
     @classmethod
-    def of(cls, text: str, context: str, kind: SpanKind, position: int) -> "Span":
+    def of(cls, text: str, context: str, kind: SpanKind, position: int, list_no: int = 0, ordinal: int = 0) -> "Span":
         cited = tuple(dict.fromkeys(t.id for t in find_tags(text) if t.id))
-        return cls(text, context, kind, position, strip_tags(text).strip(), cited)
+        return cls(text, context, kind, position, strip_tags(text).strip(), cited, list_no, ordinal)
 
 
 
@@ -172,10 +175,26 @@ class _Reader:
         self.lead = ""  # a "…:" line: context for the items and rows right after it
         self.block: list[str] = []
         self.block_kind: SpanKind = "sentence"
+        self.lists: dict[int, tuple[int, bool, int]] = {}  # open lists by indent: (list_no, numbered, next number)
+        self.list_count = 0
+        self.item = (0, 0)  # the current item's list_no and ordinal
 
-    def add(self, text: str, kind: SpanKind, context: str) -> None:
+    def add(self, text: str, kind: SpanKind, context: str, item: tuple[int, int] = (0, 0)) -> None:
         if any(ch.isalnum() for ch in strip_tags(text)):
-            self.spans.append(Span.of(text, context, kind, len(self.spans)))
+            self.spans.append(Span.of(text, context, kind, len(self.spans), *item))
+
+    def start_item(self, indent: int, number: str | None) -> None:
+        """An item line: it continues the open list at its indent (same kind, bulleted or numbered) or opens one;
+        a numbered list counts from its first item's number, as Markdown renders it ("1. 1. 1." reads 1, 2, 3)."""
+        self.lists = {i: v for i, v in self.lists.items() if i <= indent}  # the lists nested deeper have ended
+        numbered = number is not None
+        found = self.lists.get(indent)
+        if found is None or found[1] != numbered:
+            self.list_count += 1
+            found = (self.list_count, numbered, int(number) if numbered and len(number) < 10 else 1)
+        list_no, _, next_number = found
+        self.lists[indent] = (list_no, numbered, next_number + 1)
+        self.item = (list_no, next_number if numbered else 0)
 
     def flush(self) -> None:
         if not self.block:
@@ -184,10 +203,10 @@ class _Reader:
         kind, self.block = self.block_kind, []
         if kind == "item":
             if len(strip_tags(text)) <= ITEM_MAX_CHARS[_lang_of(text)]:
-                self.add(text, "item", self.lead or self.heading)
+                self.add(text, "item", self.lead or self.heading, self.item)
                 return
             for sentence in split_sentences(text):
-                self.add(sentence, "item", self.lead or self.heading)
+                self.add(sentence, "item", self.lead or self.heading, self.item)
             return
         sentences = split_sentences(text)
         self.lead = ""
@@ -202,6 +221,7 @@ class _Reader:
 
     def set_heading(self, text: str) -> None:
         self.flush()
+        self.lists = {}
         text = _flat(text).rstrip(":：")
         self.heading, self.lead = ("" if _same(text, self.title) else text), ""
 
@@ -219,6 +239,7 @@ class _Reader:
                 self.set_heading((heading or bold).group("text"))  # type: ignore[union-attr]
             elif line.lstrip().startswith("|"):
                 self.flush()
+                self.lists = {}
                 table = []
                 while i < len(lines) and lines[i].lstrip().startswith("|"):
                     table.append(lines[i])
@@ -228,10 +249,13 @@ class _Reader:
                 continue
             elif item:
                 self.flush()
+                self.start_item(len(item.group("indent").expandtabs(4)), item.group("number") or item.group("zh"))
                 self.block, self.block_kind = [item.group("text")], "item"
             else:
                 if not self.block:
                     self.block_kind = "sentence"
+                    if not line[:1].isspace():
+                        self.lists = {}  # a paragraph at the margin ends the lists above it
                 self.block.append(line.strip())
             i += 1
         self.flush()
