@@ -121,6 +121,16 @@ def test_english_answer_cites_all_source_ids_when_the_span_cites_none() -> None:
         LEAD["en"], '1. Iodised salt: Iodised salt is the main source of iodine.<Cite id="who2014"/><Cite id="iom2001"/>']
 
 
+def test_a_sentence_is_cited_with_the_tag_that_closes_its_paragraph_not_every_id_of_its_unit() -> None:
+    text = ('A cheap repeater halves the speed it relays. A mesh with a backhaul keeps it.<Cite id="ofcom"/>\n\n'
+            "Place the router high and central.")
+    sources = [source(1, "Mesh or extender", text, ["ofcom", "ieee"])]
+    answer = extractive_answer("does a repeater halve the speed", "en", sources)
+    assert "halves the speed" in answer and cited(answer) == ["ofcom"]  # ieee backs nothing in that paragraph
+    answer = extractive_answer("where should the router go, high and central?", "en", sources)
+    assert "Place the router" in answer and cited(answer) == ["ofcom", "ieee"]  # no tag in its paragraph: the unit's
+
+
 def test_an_inline_id_that_is_not_the_sources_own_is_never_cited() -> None:
     sources = [source(1, "T", 'A claim.<Cite id="stray"/>', ["own"])]
     assert cited(extractive_answer("q?", "en", sources)) == ["own"]

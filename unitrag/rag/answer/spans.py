@@ -55,7 +55,7 @@ class Span:
     kind: SpanKind
     position: int
     words: str = ""  # the text without tags: what is shown and measured
-    cited: tuple[str, ...] = ()  # the ids its tags cite
+    cited: tuple[str, ...] = ()  # the ids its tags cite, else those that close its paragraph (``_Reader.flush``)
     list_no: int = 0  # an item's list (1, 2, … in the text's order; 0: not an item)
     ordinal: int = 0  # an item's number in a numbered list, as the list renders it (0: not numbered)
 
@@ -141,6 +141,20 @@ def _leading_tags(piece: str) -> int:
     return end
 
 
+def _backed(sentences: list[str]) -> list[str]:
+    """Each sentence with the tags that back it: its own, else those of the next sentence of its paragraph that
+    cites ("S1. S2.<Cite a/>": a is the paragraph's source, S1's too). A sentence after the paragraph's last tag
+    keeps none here, and is then cited with all its source's ids (``extractive``)."""
+    out, tags = list(sentences), ""
+    for i in range(len(out) - 1, -1, -1):
+        own = "".join(canonical_tag(t.id) for t in find_tags(out[i]) if t.id)
+        if own:
+            tags = own
+        elif tags:
+            out[i] += tags
+    return out
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of Chinese, English or mixed prose, end punctuation kept.
 
@@ -205,10 +219,10 @@ class _Reader:
             if len(strip_tags(text)) <= ITEM_MAX_CHARS[_lang_of(text)]:
                 self.add(text, "item", self.lead or self.heading, self.item)
                 return
-            for sentence in split_sentences(text):
+            for sentence in _backed(split_sentences(text)):
                 self.add(sentence, "item", self.lead or self.heading, self.item)
             return
-        sentences = split_sentences(text)
+        sentences = _backed(split_sentences(text))
         self.lead = ""
         if sentences and sentences[-1].rstrip().endswith((":", "：")) and len(strip_tags(sentences[-1])) <= LEAD_IN_CHARS:
             self.lead = strip_tags(sentences.pop()).strip().rstrip(":：")
