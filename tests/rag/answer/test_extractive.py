@@ -363,3 +363,12 @@ def test_a_context_is_shown_once_in_a_line_and_its_spans_sit_together() -> None:
     line = answer.splitlines()[1]
     assert line.count("Hand washing a wool jumper") == 1, line
     assert "Hand washing a wool jumper: Use cool water and a wool wash. Dry the jumper flat. Hot water" in line
+
+
+def test_at_most_two_units_are_quoted_however_many_say_the_questions_words() -> None:
+    sources = [source(1, "Blood stains", "Rinse a blood stain with cold water; hot water sets it.", ["a"]),
+               source(2, "Ink stains", "Dab an ink stain with alcohol, then rinse it in cold water.", ["b"]),
+               source(3, "Rust stains", "Rub a rust stain with salt and lemon, then rinse it in cold water.", ["c"])]
+    answer = extractive_answer("blood stain: cold water or hot water?", "en", sources)
+    assert "Blood stains" in answer.splitlines()[1] and len(answer.splitlines()) == 3  # the lead line and two units
+    assert "Rust stains" not in answer and set(cited(answer)) == {"a", "b"}

@@ -31,6 +31,11 @@ OTHER_LANGUAGE = {("zh", "en"): "以下内容来自英文资料：", ("en", "zh"
 #: Sources whose spans are candidates, and spans quoted at most.
 CANDIDATE_SOURCES = 5
 MAX_SPANS = 6
+#: Units quoted at most: a third unit's spans matched the question's words as well as the first two's, but a reader
+#: found them unrelated (a ballpoint-ink step after "blood out of jeans", "salt does not remove colour" after a rust
+#: remedy with salt). On the four knowledge bases' dev sets, 2 quoted the same facts with 23% fewer units outside
+#: the labels; docs/benchmarks/quality.md has the test sets.
+MAX_UNITS = 2
 #: The quoted spans' words stay under this many characters (Chinese packs about three times as much
 #: into a character); the best span is always quoted, shortened if it alone is longer.
 BUDGET_CHARS = {"zh": 400, "en": 900}
@@ -103,7 +108,7 @@ def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon
 def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_terms: Collection[str] = (),
            bridge_terms: Collection[str] = ()) -> list[Quote]:
     """The best quote, then the next best that state nearly as much of the question and repeat nothing, within
-    the length budget. When a list is asked for ("which foods…") and the best quote is a list item, its sibling
+    the length budget and from at most ``MAX_UNITS`` units. When a list is asked for ("which foods…") and the best quote is a list item, its sibling
     items follow it: the list is the answer. Another row of a quoted row's table must also say a term of the
     question itself (``focus_terms``) that the quoted rows do not: the vegetables' row, then the fruits' row when
     both are asked, never the rest of the table for the words its header repeats. A table in the other language
@@ -134,6 +139,8 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
                       or asked and not (terms & asked) - set().union(*(said for _, said in table))):
             continue
         if chosen and used + len(words) > BUDGET_CHARS[lang]:
+            continue
+        if len({q.source.unit_id for q in chosen} | {quote.source.unit_id}) > MAX_UNITS:
             continue
         if any(_repeats(terms, other) for other in seen):
             continue
