@@ -45,3 +45,19 @@ def test_a_figure_of_speech_sentence_is_not_scored_alone() -> None:
 def test_at_most_a_few_sentences_are_embedded() -> None:
     question = " ".join(f"Right now my dad is sweating, {i}." for i in range(MAX_SENTENCES + 3))
     assert len(chosen(question)) == MAX_SENTENCES
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    # a knowledge base outside health: no bodily sign cue, but the question says it is happening now
+    ("the socket behind my bed is smoking right now. why?", ["the socket behind my bed is smoking right now."]),
+    ("I'm planning a weekend of shelving. The extension lead under my desk is sparking as we speak. Which drill bits?",
+     ["The extension lead under my desk is sparking as we speak."]),
+    ("周末想装个书架。厨房的插座正在冒烟。用什么膨胀螺丝好？", ["厨房的插座正在冒烟。"]),
+])
+def test_a_sentence_saying_something_happens_now_is_scored_alone_in_any_domain(question: str, expected: list[str]) -> None:
+    assert chosen(question) == expected
+
+
+@pytest.mark.parametrize("question", ["我正在减肥。晚饭吃什么好？", "我正在学营养学。维生素D怎么补？"])
+def test_a_plan_or_a_study_going_on_now_brings_no_sentence_to_score_alone(question: str) -> None:
+    assert chosen(question) == []

@@ -7,8 +7,10 @@ sentence alone scores 0.9. People wrap an emergency in an ordinary question when
 unsure it is one, or ashamed of it; a guard that reads only the whole question misses exactly them.
 
 So when a question of several sentences tells one of the rules' signs as it is (a ``SIGN`` cue of
-``framing``), its sentences that say something is happening now are embedded and scored too (one
-batch). A sentence counts only when its own framing is acute and shows no other kind: not past,
+``framing``), or says outright that something is happening now ("right now", "as we speak", 正在,
+此刻: ``HAPPENING_NOW``; the sign cues are a health knowledge base's, and "the socket is smoking
+right now. why?" tells no bodily sign), its sentences that say something is happening now are
+embedded and scored too (one batch). A sentence counts only when its own framing is acute and shows no other kind: not past,
 study, hypothetical, and not a figure of speech ("this exam is killing me today"). The question's
 other sentences cannot make it less urgent: acute cues always win (``framing``). Questions of one
 sentence, and questions telling no sign, cost nothing extra.
@@ -16,6 +18,7 @@ sentence, and questions telling no sign, cost nothing extra.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from ...content.text.lang import normalize_question
@@ -29,6 +32,13 @@ MAX_SENTENCES = 4
 #: patterns and the whole question's score see it anyway.
 MIN_CHARS = 8
 
+#: Words that say outright that something is happening as the question is typed, in any domain: unlike a time word
+#: ("this morning", "last week", 昨天), they do not tell when something began but that it is going on.
+HAPPENING_NOW = re.compile(
+    r"\b(right now|just now|as we speak|as i type|at this (very )?moment|still (going on|happening))\b"
+    r"|此刻|这会儿|就在刚才|眼下正|正在(?!接受|治疗|康复|恢复|吃药|服药|用药|调理|备孕|减肥|学习|上学|上班|做咨询|看心理|复查|写|准备|考虑|找|学|做)",
+    re.IGNORECASE)
+
 
 def split_sentences(question: str) -> list[str]:
     """The question's sentences: the answer's rule for prose (``answer.spans``), each line apart, since a chat
@@ -40,12 +50,13 @@ def acute_sentences(question: str, framing: Callable[[], Framing]) -> list[str]:
     """The sentences of ``question`` (as asked) worth scoring alone: each says something is happening now.
 
     Empty unless the question has two sentences or more and tells one of the rules' signs as it is
-    (``framing().sign``, read only for a question of several sentences): a time word alone ("this
-    morning", "last week") is too weak, since a short sentence scored out of its question is easily
-    over-read ("my stool has been dark since I started iron tablets last week").
+    (``framing().sign``, read only for a question of several sentences) or says that something is
+    happening now (``HAPPENING_NOW``): a time word alone ("this morning", "last week") is too weak,
+    since a short sentence scored out of its question is easily over-read ("my stool has been dark
+    since I started iron tablets last week").
     """
     sentences = split_sentences(question)
-    if len(sentences) < 2 or not framing().sign:
+    if len(sentences) < 2 or not (HAPPENING_NOW.search(normalize_question(question)) or framing().sign):
         return []
     chosen = []
     for sentence in sentences:
