@@ -232,3 +232,13 @@ def test_a_build_while_another_writes_the_artifact_is_one_line(tmp_path: Path) -
         holder.wait()
     assert line == f"error: another build is writing {out} (pid {holder.pid}): wait for it or stop it"
     assert not out.exists() and not (tmp_path / "cache").exists()
+
+
+def test_a_near_miss_stopped_by_its_rule_s_pattern_is_warned_unless_the_framing_answers_it() -> None:
+    from unitrag.cli.build_cmds import _stopped_whatever_the_framing
+
+    found = [{"rule": "red-shock", "type": "red_flag", "text": "How does an RCD stop you being electrocuted?", "pattern": "x"},
+             {"rule": "red-suicide", "type": "red_flag", "pattern": "x",  # answered with the caution note: no warning
+              "text": "I'm writing a school report on suicide prevention, which nutrients are linked to mood?"},
+             {"rule": "oos-solar", "type": "out_of_scope", "text": "I'm writing a school report on solar panels", "pattern": "x"}]
+    assert [f["rule"] for f in _stopped_whatever_the_framing(found)] == ["red-shock", "oos-solar"]

@@ -155,3 +155,19 @@ def test_a_corrected_question_is_shown_as_read_before_the_answer(printed: io.Str
     printed.seek(0), printed.truncate()
     output.print_answer(answer())
     assert "Read as" not in printed.getvalue()
+
+
+def test_the_build_names_the_pattern_that_stops_own_questions_and_near_misses(monkeypatch: pytest.MonkeyPatch) -> None:
+    buffer = io.StringIO()
+    monkeypatch.setattr(output, "err", Console(file=buffer, width=400, color_system=None))
+    stopped = [{"unit": f"en-u{i}", "text": f"question {i}?", "rule": "oos-evil", "by": "pattern", "pattern": ".*"}
+               for i in range(3)]
+    stopped.append({"unit": "en-u9", "text": "scored?", "rule": "oos-evil", "by": "score 0.91"})
+    output._print_guard_stops_own(stopped)
+    output._print_near_misses_stopped([{"rule": "red-flag-shock", "text": "How does an RCD stop you being electrocuted?",
+                                        "pattern": "electrocuted"}])
+    text = buffer.getvalue()
+    assert "oos-evil: pattern '.*' stops 3 of them, e.g. en-u0: 'question 0?'" in text
+    assert "question 1?" not in text  # one example a pattern
+    assert "en-u9: 'scored?' → oos-evil (score 0.91)" in text
+    assert "red-flag-shock: pattern 'electrocuted' stops the near-miss 'How does an RCD stop you being electrocuted?'" in text

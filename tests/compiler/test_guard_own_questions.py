@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from unitrag.compiler.guard_examples import model_rows, own_questions_flagged
+from unitrag.compiler.guard_examples import model_rows, near_misses_stopped, own_questions_flagged
+from unitrag.content.models import GuardRule
 from unitrag.compiler.guard_fit import NONE, fit_guard, probabilities
 
 RULES = [
@@ -47,6 +48,21 @@ def test_the_build_reports_own_questions_a_pattern_or_score_stops() -> None:
              {"rule_id": "unit-chain", "role": "unit_question", "lang": "en", "text": "How often do I oil my chain?",
               "embedding": _unit(np.eye(16)[1]).tolist()}]
     flagged = own_questions_flagged(model_rows(rows, RULES))
-    assert {"unit": "unit-battery", "text": "Can an e-bike battery catch fire?", "rule": "red-a", "by": "pattern"} in flagged
+    assert {"unit": "unit-battery", "text": "Can an e-bike battery catch fire?", "rule": "red-a", "by": "pattern",
+            "pattern": r"\bcatch(es)? fire\b"} in flagged  # the pattern that stops it, as written
     assert not [f for f in flagged if f["unit"] == "unit-chain"]
     assert own_questions_flagged([]) == []
+
+
+def test_a_near_miss_its_own_rule_s_pattern_stops_is_reported_with_the_pattern() -> None:
+    shock = GuardRule.model_validate({
+        "id": "red-flag-electric-shock", "type": "red_flag",
+        "patterns": {"en": [r"\bstuck to\b", r"\b(being|getting)\s+(electrocuted|shocked)\b"], "zh": ["(正在|被)触电"]},
+        "response": {"en": "Cut the power.", "zh": "先断电。"},
+        "near_misses": {"en": ["How does an RCD stop you being electrocuted?", "Why do I get a static shock?"],
+                        "zh": ["漏电保护器为什么能防触电？"]}})
+    other = GuardRule.model_validate({  # another rule's pattern stopping a near-miss is no contradiction of its author
+        "id": "oos-static", "type": "out_of_scope", "patterns": {"en": ["static"]}, "response": {"en": "No."}})
+    assert near_misses_stopped([shock, other]) == [
+        {"rule": "red-flag-electric-shock", "type": "red_flag", "text": "How does an RCD stop you being electrocuted?",
+         "pattern": r"\b(being|getting)\s+(electrocuted|shocked)\b"}]

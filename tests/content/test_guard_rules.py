@@ -81,10 +81,40 @@ def test_a_catastrophic_pattern_is_a_validation_problem(pattern: str) -> None:
 
 
 @pytest.mark.parametrize("pattern", [
-    r"\bchest (pain|pressure)\b", r"(\w+ ){0,3}pain", "^(?=[\\s\\S]*\\bchest\\b)(?=[\\s\\S]*breath)", "胸[^，。]{0,6}痛",
+    r"\bchest (pain|pressure)\b", r"(\w+ ){0,3}pain", r"(\d{1,3}\.){3}\d{1,3}", r"(ab*){2}c", r"x{3}", "^(?=[\\s\\S]*\\bchest\\b)(?=[\\s\\S]*breath)", "胸[^，。]{0,6}痛",
 ])
 def test_an_ordinary_pattern_is_no_validation_problem(pattern: str) -> None:
     assert pattern_problem(pattern, ["my chest hurts and I can't catch my breath"]) is None
+
+
+@pytest.mark.parametrize("pattern", [r"(.*e){10}#", r"(\w+\s?){3,8}!", r"^(?:[a-z]+\d*){4}$"])
+def test_an_unbounded_part_repeated_a_counted_3_or_more_times_is_a_validation_problem(pattern: str) -> None:
+    # (.*e){10}# takes re seconds on 27 characters; it matches nothing when it does not stop, so the probes alone pass it
+    message = pattern_problem(pattern)
+    assert message is not None and pattern in message and "nested quantifiers" in message and "counted" in message
+
+
+@pytest.mark.parametrize("pattern", ["", ".*", r"\s*", "a?", "^", "(?:x|)", "電池|"])
+def test_a_pattern_that_matches_the_empty_string_matches_every_question_and_is_a_problem(pattern: str) -> None:
+    message = pattern_problem(pattern)
+    assert message is not None and message.startswith("this pattern matches every question: ")
+    assert repr(pattern) in message
+
+
+def test_a_pattern_matching_every_question_is_a_problem_on_its_line(tmp_path: Path) -> None:
+    (tmp_path / "guard.yaml").write_text(
+        "- id: oos-evil\n"                        # 1
+        "  type: out_of_scope\n"                  # 2
+        "  patterns:\n"                           # 3
+        "    en: ['\\bsolar\\b', '.*']\n"        # 4
+        "    zh: ['']\n"                          # 5
+        "  response: {en: a, zh: b}\n",           # 6
+        encoding="utf-8",
+    )
+    problems: list[Problem] = []
+    load_guard_rules([tmp_path / "guard.yaml"], problems)
+    assert [(p.line, p.field) for p in sorted(problems)] == [(4, "oos-evil.patterns.en"), (5, "oos-evil.patterns.zh")]
+    assert all("matches every question" in p.message for p in problems)
 
 
 def test_a_pattern_re_refuses_is_still_a_bad_regular_expression() -> None:
@@ -147,3 +177,70 @@ def test_a_rule_in_english_only_answers_in_english_and_one_without_any_response_
     assert compiled.response("zh") == compiled.response("en") == "No."
     with pytest.raises(ValueError, match="'r': no response in any language"):
         compile_rule({"id": "r", "type": "out_of_scope", "patterns_en": ["x"], "response_en": "", "response_zh": None})
+
+
+TWICE = """\
+- id: red-flag-gas-smell
+  type: red_flag
+  patterns: {en: ['gas smell'], zh: ['煤气味']}
+  response: {en: "Leave now.", zh: "立即离开。"}
+- id: oos-solar
+  type: out_of_scope
+  patterns: {en: ['solar'], zh: ['太阳能']}
+  response: {en: "Not here.", zh: "不在这里。"}
+- id: red-flag-gas-smell
+  type: out_of_scope
+  patterns: {en: ['gas smell'], zh: ['煤气味']}
+  response: {en: "Leave now.", zh: "立即离开。"}
+"""
+
+
+def test_a_guard_rule_id_written_twice_is_one_problem_at_the_second_naming_the_first(tree) -> None:
+    tree.write("guard.yaml", TWICE)
+    # a question labelled with the id, of the first rule's type or the second's: no second problem about it
+    tree.write("eval/questions.yaml", "- id: gt-1\n  question: it smells of gas\n  lang: en\n  guard: out_of_scope\n"
+                                      "  guard_rule: red-flag-gas-smell\n"
+                                      "- id: gt-2\n  question: gas smell upstairs\n  lang: en\n  guard: red_flag\n"
+                                      "  guard_rule: red-flag-gas-smell\n")
+    content = validate_content(tree.root)
+    [problem] = content.problems
+    assert (problem.path, problem.line) == ("content/guard.yaml", 9)
+    assert "guard rule id 'red-flag-gas-smell' is already used at content/guard.yaml:1" in problem.message
+    assert [rule.id for rule in content.guard_rules] == ["red-flag-gas-smell", "oos-solar"]  # the first kept
+
+
+def test_a_misnamed_guard_rule_is_still_reported_beside_an_id_written_twice(tree) -> None:
+    tree.write("guard.yaml", TWICE)
+    tree.write("eval/questions.yaml", "- id: gt-1\n  question: solar panels\n  lang: en\n  guard: red_flag\n"
+                                      "  guard_rule: oos-solar\n")
+    content = validate_content(tree.root)
+    assert sorted(p.field for p in content.problems) == ["gt-1.guard_rule", "red-flag-gas-smell.id"]
+
+
+MARKUP = """\
+- id: oos-xss
+  type: out_of_scope
+  patterns: {en: ['solar'], zh: ['太阳能']}
+  response:
+    en: "Not here. <script>alert(1)</script>"
+    zh: "不在这里。[点这里](javascript:alert(1))"
+- id: red-flag-img
+  type: red_flag
+  patterns: {en: ['gas smell'], zh: ['煤气味']}
+  response: {en: "Leave now; a price < 5 > 3 is fine.", zh: "立即离开。"}
+  caution: {en: "Careful <img src=x onerror=alert(1)>", zh: "小心。"}
+"""
+
+
+def test_markup_in_a_guard_response_or_caution_is_a_note_at_its_line_not_a_problem(tree) -> None:
+    # unit titles and bodies may hold markup (validate accepts it; the page shows text as text): a note, as for a
+    # unit line that reads as an instruction to a model
+    tree.write("guard.yaml", MARKUP)
+    content = validate_content(tree.root)
+    assert content.problems == []
+    assert [(n.path, n.line, n.field) for n in content.notes] == [
+        ("content/guard.yaml", 5, "oos-xss.response.en"), ("content/guard.yaml", 6, "oos-xss.response.zh"),
+        ("content/guard.yaml", 11, "red-flag-img.caution.en")]
+    assert "'<script>' is markup" in content.notes[0].message
+    assert "'javascript:' is markup" in content.notes[1].message
+    assert "'<img src=x onerror=alert(1)>' is markup" in content.notes[2].message

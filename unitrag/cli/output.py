@@ -185,6 +185,7 @@ def print_report(report: BuildReport) -> None:
     if report.starter_note:
         err.print(f"note: {report.starter_note}", markup=False, highlight=False, soft_wrap=True)
     _print_guard_stops_own(report.guard_stops_own)
+    _print_near_misses_stopped(report.guard_stops_near_misses)
     if report.red_flags_without_examples:
         err.print(f"[yellow]warning:[/] red-flag rule(s) with no examples stop only what their patterns foresaw, not "
                   f"a question put another way: {', '.join(report.red_flags_without_examples)}; give each 6+ examples "
@@ -219,12 +220,35 @@ def report_markdown(report: BuildReport) -> str:
 
 
 def _print_guard_stops_own(found: list[dict[str, Any]]) -> None:
-    """The units' own questions a guard rule would stop, with what to do about each kind."""
+    """The units' own questions a guard rule would stop, with what to do about each kind: the questions one pattern
+    stops in one line, with the pattern and one of them (an artifact built before patterns were named: each alone)."""
     if not found:
         return
     err.print(f"[yellow]warning:[/] the guard would stop {len(found)} of the units' own questions (before reading "
               "their framing); a unit answers each, so unless it describes an emergency it should not be stopped:")
+    by_pattern: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for f in found:
+        if f["by"] == "pattern" and f.get("pattern") is not None:
+            by_pattern.setdefault((f["rule"], f["pattern"]), []).append(f)
+    for (rule, pattern), stopped in by_pattern.items():
+        first = stopped[0]
+        of = f"{len(stopped)} of them, e.g. " if len(stopped) > 1 else ""
+        err.print(f"  {rule}: pattern {pattern!r} stops {of}{first['unit']}: {first['text']!r}: narrow this pattern "
+                  "in guard.yaml", markup=False, highlight=False)
+    for f in found:
+        if f["by"] == "pattern" and f.get("pattern") is not None:
+            continue
         how = ("narrow the rule's pattern in guard.yaml" if f["by"] == "pattern"
                else "add near-misses like it to the rule in guard.yaml (each lowers such scores a little)")
         err.print(f"  {f['unit']}: {f['text']!r} → {f['rule']} ({f['by']}): {how}", markup=False, highlight=False)
+
+
+def _print_near_misses_stopped(found: list[dict[str, Any]]) -> None:
+    """Near-misses (questions a rule's authors say must pass) that one of the rule's own patterns stops."""
+    if not found:
+        return
+    err.print(f"[yellow]warning:[/] {len(found)} near-miss(es) in guard.yaml, questions its authors say must pass, "
+              "are stopped by their own rule's pattern (the classifier cannot undo a pattern's match):")
+    for f in found:
+        err.print(f"  {f['rule']}: pattern {f['pattern']!r} stops the near-miss {f['text']!r}: narrow this pattern, "
+                  "or drop the near-miss if the rule should stop it", markup=False, highlight=False)

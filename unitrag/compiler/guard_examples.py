@@ -37,11 +37,12 @@ import numpy as np
 from ..artifact.reader import PreviousState, has_table, open_artifact
 from ..artifact.schema import UNIT_ROLES
 from ..content.background import background_sets
-from ..content.guard_rules import CHECK_ORDER, compile_rule, first_match
+from ..content.guard_rules import CHECK_ORDER, compile_pattern, compile_rule, first_match, search, shown_pattern
 from ..content.loader import ContentSet
 from ..content.registry import is_held_out
-from ..content.models import LabelledQuestion, Story
+from ..content.models import GuardRule, LabelledQuestion, Story
 from ..content.text.lang import detect_lang, normalize_question
+from ..languages import LANGS
 from ..providers.embedders import Embedder
 from .guard_fit import FIT_VERSION, NONE, GuardFit, fit_guard, probabilities
 from .guard_fit import background_class as set_class
@@ -218,6 +219,7 @@ def own_questions_stopped(
     At most ``MAX_REPORTED``, by unit id, for the build to show its author."""
     compiled = [compile_rule(rule) for rule in rules]
     types = {rule.id: rule.type for rule in compiled}
+    sources = {rule["id"]: [p for lang in LANGS for p in rule.get(f"patterns_{lang}") or ()] for rule in rules}
     columns = {t: [c for c, name in enumerate(fit.classes) if types.get(name) == t] for t in CHECK_ORDER}
     p = probabilities(vectors, fit.weights, fit.intercepts) if own else np.zeros((0, len(fit.classes)))
     found = []
@@ -227,7 +229,8 @@ def own_questions_stopped(
             rule, cols = first_match(compiled, text, rule_type), columns[rule_type]
             mass = float(scores[cols].sum()) if cols else 0.0
             if rule is not None:
-                found.append({"unit": row["rule_id"], "text": row["text"], "rule": rule.id, "by": "pattern"})
+                found.append({"unit": row["rule_id"], "text": row["text"], "rule": rule.id, "by": "pattern",
+                              "pattern": stopping_pattern(sources.get(rule.id, []), text)})
             elif cols and mass >= fit.thresholds.get(rule_type, 2.0):
                 found.append({"unit": row["rule_id"], "text": row["text"],
                               "rule": fit.classes[max(cols, key=lambda c: scores[c])], "by": f"score {mass:.2f}"})
@@ -235,6 +238,30 @@ def own_questions_stopped(
                 continue
             break
     return sorted(found, key=lambda f: (f["unit"], f["text"]))[:MAX_REPORTED]
+
+
+def stopping_pattern(sources: Sequence[str], folded_question: str) -> str | None:
+    """The first of a rule's patterns (as written, shortened: ``shown_pattern``) that matches the folded question;
+    None when none does (or one ran over its time)."""
+    for source in sources:
+        if search(compile_pattern(source), folded_question):
+            return shown_pattern(source)
+    return None
+
+
+def near_misses_stopped(rules: Sequence[GuardRule]) -> list[dict[str, Any]]:
+    """Each rule's ``near_misses`` (questions its authors say must pass) that one of its own patterns stops, with the
+    pattern and the rule's type: the pattern contradicts its author, and the classifier's fit cannot undo a pattern's
+    match. A red flag's near-miss the runtime's framing answers (past, study, prevention) is no contradiction: the
+    CLI, which may read the framing (``rag.guard``, a layer above this one), leaves those out before it warns."""
+    found = []
+    for rule in rules:
+        patterns = [*rule.patterns.en, *rule.patterns.zh]
+        for _, text in rule.near_misses.items():
+            pattern = stopping_pattern(patterns, normalize_question(text))
+            if pattern is not None:
+                found.append({"rule": rule.id, "type": rule.type, "text": text, "pattern": pattern})
+    return found
 
 
 def background_claimed(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) -> list[bool]:

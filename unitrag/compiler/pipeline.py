@@ -25,7 +25,9 @@ from .build_lock import artifact_lock
 from .cache import cached_hashes
 from .chunking import CHUNKER_VERSION
 from .estimate import EmbedEstimate, estimate_embedding, measured_rate
-from .guard_examples import embed_and_fit, guard_example_rows, guard_table_hash, own_questions_flagged
+from .guard_examples import (
+    embed_and_fit, guard_example_rows, guard_table_hash, near_misses_stopped, own_questions_flagged,
+)
 from .hashing import digest
 from .parse_cache import cached_chunks
 from .plan import HashedChunk, Plan, make_plan
@@ -67,6 +69,8 @@ class BuildReport:
     starter_note: str | None = None
     #: The units' own questions a guard rule would stop (compiler.guard_examples.own_questions_stopped).
     guard_stops_own: list[dict[str, Any]] = field(default_factory=list)
+    #: Near-misses (a rule's "must pass" questions) one of the rule's own patterns stops (guard_examples.near_misses_stopped).
+    guard_stops_near_misses: list[dict[str, Any]] = field(default_factory=list)
     #: Red-flag rules with no examples: they stop only the phrasings their patterns foresaw.
     red_flags_without_examples: list[str] = field(default_factory=list)
 
@@ -79,7 +83,8 @@ class BuildReport:
             "estimate": self.estimate.to_dict() if self.estimate else None,
             "parse_cache": self.parse_cache, "unit_cache": self.unit_cache, "delta": self.delta, "gaps": self.gaps,
             "starter_note": self.starter_note,
-            "guard_stops_own": self.guard_stops_own, "red_flags_without_examples": self.red_flags_without_examples,
+            "guard_stops_own": self.guard_stops_own, "guard_stops_near_misses": self.guard_stops_near_misses,
+            "red_flags_without_examples": self.red_flags_without_examples,
             "timings_s": {k: round(v, 4) for k, v in self.timings_s.items()},
         }
 
@@ -152,7 +157,8 @@ def _build(
                          estimate=estimate, gaps=content.gap_topics,
                          starter_note=content.stale_starter_note,
                          red_flags_without_examples=[r.id for r in content.guard_rules
-                                                     if r.type == "red_flag" and not r.examples.items()])
+                                                     if r.type == "red_flag" and not r.examples.items()],
+                         guard_stops_near_misses=near_misses_stopped(content.guard_rules))
     if dry_run or (previous is not None and plan.is_noop):
         unit_cache.save()
         parse_cache.save()

@@ -71,17 +71,27 @@ _REWRITE = "rewrite it without nested quantifiers like (\\w+\\s?)+ or overlappin
 
 def pattern_problem(source: str, examples: Iterable[str] = ()) -> str | None:
     """What is wrong with an author's pattern, for validation; None when nothing is. A pattern that does not compile;
-    one that repeats without bound a part that itself repeats without bound (``_nested_repeat``: it backtracks
-    exponentially in ``re``, polynomially in ``regex``, on the question that almost matches); one that runs over
-    ``PATTERN_TIMEOUT_S`` (twice, so a busy machine's pause is no error) on a probe or one of its rule's ``examples``,
-    on which at runtime it would match nothing."""
+    one that repeats without bound a part that itself repeats without bound, or repeats such a part a counted 3 or
+    more times (``_nested_repeat``: it backtracks exponentially in ``re``, polynomially in ``regex``, on the question
+    that almost matches); one that matches the empty string (``''``, ``.*``, ``\\s*``, ``a?``: it matches somewhere in
+    every question, so its rule stops them all); one that runs over ``PATTERN_TIMEOUT_S`` (twice, so a busy
+    machine's pause is no error) on a probe or one of its rule's ``examples``, on which at runtime it would match
+    nothing."""
     try:
         pattern = compile_pattern(source)
     except (re.error, regex.error) as exc:
         return f"bad regular expression: {exc}"
-    if _nested_repeat(pattern.pattern):
+    nested = _nested_repeat(pattern.pattern)
+    if nested == "counted":
+        return (f"pattern '{source}' repeats a counted number of times a part that itself repeats without bound "
+                f"(catastrophic backtracking: one question can take seconds): {_REWRITE}, or bound the inner repeat "
+                "({0,40}) or the outer one from 0 ({0,5})")
+    if nested:
         return (f"pattern '{source}' repeats a part that itself repeats (catastrophic backtracking: one question can "
                 f"take minutes): {_REWRITE}, or bound the outer repeat ({{0,5}})")
+    if search(pattern, ""):
+        return (f"this pattern matches every question: {shown_pattern(source)!r} matches the empty string, so it "
+                "matches somewhere in any question and its rule stops them all; write the words it must find")
     for probe in (*_PROBES, *(normalize_question(e) for e in examples)):
         if search(pattern, probe) is None and search(pattern, probe) is None:
             shown = probe if len(probe) <= 60 else probe[:57] + "..."
@@ -90,35 +100,69 @@ def pattern_problem(source: str, examples: Iterable[str] = ()) -> str | None:
     return None
 
 
-def _nested_repeat(source: str) -> bool:
-    """Whether an unbounded repeat (``*``, ``+``, ``{n,}``) holds another, as ``(\\w+\\s?)+`` does (star height 2, what
-    safe-regex checks). Read from ``re``'s parser, which is private: where it has changed, False (the probes remain)."""
+#: A pattern quoted in a message is cut to this many characters.
+SHOWN_PATTERN_CHARS = 60
+
+
+def shown_pattern(source: str) -> str:
+    """A pattern as its author wrote it, cut to ``SHOWN_PATTERN_CHARS`` for a one-line message."""
+    return source if len(source) <= SHOWN_PATTERN_CHARS else source[:SHOWN_PATTERN_CHARS - 1] + "…"
+
+
+#: A counted repeat (``{n}``, ``{n,m}``) of at least this lower bound, around a part that repeats without bound, is
+#: refused like a nested unbounded one: ``(.*e){10}#`` takes ``re`` seconds on 27 characters.
+COUNTED_REPEAT_MIN = 3
+
+
+def _nested_repeat(source: str) -> Literal["nested", "counted"] | None:
+    """Whether an unbounded repeat (``*``, ``+``, ``{n,}``) holds another, as ``(\\w+\\s?)+`` does (star height 2,
+    what safe-regex checks): "nested"; or a counted repeat of ``COUNTED_REPEAT_MIN`` or more (``{10}``, ``{3,8}``)
+    holds an unbounded one, as ``(.*e){10}`` does: "counted" (``(\\d{1,3}\\.){3}`` and ``(\\w+ ){0,3}`` are not).
+    Read from ``re``'s parser, which is private: where it has changed, None (the probes remain)."""
     try:
         from re import _constants as c, _parser  # type: ignore[attr-defined]
 
         repeats = {c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", c.MAX_REPEAT)}
 
-        def nested(items: Any, inside: bool) -> bool:
+        def parts(op: Any, av: Any) -> list[Any]:
+            """The item lists inside one parsed item."""
+            if op in repeats:
+                return [av[2]]
+            if op is c.SUBPATTERN:
+                return [av[-1]]
+            if op is c.BRANCH:
+                return list(av[1])
+            if op in (c.ASSERT, c.ASSERT_NOT):
+                return [av[1]]
+            if op is c.GROUPREF_EXISTS:
+                return [b for b in av[1:] if b is not None]
+            if op is getattr(c, "ATOMIC_GROUP", None):
+                return [av]
+            return []
+
+        def unbounded_in(items: Any) -> bool:
+            return any(op in repeats and av[1] == c.MAXREPEAT or any(unbounded_in(p) for p in parts(op, av))
+                       for op, av in items)
+
+        def nested(items: Any, inside: bool) -> Literal["nested", "counted"] | None:
             for op, av in items:
                 if op in repeats:
                     unbounded = av[1] == c.MAXREPEAT
-                    if unbounded and inside or nested(av[2], inside or unbounded):
-                        return True
-                elif op is c.SUBPATTERN and nested(av[-1], inside):
-                    return True
-                elif op is c.BRANCH and any(nested(branch, inside) for branch in av[1]):
-                    return True
-                elif op in (c.ASSERT, c.ASSERT_NOT) and nested(av[1], inside):
-                    return True
-                elif op is c.GROUPREF_EXISTS and any(b is not None and nested(b, inside) for b in av[1:]):
-                    return True
-                elif op is getattr(c, "ATOMIC_GROUP", None) and nested(av, inside):
-                    return True
-            return False
+                    if unbounded and inside:
+                        return "nested"
+                    if not unbounded and av[0] >= COUNTED_REPEAT_MIN and unbounded_in(av[2]):
+                        return "counted"
+                    if found := nested(av[2], inside or unbounded):
+                        return found
+                    continue
+                for part in parts(op, av):
+                    if found := nested(part, inside):
+                        return found
+            return None
 
         return nested(_parser.parse(source, re.IGNORECASE), False)
     except Exception:  # a parser of another shape: the probes still run
-        return False
+        return None
 
 
 def _timed_out(rule_id: str, pattern: regex.Pattern[str], timeout: float, chars: int) -> None:

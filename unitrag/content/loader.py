@@ -89,6 +89,8 @@ class ContentSet:
     #: Ids of citations and topics whose entries failed their schema: defined, so what names them is not a problem too.
     invalid_ids: set[str] = field(default_factory=set)
     guard_rules: list[GuardRule] = field(default_factory=list)
+    #: Guard rule ids written twice (the second rule is a problem and left out): what names one is not a problem too.
+    guard_ids_twice: set[str] = field(default_factory=set)
     #: The labelled questions of eval/*.yaml (evaluation and calibration; not built into the artifact).
     questions: list[LoadedQuestion] = field(default_factory=list)
     #: Starter questions (``starter: true``) about starter units or rules that were removed: left out of ``questions``.
@@ -217,7 +219,8 @@ def load_content(
     content.citations = load_citations(registry["citations"], content.problems, file_limit, content.invalid_ids)
     content.taxonomy = load_taxonomy(registry["topics"], root, content.problems, file_limit, content.invalid_ids,
                                      languages)
-    content.guard_rules = load_guard_rules(registry["guard"], content.problems, file_limit, languages)
+    content.guard_rules = load_guard_rules(registry["guard"], content.problems, file_limit, languages, content.notes,
+                                           content.guard_ids_twice)
     content.questions = load_questions(registry["questions"], content.problems, file_limit)
     return content
 

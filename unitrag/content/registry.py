@@ -206,12 +206,17 @@ _LATIN = re.compile(r"[A-Za-z]")
 
 
 def load_guard_rules(paths: list[Path], problems: list[Problem], limit: SizeLimit | None = None,
-                     languages: Sequence[str] | None = None) -> list[GuardRule]:
-    """guard.yaml; every pattern must compile and end in time, since a broken red flag is a silent safety hole.
-    A rule's response (and caution note, if it has one) is written in each of ``languages`` (config ``languages``;
-    None: both), and a red flag's examples, if it has any, count enough in each of them."""
+                     languages: Sequence[str] | None = None, notes: list[Problem] | None = None,
+                     twice: set[str] | None = None) -> list[GuardRule]:
+    """guard.yaml; every pattern must compile, end in time and not match every question, since a broken red flag is
+    a silent safety hole and an empty pattern stops everything. A rule's response (and caution note, if it has one)
+    is written in each of ``languages`` (config ``languages``; None: both), and a red flag's examples, if it has any,
+    count enough in each of them. A rule id written twice is one problem at the second rule, which is left out (the
+    artifact keys rules by id); ``twice`` collects such ids, so what names one is not reported as well. Markup in a
+    response or caution note (``markup_note``) is a note in ``notes``."""
     rules: list[GuardRule] = []
     texts: dict[str, str] = {}  # every example and near-miss → where it was first written
+    where: dict[str, str] = {}  # every rule id → where it was first written
     for path in paths:
         loaded = _read_yaml(path, problems, limit)
         if loaded is None:
@@ -219,9 +224,48 @@ def load_guard_rules(paths: list[Path], problems: list[Problem], limit: SizeLimi
         data, lines, shown = loaded
         problems.extend(_unwritten_languages(data, (), ("response", "caution"), shown, lines, languages))
         for i, rule in _validate_items(GuardRule, data or [], lines, shown, problems):
+            line = lines.line((i, "id"))
+            if rule.id in where:
+                problems.append(Problem(shown, line, f"{rule.id}.id",
+                                        f"guard rule id {rule.id!r} is already used at {where[rule.id]}: give this "
+                                        "rule an id of its own, or merge the two"))
+                if twice is not None:
+                    twice.add(rule.id)
+                continue  # one cause, one problem: its texts would repeat the first rule's
+            where[rule.id] = f"{shown}:{line}"
             _check_rule(rule, i, shown, lines, texts, problems, languages)
+            if notes is not None:
+                notes.extend(_markup_notes(rule, i, shown, lines))
             rules.append(rule)
     return rules
+
+
+#: What an app that renders a guard rule's text as HTML or Markdown would run or load: a tag (``<script>``,
+#: ``<img onerror=...>``), a ``javascript:``/``vbscript:``/``data:`` link.
+_MARKUP = re.compile(r"</?[a-z][a-z0-9-]*(?:\s[^<>]*)?/?>|\b(?:javascript|vbscript|data)\s*:", re.IGNORECASE)
+
+
+def markup_note(text: str) -> str | None:
+    """What in a guard rule's response or caution note is markup, for a note; None when it is plain text."""
+    found = _MARKUP.search(text)
+    if found is None:
+        return None
+    shown = found.group(0) if len(found.group(0)) <= 40 else found.group(0)[:39] + "…"
+    return (f"{shown!r} is markup: `unitrag ask` prints a rule's text as written and the HTTP API returns it as is, "
+            "so an app that renders it as HTML or Markdown would run it; write plain text (the page shows it as text)")
+
+
+def _markup_notes(rule: GuardRule, i: int, shown: str, lines: SourceMap) -> list[Problem]:
+    """A note for each response or caution text of ``rule`` that holds markup, at its line."""
+    found = []
+    for section in ("response", "caution"):
+        texts = getattr(rule, section)
+        for lang in TEXT_LANGS:
+            text = getattr(texts, lang, None) if texts is not None else None
+            message = markup_note(text) if text else None
+            if message is not None:
+                found.append(Problem(shown, lines.line((i, section, lang)), f"{rule.id}.{section}.{lang}", message))
+    return found
 
 
 def _check_rule(rule: GuardRule, i: int, shown: str, lines: SourceMap, texts: dict[str, str], problems: list[Problem],

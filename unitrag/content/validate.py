@@ -22,6 +22,10 @@ from .problems import Problem
 from .unit_cache import UnitCache
 
 
+#: The type ``question_id_problems`` takes a guard rule id to have when any type will do (an id written twice).
+ANY_TYPE = "*"
+
+
 def cited_ids(body: str) -> list[str]:
     """Ids of every canonical ``<Cite id="..."/>`` in a body, in order."""
     return [t.id for t in find_tags(body) if t.canonical and t.id is not None]
@@ -115,7 +119,9 @@ def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_id
     there is about the starter content its team replaced: it is left out (``content.stale_starters``), so
     replacing the starter content stays an ordinary build.
     """
-    rule_types = {rule.id: rule.type for rule in content.guard_rules}
+    rule_types: dict[str, Any] = {rule.id: rule.type for rule in content.guard_rules}
+    # an id written twice is reported once, at the second rule: any type is taken for it here
+    rule_types.update({rule_id: ANY_TYPE for rule_id in content.guard_ids_twice})
     kept = []
     for lq in content.questions:
         if stale_starter(lq.question, units.__contains__, rule_types.__contains__):
@@ -147,7 +153,7 @@ def question_id_problems(lq: LoadedQuestion, kind_of: Callable[[str], str | None
     problems: list[Problem] = []
     # pass: the rule it looks like; caution: the red flag whose note it gets
     allowed = {"red_flag", "out_of_scope"} if q.guard == "pass" else {"red_flag"} if q.guard == "caution" else {q.guard}
-    if q.guard_rule is not None and rule_types.get(q.guard_rule) not in allowed:
+    if q.guard_rule is not None and rule_types.get(q.guard_rule) not in allowed | {ANY_TYPE}:
         problems.append(Problem(lq.path, lq.line_of("guard_rule"), f"{q.id}.guard_rule",
                                 f"{q.guard_rule!r} is not a guard.yaml rule of type {' or '.join(sorted(allowed))}"))
     clinician = q.user is not None and "clinician" in q.user.roles
