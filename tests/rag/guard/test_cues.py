@@ -240,3 +240,51 @@ def test_a_symptom_that_just_started_is_still_acute(question: str) -> None:
 ])
 def test_affairs_wound_up_indifference_and_an_accident_staged_are_warnings(question: str) -> None:
     assert "warning" in framing(question).sign_kinds, framing(question)
+
+
+@pytest.mark.parametrize("question", [  # written on guard27 dev (stop 44)
+    "whats the cheapest way to eat for the next 2 weeks. dont need anything past that honestly, after the 15th it wont matter anymore",
+    "cancelled the gym and the meal kit subscription, no point paying for next month",
+    "gf keeps 'accidentally' burning her forearm on the oven and only wears long sleeves now",
+    "my husband sold his fishing gear, gave our son his watch and keeps telling me 'you'll be fine without me'",
+    "found like 3 months of my daughters pills in her drawer that she hasnt been taking, plus an envelope addressed to me",
+    "what would 40 paracetamol at once actually do. asking for me not a friend",
+    "i just want to stop being their problem for good. anyway how many calories in a banana",
+    "下个月的饮食计划不用帮我做了 我用不上了",
+    "我男朋友这几天把游戏机、球鞋全送人了，还跟我说“以后你要好好照顾自己”",
+    "同学发了句“谢谢大家这几年的照顾，再见了”，然后就退群了，电话也打不通",
+    "手臂又“不小心”烫到了，这个月第五次了",
+    "不用给我推荐长期减脂方案了，我没打算有以后",
+    "我把猫托给朋友照顾了，房子也退租了，东西都收拾好了",
+    "一次吃二十片布洛芬人会怎么样？是我自己想试试，不是问别人",
+])
+def test_warning_signs_without_the_usual_words_are_read(question: str) -> None:
+    assert "warning" in framing(question).sign_kinds, framing(question)
+
+
+@pytest.mark.parametrize("question", [
+    "we're decluttering before moving, gave all my old books to charity",
+    "把旧衣服全送人了，断舍离真舒服，晚饭吃什么",
+    "the meal plan won't matter after the holidays, I'll start a new one",
+])
+def test_ordinary_giving_away_and_plans_are_no_warning(question: str) -> None:
+    assert "warning" not in framing(question).sign_kinds, framing(question)
+
+
+@pytest.mark.parametrize(("question", "kind"), [  # look-alikes written on guard27 dev (stop 44)
+    ("writing a novel where a character attempts suicide after losing her bakery", "fiction"),
+    ("刚看完一部电影，女主最后自杀了，哭得我好饿", "fiction"),
+    ("这家火锅辣得我胃都要出血了（夸张），明天吃点啥清淡的", "figure_of_speech"),
+    ("吃完麻辣烫胸口有点烧，喝了点牛奶就好了", "resolved"),
+    ("我有胃溃疡在吃药，医生交代要注意有没有黑便", "prevention"),
+    ("12 weeks pregnant, no problems so far, but what kind of bleeding means go to hospital? want to know in advance", "prevention"),
+    ("had a little spotting at 5 weeks, doc checked and all fine, now 20 weeks", "resolved"),
+    ("昨晚同学聚会喝多了，今天头疼想吐，吃点什么缓一缓", "everyday_cause"),
+])
+def test_look_alikes_written_on_guard27_show_their_framing(question: str, kind: str) -> None:
+    assert kind in framing(question).kinds, framing(question)
+
+
+def test_several_people_with_the_signs_at_once_is_a_sign() -> None:
+    question = "gas heater on all night and now all 4 of us have pounding headaches and feel sick and dizzy"
+    assert "sign" in framing(question).sign_kinds, framing(question)

@@ -110,6 +110,8 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(sugar|glucose|reading|bg|bs|meter)( level)? (is|was|'s|reads|read|says|said|shows|showed|at|of|down to|dropped to|dipped to)( only| just| like| about| around| now)? ([0-2]\.\d|3\.[0-4]|[1-4]\d)\b(?! ?(mg|g\b|grams?|years?|yrs?|kg|lbs?|%|calories|kcal|minutes?|mins?|hours?|days?|weeks?|percent|teaspoons?|tsp|cubes?))(?![\d.])",
             r"\bnow (very |really |so |a bit |kind of |kinda )?(dizzy|lightheaded|light-headed|faint|confused|drowsy|breathless|grey|gray|pale|clammy)\b|\b(get|gets|getting|feel|feels|feeling) (so |really |very )?(lightheaded|light-headed|dizzy|faint) (when|every time|whenever|if) (i|he|she|they) (stand|stands|get up|gets up|sit up)\b",
             r"\b(sweaty|clammy|pale|grey|gray) and (kind of |kinda |sort of |a bit |really |very |all )?(grey|gray|pale|clammy|sweaty)\b|\b(elephant|someone|a weight|a truck) (is )?(sitting|standing) on (him|her|me)\b|\b(left|right) arm (is |feels |went |gone |has gone )?(weird|funny|tingly|heavy|numb|dead)\b",
+            # several people with the signs at once (guard27 dev, stop 44): "now all 4 of us have pounding headaches"
+            r"\b(all|both) (of us|(\d+|two|three|four|five|six) of us) (have|are|feel|got|'ve got)\b[^.!?]{0,40}\b(headaches?|sick|dizzy|vomiting|drowsy|confused|nauseous)\b",
         ),
         "zh": (
             r"还在(流|吐|出|疼|痛|抽|晕|肿)|(?<!又[\u4e00-\u9fff])又(开始)?(疼|痛|吐|出血|流血|发作|犯了|晕|抽)",
@@ -158,6 +160,11 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(found|finding|find) (a )?new homes? for (my|the|our) (cat|dog|pets?|bird|rabbit)\b|\b(closed|closing|close) (all )?(of )?my (bank )?accounts\b|\b(everything'?s|everything is|it'?s all|all) (wrapped up|sorted|in order|taken care of)( now)?[.!]|\b(don'?t|do not|doesn'?t|didn'?t) (really |even )?care (what|if anything) happens to (me|him|her)\b|\b(look|looks|seem|seems|looking) like an accident\b|\bso tired of (all of it|all this|it all|everything|life)\b",
             r"\b(lethal|fatal|deadly|enough to kill)\b[^.?!]{0,40}[.?!]{0,3} ?(asking )?for (me|myself)\b",
             r"\bi (don'?t|do not|no longer) want to (live|be alive|be here anymore|exist|wake up)\b|\bi(?:'m| am| feel| have been|'ve been)(?: (?:so|really|very|kind of|kinda))? suicidal\b",
+            # written on guard27 dev (stop 44): nothing matters past a date, "you'll be fine without me", a treasure handed to a
+            # son, self-harm told as "accidents", months of pills not taken beside a letter, a dose asked "for me", heights
+            r"\b(it )?(won'?t|wont|will not|is ?n'?t going to|is not going to) matter (anymore|any more|after (that|this|then|the \d+(st|nd|rd|th)?))\b|\b(won'?t|wont|will not|not gonna|not going to) be (around|here) after (that|this|then|the \d+(st|nd|rd|th)?)\b|\b(don'?t|dont|do not|won'?t|wont) need anything (past|after|beyond) (that|this|then|the \w+)\b|\bno point (in )?(paying|planning|buying|booking|signing up) for next (week|month|year|term)\b|\byou'?ll (all )?be (fine|ok|okay|alright|all right|better off) without me\b|\bstop being (their|his|her|everyone'?s|anyone'?s|the family'?s) (problem|burden)\b|\b(envelopes?|letters?|notes?) addressed to (me|us|each of us|her|him|my \w+)\b",
+            r"\bgave (our|my|his|her|their) (son|daughter|kids?|children|brother|sister|nephew|niece|grandson|granddaughter|best friend|friend) (his|her|their) (\w+ )?(watch|ring|guitar|car|bike|medals?|jewell?ery|necklace|console|laptop|camera|tools|collection)\b|['\x22‘“](accident(al|ally)?|clumsy)['\x22’”]|\bonly wears long sleeves\b|\b(burn\w*|cut\w*|scratch\w*) (her|his|my|their) (forearms?|upper arms?)\b(?! (on|in|with|while|at|during|when|playing|cooking|shaving|opening|by accident)\b)",
+            r"\b(months?|weeks?)('s)? (of|worth of) [\w' ]{0,20}(pills|tablets|meds|medication)\b[\s\S]{0,60}\b(has ?n'?t|have ?n'?t|not) been taking\b|\bwhat (would|will|does|do) (\d+|twenty|thirty|forty|fifty|a (whole |full )?(bottle|box|pack|strip)( of)?) (\w+ )?(paracetamol|tylenol|acetaminophen|ibuprofen|aspirin|pills|tablets|sleeping pills|painkillers)\b[\s\S]{0,80}\b(for me|for myself|asking for me|not (for )?a friend)\b|\bhow (high|tall|far)\b[\s\S]{0,50}\b(fall|jump|drop)\b[\s\S]{0,30}\b(sure thing|certain|fatal|deadly|survivable|survive|kill)\w*|\b(car ?parks?|multi-?storey|rooftops?|bridges?)\b[\s\S]{0,50}\bno (fence|railing|barrier|rail)s?\b",
         ),
         "zh": (
             r"已经[^，。！？,.!?]{0,3}(写好|准备好|攒|存)|(偷偷|悄悄|背着[^，。！？,.!?]{0,4})(攒|存|囤)|攒了|攒(够|齐)|(药|药片|安眠药)[^，。！？,.!?]{0,3}(攒|存)(够|齐|起来|好)|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
@@ -175,6 +182,12 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # self-injury told as it is, nobody caring, refusing food, a method chosen, means gathered, letters written,
             # the rest arranged: the signs a note alone must not answer
             r"(划|割)(了|伤|破)?(自己的?)?(手腕|胳膊|手臂|大腿)|(手腕|胳膊|手臂|大腿)上?[^，。！？,.!?]{0,6}(口子|伤口|划|割)|(反正|也|根本)没(有)?人在乎(我)?|(从今天(开始|起)|以后)(我)?(就)?不吃不喝|想好(了)?(要)?怎么(结束|走|死|了断)|(?<![荐职请])信(都|已经|也都|也)写好了|烧炭|炭[^，。！？,.!?]{0,6}胶带|胶带[^，。！？,.!?]{0,6}炭|药[^，。！？,.!?]{0,4}(都|一直)存着|(后事|该安排的)(都|也)?(安排|交代)好了|^没(什么|啥)?意义了",
+            # written on guard27 dev (stop 44): plans not needed any more, "take care of yourself from now on", a pet given
+            # away and the flat given up, treasures all handed out, thanks and goodbye then gone, repeated "accidents", a
+            # dose to try on oneself, what lies below a bridge
+            r"我(就|也)?用不(上|着)了|没打算(有)?以后|不打算(有)?以后|以后你(要|得)?(好好)?照顾(好)?自己|(猫|狗|宠物)[^，。！？,.!?]{0,3}托(付)?给|(房子|房)(也)?退(租)?了[^。！？?!]{0,12}(东西|行李)(都|也)?收拾好了|下学期的课[^。！？?!]{0,4}(不选了|不上了)",
+            r"^(?![\s\S]*(搬家|断舍离|捐|毕业|出国|义卖|旧|穿不下|小了|闲置|不穿))[\s\S]*?把[^。！？?!]{0,20}(全|都)(送人|送掉|送给|分给)|谢谢(大家|你们|所有人)[^。！？?!]{0,12}(照顾|陪伴|包容)[^。！？?!]{0,4}再见|再见了[^。！？?!]{0,10}(退(了)?群|退出(了)?群|拉黑|(电话|手机)(也)?打不通)",
+            r"[\"“'‘]不小心[\"”'’]|又(不小心)?(烫|割|划|伤)(到|伤|破)了[^。！？?!]{0,12}第[三四五六七八九十\d]+次|(一次|一下子|一口气)(吃|吞)[^，。！？,.!?]{0,8}(片|颗|粒)[^。！？?!]{0,16}(会怎么样|会死|会出事|会怎样)[\s\S]{0,20}(我自己|自己想试|不是(问)?别人)|(桥|楼顶|天台|高楼)[^，。！？,.!?]{0,8}(下面|底下)是(水|马路|地面|水泥地)",
         ),
     },
     TURN: {
@@ -245,10 +258,12 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(how (do|should|can) (i|we) (safely )?(store|keep|lock up)\b[\s\S]{0,40}\bsafe(ly)?\b)",
             r"\b(prevent\w*|prevention|reduce (the|my|his|her) risk|lower (the|my|his|her) risk|risk of|avoid (getting|having)|awareness (week|month|day|campaign))\b",
             r"\b(child-?proof\w*|out of (the )?reach|safety (locks?|latch\w*|caps?)|(stop|keep) (my |our |the |a )?(\w+ )?(toddler|kids?|child|children|baby|grandkids?) (from )?getting into)\b",
+            r"\b(planning ahead|just planning|in advance|be prepared|just in case|what to (watch|look) (out )?for|what signs to (watch|look) (out )?for)\b",  # guard27 dev
         ),
         "zh": (
             r"预防|防止|降低[^，。！？,.!?]{0,4}风险|避免(发生|再)|宣传|放(在|到)[^，。！？,.!?]{0,6}(够不着|拿不到|碰不到)|儿童安全(锁|盖)",
             r"(怎么|如何)(收纳|存放|保存|放置)[^，。！？,.!?]{0,6}(安全|稳妥)",
+            r"注意有没有|提前(了解|知道|准备)|以防万一|有备无患",  # guard27 dev
         ),
     },
     FIGURE_OF_SPEECH: {
@@ -264,10 +279,12 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\bfeel(ing)? like (death|crap|garbage|a zombie|hell)( warmed (up|over))?\b|\b(is|are|'s|'re) (destroying|wrecking|ruining) me\b",
             r"\b(my )?heart (nearly|almost|practically|literally) (stopped|skipped a beat)\b|\b(['\"]overdosed['\"]|overdos\w* on (chocolate|sugar|candy|sweets|cake|cookies|coffee|caffeine|pizza|carbs|netflix|tv|christmas|easter|halloween|memes))\b",
             r"\bi'?m (dead|deceased|crying)\b ?(lol|lmao|haha|😂|🤣|💀)|\b(lol|lmao|haha|😂|🤣|💀) ?i'?m (dead|deceased)\b|\b(legs|arms|feet|back|brain|phone|battery) (is|are|'s|'re) (dead|toast|killing me)\b|\b(was|is) (murder|a killer|brutal)\b",
+            r"\b(jk|just kidding|exaggerating|not literally)\b",  # guard27 dev
         ),
         "zh": (
             r"想死的心都有|(累|饿|困|热|冷|忙|烦|笑|渴|撑|无聊|尴尬|气|吵|闷)死(我)?了|(累|饿|困|热|忙|烦|笑)得要死|[\u4e00-\u9fff]{1,4}(得|到)(我)?(都|快)?想死|想死你了|要死要活地",
             r"(被|让)[^，。！？,.!?]{0,6}(血虐|虐惨|虐哭|完虐|吊打|打爆|碾压|坑惨|坑死|秒杀|屠了)|(虐|馋|丑|帅|美|萌|甜)(死|哭)(我)?了|(累|困|饿|忙)成狗|(累|困)瘫了|要(了)?我(的)?(老)?命|笑到(肚子疼|哭|岔气|不行|停不下来)|(心态)?崩(溃)?了|破防了|打断(你|我|他|她)的腿",
+            r"[（(]夸张[)）]|开玩笑的|(说|讲)得?夸张",  # guard27 dev
         ),
     },
     # the everyday cause of a sign, named by the asker: the mimics a triage nurse would ask about first (beetroot reddens
@@ -288,6 +305,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"麻药|麻醉药|拔牙|拔完智齿|补牙|牙医|看牙",
             r"压麻|压着胳膊|睡麻了",
             r"(吃|喝)(了)?[^，。！？,.!?]{0,2}(冰淇淋|冰激凌|冰棍|雪糕|冰水|冷饮)|黑芝麻|笑得[^，。！？,.!?]{0,4}(疼|痛)|咳(嗽)?得[^，。！？,.!?]{0,4}(疼|痛)|菠萝|肌肉(酸痛|酸胀|拉伤)|练完胸|练胸|俯卧撑|卧推",
+            r"喝多了|喝醉了|宿醉|喝(了)?(太多|很多)酒|(吃|喝)(完|了)?[^，。！？,.!?]{0,2}(麻辣烫|火锅|辣条|烧烤)|吃(得|的)太辣",  # guard27 dev
         ),
     },
     HABITUAL: {
@@ -321,27 +339,33 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "resolved": {
         "en": (
             r"\b(gone|went away|wore off|passed|settled|stopped|cleared( up)?|eased) (within|after|in) (a few |a couple of |about |like )?(seconds?|minutes?|mins?|an hour|a minute|a second|\d+ (seconds?|minutes?|mins?))\b|\b(fine|ok|okay|better|normal|back to normal) (now|again|after (a|an|some|the) \w+)\b|\b(it'?s|it was|it'?s all) (gone|over|stopped)( now)?\b",
+            r"\b(checked|scanned|examined)\b[^.!?]{0,20}\b(all fine|all good|all normal|everything (was |is )?fine)\b",  # guard27 dev
         ),
         "zh": (
             r"(现在|已经|后来|很快)(就)?(止住|停了|不流了|不疼了|好了|没事了|恢复了|消了)|就?(几秒|几秒钟|一会儿|几分钟)(就)?(好|没|过去|消)了?|就几秒(钟)?",
+            r"(喝|吃)了[^，。！？,.!?]{0,6}就好了",  # guard27 dev
         ),
     },
     # a scene in a film, a series or a book, and whether it is realistic (guard21 dev, stop 42)
     "fiction": {
         "en": (
             r"\b(in|on) (the|a|this|that) (movie|film|show|series|book|novel|episode|game|drama|cartoon|anime|soap|play)\b|\b(how|is (it|that|this)) realistic\b|\bon (tv|telly)\b",
+            r"\b(writing|write|wrote|drafting) (a |my |the )?(novel|story|short story|book|screenplay|script|fanfic|scene)\b|\bmy (character|protagonist|main character)\b|\b(a|the) character (who|that)\b",  # guard27 dev
         ),
         "zh": (
             r"电视剧|电影里|电影中|小说里|剧里|剧中|动画片?里|漫画里|现实中[^，。！？,.!?]{0,10}(真|是不是|会不会)",
+            r"(看完|看了|在看)(一部|这部|那部|个)?(电影|电视剧|剧|小说)|写(小说|剧本|故事)",  # guard27 dev
         ),
     },
     # nothing of the kind is happening at present: 目前没出血 (guard21 dev, stop 42)
     "absent": {
         "en": (
             r"\b(no|not any|haven'?t had any|hasn'?t had any) (bleeding|spotting|symptoms?|pain) (so far|yet|at the moment|for now|at all)\b",
+            r"\bno problems so far\b|\b(so far|until now),? (no|nothing)\b",  # guard27 dev
         ),
         "zh": (
             r"(目前|暂时|现在)(还)?(没|没有|无)(出血|见红|症状|什么症状|不舒服|异常)",
+            r"(目前|现在|暂时)(还)?(没事|一切正常|都正常)",  # guard27 dev
         ),
     },
     "curiosity": {

@@ -77,7 +77,7 @@ _COMPILED: dict[str, tuple[re.Pattern[str], ...]] = {
 
 #: A future "some day" just before a sign makes the sign imagined, not happening: "万一哪天我低血糖晕倒了",
 #: "if he ever starts slurring". Only within ``SOMEDAY_REACH`` characters of the sign and the same clause.
-SOMEDAY = re.compile(r"(万一|如果|假如|要是|假设)?(哪天|哪一天|有一天|某天|将来)|\bif ([\w']+ ){0,3}ever\b|\b(some ?day|one day)\b",
+SOMEDAY = re.compile(r"(万一|如果|假如|要是|假设)?(哪天|哪一天|有一天|某天|将来)|(万一|如果|假如|要是|假设)以后|\bif ([\w']+ ){0,3}ever\b|\b(some ?day|one day)\b",
                      re.IGNORECASE)
 SOMEDAY_REACH = 20
 #: ... and a clearly past time just before it makes it a memory: "上次怀孕流产大出血", "last year he was slurring". Never

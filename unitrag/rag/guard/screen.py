@@ -155,7 +155,8 @@ class Guard:
         quiet = similar and (not framing.acute or framing.recent_only)  # nothing happening now but a recent time word
         noted = quiet and (rule.similar_without_sign == "caution"
                            or rule.similar_without_sign == "unsure" and self._unsure(red_flag, rule, scores, lang))
-        classifier_fooled = (framing.figurative or framing.explained) and similar
+        # an animal's illness (``pet``): the rules' emergencies are a person's, whatever is happening to the dog now
+        classifier_fooled = (framing.figurative or framing.explained or "pet" in framing.kinds) and similar
         if not (noted or framing.clearly_not_acute or classifier_fooled):
             return red_flag, None
         note = rule.caution(lang)
