@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from unitrag.content.guard_rules import (
-    PATTERN_TIMEOUT_S, QUESTION_BUDGET_S, SPENT_TIMEOUT_S, compile_pattern, compile_rule, first_match, pattern_problem,
+    PATTERN_TIMEOUT_S, QUESTION_BUDGET_S, SPENT_TIMEOUT_S, STARVED_TRIES, compile_pattern, compile_rule, first_match,
+    pattern_problem, search,
 )
 from unitrag.content.problems import Problem
 from unitrag.content.registry import load_guard_rules
@@ -70,6 +71,20 @@ def test_many_catastrophic_patterns_cost_a_question_a_bounded_time() -> None:
     bound = QUESTION_BUDGET_S + PATTERN_TIMEOUT_S + 41 * SPENT_TIMEOUT_S
     assert time.perf_counter() - started < bound + 0.5
     assert found is not None and found.id == "last"
+
+
+def test_a_search_starved_of_the_cpu_is_tried_again_with_more_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A busy server: the thread had the CPU for none of the wall-clock time (its CPU clock stood still), so the
+    pattern never had its chance; it is searched again, each time with four times the time, before it counts as no
+    match. (Real starvation is not reproducible on demand; benchmarks/guard/pattern_load.py measures it.)"""
+    pattern = compile_pattern(OVERLAPPING)  # runs to its limit every time: each try lasts its whole wall-clock time
+    timeout = 0.002
+    assert search(pattern, ATTACK, timeout) is None  # on the CPU: no match once it used its time
+    monkeypatch.setattr("unitrag.content.guard_rules.time.thread_time", lambda: 0.0)
+    started = time.perf_counter()
+    assert search(pattern, ATTACK, timeout) is None
+    assert time.perf_counter() - started >= timeout * sum(4 ** i for i in range(STARVED_TRIES))
+    assert search(compile_pattern(r"\bsuicid\w*"), "i think about suicide", timeout) is True
 
 
 @pytest.mark.parametrize("pattern", [OVERLAPPING, NESTED, "(x+x+)+y", r"(\s*)*$"])
