@@ -99,6 +99,7 @@ class SlowLLM(LLM):
         super().__init__("slow")
         self.text = text
         self.pause_s = pause_s
+        self.pieces = 0  # how many pieces it has generated, all streams together
 
     def complete(self, messages: list[dict[str, str]], *, stream: bool = False) -> str | Iterator[str]:
         if not stream:
@@ -108,4 +109,5 @@ class SlowLLM(LLM):
     def _pieces(self) -> Iterator[str]:
         for word in re.split(r"(?<= )", self.text):
             time.sleep(self.pause_s)
+            self.pieces += 1
             yield word

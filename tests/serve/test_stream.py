@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import time
 
+import httpx
 import pytest
 
-from .conftest import mock_llm
+from unitrag.serve import ServeSettings
+
+from .conftest import SlowLLM, live_server, mock_llm, sample_app
 
 pytestmark = pytest.mark.e2e
 
@@ -72,3 +76,31 @@ def test_a_failed_stream_falls_back_to_the_extractive_answer(make_client):
     client = make_client(llm=mock_llm(Exception("simulated outage")))
     done = events(client.post("/v1/ask/stream", json={"question": QUESTION}).text)[-1][1]
     assert done["extractive"] and done["llm_error"] and done["citations"]
+
+
+def test_a_client_that_drops_mid_stream_ends_the_llm_stream_and_the_lease_at_once(sample_kb):
+    """On a real uvicorn server (h11): the client goes after the first pieces; the answer's LLM stream is closed and
+    its lease on the knowledge base released within a second, not at some later garbage collection."""
+    llm = SlowLLM("Vitamin B12 deficiency is treated with B12 tablets or injections. " * 20, pause_s=0.05)
+    app = sample_app(sample_kb, ServeSettings(reload_poll_s=0), llm=llm)
+    holder = app.state.unitrag.holder
+    with live_server(app, http="h11") as base, httpx.Client(base_url=base, timeout=60) as client:
+        with client.stream("POST", "/v1/ask/stream", json={"question": QUESTION}) as response:
+            lines = response.iter_lines()
+            assert next(line for line in lines if line.startswith("event: token"))
+            assert holder.current.leases == 1
+        dropped, deadline = llm.pieces, time.monotonic() + 1.0  # the 200 pieces would take 10 s
+        while holder.current.leases and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert holder.current.leases == 0, "the dropped stream still holds the knowledge base"
+        time.sleep(0.3)
+        assert llm.pieces <= dropped + 2, "the LLM went on generating for a client that left"
+        assert client.get("/v1/health").status_code == 200
+
+
+def test_a_finished_stream_has_released_its_lease_when_the_client_has_read_it(make_client, sample_kb):
+    client = make_client(llm=SlowLLM("B12 by mouth or by injection.", pause_s=0))
+    holder = client.app.state.unitrag.holder
+    with client.stream("POST", "/v1/ask/stream", json={"question": QUESTION}) as response:
+        assert events(response.read().decode())[-1][0] == "done"
+    assert holder.current.leases == 0

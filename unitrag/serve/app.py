@@ -26,7 +26,7 @@ from ..errors import UserError
 from ..rag.knowledge_base import KnowledgeBase
 from . import accesslog, errors
 from .auth import Authenticator
-from .headers import SecurityHeaders, page_csp
+from .headers import HeadAsGet, SecurityHeaders, page_csp
 from .limits import BodyLimit, RateLimit
 from .plain import IdentityEncoding
 from .reload import KbHolder, Opener
@@ -39,20 +39,52 @@ log = logging.getLogger("unitrag.serve")
 CONFIG_FILE_ENV = "UNITRAG_SERVE_CONFIG_FILE"
 
 
+#: What a freshly opened knowledge base embeds and screens once, before it serves (``warm_up``).
+WARM_UP_QUESTION = "warm-up question"
+
+
 def opener(config: Config, llm: Any = None) -> Opener:
     """How the holder opens (and re-opens) the knowledge base: the previous one's embedder is reused
-    when the new artifact was built with the same model, so a swap does not load the model again."""
+    when the new artifact was built with the same model, so a swap does not load the model again.
+    Each one opened is warmed up (``warm_up``) before the holder serves it."""
 
     def open_kb(location: str, previous: KnowledgeBase | None) -> KnowledgeBase:
         embedder = previous.encoder.embedder if previous is not None else None
         try:
-            return KnowledgeBase.open(location, config=config, llm=llm, embedder=embedder)
+            kb = KnowledgeBase.open(location, config=config, llm=llm, embedder=embedder)
         except UserError:
             if embedder is None:
                 raise
-            return KnowledgeBase.open(location, config=config, llm=llm)  # built with another embedder
+            kb = KnowledgeBase.open(location, config=config, llm=llm)  # built with another embedder
+        try:
+            warm_up(kb)
+        except BaseException:
+            kb.close()
+            raise
+        return kb
 
     return open_kb
+
+
+def warm_up(kb: KnowledgeBase) -> None:
+    """Embed one question and run the guard (its classifier) once, in the loading thread: at start-up before the
+    address is announced, on a reload before the swap. So no request reaches a cold embedder (OpenVINO's bindings
+    could deadlock when their first calls came from many threads at once), and it is the probe of the embedder the
+    artifact names: one that cannot embed here (another model, an API without a key) is a knowledge base that does
+    not open, refused like a damaged one, never a server whose every question is a 500."""
+    embedder = kb.store.manifest.get("embedder", {}).get("id", "?")
+    try:
+        kb.encoder.encode(WARM_UP_QUESTION)
+    except Exception as exc:
+        raise UserError(f"the artifact's embedder {embedder} cannot embed a question here "
+                        f"({type(exc).__name__}: {_first_line(exc)}); serve it where that embedder works, "
+                        "or rebuild the artifact with one that does") from None
+    kb.screen(WARM_UP_QUESTION, "en")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else "no message"
 
 
 def create_app(
@@ -90,15 +122,16 @@ def create_app(
     app.include_router(router)
     app.include_router(stream_router)
     app.add_api_route("/", _page, methods=["GET"], response_class=HTMLResponse, include_in_schema=False)
+    app.add_middleware(HeadAsGet)  # innermost: HEAD wherever GET is served (a load balancer's health check)
     app.add_middleware(IdentityEncoding)  # inside CORS: a browser can read the 415
-    if settings.cors_origins:
+    app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute, trusted_proxies=settings.trusted_proxies,
+                       max_clients=settings.rate_limit_clients)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    if settings.cors_origins:  # outside the limits: a browser can read their 413 and 429; a preflight is never counted
         app.add_middleware(
             CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
             allow_headers=["authorization", "x-api-key", "content-type"],
         )
-    app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute, trusted_proxies=settings.trusted_proxies,
-                       max_clients=settings.rate_limit_clients)
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders, roles_header=settings.roles_header)  # outermost: every refusal carries them
     return app
 

@@ -84,3 +84,26 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+class HeadAsGet:
+    """``HEAD`` wherever ``GET`` is served (``/``, ``/v1/health``, ...): answered as the ``GET`` would be, headers
+    only (a load balancer's health check sends HEAD; FastAPI's routes would refuse it with a 405). Innermost: the
+    limits, CORS and the access log see the request as the ``HEAD`` it is."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return  # the body's pieces are dropped; its Content-Length (when given) is kept
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)

@@ -99,7 +99,8 @@ class _TooLarge(Exception):
 class RateLimit:
     """A token bucket per client IP: ``per_minute`` requests a minute, bursts up to that many (429).
 
-    Only ``/v1/`` paths count; the page and its docs do not. Off when ``per_minute`` is 0. The table holds
+    Only ``/v1/`` paths count; the page and its docs do not, nor an ``OPTIONS`` request (a browser's CORS preflight:
+    the request it asks about is counted when it comes). Off when ``per_minute`` is 0. The table holds
     the ``max_clients`` most recently seen addresses (least recently seen dropped, O(1) per request, no
     pruning pass): at ~200 bytes a client, 10,000 hold ~2 MB, however many addresses call. A dropped
     caller comes back with a full bucket, as it would after a minute's pause.
@@ -133,7 +134,8 @@ class RateLimit:
         return len(self._buckets)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self.per_minute <= 0 or not scope["path"].startswith("/v1/"):
+        if (scope["type"] != "http" or self.per_minute <= 0 or not scope["path"].startswith("/v1/")
+                or scope["method"] == "OPTIONS"):  # a CORS preflight (or a 405): no work, never counted
             await self.app(scope, receive, send)
             return
         headers: dict[str, Any] = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import anyio
 from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
+from starlette.concurrency import run_in_threadpool
+from starlette.types import Receive, Scope, Send
 
 from ..rag.ask_stream import AskStream
 from .limits import within
@@ -38,8 +41,8 @@ def event(name: str, data: Any) -> str:
     return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
 
 
-def _events(stream: AskStream, holder: KbHolder, loaded: Loaded) -> Iterator[str]:
-    """The events of one answer; the lease on the knowledge base ends with the stream."""
+def _events(stream: AskStream) -> Iterator[str]:
+    """The events of one answer (``EventStream`` pulls them, closes the stream and ends the lease)."""
     try:
         first = stream.answer  # set already for a guard response or "not found"
         yield event("sources", {
@@ -54,9 +57,47 @@ def _events(stream: AskStream, holder: KbHolder, loaded: Loaded) -> Iterator[str
     except Exception:
         log.exception("stream failed")
         yield event("error", {"error": "the answer stream failed (details are in the server log)"})
-    finally:
-        stream.close()
-        holder.release(loaded)
+
+
+class EventStream(StreamingResponse):
+    """The events of one answer, each pulled from the blocking stream in a worker thread; when the answer ends, or
+    the client goes away (the task cancelled, a send that fails), the LLM stream is closed and the lease on the
+    knowledge base released at once, never left to the garbage collector (the LLM generating on for nobody, a
+    retired artifact kept in memory)."""
+
+    def __init__(self, stream: AskStream, holder: KbHolder, loaded: Loaded) -> None:
+        self._stream, self._holder, self._loaded = stream, holder, loaded
+        self._events = _events(stream)
+        self._ended = False
+        super().__init__(self._pulled(), media_type="text/event-stream",
+                         headers={"cache-control": "no-cache", "x-accel-buffering": "no"})  # nginx: no buffering
+
+    async def _pulled(self) -> AsyncIterator[str]:
+        while True:
+            piece = await run_in_threadpool(next, self._events, None)
+            if piece is None:
+                await run_in_threadpool(self._end)  # before the last (empty) body message: the lease ends first
+                return
+            yield piece
+
+    def _end(self) -> None:
+        """Close the events (a generator suspended mid-answer), the LLM stream and the lease; once."""
+        if self._ended:
+            return
+        self._ended = True
+        try:
+            self._events.close()
+            self._stream.close()
+        finally:
+            self._holder.release(self._loaded)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            with anyio.CancelScope(shield=True):  # also when cancelled: the client went away
+                await self.body_iterator.aclose()  # type: ignore[attr-defined]
+                await run_in_threadpool(self._end)
 
 
 @router.post("/ask/stream", dependencies=[Depends(json_keys_once)], response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
@@ -71,7 +112,4 @@ async def ask_stream(body: AskBody, server: StateDep, roles: RolesDep) -> Stream
     except BaseException:
         holder.release(loaded)
         raise
-    return StreamingResponse(
-        _events(stream, holder, loaded), media_type="text/event-stream",
-        headers={"cache-control": "no-cache", "x-accel-buffering": "no"},  # nginx: do not buffer the events
-    )
+    return EventStream(stream, holder, loaded)
