@@ -76,15 +76,12 @@ def warm_up(kb: KnowledgeBase) -> None:
     try:
         kb.encoder.encode(WARM_UP_QUESTION)
     except Exception as exc:
-        raise UserError(f"the artifact's embedder {embedder} cannot embed a question here "
-                        f"({type(exc).__name__}: {_first_line(exc)}); serve it where that embedder works, "
-                        "or rebuild the artifact with one that does") from None
+        text = str(exc).strip()
+        reason = text.splitlines()[0] if text else "no message"
+        reason = reason if isinstance(exc, UserError) else f"{type(exc).__name__}: {reason}"
+        raise UserError(f"the artifact's embedder {embedder} cannot embed a question here ({reason}); serve it where "
+                        "that embedder works, or rebuild the artifact with one that does") from None
     kb.screen(WARM_UP_QUESTION, "en")
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else "no message"
 
 
 def create_app(
