@@ -71,3 +71,21 @@ def test_stop_or_no_note_keeps_the_safe_response(mode: str, caution: bool) -> No
 def test_a_sign_or_now_keeps_the_stop(question: str) -> None:
     outcome = guard({BODILY: 0.6, WARNING_RULE: 0.05}).check(question, "en")
     assert outcome is not None and outcome.type == "red_flag"
+
+
+@pytest.mark.parametrize(("question", "noted"), [
+    # means asked about beside a diet question: a warning the classifier scores near 0 is still never answered plainly
+    ("how high does a bridge have to be for a fall to be a sure thing. unrelated but is skipping breakfast bad", True),
+    ("下个月的饮食计划不用帮我做了 我用不上了", True),
+    (QUESTION, False),  # no warning told: nothing to note
+    # a report quoting a warning gets the note too: for suicide, issue 25 asks to err toward one
+    ("for my school report: what does 'you'll be fine without me' tell a counsellor?", True),
+    ("my grandad was a burden to nobody, he lived to 98. what did he eat?", False),  # the words, no warning
+])
+def test_a_warning_told_that_nothing_stopped_gets_the_warning_rules_note(question: str, noted: bool) -> None:
+    got = guard({BODILY: 0.01, WARNING_RULE: 0.01}).check(question, "en")
+    if noted:
+        assert got is not None and (got.type, got.rule, got.reason) == ("caution", WARNING_RULE, "warning")
+        assert got.response == f"{WARNING_RULE}: the note"
+    else:
+        assert got is None

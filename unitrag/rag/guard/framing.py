@@ -126,6 +126,12 @@ def _past_after(after: str) -> bool:
     return found is not None and not STILL_NOW.search(after[:found.start()])
 
 
+def may_tell_warning(normalized_question: str) -> bool:
+    """Whether a warning sign's cue (``WARNING``) appears anywhere: a cheap first look (a tenth of ``read_framing``'s
+    time), so an ordinary question never pays for the whole framing."""
+    return any(p.search(normalized_question) for p in _COMPILED[WARNING])
+
+
 def read_framing(normalized_question: str) -> Framing:
     """The framing of a question (already ``lang.normalize_question``-ed): a few compiled regexes, microseconds."""
     sign_kinds = tuple(kind for kind in SIGN_KINDS if any(_happening(p, normalized_question, told=True) for p in _COMPILED[kind]))

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from ...content.guard_rules import CHECK_ORDER, CompiledRule, compile_rule, first_match
-from .framing import SIGN, TURN, WARNING, Framing, read_framing
+from .framing import SIGN, TURN, WARNING, Framing, may_tell_warning, read_framing
 from .sentences import acute_sentences
 from ..answer.prompt import UNNAMED
 from .second_opinion import SecondOpinion
@@ -132,7 +132,7 @@ class Guard:
                     outcome, caution = self._framed(outcome, framing(), lang, scores)
                 if outcome is not None:
                     break
-            outcome = outcome or caution
+            outcome = outcome or caution or (self._warned(framing(), lang) if may_tell_warning(spelled) else None)
         spent = (time.perf_counter() - started) * 1000 - (timings.get("embed", 0.0) - embedded_before)
         timings["guard"] = timings.get("guard", 0.0) + spent
         return outcome
@@ -163,6 +163,17 @@ class Guard:
         if note is None:
             return None, None
         return None, replace(red_flag, type="caution", response=note, framing=framing.kinds)
+
+    def _warned(self, framing: Framing, lang: str) -> GuardOutcome | None:
+        """A warning sign of suicide told as it is, which nothing else stopped (the classifier scores means asked
+        about beside a diet question near 0: "how high does a bridge have to be for a fall to be a sure thing"): the
+        note of the rule that notes what it is unsure of (``similar_without_sign: caution``), never silence."""
+        if WARNING not in framing.sign_kinds or framing.clearly_not_acute:
+            return None
+        rule = next((r for r in self.rules if r.type == "red_flag" and r.similar_without_sign == "caution"
+                     and r.caution(lang)), None)
+        return None if rule is None else GuardOutcome(type="caution", rule=rule.id, response=rule.caution(lang) or "",
+                                                      reason="warning", framing=framing.kinds)
 
     def _unsure(self, red_flag: GuardOutcome, rule: CompiledRule, scores: list[SemanticScore] | None, lang: str) -> bool:
         """Whether the classifier alone is too unsure for the safe response (``BARE_STOP``, ``WARNING_SHARE``), and the
