@@ -70,6 +70,15 @@ def test_a_forged_roles_header_is_ignored_unless_the_operator_trusts_the_proxy(m
     assert RESTRICTED_UNIT in {s["unit_id"] for s in sources}
 
 
+def test_a_roles_header_sent_twice_is_refused_not_read_first_come(make_client, restricted):
+    """A proxy that appends its own header leaves the caller's first: the first value must not be taken on trust."""
+    trusted = make_client(ServeSettings(roles_header="X-Unitrag-Roles", trusted_proxies=("testclient",), reload_poll_s=0))
+    twice = [("x-unitrag-roles", "clinician"), ("x-unitrag-roles", "")]
+    response = trusted.get("/v1/search", params={"q": QUESTION}, headers=twice)
+    assert response.status_code == 401 and "X-Unitrag-Roles" in response.json()["error"]
+    assert leaks(response.text, restricted) == []
+
+
 def test_body_roles_can_narrow_a_key_never_widen_it(client, restricted):
     narrowed = client.post("/v1/ask", json={"question": QUESTION, "user": {"roles": []}}, headers=KEY)
     assert leaks(narrowed.text, restricted) == []

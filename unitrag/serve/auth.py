@@ -92,7 +92,10 @@ class Authenticator:
         if presented is not None:
             return self._roles_for_key(presented)
         if self.roles_header and peer in self.trusted_proxies:
-            claimed = headers.get(self.roles_header.lower()) or ""
+            values = _values(headers, self.roles_header.lower())
+            if len(values) > 1:  # a proxy that appends its header would leave the caller's own first: never guess
+                raise Unauthenticated(f"{self.roles_header}: sent {len(values)} times; the proxy must set it once")
+            claimed = values[0] if values else ""
             return tuple(r for r in (x.strip() for x in claimed.split(",")) if r in ROLES)
         return ()
 
