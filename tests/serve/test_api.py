@@ -91,6 +91,8 @@ def test_topics_citations_and_units(client, sample_kb):
     assert unit["kind"] == "story" and unit["chunks"][0]["text"]
     assert client.get("/v1/citations/nope").status_code == 404
     assert client.get("/v1/units/nope").json() == {"error": "no unit 'nope'"}
+    long = client.get("/v1/units/" + "x" * 30_000)  # a long id is not echoed back whole
+    assert long.status_code == 404 and len(long.text) < 300 and "30000 characters" in long.text
 
 
 def test_openapi_docs_and_page(client):

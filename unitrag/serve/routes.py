@@ -202,13 +202,18 @@ def unit(unit_id: str, server: StateDep, roles: RolesDep) -> dict[str, Any]:
         visible = loaded.kb.known.visible(unit_id, roles)
         rows = unit_rows(store.columns["unit_id"].array, unit_id)
         if not visible or not rows or any(store.access[i] != "public" and store.access[i] not in roles for i in rows):
-            raise HTTPException(404, f"no unit {unit_id!r}")
+            raise HTTPException(404, f"no unit {_shown_id(unit_id)}")
         meta = store.units[unit_id]
         chunks = [store.source(i).to_dict(with_text=True) for i in rows]
     for chunk in chunks:
         chunk.pop("scores", None)
         chunk.pop("score", None)
     return {**meta, "access": chunks[0]["access"], "lang": chunks[0]["lang"], "chunks": chunks}
+
+
+def _shown_id(requested: str, limit: int = 100) -> str:
+    """An id as a 404 names it: a path of 100 kB is not sent back whole (no id is longer than 100 characters)."""
+    return repr(requested) if len(requested) <= limit else repr(requested[:limit]) + f"… ({len(requested)} characters)"
 
 
 def unit_rows(unit_ids: pa.Array, unit_id: str) -> list[int]:
@@ -223,7 +228,7 @@ def citation(citation_id: str, server: StateDep, roles: RolesDep) -> dict[str, A
     with server.holder.lease() as loaded:
         row, shown = loaded.kb.store.citations.get(citation_id), loaded.visible.citation(citation_id, roles)  # both, always
         if row is None or not shown:
-            raise HTTPException(404, f"no citation {citation_id!r}")
+            raise HTTPException(404, f"no citation {_shown_id(citation_id)}")
         return dict(row)
 
 
