@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 #: Why a call failed, coarse enough to count in metrics and to test against.
 FailureKind = Literal["no_key", "timeout", "rate_limit", "server", "connection", "refused", "empty", "error"]
@@ -20,6 +20,12 @@ CATEGORIES: dict[FailureKind, LLMErrorCategory] = {
     "no_key": "llm_auth", "timeout": "llm_timeout", "rate_limit": "llm_rate_limited", "server": "llm_unavailable",
     "connection": "llm_unavailable", "refused": "llm_error", "empty": "llm_error", "error": "llm_error",
 }
+
+
+def is_usable(text: Any) -> bool:
+    """Text with at least one letter, digit or CJK character (not empty, not just punctuation): what an answer must
+    have, whether it came in one piece or streamed."""
+    return isinstance(text, str) and any(ch.isalnum() for ch in text)
 
 
 class LLMUnavailable(Exception):

@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 
 from ...errors import UserError
 from ..litellm_support import error_reason, import_litellm
-from .base import LLM, FailureKind, LLMUnavailable
+from .base import LLM, FailureKind, LLMUnavailable, is_usable
 from .redact import endpoint_secrets, redact_secrets
 
 API_BASE_ENV = "UNITRAG_LLM_API_BASE"
@@ -47,11 +47,6 @@ _CONNECTION = re.compile(r"connection|connect|refused|name or service not known|
 _NO_KEY = re.compile(r"missing credentials|api[_ ]?key|no auth|unauthori[sz]ed|credentials", re.I)
 
 
-
-
-def _is_usable(text: Any) -> bool:
-    """Text with at least one letter, digit or CJK character (not empty, not just punctuation)."""
-    return isinstance(text, str) and any(ch.isalnum() for ch in text)
 
 
 class LiteLLMChat(LLM):
@@ -136,7 +131,7 @@ class LiteLLMChat(LLM):
             text = response.choices[0].message.content
         except (AttributeError, IndexError, KeyError, TypeError):
             text = None
-        if not _is_usable(text):
+        if not is_usable(text):
             raise LLMUnavailable(f"{self.id}: empty or unusable output ({text!r:.60})", kind="empty")
         return str(text).strip()
 

@@ -38,13 +38,12 @@ LONG_ANSWER_CJK_CHARS = 120
 
 #: A numbered reference marker as a reader follows one: square, full-width or lenticular brackets around
 #: numbers (a footnote's ``^`` allowed), e.g. ``[1]``, ``[^2]``, ``[1, 3]``, ``[2–4]``, ``【5】``.
-NUMBERED_MARKER = re.compile(r"[\[［【〔]\s*\^?\d{1,4}(?:\s*[,，、\-–—]\s*\^?\d{1,4})*\s*[\]］】〕]")
+MARKER_OPENINGS = "[［【〔"
+_MARKER_OPEN, _MARKER_SEP = "[" + re.escape(MARKER_OPENINGS) + "]", r"\s*[,，、\-–—]\s*"
+NUMBERED_MARKER = re.compile(_MARKER_OPEN + r"\s*\^?\d{1,4}(?:" + _MARKER_SEP + r"\^?\d{1,4})*\s*[\]］】〕]")
+#: The start of one, not yet closed ("[1, 2" so far): what a stream holds back until it is judged (``stream_filter``).
+NUMBERED_MARKER_PREFIX = re.compile(_MARKER_OPEN + r"\s*\^?\d{1,4}(?:" + _MARKER_SEP + r"\^?\d{0,4})*\s*$")
 _WORD = re.compile(r"[A-Za-z0-9\u00c0-\u024f]+(?:['’\-][A-Za-z0-9\u00c0-\u024f]+)*")
-
-
-def numbered_markers(answer: str) -> list[str]:
-    """The numbered reference markers the text writes itself, each once, as written."""
-    return _unique(m.group(0) for m in NUMBERED_MARKER.finditer(answer))
 
 
 def _unique(ids: Iterable[str]) -> list[str]:

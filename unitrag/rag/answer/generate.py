@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ...artifact.bounded_sandbox import MAX_PROMPT_CHARS
-from ...providers.llm.base import LLM, LLMErrorCategory, LLMUnavailable
+from ...providers.llm.base import LLM, LLMErrorCategory, LLMUnavailable, is_usable
 from ...providers.llm.redact import redact_secrets
 from .extractive import answer_lang, extractive_quotes
 from .focus import Lexicon, QuestionFocus
@@ -264,13 +264,15 @@ def _stream(question: str, lang: str, sources: Sequence[Source], templates: Mapp
             yield shown
         if not pieces and failure is None:
             failure = Failure("llm_error", f"{llm.id}: the stream ended without any text")
-    text = "".join(pieces)
-    if pieces and not any(ch.isalnum() for ch in text) and failure is None:
-        failure = Failure("llm_error", f"{llm.id}: empty or unusable output ({text!r:.60})")
-    elif pieces and failure is None and _unfit(report := check(text, allowed), allowed):
-        failure = _unfit_reason(llm, report, "in a streamed answer")
-    elif pieces:  # a stream that broke off mid-way keeps what it said; error says why it stopped
-        return Generation.of(text, False, attempts, failure, check(text, allowed))
+    if pieces:
+        text = "".join(pieces)
+        report = check(text, allowed)
+        if failure is None and not is_usable(text):
+            failure = Failure("llm_error", f"{llm.id}: empty or unusable output ({text!r:.60})")
+        elif failure is None and _unfit(report, allowed):
+            failure = _unfit_reason(llm, report, "in a streamed answer")
+        else:  # a stream that broke off mid-way keeps what it said; error says why it stopped
+            return Generation.of(text, False, attempts, failure, report)
     generation = _fallback(question, lang, sources, allowed, check, attempts, failure, focus)
     if not pieces:  # else the reader has the LLM's words (checked tags only); ``generation`` replaces them
         yield generation.text

@@ -16,7 +16,7 @@ import re
 
 from ...content.text.citation_tags import find_tags
 from ...content.text.unicode_fold import read_as
-from .citations import NUMBERED_MARKER
+from .citations import MARKER_OPENINGS, NUMBERED_MARKER, NUMBERED_MARKER_PREFIX
 
 #: Held text longer than this after a possible start is judged whatever follows: no tag, however
 #: written, runs longer (a tag is closed within 300 characters, a paired ``<cite>…</cite>`` 200 later).
@@ -31,7 +31,7 @@ _SELF_CLOSED = re.compile(r"(?:/\s*>|[\]}])\s*$")
 
 
 def _may_start(ch: str) -> bool:
-    return ch in _ESCAPES or read_as(ch) in ("<", "[", "{") or ch in "［【〔"
+    return ch in _ESCAPES or read_as(ch) in ("<", "[", "{") or ch in MARKER_OPENINGS
 
 
 class CitationStreamFilter:
@@ -86,9 +86,6 @@ class CitationStreamFilter:
         return None if len(held) <= HOLD_CHARS else (held[0], held[1:])
 
 
-_MARKER_PREFIX = re.compile(r"[\[［【〔]\s*\^?\d{1,4}(?:\s*[,，、\-–—]\s*\^?\d{0,4})*\s*$")
-
-
 def _marker_prefix(held: str) -> bool:
     """The held text could still become a numbered marker (``[1, 2`` so far)."""
-    return _MARKER_PREFIX.match(held[:NOT_A_START_CHARS + 1]) is not None
+    return NUMBERED_MARKER_PREFIX.match(held[:NOT_A_START_CHARS + 1]) is not None

@@ -170,10 +170,10 @@ class Guard:
         note of the rule that notes what it is unsure of (``similar_without_sign: caution``), never silence."""
         if WARNING not in framing.sign_kinds or framing.clearly_not_acute:
             return None
-        rule = next((r for r in self.rules if r.type == "red_flag" and r.similar_without_sign == "caution"
-                     and r.caution(lang)), None)
-        return None if rule is None else GuardOutcome(type="caution", rule=rule.id, response=rule.caution(lang) or "",
-                                                      reason="warning", framing=framing.kinds)
+        noted = next(((r, note) for r in self.rules if r.type == "red_flag" and r.similar_without_sign == "caution"
+                      and (note := r.caution(lang))), None)
+        return None if noted is None else GuardOutcome(type="caution", rule=noted[0].id, response=noted[1],
+                                                       reason="warning", framing=framing.kinds)
 
     def _unsure(self, red_flag: GuardOutcome, rule: CompiledRule, scores: list[SemanticScore] | None, lang: str) -> bool:
         """Whether the classifier alone is too unsure for the safe response (``BARE_STOP``, ``WARNING_SHARE``), and the
