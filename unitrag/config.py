@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .access import DEFAULT_ROLE, parse_role
 from .errors import UserError
 from .languages import LANGS
 from .regular_file import FileTooLarge, NotRegularFile, read_regular
@@ -73,6 +74,8 @@ class Config:
     name: str = DEFAULT_NAME
     description: str = ""
     languages: tuple[str, ...] = ("en", "zh")  # the languages its units are written in, first is the main one
+    # the role that reads the units not for everyone (`access: <role>` in their frontmatter): unitrag.access
+    restricted_role: str = DEFAULT_ROLE
     content_dir: Path = Path("content")
     artifact: Path = Path("dist/kb.duckdb")
     prompts_dir: Path = Path("prompts")
@@ -134,6 +137,8 @@ def _coerce(key: str, value: Any) -> Any:
         return parse_languages(value, f"config key {key!r}")
     if key in IDENTITY_LIMITS:
         return _identity_text(key, value)
+    if key == "restricted_role":
+        return parse_role(value, f"config key {key!r}")
     if kind in ("bool", bool):
         if isinstance(value, bool):
             return value
@@ -166,10 +171,12 @@ def _coerce(key: str, value: Any) -> Any:
 IDENTITY_LIMITS = {"name": 80, "description": 500}
 
 
-def identity_record(config: "Config") -> dict[str, str]:
-    """The name and description an artifact carries, so an app that opens it without unitrag.toml still says
-    what the knowledge base is (``KnowledgeBase`` prefers a name its own config sets)."""
-    return {"name": config.name, "description": config.description}
+def identity_record(config: "Config") -> dict[str, Any]:
+    """The name, description, languages and restricted role an artifact carries, so an app that opens it without
+    unitrag.toml still says what the knowledge base is and answers in its language (``KnowledgeBase`` prefers
+    what its own config sets), and checks a caller's roles against the role its units were validated with."""
+    return {"name": config.name, "description": config.description, "languages": list(config.languages),
+            "restricted_role": config.restricted_role}
 
 
 def identity_hash(record: Any) -> str:

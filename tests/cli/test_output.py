@@ -83,6 +83,15 @@ def test_only_cited_units_are_listed_as_answered_from_and_the_rest_as_also_retri
     ]
 
 
+def test_a_chinese_answer_gets_chinese_headings(printed: io.StringIO) -> None:
+    chinese = answer()
+    chinese.lang = "zh"
+    output.print_answer(chinese)
+    text = printed.getvalue()
+    assert "回答依据的内容单元：" in text and "也检索到（未引用）：" in text
+    assert "Answered from" not in text and "Also retrieved" not in text
+
+
 def test_an_answer_citing_nothing_lists_no_unit_as_answered_from(printed: io.StringIO) -> None:
     uncited = answer()
     uncited.citations = []

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from unitrag.config import Config
 from unitrag.rag.answer.prompt import render_text
 from unitrag.rag.knowledge_base import KnowledgeBase
@@ -12,8 +14,9 @@ from unitrag.rag.store.artifact_store import ChunkStore
 
 def test_an_app_without_unitrag_toml_names_the_knowledge_base_as_built(tiny) -> None:
     tiny.build(replace(tiny.config, name="Garden care", description="Growing vegetables at home."))
-    assert ChunkStore.load(tiny.artifact).manifest["identity"] == {"name": "Garden care",
-                                                                   "description": "Growing vegetables at home."}
+    assert ChunkStore.load(tiny.artifact).manifest["identity"] == {
+        "name": "Garden care", "description": "Growing vegetables at home.", "languages": ["en", "zh"],
+        "restricted_role": "clinician"}
     kb = KnowledgeBase.open(tiny.artifact, embedder=tiny.embedder)  # Config(): no name of its own
     assert (kb.identity.name, kb.identity.description) == ("Garden care", "Growing vegetables at home.")
     refusal = render_text("not_found", kb.store.prompts, max_chars=kb.config.max_prompt_chars, identity=kb.identity,
@@ -34,3 +37,21 @@ def test_renaming_the_knowledge_base_writes_the_artifact_again_without_embedding
     report = tiny.build(replace(tiny.config, name="Allotment care"))
     assert report.written and report.embedded == 0 and "identity" in report.plan.tables_changed
     assert ChunkStore.load(tiny.artifact).manifest["identity"]["name"] == "Allotment care"
+
+
+def test_an_app_without_unitrag_toml_answers_in_the_languages_and_role_it_was_built_with(tiny) -> None:
+    """An app developer's audit: the library answered a Chinese-only knowledge base in English, where `unitrag ask`
+    answered in Chinese, because the languages lived in unitrag.toml only. The artifact records them, and the role
+    (here an English-only one: its rules are English)."""
+    from unitrag.errors import InvalidArgument
+    from unitrag.rag.types import UserContext
+
+    tiny.build(replace(tiny.config, languages=("en",), restricted_role="staff"))
+    kb = KnowledgeBase.open(tiny.artifact, embedder=tiny.embedder)  # Config(): the defaults, en and zh
+    assert kb.languages == ("en",) and kb._answer_lang("血压高怎么办？") == "en"
+    assert kb.restricted_role == "staff" and kb.known.roles == ("staff",)
+    with pytest.raises(InvalidArgument, match="unknown role 'clinician'.*'staff'"):
+        kb.check_user(UserContext(roles=["clinician"]))
+    assert kb.check_user(UserContext(roles=["staff"])).roles == ("staff",)
+    own = KnowledgeBase.open(tiny.artifact, embedder=tiny.embedder, config=Config(languages=("zh",)))
+    assert own.languages == ("zh",)  # languages the app's config sets win

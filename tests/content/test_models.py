@@ -174,7 +174,7 @@ def test_defaults_for_access_and_lang():
 
 @pytest.mark.parametrize(
     "field, value",
-    [("lang", "fr"), ("access", "private"), ("order", 0), ("order", "x"),
+    [("lang", "fr"), ("access", "Private!"), ("order", 0), ("order", "x"),
      ("order", "2"), ("order", True), ("order", 3_000_000_000), ("order", 10**23)],  # an INT32 column; as written
 )
 def test_scene_field_types(field, value):

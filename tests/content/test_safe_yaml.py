@@ -196,3 +196,30 @@ def test_an_error_the_parser_finds_where_it_is_stays_there() -> None:
         with pytest.raises(yaml.YAMLError) as caught:
             load_yaml(text)
         assert yaml_problem(caught.value, "f.yaml", "yaml").line == line, text
+
+
+@pytest.mark.parametrize(("frontmatter", "line", "says"), [
+    ('kind: rule\nid: r\ntitle："废电池怎么扔"\nlang: zh\n', 4, "full-width colon"),  # the parser gives up on line 5
+    ('kind：rule\nid: r\nlang: zh\n', 2, "full-width colon"),
+    ('kind: rule\nid: r\nlang: zh\nquestions:\n\u3000- "电池扔哪"\n', 6, "full-width space (U+3000)"),
+    ('kind: rule\nid: r\nlang: zh\nquestions:\n  - "药扔哪"\n  － "电池扔哪"\n  - "纸扔哪"\n', 7, "full-width dash"),
+])
+def test_full_width_syntax_a_chinese_input_method_types_is_named_on_its_line(
+        tmp_path: Path, frontmatter: str, line: int, says: str) -> None:
+    """YAML reads `title："x"` as one plain value and fails on a later line with a message naming neither the line nor
+    the character: the author is told which line holds the full-width character and what to type instead."""
+    from unitrag.content.validate import validate_content
+
+    (tmp_path / "content" / "rules").mkdir(parents=True)
+    (tmp_path / "content" / "topics.yaml").write_text("topics: []\n", encoding="utf-8")
+    (tmp_path / "content" / "rules" / "r.md").write_text(f"---\n{frontmatter}---\n正文\n", encoding="utf-8")
+    problems = [p for p in validate_content(tmp_path / "content").problems if p.path.endswith("r.md")]
+    assert [(p.line, p.field) for p in problems] == [(line, "frontmatter")]
+    assert says in problems[0].message and "YAML syntax error" in problems[0].message
+
+
+@pytest.mark.parametrize("text", ['title: "时间：十分钟"\n', "a: 1\nb: [x\n", "note: 说明：见下文 — 注意\n"])
+def test_full_width_punctuation_inside_a_value_is_never_blamed(text: str) -> None:
+    from unitrag.content.safe_yaml import full_width_syntax
+
+    assert full_width_syntax(text, len(text.splitlines())) is None

@@ -380,3 +380,22 @@ def test_a_topics_name_written_for_its_id_is_told_which_id(tree, samples):
     tree.write("stories/story-one.md", samples.STORY.replace("topics: [vitamin-b12]", "topics: [钴胺素]"))
     messages = [p.message for p in validate_content(tree.root).problems if p.field == "topics"]
     assert "unknown topic '钴胺素' (not in topics.yaml): '钴胺素' names the topic 'vitamin-b12', write its id" in messages
+
+
+def test_a_unit_restricted_to_another_role_than_the_knowledge_bases_is_a_problem_at_its_line(tree, samples):
+    """`access:` names public or the configured restricted_role: `clinician` in a knowledge base of mechanics
+    would restrict the unit to a role nobody here holds (never shown), and is almost always a copied line."""
+    tree.write("stories/story-one.md", samples.STORY.replace("lang: en", "lang: en\naccess: clinician", 1))
+    assert validate_content(tree.root).problems == []  # the default role
+    problems = validate_content(tree.root, restricted_role="mechanic").problems
+    assert [(p.path, p.field) for p in problems] == [("content/stories/story-one.md", "access")]
+    assert "unknown access level 'clinician'" in problems[0].message and "mechanic" in problems[0].message
+    tree.write("stories/story-one.md", samples.STORY.replace("lang: en", "lang: en\naccess: mechanic", 1))
+    assert validate_content(tree.root, restricted_role="mechanic").problems == []
+
+
+def test_a_title_or_question_in_typographic_quotes_is_a_note(tree, samples):
+    tree.write("rules/rule-one.md", samples.RULE.replace("title: ", "title: “", 1).replace("\nlang:", "”\nlang:", 1))
+    content = validate_content(tree.root)
+    assert content.problems == []
+    assert [(n.field, "typographic quotes" in n.message) for n in content.notes] == [("title", True)]

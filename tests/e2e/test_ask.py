@@ -90,6 +90,20 @@ def test_current_topic_promotes_that_topics_chunk(kb):
     assert boosted[boosted_rank].scores["boost"] == pytest.approx(1.6 * plain_boost)
 
 
+def test_a_topic_group_filters_by_its_topics_and_is_no_current_topic(kb):
+    """An app developer's audit: `topics=["leavening"]` (a group) found nothing, in silence; `kinds=""` was no filter."""
+    from unitrag.errors import InvalidArgument
+    from unitrag.rag.types import UserContext
+
+    grouped = kb.search("how much do I need a day?", topics=["minerals"], k=5)
+    assert grouped.sources and all({"calcium", "iron", "iodine"} & set(s.topics) for s in grouped.sources)
+    with pytest.raises(InvalidArgument, match="current_topic: 'minerals' is a group of topics; name one of its topics"):
+        kb.search("how much a day?", user=UserContext(current_topic="minerals"))
+    for empty in ("", {}):
+        with pytest.raises(InvalidArgument, match="kinds"):
+            kb.search("how much a day?", kinds=empty)
+
+
 def test_extractive_answer_cites_only_its_sources(kb):
     answer = kb.ask("How much sodium should adults eat per day?")
     assert not answer.not_found and answer.extractive
@@ -199,7 +213,7 @@ def test_an_llm_translation_reaches_units_the_offline_probes_miss(kb, built_samp
     assert "translate" in result.timings_ms
     # the translation adds candidates; the scores the gate reads stay the question's own
     offline_dense = {s.chunk_id: s.scores.get("dense") for s in kb.retriever.candidates(
-        [question], SearchFilter(clinician=False), {}, sparse=True, probes=kb.retriever.probes(question, "en"))}
+        [question], SearchFilter(restricted=False), {}, sparse=True, probes=kb.retriever.probes(question, "en"))}
     for source in result.sources:
         if source.chunk_id in offline_dense:
             assert source.scores.get("dense") == offline_dense[source.chunk_id]

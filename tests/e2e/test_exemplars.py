@@ -26,7 +26,7 @@ def kb(built_sample) -> KnowledgeBase:
 def test_the_artifact_carries_exemplars_of_both_kinds_and_the_gate_reads_them(kb: KnowledgeBase):
     exemplars = kb.retriever.exemplars
     assert exemplars is not None and exemplars.answerable.any() and (~exemplars.answerable).any()
-    assert exemplars.clinician.any()  # the clinician-only units' questions, for clinicians only
+    assert exemplars.restricted.any()  # the clinician-only units' questions, for clinicians only
     assert "exemplar" in kb.retriever.gate.mix
 
 
@@ -48,7 +48,7 @@ def test_an_uncovered_question_near_unanswered_ones_is_not_found(kb: KnowledgeBa
 
 
 def test_a_clinicians_exemplars_do_not_make_a_public_question_look_answered(kb: KnowledgeBase):
-    clinician_only = next(t for t, c in zip(kb.retriever.exemplars.texts, kb.retriever.exemplars.clinician) if c)
+    clinician_only = next(t for t, c in zip(kb.retriever.exemplars.texts, kb.retriever.exemplars.restricted) if c)
     public = kb.search(clinician_only).sources[0].scores["exemplar"]
     clinician = kb.search(clinician_only, user=UserContext(roles=("clinician",))).sources[0].scores["exemplar"]
     assert clinician > public

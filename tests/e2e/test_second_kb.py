@@ -112,3 +112,23 @@ def test_the_fourth_example_finds_its_answers_stops_its_emergencies_and_leaks_no
     assert houseplants_held_out["restricted_leaks"] == []
     assert houseplants_held_out["answer_facts"]["modes"]["extractive"]["fact_recall"] >= 0.35
     assert houseplants_held_out["guard"]["recall"] >= 0.6
+
+
+def test_the_example_names_its_own_restricted_role(bike_care: Path, tmp_path: Path) -> None:
+    """bike-care's restricted units are `access: mechanic` (restricted_role = "mechanic"): the mechanic role reads them,
+    the sample's `clinician` is an unknown role there (an error, never a silent public answer), nobody else sees them."""
+    question = "How do I bleed a Shimano hydraulic brake, and which fluid does it take?"
+    mechanic = unitrag("search", question, "--restricted", "--json", cwd=bike_care)
+    assert mechanic.returncode == 0, mechanic.stderr
+    assert "zh-hydraulic-brake-bleed" in {s["unit_id"] for s in json.loads(mechanic.stdout)["sources"]}
+    public = unitrag("search", question, "--json", cwd=bike_care)
+    assert "zh-hydraulic-brake-bleed" not in {s["unit_id"] for s in json.loads(public.stdout)["sources"]}
+    context = tmp_path / "user.json"
+    context.write_text('{"roles": ["clinician"]}')
+    refused = unitrag("ask", question, "--user-context", str(context), cwd=bike_care)
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert "unknown role 'clinician'" in refused.stderr and "'mechanic'" in refused.stderr
+    context.write_text('{"roles": ["mechanic"]}')
+    answered = unitrag("ask", question, "--user-context", str(context), "--json", cwd=bike_care)
+    assert answered.returncode == 0, answered.stderr
+    assert "zh-hydraulic-brake-bleed" in {s["unit_id"] for s in json.loads(answered.stdout)["sources"]}

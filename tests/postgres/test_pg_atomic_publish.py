@@ -104,7 +104,7 @@ def _served(url: str, releases: dict[str, Release]) -> str:
 
 def _assert_searches(store: PgChunkStore, release: Release, query: np.ndarray, first: str | None) -> None:
     """Every dense result is scored by ``release``'s vector of that chunk; ``first`` (its own vector's query) leads."""
-    rows, scores = store.dense_search(query, 20, SearchFilter(clinician=True))
+    rows, scores = store.dense_search(query, 20, SearchFilter(restricted=True))
     found = [store.ids[row] for row in rows]
     assert found and np.allclose(scores, [float(query @ release.vectors[cid]) for cid in found], atol=1e-4)
     if first is not None:
@@ -198,7 +198,7 @@ def test_a_reader_opened_before_a_publish_keeps_its_knowledge_base(built_sample,
         changed = probes[0]  # the old store still searches the vectors of what it loaded
         _assert_searches(store, releases["old"], releases["old"].vectors[changed], first=changed)
         publish(old, url, batch_size=100)  # the next publish deletes the rows the old store had left to itself:
-        rows, _ = store.dense_search(releases["old"].vectors[changed], 20, SearchFilter(clinician=True))
+        rows, _ = store.dense_search(releases["old"].vectors[changed], 20, SearchFilter(restricted=True))
         assert changed not in {store.ids[r] for r in rows}  # it finds less, never another release's rows
         steady = next(cid for cid, v in releases["old"].vectors.items()
                       if cid in releases["new"].vectors and np.array_equal(v, releases["new"].vectors[cid])

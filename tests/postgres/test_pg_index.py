@@ -130,7 +130,7 @@ def test_a_halfvec_index_serves_the_artifacts_results(built_sample, pg_url):
     store = PgChunkStore.load(pg_url)
     try:
         assert store.halfvec
-        everyone = SearchFilter(clinician=True)  # every chunk, so each one's own vector can find it
+        everyone = SearchFilter(restricted=True)  # every chunk, so each one's own vector can find it
         hits = total = 0
         for row in range(0, len(memory), max(1, len(memory) // 40)):
             query = memory.vectors[row]

@@ -77,10 +77,10 @@ def test_a_clinician_only_chunk_never_reaches_a_public_caller(kbs, built_sample)
             "SELECT chunk_id, title FROM chunks WHERE access = 'clinician' ORDER BY chunk_id LIMIT 1"
         ).fetchone()
     own_vector = duck.store.vectors[duck.store.index[chunk_id]]  # the nearest possible query to that chunk
-    rows, _ = pg.store.dense_search(own_vector, 20, SearchFilter(clinician=False))
+    rows, _ = pg.store.dense_search(own_vector, 20, SearchFilter(restricted=False))
     assert len(rows) == 20 and chunk_id not in {pg.store.ids[r] for r in rows}
     assert {pg.store.access[r] for r in rows} == {"public"}
-    rows, _ = pg.store.dense_search(own_vector, 20, SearchFilter(clinician=True))
+    rows, _ = pg.store.dense_search(own_vector, 20, SearchFilter(restricted=True))
     assert pg.store.ids[rows[0]] == chunk_id
     assert chunk_id not in {s.chunk_id for s in pg.ask(title).sources}
     assert chunk_id in {s.chunk_id for s in pg.search(title, user=UserContext(roles=("clinician",))).sources}

@@ -78,6 +78,14 @@ def test_the_first_stage_refuses_long_queries_too(kb):
         kb.retriever.candidates(["salt " * 100_000], SearchFilter(), {}, sparse=True)
 
 
+def test_a_question_at_the_limit_is_answered_when_its_reading_is_longer(kb):
+    """The caller sent 300 characters; the runtime may read them as a few more (a misspelled word corrected,
+    an app developer's audit: 2,000 characters refused as '2,002 characters'): the limit is the caller's."""
+    from unitrag.rag.types import SearchFilter
+
+    kb.retriever.candidates(["salt " * 60 + "x" * 20], SearchFilter(), {}, sparse=True)  # 320 characters, read from 300
+
+
 def test_evaluating_labelled_questions_refuses_a_long_one_fast(kb):
     from unitrag.content.models import LabelledQuestion
     from unitrag.eval.questions import evaluate_questions
@@ -259,6 +267,28 @@ def test_what_is_no_path_is_refused_by_name_before_anything_is_read(location: ob
         KnowledgeBase.open(location)  # type: ignore[arg-type]
     assert said in str(raised.value)
     str(raised.value).encode("utf-8")  # printable: no lone surrogate in the message itself
+
+
+@pytest.mark.parametrize("arguments, said", [
+    ({"config": {}}, "config: expected a unitrag.config.Config"),
+    ({"embedder": "e5-openvino:multilingual-e5-small"}, "embedder: expected an Embedder"),
+    ({"llm": 5}, "llm: expected an LLM"), ({"llm": object()}, "llm: expected an LLM"),
+])
+def test_opens_arguments_of_the_wrong_type_are_refused_by_name(arguments: dict, said: str) -> None:
+    """An app developer's audit: `llm="none"` opened, then every ask was an AttributeError; `config={}` was dropped."""
+    from unitrag.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match=said):
+        KnowledgeBase.open("kb.duckdb", **arguments)
+
+
+def test_an_llm_spec_string_is_the_config_key() -> None:
+    from unitrag.rag.knowledge_base import _open_arguments
+
+    config, llm = _open_arguments(None, None, "none")
+    assert llm is None and config.llm == "none"
+    config, llm = _open_arguments(Config(final_k=3), None, "litellm:openai/gpt-4o-mini")
+    assert llm is None and config.llm == "litellm:openai/gpt-4o-mini" and config.final_k == 3
 
 
 # -- a "not found" template that does not render ---------------------------------------------------

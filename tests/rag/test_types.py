@@ -14,24 +14,25 @@ def test_roles_that_are_not_a_list_of_names_are_refused(roles):
         UserContext(roles=roles)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("roles", [["nonclinician"], ("admin",), ["Clinician"], [1], [["clinician"]], [""]])
-def test_unknown_or_mistyped_role_names_are_refused(roles):
-    with pytest.raises(ValueError, match="roles") as raised:
+@pytest.mark.parametrize("roles", [["Clinician"], [1], [["clinician"]], [""], ["public"], ["on call"], ["x" * 33]])
+def test_mistyped_role_names_are_refused(roles):
+    with pytest.raises(ValueError, match="roles"):
         UserContext(roles=roles)
-    assert "clinician" in str(raised.value), "the message lists the known roles"
+
+
+def test_a_role_spelled_right_is_checked_by_the_knowledge_base_not_here():
+    """Which role a knowledge base has is its own (restricted_role): the context only checks the spelling."""
+    assert UserContext(roles=["staff"]).roles == ("staff",)
 
 
 @pytest.mark.parametrize("roles", [["clinician"], ("clinician",), {"clinician"}, frozenset({"clinician"}), ["clinician"] * 2])
-def test_any_collection_of_known_roles_is_one_tuple_inside(roles):
+def test_any_collection_of_roles_is_one_tuple_inside(roles):
     user = UserContext(roles=roles)
-    assert user.roles == ("clinician",) and user.is_clinician
+    assert user.roles == ("clinician",) and user.holds("clinician") and not user.holds("staff")
 
 
 def test_no_role_is_a_public_caller():
-    assert not UserContext().is_clinician and not UserContext(roles=[]).is_clinician
-    from unitrag.rag.types import ROLES
-
-    assert ROLES == ("clinician",)
+    assert not UserContext().holds("clinician") and not UserContext(roles=[]).holds("clinician")
 
 
 @pytest.mark.parametrize("field, value", [

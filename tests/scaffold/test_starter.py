@@ -181,3 +181,11 @@ def test_a_one_language_init_validates_and_builds_with_its_guard_and_topics_in_t
     assert validate_content(config.content_dir, languages=config.languages).problems == []
     assert [p.field for p in validate_content(config.content_dir).problems if p.field.endswith(f"response.{other}")]
     assert build(config, embedder=embedder).written
+
+
+def test_a_fresh_init_names_a_restricted_role_of_its_own(fresh_kb: Path) -> None:
+    """The sample's `clinician` is health's word: a new team gets `staff`, said in its unitrag.toml beside how to use it."""
+    from unitrag.config import load_config
+
+    assert load_config(fresh_kb / "unitrag.toml").restricted_role == "staff"
+    assert "access: staff" in (fresh_kb / "unitrag.toml").read_text(encoding="utf-8")

@@ -173,13 +173,13 @@ def test_a_red_flag_shows_the_safety_message_and_no_sources(page, tmp_path):
 
 
 def test_the_role_control_appears_only_for_a_key_that_grants_it(page, tmp_path):
-    assert page.locator("[data-testid=role-clinician]").is_hidden()
+    assert page.locator("[data-testid=role-restricted]").is_hidden()
     ask(page, "B12 injections hydroxocobalamin dose")
     assert "Treating B12 deficiency" not in page.inner_text("[data-testid=sources]")
     page.click("text=User context and access")
     page.fill("[data-testid=api-key]", CLINICIAN_KEY)
     page.keyboard.press("Tab")  # the change event checks the key with /v1/me
-    page.wait_for_selector("[data-testid=role-clinician]", state="visible")
+    page.wait_for_selector("[data-testid=role-restricted]", state="visible")
     ask(page, "B12 injections hydroxocobalamin dose")
     assert "Treating B12 deficiency" in page.inner_text("[data-testid=sources]")
     assert page.locator("[data-testid=source] .tag.restricted").count() >= 1
@@ -231,7 +231,7 @@ def test_an_error_leaves_nothing_of_the_previous_answer(page, tmp_path):
     page.click("text=User context and access")
     page.fill("[data-testid=api-key]", CLINICIAN_KEY)
     page.keyboard.press("Tab")
-    page.wait_for_selector("[data-testid=role-clinician]", state="visible")
+    page.wait_for_selector("[data-testid=role-restricted]", state="visible")
     ask(page, "B12 injections hydroxocobalamin dose")
     assert page.locator(".tag.restricted").count() >= 1  # a clinician-only card on screen
     page.fill("[data-testid=api-key]", "not-the-key")

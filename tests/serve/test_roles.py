@@ -18,6 +18,7 @@ pytestmark = pytest.mark.e2e
 RESTRICTED_UNIT = "en-b12-treatment"  # access: clinician
 QUESTION = "B12 injections hydroxocobalamin dose"  # finds it first, for a clinician
 KEY = {"authorization": f"Bearer {CLINICIAN_KEY}"}
+KNOWN = ("clinician",)  # the sample's restricted role (restricted_role)
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +69,22 @@ def test_a_forged_roles_header_is_ignored_unless_the_operator_trusts_the_proxy(m
     trusted = make_client(ServeSettings(roles_header="X-Unitrag-Roles", trusted_proxies=("testclient",), reload_poll_s=0))
     sources = trusted.get("/v1/search", params={"q": QUESTION}, headers=header).json()["sources"]
     assert RESTRICTED_UNIT in {s["unit_id"] for s in sources}
+
+
+def test_a_proxys_roles_of_other_systems_count_for_nothing(make_client, restricted):
+    """A proxy's header lists every role the caller holds anywhere: only the knowledge base's restricted one counts."""
+    trusted = make_client(ServeSettings(roles_header="X-Unitrag-Roles", trusted_proxies=("testclient",), reload_poll_s=0))
+    others = trusted.get("/v1/me", headers={"x-unitrag-roles": "admin, staff"}).json()
+    assert others == {"authenticated": False, "roles": []}
+    mixed = trusted.get("/v1/me", headers={"x-unitrag-roles": "admin,clinician"}).json()
+    assert mixed["roles"] == ["clinician"]
+
+
+def test_a_key_granting_another_role_than_the_knowledge_bases_is_refused_at_start(make_client):
+    """A key for `staff` on a knowledge base whose restricted role is `clinician` would read nothing while its holder
+    believes it reads the restricted units: the server does not start (and a reload to such a build is refused)."""
+    with pytest.raises(UserError, match="'staff'.*restricted role is 'clinician'"):
+        make_client(ServeSettings(api_keys=parse_api_keys("k=staff"), reload_poll_s=0))
 
 
 def test_a_roles_header_sent_twice_is_refused_not_read_first_come(make_client, restricted):
@@ -186,14 +203,14 @@ def test_keys_are_kept_as_digests_and_compared_whole():
     hashed = parse_api_keys({"sha256:" + hashlib.sha256(b"s3cret").hexdigest(): ["clinician"]})
     assert plain[0].digest == hashed[0].digest and "s3cret" not in repr(plain)
     auth = Authenticator(plain)
-    assert auth.roles({"x-api-key": "s3cret"}, "1.2.3.4") == ("clinician",)
+    assert auth.roles({"x-api-key": "s3cret"}, "1.2.3.4", KNOWN) == ("clinician",)
     for wrong in ("s3cre", "s3crett", "S3CRET"):
         with pytest.raises(Unauthenticated):
-            auth.roles({"x-api-key": wrong}, "1.2.3.4")
-    assert auth.roles({}, "1.2.3.4") == ()
+            auth.roles({"x-api-key": wrong}, "1.2.3.4", KNOWN)
+    assert auth.roles({}, "1.2.3.4", KNOWN) == ()
 
 
-@pytest.mark.parametrize("value", ["key=admin", "key=", "nokey", {"k": "clinician", "j": [1]}])
+@pytest.mark.parametrize("value", ["key=Admin", "key=public", "key=", "nokey", {"k": "clinician", "j": [1]}])
 def test_bad_key_configuration_is_refused(value):
     with pytest.raises(UserError):
         parse_api_keys(value)
@@ -209,8 +226,8 @@ def test_settings_from_file_then_environment_then_flags(tmp_path):
     settings = load_serve_settings(config, env={"UNITRAG_SERVE_PORT": "9100", "UNITRAG_SERVE_MAX_BODY_BYTES": "1000"}, host="0.0.0.0")
     assert (settings.port, settings.host, settings.max_body_bytes, settings.rate_limit_per_minute) == (9100, "0.0.0.0", 1000, 60)
     assert settings.cors_origins == ("https://a.example",)
-    assert Authenticator(settings.api_keys).roles({"x-api-key": "k1"}, None) == ("clinician",)
+    assert Authenticator(settings.api_keys).roles({"x-api-key": "k1"}, None, KNOWN) == ("clinician",)
     from_env = load_serve_settings(config, env={"UNITRAG_API_KEYS": "k2=clinician"})
-    assert Authenticator(from_env.api_keys).roles({"x-api-key": "k2"}, None) == ("clinician",)
+    assert Authenticator(from_env.api_keys).roles({"x-api-key": "k2"}, None, KNOWN) == ("clinician",)
     with pytest.raises(UserError):
         load_serve_settings(config, env={"UNITRAG_SERVE_PORT": "many"})

@@ -31,7 +31,7 @@ def validate(content: ContentOpt = None, config: ConfigOpt = None, json: JsonOpt
     cfg = load_config(config, content_dir=content)
     cache = UnitCache(cfg.cache_dir)
     result = validate_content(cfg.content_dir, cfg.max_unit_bytes, cache, cfg.max_file_bytes, cfg.languages,
-                              cfg.max_question_chars)
+                              cfg.max_question_chars, cfg.restricted_role)
     cache.save()  # the next run reads only the files that changed
     from ..compiler.prompts import prompt_problems  # jinja2 only for this command
 

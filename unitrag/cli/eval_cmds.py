@@ -305,7 +305,8 @@ def _known_ids_problems(labelled: list[LoadedQuestion], knowledge_base: "Knowled
     known = knowledge_base.known
     rule_types = {rule["id"]: rule.get("type") for rule in knowledge_base.store.guard_rules}
     return sorted(problem for lq in labelled for problem in question_id_problems(
-        lq, known.kind_of, lambda unit_id: known.access_of(unit_id) is not None, rule_types, known.topics))
+        lq, known.kind_of, lambda unit_id: known.access_of(unit_id) is not None, rule_types, known.topics,
+        knowledge_base.restricted_role))
 
 
 def _without_stale_starters(labelled: list[LoadedQuestion], knowledge_base: "KnowledgeBase") -> list[LoadedQuestion]:

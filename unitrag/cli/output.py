@@ -64,6 +64,15 @@ def print_problems(problems: list[Problem], outcome: str = "nothing was written"
     print(f"{len(problems)} problem(s) in {files} file(s); {outcome}", file=sys.stderr)
 
 
+#: What ``print_answer`` says around an answer, in the answer's language: a Chinese reader gets no English headings.
+ANSWER_HEADINGS = {
+    "en": {"read_as": "Read as", "caution": "Safety note", "cited": "Answered from these units:",
+           "others": "Also retrieved (not cited):", "none_cited": "Retrieved (the answer cites none of them):"},
+    "zh": {"read_as": "按此理解", "caution": "安全提示", "cited": "回答依据的内容单元：",
+           "others": "也检索到（未引用）：", "none_cited": "检索到（回答未引用其中任何一个）："},
+}
+
+
 def print_answer(answer: "Answer") -> None:
     """An answer for reading: ``[n]`` markers, the numbered references they point to, and the
     units it was answered from (``--json`` prints the raw answer with its ``<Cite/>`` tags)."""
@@ -72,12 +81,12 @@ def print_answer(answer: "Answer") -> None:
     from ..rag.answer.citations import number_citations
 
     text, references = number_citations(answer.answer, answer.citations)
+    said = ANSWER_HEADINGS["zh" if answer.lang == "zh" else "en"]
     if answer.corrected:  # a misspelled topic word was read as the knowledge base's own (rag.search.spelling)
-        out.print(f"[dim]{'按此理解' if answer.lang == 'zh' else 'Read as'}: {escape(answer.corrected)}[/]\n", soft_wrap=True)
+        out.print(f"[dim]{said['read_as']}: {escape(answer.corrected)}[/]\n", soft_wrap=True)
     out.print(escape(text), soft_wrap=True)  # the terminal wraps: rich would break before a long CJK run
     if answer.caution is not None:  # a red flag framed as not acute: the rule's safety line, set apart
-        out.print(f"\n[bold yellow]{'安全提示' if answer.lang == 'zh' else 'Safety note'}:[/] {escape(answer.caution.response)}",
-                  soft_wrap=True)
+        out.print(f"\n[bold yellow]{said['caution']}:[/] {escape(answer.caution.response)}", soft_wrap=True)
     if references:
         out.print("")
         for ref in references:
@@ -87,8 +96,7 @@ def print_answer(answer: "Answer") -> None:
     if units and answer.guard is None and not answer.not_found:
         cited = answer.cited_units
         others = [unit_id for unit_id in units if unit_id not in cited]
-        headings = (("Answered from these units:", cited), ("Also retrieved (not cited):", others)) if cited else (
-            ("Retrieved (the answer cites none of them):", others),)
+        headings = ((said["cited"], cited), (said["others"], others)) if cited else ((said["none_cited"], others),)
         for heading, ids in headings:
             if ids:
                 out.print(f"\n[dim]{heading}[/]")

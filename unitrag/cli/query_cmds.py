@@ -37,14 +37,17 @@ def search(
     kb: KbOpt = None,
     k: Annotated[Optional[int], typer.Option("--k", help="How many sources [config: final_k].")] = None,
     sparse: Annotated[Optional[bool], typer.Option("--sparse/--no-sparse", help="BM25 arm fused by RRF [config: sparse].")] = None,
-    clinician: Annotated[bool, typer.Option("--clinician", help="Search as a clinician (restricted units included).")] = False,
+    restricted: Annotated[bool, typer.Option(
+        "--restricted", "--clinician",
+        help="Search holding the knowledge base's restricted role (restricted_role: its restricted units included).")] = False,
     config: ConfigOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Ranked sources for a question, with every stage's score (no guard, no LLM)."""
     k = None if k is None else result_count(k, "--k")
     knowledge_base = _open(question, kb, config, sparse=sparse)
-    result = knowledge_base.search(question, k=k, user=UserContext(roles=("clinician",) if clinician else ()))
+    user = UserContext(roles=(knowledge_base.restricted_role,) if restricted else ())
+    result = knowledge_base.search(question, k=k, user=user)
     if json:
         print_json(result.to_dict())
         return

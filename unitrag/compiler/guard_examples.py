@@ -16,7 +16,7 @@ The same table holds the answerability exemplars (``rag.store.exemplars``): the 
 questions asked without a user context keep their label as their role (``answerable``,
 ``unanswerable``; still the guard's negatives), and the ``questions`` authors list in each
 unit's frontmatter are rows of their own (``unit_question``, or ``clinician_question`` for a
-clinician-only unit, with the unit's id), which the guard's fit leaves out. Only a question's text is a row:
+restricted unit, with the unit's id), which the guard's fit leaves out. Only a question's text is a row:
 the ``facts`` a unit question may carry (content tests, ``eval.content_tests``) are never embedded, so adding
 or editing them embeds and refits nothing.
 

@@ -124,7 +124,7 @@ def _build(
     budget = min(config.chunk_tokens, max_tokens)
     unit_cache = UnitCache(None if full else config.cache_dir)
     content = validate_content(config.content_dir, config.max_unit_bytes, unit_cache, config.max_file_bytes,
-                               config.languages, config.max_question_chars)
+                               config.languages, config.max_question_chars, config.restricted_role)
     if content.problems:
         unit_cache.save()  # the next run replays these problems without reading the files again
         raise ContentInvalid(content.problems)

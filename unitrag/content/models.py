@@ -17,6 +17,7 @@ from pydantic import (
     field_validator, model_validator,
 )
 
+from ..access import ACCESS_PATTERN, ROLE_PATTERN
 from .text.citation_tags import find_tags
 from .text.unicode_fold import normalize_question
 from .urls import check_url
@@ -28,7 +29,10 @@ Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=SLUG_MAX
 Lang = Literal["zh", "en"]
 #: A scene's position: an INT32 column of the artifact; no story has a million scenes.
 ORDER_MAX = 1_000_000
-Access = Literal["public", "clinician"]
+#: ``public``, or the knowledge base's restricted role (``restricted_role`` in unitrag.toml; validation checks which).
+Access = Annotated[str, Field(pattern=ACCESS_PATTERN,
+                              description="public, or the knowledge base's restricted role (restricted_role in "
+                                          "unitrag.toml, clinician unless set): only callers holding it read the unit")]
 
 
 class _Strict(BaseModel):
@@ -379,7 +383,8 @@ class GuardRule(_Strict):
 class QuestionUser(_Strict):
     """Who asks: the user context the app would pass (see ``unitrag.rag.types.UserContext``)."""
 
-    roles: list[Literal["clinician"]] = Field(default_factory=list, description="clinician: may see clinician-only units.")
+    roles: list[Annotated[str, Field(pattern=ROLE_PATTERN)]] = Field(
+        default_factory=list, description="The knowledge base's restricted role (restricted_role): may read its restricted units.")
     current_topic: Slug | None = Field(default=None, description="The topic the user is looking at (boosted).")
     triggered_rules: list[Slug] = Field(default_factory=list, description="Rules the user's report triggered (boosted).")
     recent_scenes: list[Slug] = Field(default_factory=list, description="Scenes the user read recently (boosted).")

@@ -125,6 +125,26 @@ def quote_left_open(text: str, before: int) -> int | None:
     return None
 
 
+#: Full-width characters a Chinese input method types where YAML needs ASCII, each with the fix: at the start of a
+#: line (indentation, a list's dash) or right after a key. YAML reads ``title："x"`` as one plain value and fails on a
+#: later line, with a message that names neither the line nor the character.
+_FULL_WIDTH = (
+    (re.compile(r"^[ \t]*\u3000"), "indented with a full-width space (U+3000): indent with ASCII spaces"),
+    (re.compile(r"^\s*[－—–]\s"), "a list item starts with a full-width dash '－': write '- ' (ASCII hyphen and space)"),
+    (re.compile(r"^\s*(?:-\s+)?[^\s:：#'\"]+\s*："),
+     "a key is followed by a full-width colon '：': write ': ' (ASCII colon and space)"),
+)
+
+
+def full_width_syntax(text: str, before: int) -> tuple[int, str] | None:
+    """The first line (0-based) up to line ``before`` where a full-width character stands for YAML syntax, and the fix."""
+    for i, line in enumerate(text.splitlines()[:before + 1]):
+        for pattern, fix in _FULL_WIDTH:
+            if pattern.match(line):
+                return i, fix
+    return None
+
+
 def yaml_problem(exc: yaml.YAMLError, shown: str, field: str, first_line: int = 1, text: str | None = None) -> Problem:
     """The problem an author sees for a YAML error: a refused alias, something left open, or the parser's complaint.
 
@@ -133,8 +153,13 @@ def yaml_problem(exc: yaml.YAMLError, shown: str, field: str, first_line: int = 
     gave_up_at = getattr(getattr(exc, "problem_mark", None), "line", None)
     opened = quote_left_open(text, gave_up_at) if text is not None and gave_up_at is not None and unclosed is None \
         else None
+    full_width = full_width_syntax(text, gave_up_at) if text is not None and gave_up_at is not None else None
     if isinstance(exc, (AliasRefused, DuplicateKey)):
         message = exc.problem
+    elif full_width is not None and (opened is None or full_width[0] <= opened):
+        line, fix = full_width
+        return Problem(shown, line + first_line, field, f"YAML syntax error: {fix} (the parser read on to line "
+                                                        f"{gave_up_at + first_line}: {getattr(exc, 'problem', None)})")
     elif opened is not None:
         message = (f"YAML syntax error: a quoted value opened on this line is not closed on it: add the closing quote "
                    f"(the parser read on to line {gave_up_at + first_line}: {getattr(exc, 'problem', None)})")

@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..access import DEFAULT_ROLE, access_levels, is_role_name
 from ..languages import LANGS
 from .body_script import lang_contradiction, unit_scripts
 from .instructions import instruction_notes
@@ -33,7 +34,7 @@ def cited_ids(body: str) -> list[str]:
 
 def validate_content(
     root: Path, max_unit_bytes: int | None = None, cache: UnitCache | None = None, max_file_bytes: int | None = None,
-    languages: Sequence[str] | None = None, max_question_chars: int | None = None,
+    languages: Sequence[str] | None = None, max_question_chars: int | None = None, restricted_role: str = DEFAULT_ROLE,
 ) -> ContentSet:
     """Load ``root`` and run every check; ``result.problems`` is empty when the content is good.
 
@@ -44,7 +45,8 @@ def validate_content(
     starter units ``unitrag init`` writes in English whatever the languages (``starter: true``); None: any.
     They are also the languages every topic name and guard response must be written in (None: both).
     ``max_question_chars`` (config): a labelled question longer than ``ask`` accepts is a problem here, at its line,
-    not an abort in the middle of ``eval``.
+    not an abort in the middle of ``eval``. ``restricted_role`` (config): the one access level besides ``public``
+    a unit may have, and the one role a labelled question's user may hold.
     """
     content = load_content(root, max_unit_bytes, cache, max_file_bytes, languages)
     problems = content.problems
@@ -74,6 +76,8 @@ def validate_content(
                 problems.append(Problem(lu.path, lu.line_of("citationIds", i), "citationIds", f"citation {cid!r} is not in the registry (content/citations/*.yaml)"))
         problems.extend(lu.body_problems)  # found per file by the loader (and cached with it)
         content.notes.extend(instruction_notes(lu.path, lu.body, lu.body_line))
+        content.notes.extend(curly_quoted_notes(lu))
+        _check_access(lu, restricted_role, problems)
         _check_lang(lu, story_langs, problems)
         _check_declared_lang(lu, languages, problems)
         if meta.get("kind") == "scene":
@@ -85,14 +89,24 @@ def validate_content(
                 if (story, order) in scene_orders:
                     problems.append(Problem(lu.path, lu.line_of("order"), "order", f"order {order} is already used by {scene_orders[(story, order)].path}"))
                 scene_orders[(story, order)] = lu
-    _check_questions(content, first_seen, topic_ids, problems, story_access, max_question_chars)
+    _check_questions(content, first_seen, topic_ids, problems, story_access, max_question_chars, restricted_role)
     problems.sort()
     content.notes.sort()
     return content
 
 
+def _check_access(lu: LoadedUnit, role: str, problems: list[Problem]) -> None:
+    """A unit's ``access`` is ``public`` or this knowledge base's restricted role: another name would restrict the
+    unit to a role no caller can hold (it would never be shown), or be a typo of one."""
+    access = lu.meta.get("access")
+    if isinstance(access, str) and access not in access_levels(role) and is_role_name(access):
+        problems.append(Problem(lu.path, lu.line_of("access"), "access",
+                                f"unknown access level {access!r}: this knowledge base's are public and {role} "
+                                "(restricted_role in unitrag.toml)"))
+
+
 def _check_scene_access(lu: LoadedUnit, story_access: dict[Any, Any], problems: list[Problem]) -> None:
-    """A scene may be more restricted than its story, never less: a public scene of a clinician-only story would
+    """A scene may be more restricted than its story, never less: a public scene of a restricted story would
     show every caller the story's id (``story_id``), and its text reads as part of a restricted article."""
     access, story = lu.meta.get("access"), lu.meta.get("story")
     if access == "public" and story_access.get(story, "public") != "public":
@@ -112,7 +126,8 @@ def _effective_access(unit: LoadedUnit, units: dict[str, LoadedUnit], story_acce
 
 
 def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_ids: set[str], problems: list[Problem],
-                     story_access: dict[Any, Any] | None = None, max_question_chars: int | None = None) -> None:
+                     story_access: dict[Any, Any] | None = None, max_question_chars: int | None = None,
+                     role: str = DEFAULT_ROLE) -> None:
     """Every id a labelled question names exists, has the right kind, and is visible to the one asking.
 
     A starter question (``starter: true``, written by ``unitrag init``) that names a unit or rule no longer
@@ -127,28 +142,29 @@ def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_id
         if stale_starter(lq.question, units.__contains__, rule_types.__contains__):
             content.stale_starters.append(lq)
             continue
-        _check_question(lq, units, rule_types, topic_ids, problems, story_access or {})
+        _check_question(lq, units, rule_types, topic_ids, problems, story_access or {}, role)
         problems.extend(too_long([lq], max_question_chars))
         kept.append(lq)
     content.questions = kept
 
 
 def _check_question(lq: LoadedQuestion, units: dict[str, LoadedUnit], rule_types: dict[str, str], topic_ids: set[str],
-                    problems: list[Problem], story_access: dict[Any, Any]) -> None:
+                    problems: list[Problem], story_access: dict[Any, Any], role: str) -> None:
     def kind_of(unit_id: str) -> Any:
         return units[unit_id].meta.get("kind") if unit_id in units else None
 
     def restricted(unit_id: str) -> bool:
         return _effective_access(units[unit_id], units, story_access) != "public"
 
-    problems.extend(question_id_problems(lq, kind_of, restricted, rule_types, topic_ids))
+    problems.extend(question_id_problems(lq, kind_of, restricted, rule_types, topic_ids, role))
 
 
 def question_id_problems(lq: LoadedQuestion, kind_of: Callable[[str], str | None], restricted: Callable[[str], bool],
-                         rule_types: Mapping[str, Any], topic_ids: Collection[str]) -> list[Problem]:
+                         rule_types: Mapping[str, Any], topic_ids: Collection[str],
+                         role: str = DEFAULT_ROLE) -> list[Problem]:
     """Every id a labelled question names, against a knowledge base: its content (``validate``) or an artifact
     (``eval`` of a file outside content/eval). ``kind_of``: a unit's kind, None when it is not there; ``restricted``:
-    a unit that is there is not public."""
+    a unit that is there is not public; ``role``: the knowledge base's restricted role, the one a user may hold."""
     q = lq.question
     problems: list[Problem] = []
     # pass: the rule it looks like; caution: the red flag whose note it gets
@@ -156,24 +172,27 @@ def question_id_problems(lq: LoadedQuestion, kind_of: Callable[[str], str | None
     if q.guard_rule is not None and rule_types.get(q.guard_rule) not in allowed | {ANY_TYPE}:
         problems.append(Problem(lq.path, lq.line_of("guard_rule"), f"{q.id}.guard_rule",
                                 f"{q.guard_rule!r} is not a guard.yaml rule of type {' or '.join(sorted(allowed))}"))
-    clinician = q.user is not None and "clinician" in q.user.roles
+    privileged = q.user is not None and role in q.user.roles
     hidden: list[tuple[int, str]] = []  # expected units the one asking cannot see
     visible = False
     for i, unit_id in enumerate(q.expected_units):
         if kind_of(unit_id) is None:
             problems.append(Problem(lq.path, lq.line_of("expected_units", i), f"{q.id}.expected_units",
                                     f"unit {unit_id!r} does not exist"))
-        elif restricted(unit_id) and not clinician:
+        elif restricted(unit_id) and not privileged:
             hidden.append((i, unit_id))
         else:
             visible = True
     if hidden and not visible:  # any one expected unit answers a question: a problem only when none can
         others = "" if len(q.expected_units) == 1 else " (and no other expected unit is visible to this question)"
         problems.extend(Problem(lq.path, lq.line_of("expected_units", i), f"{q.id}.expected_units",
-                                f"unit {unit_id!r} is clinician-only{others}: add `user: {{roles: [clinician]}}` "
+                                f"unit {unit_id!r} is {role}-only{others}: add `user: {{roles: [{role}]}}` "
                                 "to this question") for i, unit_id in hidden)
     if q.user is None:
         return problems
+    problems.extend(Problem(lq.path, lq.line_of("user", "roles", i), f"{q.id}.user.roles",
+                            f"unknown role {name!r}: this knowledge base's restricted role is {role!r} (restricted_role "
+                            "in unitrag.toml)") for i, name in enumerate(q.user.roles) if name != role)
     if q.user.current_topic is not None and q.user.current_topic not in topic_ids:
         problems.append(Problem(lq.path, lq.line_of("user", "current_topic"), f"{q.id}.user.current_topic",
                                 f"unknown topic {q.user.current_topic!r} (not in topics.yaml)"))
@@ -228,6 +247,26 @@ def _ids_by_name(content: ContentSet) -> dict[str, str]:
 def _named(written: str, by_name: dict[str, str]) -> str:
     found = by_name.get(written.casefold())
     return f": {written!r} names the topic {found!r}, write its id" if found else ""
+
+
+#: Typographic quote pairs an input method types for '"': YAML keeps them as part of the text.
+CURLY_QUOTES = (("“", "”"), ("‘", "’"), ("「", "」"), ("『", "』"), ("＂", "＂"))
+
+
+def curly_quoted_notes(lu: LoadedUnit) -> list[Problem]:
+    """A note for each title, summary or question wrapped whole in typographic quotes (``title: “废电池怎么扔”``):
+    valid YAML, but the quotes become part of the text the reader sees and the question the gate compares."""
+    meta, notes = lu.meta, []
+    fields = [(("title",), meta.get("title")), (("summary",), meta.get("summary"))]
+    for i, question in enumerate(meta.get("questions") or [] if isinstance(meta.get("questions"), list) else []):
+        fields.append((("questions", i), question.get("q") if isinstance(question, dict) else question))
+    for where, value in fields:
+        text = value.strip() if isinstance(value, str) else ""
+        if len(text) > 2 and any(text.startswith(a) and text.endswith(b) for a, b in CURLY_QUOTES):
+            notes.append(Problem(lu.path, lu.line_of(*where), where[0],
+                                 f"{text[:40]!r} is wrapped in typographic quotes, which YAML keeps as part of the text: "
+                                 "remove them, or quote with ASCII \" \""))
+    return notes
 
 
 def _strings(value: Any) -> list[tuple[int, str]]:

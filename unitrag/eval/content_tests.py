@@ -2,7 +2,7 @@
 
 A unit's ``questions:`` may give facts (``{q: ..., facts: [...]}``, ``content.models.UnitQuestion``).
 Each such question is asked the way ``ask`` takes it, by a reader allowed to see the unit (a
-clinician-only unit's with the clinician role), and passes in an answer mode when the unit is among
+restricted unit's holding the restricted role), and passes in an answer mode when the unit is among
 the first ``TOP`` sources and that mode's answer states every fact (``eval.answer_facts``, the matcher
 of labelled questions' ``answer_facts``; the modes are ``eval.fact_report``'s). Written next to the
 text it tests, it fails the pull request whose edit stops a unit answering its own question: a number
@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..access import DEFAULT_ROLE
 from ..compiler.guard_examples import unit_access
 from ..config import Config
 from ..content.loader import ContentSet
@@ -103,14 +104,15 @@ def load_content_tests(cfg: Config) -> list[ContentTest]:
     from ..content.validate import validate_content
 
     content = validate_content(cfg.content_dir, cfg.max_unit_bytes, None, cfg.max_file_bytes, cfg.languages,
-                               cfg.max_question_chars)
+                               cfg.max_question_chars, cfg.restricted_role)
     if content.problems:
         raise ContentInvalid(content.problems, "nothing was evaluated")
-    return content_tests(content)
+    return content_tests(content, cfg.restricted_role)
 
 
-def content_tests(content: ContentSet) -> list[ContentTest]:
-    """Every unit question with facts, by file, as a labelled question of its unit."""
+def content_tests(content: ContentSet, role: str = DEFAULT_ROLE) -> list[ContentTest]:
+    """Every unit question with facts, by file, as a labelled question of its unit (a restricted unit's asked
+    holding ``role``, the knowledge base's restricted role)."""
     access = unit_access(content)
     tests = []
     for lu in sorted(content.units, key=lambda u: (u.path, u.id)):
@@ -120,7 +122,7 @@ def content_tests(content: ContentSet) -> list[ContentTest]:
                 continue
             question = LabelledQuestion(
                 id=f"{lu.id}-q{i + 1}", question=asked.q, lang=detect_lang(asked.q), expected_units=[lu.id],
-                answer_facts=asked.facts, user=QuestionUser(roles=["clinician"]) if restricted else None)
+                answer_facts=asked.facts, user=QuestionUser(roles=[role]) if restricted else None)
             tests.append(ContentTest(lu.path, lu.line_of("questions", i), lu.id, question))
     return tests
 

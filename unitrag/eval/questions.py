@@ -5,9 +5,9 @@ scored only against its ``guard`` label. Then every variant ranks it (answerable
 are scored against their expected units), and ``ask`` decides "not found" and, when
 an LLM is configured, generates an answer whose citations are checked.
 
-A restricted-content leak is a clinician-only chunk in anything an anonymous caller
-got: any variant's ranking, or the sources of an answer. Questions asked as a
-clinician are also searched anonymously, since their answer units are the restricted ones.
+A restricted-content leak is a restricted chunk in anything an anonymous caller got:
+any variant's ranking, or the sources of an answer. Questions asked holding the
+restricted role are also searched anonymously, since their answer units are the restricted ones.
 """
 
 from __future__ import annotations
@@ -64,11 +64,12 @@ def _evaluate(
                 seconds[variant.name] += ranking.seconds
                 rankings[variant.name][q.id] = ranking.units
                 row["variants"][variant.name] = {"top": ranking.units[:TOP_SHOWN]}
-                leaks += _leaks(q, variant.name, ranking.sources, user)
-            if user.is_clinician:
-                leaks += _leaks(q, "full (anonymous)", rank(kb, q.question, VARIANTS["full"], depth).sources, UserContext())
+                leaks += _leaks(q, variant.name, ranking.sources, user, kb.restricted_role)
+            if user.holds(kb.restricted_role):
+                leaks += _leaks(q, "full (anonymous)", rank(kb, q.question, VARIANTS["full"], depth).sources, UserContext(),
+                                kb.restricted_role)
             answer = kb.ask(q.question, user=user, lang=q.lang)
-            leaks += _leaks(q, "ask", answer.sources, user)
+            leaks += _leaks(q, "ask", answer.sources, user, kb.restricted_role)
             row["not_found"] = {"expected": q.unanswerable, "got": answer.not_found}
             if not answer.not_found and answer.faithfulness is not None:
                 answers.append(answer)
@@ -121,7 +122,7 @@ def category(q: LabelledQuestion, unit_langs: dict[str, set[str]]) -> str:
     """What a question tests: its ``category`` (test set), else derived the same way from its labels.
 
     cross_en_zh: asked in English, answered only by Chinese units (and the reverse); restricted:
-    asked as a clinician; user_context: with a current topic, triggered rules or recent scenes.
+    asked holding the restricted role; user_context: with a current topic, triggered rules or recent scenes.
     """
     if q.category is not None:
         return q.category
@@ -129,7 +130,7 @@ def category(q: LabelledQuestion, unit_langs: dict[str, set[str]]) -> str:
         return f"guard_{q.guard}"
     if q.unanswerable:
         return "unanswerable"
-    if q.user is not None and "clinician" in q.user.roles:
+    if q.user is not None and q.user.roles:  # validation allows the knowledge base's restricted role only
         return "restricted"
     if q.user is not None:
         return "user_context"
@@ -164,8 +165,8 @@ def _label(q: LabelledQuestion) -> str:
     return "answerable" if q.answerable else "unanswerable" if q.unanswerable else f"guard:{q.guard}"
 
 
-def _leaks(q: LabelledQuestion, where: str, sources: list[Source], user: UserContext) -> list[dict[str, str]]:
-    if user.is_clinician:
+def _leaks(q: LabelledQuestion, where: str, sources: list[Source], user: UserContext, role: str) -> list[dict[str, str]]:
+    if user.holds(role):
         return []
     return [{"question": q.id, "where": where, "chunk_id": s.chunk_id, "access": s.access} for s in sources if s.access != "public"]
 

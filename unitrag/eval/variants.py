@@ -75,7 +75,7 @@ def rank(kb: Any, question: str, variant: Variant, depth: int, user: UserContext
     if variant.postprocess:  # spelling, script, broadening and the cross-lingual probes: the runtime's own reading
         read = kb.read(question, user)
         question, queries, probes = read.text, read.queries, read.probes
-    where = SearchFilter(clinician=user.is_clinician)
+    where = SearchFilter(restricted=user.holds(kb.restricted_role))
     sparse = kb.config.sparse if variant.postprocess else variant.sparse  # full: whatever the config runs
     candidates = kb.retriever.candidates(queries, where, timings, sparse=sparse, dense=variant.dense, depth=depth,
                                          probes=probes)

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..access import DEFAULT_ROLE, is_role_name
 from ..config import DEFAULT_NAME, Config
 from ..content.models import UNIT_KINDS
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, UserError
 from ..providers.embedders import Embedder
 from .arguments import choice, describe, names, question_text, readable, result_count, switch
 from .search.postprocess import Boosts, postprocess
@@ -86,6 +87,8 @@ class KnowledgeBase:
         self.store = store
         self.config = config
         self.identity = _identity(config, store.manifest)  # what the prompts say this knowledge base is
+        self.restricted_role = restricted_role(store.manifest)  # the role its units were validated with
+        self.languages = _languages(config, store.manifest)  # what it answers in when a question could be either
         self.encoder = encoder
         self.guard = Guard.from_rows(store.guard_rules, semantic=semantic_guard, embed=encoder.encode,
                                     embed_many=encoder.encode_many, llm=self._get_llm,
@@ -93,13 +96,14 @@ class KnowledgeBase:
         self._guard_speller: Any = None  # the guard's speller: made on the first question (it needs the BM25 terms)
         self.broadener = Broadener.from_rows(store.topics)
         self.retriever = Retriever.build(store, encoder, config)
+        self.retriever.restricted_role = self.restricted_role
         self.retriever.exemplars = exemplars  # rag.store.exemplars: the gate's "exemplar" feature
         self.retriever.use_calibration(store.calibration, pipeline_id(store.manifest, config))  # else the default gate, said once
         self.boosts = Boosts(config.boost_rule, config.boost_recent, config.boost_topic, config.boost_named_topic)
         self._speller: Any = None  # search.spelling.Speller: made on the first question (it needs the BM25 terms)
         self._traditional: bool | None = None  # whether the Chinese content is in traditional characters (on first use)
         self.known = KnownIds.of(store.topics, store.units, store.columns["unit_id"], store.columns["access"],
-                                 store.columns["topics"])
+                                 store.columns["topics"], self.restricted_role)
         self.retriever.covered = self.known.covered_topics  # a topic only units a caller may not read carry: a gap to it
         self._llm: Any = llm
         self._closed = False
@@ -117,10 +121,10 @@ class KnowledgeBase:
         cross-lingual pool's; ~10 ms at 100k chunks), and a first product with the vector matrix (BLAS
         threads, pages): a first question then runs as later ones."""
         for lang in (None, *sorted(set(self.store.lang.tolist()) - {None})):
-            self.store.mask(clinician=False, lang=lang)
+            self.store.mask(restricted=False, lang=lang)
         vectors = getattr(self.store, "vectors", None)
         if vectors is not None and len(vectors) and len(vectors) == len(self.store):  # a published store holds none
-            self.store.dense_search(vectors[0], 1, SearchFilter(clinician=False))
+            self.store.dense_search(vectors[0], 1, SearchFilter(restricted=False))
 
     def _warm_segmenter(self) -> None:
         """What tokenising a question loads on first use, paid at open rather than by the first question:
@@ -142,9 +146,12 @@ class KnowledgeBase:
 
         ``embedder`` overrides the manifest's only if it is the same model.
 
-        ``llm`` (a ``unitrag.providers.llm.LLM``) overrides ``config.llm``.
+        ``llm`` (a ``unitrag.providers.llm.LLM``, or a spec such as ``"litellm:deepseek/deepseek-chat"`` or
+        ``"none"``) overrides ``config.llm``. Without ``config``, the defaults and what the artifact records (its
+        name, description, languages and restricted role); pass ``config=load_config()`` to read unitrag.toml
+        and ``UNITRAG_*`` as the CLI does.
         """
-        config = config or Config()
+        config, llm = _open_arguments(config, embedder, llm)
         store: ChunkStore
         _check_location(path)
         scheme, separator, _ = str(path).partition("://")
@@ -197,14 +204,14 @@ class KnowledgeBase:
         question = question_text(question, self.config.max_question_chars)
         k = self.config.final_k if k is None else result_count(k)
         lang = choice(lang, "lang", LANGS)
-        kinds = list(names(kinds or [], "kinds", known=UNIT_KINDS))
-        topics = list(names(topics or [], "topics"))
+        kinds = list(names([] if kinds is None else kinds, "kinds", known=UNIT_KINDS))  # "" or {} is no list of kinds
+        topics = self._member_topics(names([] if topics is None else topics, "topics"))
         sparse = switch(sparse, "sparse")
         self.known.check("topics", topics, self.known.topics.__contains__, "topic")
         user = self.check_user(user)
         timings: dict[str, float] = {}
         read = self.read(question, user, timings)
-        where = SearchFilter(clinician=user.is_clinician, lang=lang, kinds=tuple(kinds), topics=tuple(topics))
+        where = SearchFilter(restricted=user.holds(self.restricted_role), lang=lang, kinds=tuple(kinds), topics=tuple(topics))
         ranked = self.retriever.retrieve(read.queries, where, timings,
                                          sparse=self.config.sparse if sparse is None else sparse, probes=read.probes, user=user)
         with timed(timings, "postprocess"):
@@ -340,7 +347,7 @@ class KnowledgeBase:
         (config ``languages``: a zh-only one answers "hi" or "我想 renew my books" in Chinese), else the question's."""
         from ..content.text.lang import detect_lang
 
-        declared = self.config.languages
+        declared = self.languages
         return declared[0] if len(declared) == 1 else detect_lang(question)
 
     def _answer(self, step: "_Retrieved", generation: "Generation") -> Answer:
@@ -354,6 +361,12 @@ class KnowledgeBase:
             corrected=step.result.corrected,
         )
 
+    def _member_topics(self, topics: tuple[str, ...]) -> list[str]:
+        """The topics a filter names, a group standing for its members: no chunk carries a group's id, so
+        ``topics=["leavening"]`` would otherwise find nothing, in silence."""
+        groups = self.broadener.groups
+        return list(dict.fromkeys(member for topic in topics for member in groups.get(topic, [topic])))
+
     def check_user(self, user: UserContext | None) -> UserContext:
         """The caller's context (anonymous for None) if its type is right and every id it names is here.
 
@@ -361,6 +374,10 @@ class KnowledgeBase:
         """
         checked: UserContext = user_context(user)
         self.known.check_user(checked)
+        members = self.broadener.groups.get(checked.current_topic or "")
+        if members is not None:  # a group is no topic a chunk carries: the boost would find nothing to lift
+            raise InvalidArgument(f"current_topic: {checked.current_topic!r} is a group of topics; name one of its "
+                                  f"topics: {', '.join(members[:8])}")
         return checked
 
     def _get_llm(self) -> Any:
@@ -395,6 +412,44 @@ def _check_location(path: object) -> None:
     if not isinstance(text, str) or not text.strip():
         raise InvalidArgument("knowledge base: empty path: give an artifact path (dist/kb.duckdb) or a postgresql:// URL")
     readable(text, "knowledge base")
+
+
+def _open_arguments(config: Any, embedder: Any, llm: Any) -> tuple[Config, Any]:
+    """``open``'s config and LLM, each of its one type: a spec string for an embedder or an LLM object for a config
+    would fail later, as an AttributeError in the middle of a question."""
+    if config is not None and not isinstance(config, Config):
+        raise InvalidArgument(f"config: expected a unitrag.config.Config (load_config() reads unitrag.toml), got "
+                              f"{describe(config)}")
+    if embedder is not None and not isinstance(embedder, Embedder):
+        raise InvalidArgument(f"embedder: expected an Embedder (unitrag.providers.embedders.load_embedder(spec)), got "
+                              f"{describe(embedder)}; without one the artifact's own model is loaded")
+    config = config or Config()
+    if isinstance(llm, str):  # a spec, as config ``llm`` takes it ("none": answer extractively)
+        return config.with_overrides(llm=llm), None
+    if llm is not None and not callable(getattr(llm, "complete", None)):
+        raise InvalidArgument(f"llm: expected an LLM (unitrag.providers.llm.load_llm(spec)) or a spec string, got "
+                              f"{describe(llm)}")
+    return config, llm
+
+
+def restricted_role(manifest: dict[str, Any]) -> str:
+    """The restricted role an artifact's units were validated with (``clinician`` for one built before roles were
+    named): a caller's roles are checked against it, whatever the app's own unitrag.toml says."""
+    built = (manifest.get("identity") or {}).get("restricted_role", DEFAULT_ROLE)
+    if not is_role_name(built):
+        raise UserError(f"the artifact's restricted role {built!r} is not a role name: rebuild it with `unitrag build`")
+    return str(built)
+
+
+def _languages(config: Config, manifest: dict[str, Any]) -> tuple[str, ...]:
+    """The config's languages when it sets others than the default, else the ones the artifact was built with: an app
+    that opens a Chinese-only knowledge base without its unitrag.toml answers as ``unitrag ask`` does there."""
+    if config.languages != Config.languages:
+        return config.languages
+    built = (manifest.get("identity") or {}).get("languages")
+    if isinstance(built, list) and built and all(lang in LANGS for lang in built):
+        return tuple(built)
+    return config.languages
 
 
 def _identity(config: Config, manifest: dict[str, Any]) -> "Identity":

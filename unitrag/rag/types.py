@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from ..errors import InvalidArgument
 from ..languages import LANGS, Lang  # noqa: F401 - part of this module's API
-from .arguments import describe, names, optional_name
+from ..access import is_role_name
+from .arguments import describe, names, optional_name, shown
 
-#: Roles a caller may hold. A role unlocks the content access level of the same name
-#: (``access: clinician`` in a unit's frontmatter); every caller sees ``public``.
-Role = Literal["clinician"]
-ROLES: tuple[str, ...] = get_args(Role)
 
 
 @dataclass(frozen=True)
@@ -21,9 +18,11 @@ class UserContext:
     """What the app knows about the caller; every field optional (a public, anonymous caller).
 
     Parsed strictly on construction, into tuples: the sequences may arrive as any list,
-    tuple or set, but a string, a mapping, a number or an unknown role is an
-    ``InvalidArgument`` (a ``ValueError``), never a grant. Whether the ids exist is
-    checked by the knowledge base that receives the context (it knows them).
+    tuple or set, but a string, a mapping, a number or a name no role is spelled as is an
+    ``InvalidArgument`` (a ``ValueError``), never a grant. Whether the ids exist, and whether
+    each role is the knowledge base's restricted role (``restricted_role``; a role unlocks the
+    units whose ``access`` names it), is checked by the knowledge base that receives the
+    context (it knows them): an unknown role is an error there, never ignored.
     """
 
     triggered_rules: tuple[str, ...] = ()
@@ -35,11 +34,15 @@ class UserContext:
         object.__setattr__(self, "triggered_rules", names(self.triggered_rules, "triggered_rules"))
         object.__setattr__(self, "recent_scenes", names(self.recent_scenes, "recent_scenes"))
         object.__setattr__(self, "current_topic", optional_name(self.current_topic, "current_topic"))
-        object.__setattr__(self, "roles", names(self.roles, "roles", known=ROLES))
+        object.__setattr__(self, "roles", names(self.roles, "roles"))
+        misspelled = [role for role in self.roles if not is_role_name(role)]
+        if misspelled:
+            raise InvalidArgument(f"roles: {shown(misspelled[0])} is not a role name (a-z first, then a-z, 0-9, '_' "
+                                  "or '-'; not 'public', which every caller reads)")
 
-    @property
-    def is_clinician(self) -> bool:
-        return "clinician" in self.roles
+    def holds(self, role: str) -> bool:
+        """Whether the caller holds ``role`` (a knowledge base's ``restricted_role``: it reads that role's units)."""
+        return role in self.roles
 
     @property
     def has_context(self) -> bool:
@@ -64,7 +67,7 @@ class UserContext:
 class SearchFilter:
     """Which chunks a search may return: pushed down to every store (NumPy mask or SQL WHERE)."""
 
-    clinician: bool = False  # False: public chunks only
+    restricted: bool = False  # False: public chunks only; True: the restricted role's too
     lang: str | None = None
     kinds: tuple[str, ...] = ()
     topics: tuple[str, ...] = ()  # any of them

@@ -3,7 +3,7 @@
 
 Example questions are the authors' own questions of units (``questions:`` in a unit's frontmatter),
 so a new knowledge base shows its own domain from its first build. Only units the caller may read
-give one: a clinician-only unit's question never reaches an anonymous page, where it would tell
+give one: a restricted unit's question never reaches an anonymous page, where it would tell
 what the restricted content covers.
 """
 
@@ -27,7 +27,7 @@ TOPICS_SHOWN = 8
 def about(kb: KnowledgeBase, roles: Collection[str]) -> dict[str, Any]:
     """The knowledge base as the page introduces it to a caller holding ``roles``."""
     identity = kb.identity  # unitrag.toml's, else the one the artifact was built with
-    return {"name": identity.name, "description": identity.description, "languages": list(kb.config.languages),
+    return {"name": identity.name, "description": identity.description, "languages": list(kb.languages),
             "examples": example_questions(kb, roles), "topics": main_topics(kb, roles)}
 
 

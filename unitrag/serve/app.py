@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from importlib.resources import files
 from pathlib import Path
@@ -25,7 +25,7 @@ from ..content.text.unicode_fold import fold_table
 from ..errors import UserError
 from ..rag.knowledge_base import KnowledgeBase
 from . import accesslog, errors
-from .auth import Authenticator
+from .auth import Authenticator, check_granted
 from .headers import HeadAsGet, SecurityHeaders, page_csp
 from .limits import BodyLimit, RateLimit
 from .plain import IdentityEncoding
@@ -43,10 +43,11 @@ CONFIG_FILE_ENV = "UNITRAG_SERVE_CONFIG_FILE"
 WARM_UP_QUESTION = "warm-up question"
 
 
-def opener(config: Config, llm: Any = None) -> Opener:
+def opener(config: Config, llm: Any = None, granted: Collection[str] = ()) -> Opener:
     """How the holder opens (and re-opens) the knowledge base: the previous one's embedder is reused
     when the new artifact was built with the same model, so a swap does not load the model again.
-    Each one opened is warmed up (``warm_up``) before the holder serves it."""
+    Each one opened is warmed up (``warm_up``) before the holder serves it, and refused when the API keys
+    grant a role (``granted``) other than its restricted one."""
 
     def open_kb(location: str, previous: KnowledgeBase | None) -> KnowledgeBase:
         embedder = previous.encoder.embedder if previous is not None else None
@@ -57,6 +58,7 @@ def opener(config: Config, llm: Any = None) -> Opener:
                 raise
             kb = KnowledgeBase.open(location, config=config, llm=llm)  # built with another embedder
         try:
+            check_granted(granted, kb.restricted_role)
             warm_up(kb)
         except BaseException:
             kb.close()
@@ -93,9 +95,12 @@ def create_app(
     settings = settings or load_serve_settings()
     config = config or load_config()
     check_origins(settings.cors_origins)  # also when built from ServeSettings directly: before the knowledge base opens
-    if holder is None:
-        holder = KbHolder(settings.kb or str(config.artifact), opener(config, llm), settings.reload_poll_s)
     auth = Authenticator(settings.api_keys, settings.roles_header, settings.trusted_proxies)
+    if holder is None:
+        holder = KbHolder(settings.kb or str(config.artifact), opener(config, llm, auth.granted()),
+                          settings.reload_poll_s)
+    else:
+        check_granted(auth.granted(), holder.current.kb.restricted_role)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

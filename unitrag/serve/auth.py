@@ -18,12 +18,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..access import is_role_name
 from ..errors import UserError
-from ..rag.types import ROLES
 
 _DIGEST = re.compile(r"sha256:([0-9a-fA-F]{64})")
 
@@ -52,9 +52,10 @@ def api_key(spec: str, roles: Sequence[str]) -> ApiKey:
     spec = spec.strip()
     if not spec:
         raise UserError("[serve] api_keys: an empty key")
-    unknown = [r for r in roles if r not in ROLES]
-    if unknown or not roles:
-        raise UserError(f"[serve] api_keys: roles must be some of {', '.join(ROLES)}, got {list(roles)!r}")
+    misspelled = [r for r in roles if not is_role_name(r)]
+    if misspelled or not roles:
+        raise UserError(f"[serve] api_keys: each key grants one or more role names (the knowledge base's "
+                        f"restricted_role), got {list(roles)!r}")
     match = _DIGEST.fullmatch(spec)
     return ApiKey(bytes.fromhex(match.group(1)) if match else digest(spec), tuple(roles))
 
@@ -86,8 +87,14 @@ class Authenticator:
     roles_header: str | None = None
     trusted_proxies: tuple[str, ...] = ()
 
-    def roles(self, headers: Mapping[str, str], peer: str | None) -> tuple[str, ...]:
-        """The granted roles (empty: anonymous); ``Unauthenticated`` for a key nobody configured."""
+    def granted(self) -> set[str]:
+        """Every role some key grants: each must be the restricted role of the knowledge base served
+        (``check_granted``), checked when one opens."""
+        return {role for key in self.keys for role in key.roles}
+
+    def roles(self, headers: Mapping[str, str], peer: str | None, known: Collection[str]) -> tuple[str, ...]:
+        """The granted roles (empty: anonymous); ``Unauthenticated`` for a key nobody configured. A trusted
+        proxy's header may name roles of other systems: only the ``known`` ones (the knowledge base's) count."""
         presented = _presented_key(headers)
         if presented is not None:
             return self._roles_for_key(presented)
@@ -96,7 +103,7 @@ class Authenticator:
             if len(values) > 1:  # a proxy that appends its header would leave the caller's own first: never guess
                 raise Unauthenticated(f"{self.roles_header}: sent {len(values)} times; the proxy must set it once")
             claimed = values[0] if values else ""
-            return tuple(r for r in (x.strip() for x in claimed.split(",")) if r in ROLES)
+            return tuple(r for r in (x.strip() for x in claimed.split(",")) if r in known)
         return ()
 
     def _roles_for_key(self, presented: str) -> tuple[str, ...]:
@@ -108,6 +115,15 @@ class Authenticator:
         if granted is None:
             raise Unauthenticated("unknown API key")
         return granted
+
+
+def check_granted(granted: Iterable[str], role: str) -> None:
+    """Every role the API keys grant is ``role``, the restricted role of the knowledge base about to serve: a key
+    granting another would read nothing, and its holder would believe it reads the restricted units."""
+    other = sorted(set(granted) - {role})
+    if other:
+        raise UserError(f"[serve] api_keys grant the role {other[0]!r}, but this knowledge base's restricted role is "
+                        f"{role!r} (restricted_role in its unitrag.toml): grant {role!r} instead")
 
 
 def _presented_key(headers: Mapping[str, str]) -> str | None:

@@ -25,7 +25,7 @@ from ..errors import InvalidArgument
 from ..rag.arguments import names
 from ..rag.answer.citations import number_citations
 from ..rag.knowledge_base import Answer
-from ..rag.types import ROLES, UserContext
+from ..rag.types import UserContext
 from .about import about as about_kb
 from .limits import within
 from .plain import json_keys_once, once_each, query_names
@@ -64,18 +64,21 @@ StateDep = Annotated[ServerState, Depends(state)]
 def granted_roles(request: Request) -> tuple[str, ...]:
     """The roles the operator's configuration gives this request's credentials (empty: anonymous)."""
     peer = request.client.host if request.client else None
-    return state(request).auth.roles(request.headers, peer)
+    server = state(request)
+    return server.auth.roles(request.headers, peer, (server.holder.current.kb.restricted_role,))
 
 
 RolesDep = Annotated[tuple[str, ...], Depends(granted_roles)]
 
 
-def user_context(body: UserBody | None, granted: Sequence[str]) -> UserContext:
+def user_context(body: UserBody | None, granted: Sequence[str], server: ServerState) -> UserContext:
     """The context the knowledge base sees: the body's ids, and roles that are granted (and, if the
-    body names roles, also named there). A claimed role without a credential is dropped, silently."""
+    body names roles, also named there). A claimed role without a credential is dropped, silently; one that is
+    not the knowledge base's restricted role is an error (422), as a typo'd role name would be."""
     if body is None:
         return UserContext(roles=tuple(granted))
-    claimed = granted if body.roles is None else names(body.roles, "user.roles", known=ROLES)
+    known = (server.holder.current.kb.restricted_role,)
+    claimed = granted if body.roles is None else names(body.roles, "user.roles", known=known)
     return UserContext(
         triggered_rules=tuple(body.triggered_rules), recent_scenes=tuple(body.recent_scenes),
         current_topic=body.current_topic, roles=tuple(r for r in claimed if r in granted),
@@ -157,7 +160,7 @@ async def search(
 ) -> dict[str, Any]:
     """Ranked sources with every stage's score (no guard, no LLM): ``unitrag search --json``."""
     user = user_context(UserBody(current_topic=current_topic, recent_scenes=recent_scene or [],
-                                 triggered_rules=triggered_rule or []), roles)
+                                 triggered_rules=triggered_rule or []), roles, server)
     with server.holder.lease() as loaded:
         try:
             result = await within(server.settings.request_timeout_s, lambda: loaded.kb.search(
@@ -185,7 +188,7 @@ def as_query_parameter(message: str) -> str:
 @router.post("/ask", dependencies=[Depends(json_keys_once)])
 async def ask(body: AskBody, server: StateDep, roles: RolesDep) -> dict[str, Any]:
     """An answer with checked citations: ``unitrag ask --json``, plus ``numbered`` for display."""
-    user = user_context(body.user, roles)
+    user = user_context(body.user, roles, server)
     with server.holder.lease() as loaded:
         answer = await within(server.settings.request_timeout_s, lambda: loaded.kb.ask(
             body.question, user=user, lang=body.lang))

@@ -103,7 +103,7 @@ class EventStream(StreamingResponse):
 @router.post("/ask/stream", dependencies=[Depends(json_keys_once)], response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
 async def ask_stream(body: AskBody, server: StateDep, roles: RolesDep) -> StreamingResponse:
     """``POST /v1/ask`` as Server-Sent Events: ``sources``, ``token``..., then ``done`` (or ``error``)."""
-    user = user_context(body.user, roles)
+    user = user_context(body.user, roles, server)
     holder = server.holder
     loaded = holder.acquire()
     try:

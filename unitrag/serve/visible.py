@@ -1,7 +1,7 @@
 """What of the registries a caller may see: a citation only through content it may read; the topic taxonomy whole.
 
 The citation registry is bibliographic data, but the entries a knowledge base holds tell what it
-covers: a guideline cited by a clinician-only unit alone says what that unit is about. So a
+covers: a guideline cited by a restricted unit alone says what that unit is about. So a
 citation is shown only when a unit the caller may read cites it. A hidden id gets the answer a
 missing one gets, after the same lookup. Access is set per unit, so a chunk's access level is its unit's.
 

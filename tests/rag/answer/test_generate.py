@@ -16,6 +16,7 @@ import litellm
 import pytest
 
 from unitrag.providers.llm import LLM, load_llm
+from unitrag.providers.llm.base import LLMUnavailable
 from unitrag.rag.answer.citations import check_citations as check
 from unitrag.rag.answer.extractive import LEAD
 from unitrag.rag.answer.generate import Generation, generate_answer, stream_answer
@@ -167,6 +168,32 @@ def test_a_stream_failing_before_its_first_piece_gives_the_extractive_answer(req
     assert pieces == [gen.text]
     assert_extractive(gen)
     assert gen.error is not None and "500" in gen.error
+
+
+class BreaksOff(LLM):
+    """litellm's mocked stream, cut after its first pieces as a dropped connection cuts one."""
+
+    def __init__(self, inner: LLM, after: int = 2) -> None:
+        super().__init__("breaks-off")
+        self.inner, self.after = inner, after
+
+    def complete(self, messages: list[dict[str, str]], *, stream: bool = False) -> Any:
+        pieces = self.inner.complete(messages, stream=True)
+
+        def cut() -> Any:
+            for n, piece in enumerate(pieces):
+                if n == self.after:
+                    raise LLMUnavailable("the connection was reset")
+                yield piece
+        return cut()
+
+
+def test_a_stream_that_breaks_off_mid_way_ends_with_the_extractive_answer(requests: Any) -> None:
+    """An app developer's audit: the final answer was the fragment "Feed it ", with no citation."""
+    pieces, gen = stream(BreaksOff(mocked(GOOD["en"])))
+    assert pieces and GOOD["en"].startswith("".join(pieces)) and "".join(pieces) != GOOD["en"]
+    assert_extractive(gen)  # what ``done`` carries, and the page shows in place of the fragment
+    assert gen.error is not None and "reset" in gen.error
 
 
 def test_a_streamed_fabrication_is_never_shown_and_the_answer_falls_back(requests: Any) -> None:

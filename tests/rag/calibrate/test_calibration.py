@@ -36,7 +36,7 @@ class ScoredKB:
     """A knowledge base whose search gives each question's top source the scores written for it (no guard)."""
 
     scores: dict[str, dict[str, float]]
-    store: SimpleNamespace = field(default_factory=lambda: SimpleNamespace(manifest=MANIFEST))
+    store: SimpleNamespace = field(default_factory=lambda: SimpleNamespace(manifest=MANIFEST, lang=np.array(["en"])))
     config: Config = field(default_factory=Config)
 
     def screen(self, question: str, lang: str) -> None:
@@ -149,3 +149,22 @@ def test_the_verdict_needs_a_strictly_better_fit():
     assert judge(0.3, None, 20, 10, 5).kept == "fitted"  # no default gate: every question is answered
     assert not_found_f1([0.9, 0.9, 0.1], [True, False, False]) == pytest.approx(2 / 3)
     assert not_found_f1([0.9, 0.9], [True, False]) == 0.0
+
+
+@pytest.mark.parametrize("unit_langs", [["en"], ["en", "zh"]])
+def test_bm25_alone_never_gates_a_knowledge_base_in_two_languages(unit_langs: list[str]):
+    """BM25 matches no word of a question asked in the other language than its units: a gate on `sparse`, fitted on
+    dev questions asked in their units' language, said "not found" to every cross-language question (a zh+en
+    team's audit). Where units are in one language it stays a candidate."""
+    qs = questions(20, 12)
+    kb = scored(qs, (0.80, 0.90), (0.80, 0.90))  # dense says nothing here
+    for q in qs:
+        kb.scores[q.question]["sparse"] = 8.0 + len(q.question) % 3 if q.answerable else 1.0 + len(q.question) % 2
+    kb.store.lang = np.array(unit_langs)
+    result = run_calibration(kb, qs)
+    if len(unit_langs) == 1:
+        assert result.fitted.feature == "sparse"
+    else:
+        assert result.fitted is None or result.fitted.feature != "sparse"
+        assert not any(row["feature"] == "sparse" for row in result.candidates)
+        assert "cross-language question" in result.not_candidates["sparse"]

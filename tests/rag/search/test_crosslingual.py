@@ -94,7 +94,7 @@ def test_context_rows_respect_access_and_need_no_vectors_in_memory():
     rows, scores = retriever._unit_rows(("zh-iodine", "en-b12-treat"), vector, SearchFilter())
     assert [store.columns["unit_id"][r] for r in rows] == ["zh-iodine"]  # the clinician-only unit stays out
     assert scores[0] > 0.99
-    rows, _ = retriever._unit_rows(("zh-iodine", "en-b12-treat"), vector, SearchFilter(clinician=True))
+    rows, _ = retriever._unit_rows(("zh-iodine", "en-b12-treat"), vector, SearchFilter(restricted=True))
     assert len(rows) == 2
     store.vectors = np.zeros((0, 384), np.float32)  # a published (PostgreSQL) store keeps no vectors in memory
     rows, scores = retriever._unit_rows(("zh-iodine",), vector, SearchFilter())

@@ -15,7 +15,7 @@ def test_public_mask_hides_restricted_rows(tiny_store):
     store = tiny_store()
     public = store.filter_mask(SearchFilter())
     assert [store.ids[i] for i in np.flatnonzero(~public)] == ["en-b12-treat#p1"]
-    assert store.filter_mask(SearchFilter(clinician=True)) is None  # every row: the fast path
+    assert store.filter_mask(SearchFilter(restricted=True)) is None  # every row: the fast path
 
 
 def test_topic_and_language_filters_combine(tiny_store):

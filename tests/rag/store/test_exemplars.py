@@ -34,8 +34,8 @@ def test_the_score_is_the_answerable_margin_over_the_unanswerable():
 def test_a_clinician_only_exemplar_counts_for_clinicians_only():
     exemplars = Exemplars.from_rows(ROWS)
     iv = np.array([0, 1, 0], np.float32)
-    assert exemplars.score(iv, clinician=True) == pytest.approx(1.0)
-    assert exemplars.score(iv, clinician=False) == pytest.approx(0.0)  # its public neighbour is no nearer than the other
+    assert exemplars.score(iv, restricted=True) == pytest.approx(1.0)
+    assert exemplars.score(iv, restricted=False) == pytest.approx(0.0)  # its public neighbour is no nearer than the other
 
 
 def test_without_one_kind_there_is_no_feature():
@@ -53,7 +53,7 @@ def test_a_set_scored_without_its_own_questions():
     assert exemplars.without(["not one of them"]) is exemplars
     rest = exemplars.without(["iron foods?"])
     assert rest is not None and rest.texts == ("IV iron dose?", "zinc for colds?")
-    assert rest.score(np.array([1, 0, 0], np.float32), clinician=True) == pytest.approx(0.0)  # no longer its own neighbour
+    assert rest.score(np.array([1, 0, 0], np.float32), restricted=True) == pytest.approx(0.0)  # no longer its own neighbour
     assert rest.score(np.array([1, 0, 0], np.float32)) is None  # and no public answerable exemplar is left
     assert exemplars.without(["zinc for colds?"]).score(np.array([1, 0, 0], np.float32)) is None
     assert exemplars.without(["iron foods?", "IV iron dose?"]) is None  # nothing answerable left
@@ -62,7 +62,7 @@ def test_a_set_scored_without_its_own_questions():
 def test_the_nearest_authored_question_counts_only_the_units_the_caller_may_read():
     exemplars = Exemplars.from_rows([*ROWS, _row("unit_question", "iron in spinach?", [0.6, 0, 0.8])])
     iv = np.array([0, 1, 0], np.float32)
-    assert exemplars.nearest_authored(iv, clinician=True) == pytest.approx(1.0)
+    assert exemplars.nearest_authored(iv, restricted=True) == pytest.approx(1.0)
     assert exemplars.nearest_authored(iv) == pytest.approx(0.0)  # the clinician-only unit's question is not counted
     # a labelled dev question is not an author's: "iron foods?" itself scores only against the spinach question
     assert exemplars.nearest_authored(np.array([1, 0, 0], np.float32)) == pytest.approx(0.6)

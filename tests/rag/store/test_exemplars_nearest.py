@@ -25,7 +25,7 @@ def test_the_nearest_answerable_questions_above_the_cosine_come_best_first() -> 
 def test_unanswerable_and_clinician_only_questions_are_never_borrowed_by_the_public() -> None:
     assert "salt in tears" not in exemplars().nearest_answered(np.array([0.0, 1.0]), 3, 0.0)
     assert "IV iron dose" not in exemplars().nearest_answered(np.array([1.0, 0.0]), 4, 0.0)
-    assert "IV iron dose" in exemplars().nearest_answered(np.array([1.0, 0.0]), 4, 0.0, clinician=True)
+    assert "IV iron dose" in exemplars().nearest_answered(np.array([1.0, 0.0]), 4, 0.0, restricted=True)
 
 
 def test_the_other_languages_questions_count_on_their_own_scale() -> None:

@@ -127,7 +127,7 @@ def test_a_file_replaced_while_it_is_read_is_read_again(artifact: Path, monkeypa
 
 def test_public_results_never_carry_restricted_rows(artifact: Path) -> None:
     store = ChunkStore.load(artifact, hold_texts_up_to=0)
-    public = SearchFilter(clinician=False)
+    public = SearchFilter(restricted=False)
     rng = np.random.default_rng(1)
     for _ in range(10):
         query = rng.normal(size=store.vectors.shape[1]).astype(np.float32)

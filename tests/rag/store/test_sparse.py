@@ -202,3 +202,41 @@ def test_rows_past_65536_are_found_whatever_their_order(shuffled: bool) -> None:
         found, scores = index.search(term, 20)
         assert sorted(found.tolist()) == rows and np.allclose(scores, scores[0])
     assert sorted(np.flatnonzero(index.scores("filler")).tolist()) == sorted(set(range(n)) - {r for rows in where.values() for r in rows})
+
+
+def test_a_public_callers_scores_never_move_with_the_words_of_restricted_rows() -> None:
+    """Seen by the public rows, BM25 is the index of the public rows alone: a caller who can read every public unit
+    cannot tell from a score whether a word occurs in a restricted one (an app developer's audit: 'thermometer'
+    added to a restricted unit moved a public unit's score from 6.45 to 5.05)."""
+    public = ["use an instant-read thermometer for bread", "proof the dough overnight", "oven temperature for cakes"]
+    for restricted in (["clinic dosing table"], ["thermometer thermometer calibration in the lab"]):
+        index = SparseIndex.from_texts(public + restricted)
+        seen = index.seen_by(np.array([True] * len(public) + [False] * len(restricted)))
+        alone = SparseIndex.from_texts(public)
+        for query in ("instant-read thermometer", "oven temperature", "dough"):
+            assert np.allclose(seen.scores(query)[:len(public)], alone.scores(query), rtol=1e-5)
+        assert seen.chunk_count(tokenize("thermometer")[0]) == 1
+    assert np.array_equal(index.seen_by(np.ones(len(public) + 1, bool)).idf, index.idf)
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_term_counts_seen_by_some_rows_are_right_past_65536_rows(shuffled: bool) -> None:
+    from unitrag.artifact.postings import count_postings
+
+    n = 140_000
+    where = {"apple": [0, 5, 65_535, 65_536, 70_000, 139_999], "pear": [65_539, 131_072, 131_073]}
+    docs = [tokenize("filler")[0]] * n
+    for term, rows in where.items():
+        for row in rows:
+            docs[row] = tokenize(term)[0]
+    p = count_postings(docs)
+    term_ids, doc_rows, tf = p.term_ids, p.docs, p.tf
+    if shuffled:
+        order = np.lexsort((np.random.default_rng(0).random(len(doc_rows)), term_ids))
+        term_ids, doc_rows, tf = term_ids[order], doc_rows[order], tf[order]
+    index = SparseIndex.from_postings(p.terms, term_ids, doc_rows, tf, p.lengths)
+    keep = np.ones(n, bool)
+    keep[[5, 70_000, 131_072]] = False
+    seen = index.seen_by(keep)
+    assert seen.chunk_count(tokenize("apple")[0]) == 4 and seen.chunk_count(tokenize("pear")[0]) == 2
+    assert seen.chunk_count(tokenize("filler")[0]) == n - 9

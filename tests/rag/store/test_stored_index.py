@@ -188,7 +188,7 @@ def test_loading_and_filtering_import_no_pandas(artifact: Path) -> None:
     script = (
         "import sys; from pathlib import Path; from unitrag.rag.store.artifact_store import ChunkStore\n"
         f"store = ChunkStore.load(Path({str(artifact)!r}), hold_texts_up_to=0)\n"
-        "assert store.mask(clinician=False, lang='en', topics=['iron']).any()\n"
+        "assert store.mask(restricted=False, lang='en', topics=['iron']).any()\n"
         "store.sources([0, 1], [{}, {}])\n"
         "from unitrag.rag.store.known_ids import KnownIds\n"  # what KnowledgeBase.open builds next
         "KnownIds.of(store.topics, store.units, store.columns['unit_id'], store.columns['access'], store.columns['topics'])\n"

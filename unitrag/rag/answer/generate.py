@@ -271,8 +271,9 @@ def _stream(question: str, lang: str, sources: Sequence[Source], templates: Mapp
             failure = Failure("llm_error", f"{llm.id}: empty or unusable output ({text!r:.60})")
         elif failure is None and _unfit(report, allowed):
             failure = _unfit_reason(llm, report, "in a streamed answer")
-        else:  # a stream that broke off mid-way keeps what it said; error says why it stopped
+        elif failure is None:
             return Generation.of(text, False, attempts, failure, report)
+        # else it broke off mid-way: what it said is no answer ("Feed it "), the extractive one replaces it
     generation = _fallback(question, lang, sources, allowed, check, attempts, failure, focus)
     if not pieces:  # else the reader has the LLM's words (checked tags only); ``generation`` replaces them
         yield generation.text

@@ -39,6 +39,7 @@ from .gate_fit import (
     cross_validated,
     fit_gate,
     gate_probabilities,
+    language_blind,
     loo_probabilities,
     probabilities_of,
     rates,
@@ -203,7 +204,9 @@ def run_calibration(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuesti
         _use_offsets(crosslingual, default)
         return Calibration(default, samples, [], guarded, verdict=scarce)
     toward = {"gap": default.a * default.mix["gap"] if default is not None and "gap" in default.mix else GAP_LOGITS}
-    candidates, best, not_candidates = choose(samples, partial(loo_probabilities, toward_not_found=toward), toward)
+    excluded = language_blind(set(kb.store.lang.tolist()))
+    candidates, best, not_candidates = choose(samples, partial(loo_probabilities, toward_not_found=toward), toward,
+                                              excluded)
     if best is None:
         raise ValueError("no candidate feature separates answerable from unanswerable questions")
     feature, per_lang, mixed = best
@@ -217,7 +220,7 @@ def run_calibration(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuesti
     for s, pi, qi in zip(samples, p, p_loo):
         s.p, s.p_loo = float(pi), float(qi)
     hits = [s.hit for s in samples if s.hit is not None]
-    verdict = judge(not_found_f1(cross_validated(samples, toward), y_all), _default_f1(kb, questions, samples, default, offsets),
+    verdict = judge(not_found_f1(cross_validated(samples, toward, excluded), y_all), _default_f1(kb, questions, samples, default, offsets),
                     n_yes, n_no, min(FOLDS, n_yes, n_no))
     metrics = {
         "auc": round(auc(x, y_all), 4), "auc_of_p": round(auc(p, y_all), 4), "loo_auc": round(auc(p_loo, y_all), 4),

@@ -10,7 +10,7 @@ mix features; the declared gap (``gap``) is in every candidate and may only push
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from itertools import combinations
@@ -114,16 +114,36 @@ Spec = tuple[str, bool, tuple[str, ...]]  # a candidate: main feature, per-langu
 Probabilities = Callable[[np.ndarray, np.ndarray, "Sequence[str] | None", "dict[str, np.ndarray] | None"], np.ndarray]
 
 
+#: Features that see only the words a question shares with its sources: blind to a question asked in another
+#: language than its units (BM25 matches none of its words: the feature is 0 however well the units answer it).
+WORDS_ONLY = ("sparse",)
+
+
+def language_blind(unit_langs: Iterable[str | None]) -> dict[str, str]:
+    """The features no gate may rest on where units are in two or more languages (``WORDS_ONLY``), each with why:
+    fitted on dev questions that are mostly asked in their units' language, such a gate says "not found" to
+    every question asked in the other one."""
+    langs = sorted({lang for lang in unit_langs if lang})
+    if len(langs) < 2:
+        return {}
+    return {name: f"its units are in {' and '.join(langs)}, and BM25 matches no word of a question asked in another "
+                  "language than its units: a gate on it would say \"not found\" to every cross-language question"
+            for name in WORDS_ONLY}
+
+
 def choose(
     samples: Sequence[Sample], probabilities: Probabilities, toward: dict[str, float],
+    excluded: Mapping[str, str] | None = None,
 ) -> tuple[list[dict[str, Any]], Spec | None, dict[str, str]]:
     """Every candidate's row, the best (by AUC of its out-of-sample probabilities), and why the others are none.
 
     A mix feature in ``toward`` (the declared gap) is in every candidate: it may only push toward
-    "not found" (rag.gate), and it is never left out.
+    "not found" (rag.gate), and it is never left out. ``excluded``: features that may not be the main one, with
+    why (``language_blind``).
     """
     y = np.array([s.answerable for s in samples], bool)
-    not_candidates = {name: why for name in FEATURES if (why := not_measured(name, samples))}
+    not_candidates = {**(excluded or {}),
+                      **{name: why for name in FEATURES if (why := not_measured(name, samples))}}
     mixes = [m for m in MIX_FEATURES if m not in not_candidates]
     forced = tuple(m for m in mixes if m in toward)
     optional = [m for m in mixes if m not in forced]
@@ -154,7 +174,8 @@ def choose(
     return rows, (best[1] if best else None), not_candidates
 
 
-def cross_validated(samples: Sequence[Sample], toward: dict[str, float]) -> np.ndarray:
+def cross_validated(samples: Sequence[Sample], toward: dict[str, float],
+                    excluded: Mapping[str, str] | None = None) -> np.ndarray:
     """p(answerable) of each sample from the whole procedure (choose, then fit) run on the other folds.
 
     Inside a fold the candidates are ranked by k-fold rather than leave-one-out probabilities (the
@@ -167,7 +188,7 @@ def cross_validated(samples: Sequence[Sample], toward: dict[str, float]) -> np.n
     for f in np.unique(fold):
         train = [s for s, fo in zip(samples, fold) if fo != f]
         test = [s for s, fo in zip(samples, fold) if fo == f]
-        _, best, _ = choose(train, inner, toward)
+        _, best, _ = choose(train, inner, toward, excluded)
         if best is None:
             continue
         feature, per_lang, mixed = best

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ...access import DEFAULT_ROLE
 from ...config import Config
 from ...content.text.lang import detect_lang
 from ..arguments import question_text
@@ -47,6 +48,7 @@ class Retriever:
     encoder: QueryEncoder
     config: Config
     sparse_index: Any = None  # unitrag.rag.store.sparse.SparseIndex: at open when sparse is on, else on first use
+    public_sparse: Any = None  # the same, with the public rows' statistics (``SparseIndex.seen_by``): the public's
     reranker: Any = None
     gate: Any = None
     crosslingual: CrossLingual | None = None  # probes into the other language's units (rag.search.crosslingual)
@@ -58,6 +60,7 @@ class Retriever:
     #: roles → the topics units those roles may read carry (``KnownIds.covered_topics``): any other is, for that caller,
     #: a declared gap. None: every topic a chunk carries (a retriever without a knowledge base's ids)
     covered: Callable[[Collection[str]], Collection[str]] | None = None
+    restricted_role: str = DEFAULT_ROLE  # the knowledge base's: a caller holding it reads restricted units
 
     @classmethod
     def build(cls, store: ChunkStore, encoder: QueryEncoder, config: Config) -> Retriever:
@@ -99,11 +102,13 @@ class Retriever:
         topic names, nor ``translate``'s LLM rendering) lend their scores to the ``dense`` / ``sparse``
         a reranker and the gate read.
 
-        Queries over ``max_question_chars`` are refused here too: evaluation ranks through this
-        method directly, and nothing unbounded may reach jieba, BM25 or the embedder's lock.
+        Queries over twice ``max_question_chars`` are refused here too: evaluation ranks through this
+        method directly, and nothing unbounded may reach jieba, BM25 or the embedder's lock. Twice, since
+        a query is the caller's question as the runtime reads it: a question at the limit with a misspelled
+        word corrected ("chifon" read as "chiffon") is a few characters longer, and was the caller's to send.
         """
         for query in queries:
-            question_text(query, self.config.max_question_chars)
+            question_text(query, QUERY_CHARS_PER_QUESTION_CHAR * self.config.max_question_chars)
         k = depth or self.config.dense_k
         searches = [(q, where, True, True) for q in queries] + [
             (p.text, _narrowed(where, p), p.dense, p.sparse) for p in probes if not p.units
@@ -126,9 +131,10 @@ class Retriever:
         sparse_lists: list[tuple[np.ndarray, np.ndarray, bool]] = []
         if sparse:
             with timed(timings, "sparse"):
-                index = self._sparse()
+                self._sparse()
                 for (query, narrowed, _, use_sparse), keep in zip(searches, scored):
                     if use_sparse:
+                        index = self.sparse_index if narrowed.restricted else self.public_sparse
                         sparse_lists.append((*index.search(query, k, self.store.filter_mask(narrowed)), keep))
         with timed(timings, "fuse"):
             return self._fuse(dense_lists, sparse_lists, k, by_rank=bool(probes) or (bool(sparse_lists) and bool(dense_lists)))
@@ -201,7 +207,7 @@ class Retriever:
         cosine to an author's question of a unit, which answers it above ``AUTHORED_ANSWERS``. The vector is cached."""
         if self.exemplars is None or not sources:
             return
-        found = self.exemplars.gate_scores(self.encoder.encode(question), (user or UserContext()).is_clinician)
+        found = self.exemplars.gate_scores(self.encoder.encode(question), (user or UserContext()).holds(self.restricted_role))
         for source in sources:
             source.scores.update(found)
 
@@ -276,7 +282,7 @@ class Retriever:
         from ..answer.focus import Lexicon
 
         if self.lexicon is None:
-            index = self._sparse()
+            index = self.sparse_terms()
             topics = self.crosslingual.broadener.topics if self.crosslingual is not None else {}
             groups = self.crosslingual.broadener.groups if self.crosslingual is not None else {}
             self.lexicon = Lexicon.of(index.vocab, index.idf, {t: v for t, v in topics.items() if t not in groups})
@@ -288,19 +294,27 @@ class Retriever:
             offsets = ({lang: self.crosslingual.offset(question, lang) for lang in self.crosslingual.langs}
                        if self.crosslingual is not None else None)
             said_otherwise = self.exemplars.nearest_answered(self.encoder.encode(question), PARAPHRASES, PARAPHRASE_COSINE,
-                                                             bool(user and user.is_clinician), detect_lang(question), offsets)
+                                                             bool(user and user.holds(self.restricted_role)),
+                                                             detect_lang(question), offsets)
         return self.lexicon.focus(question, named, said_otherwise), self.lexicon
 
     def sparse_terms(self) -> Any:
-        """The BM25 index (``store.sparse.SparseIndex``), built on first use: which terms the chunks hold."""
-        return self._sparse()
+        """The BM25 index (``store.sparse.SparseIndex``), built on first use, as the public sees it: which terms the
+        chunks every caller may read hold, and how rare they are there. What the speller and the extractive answer,
+        shared by every caller, read: neither may move with the words of restricted chunks."""
+        self._sparse()
+        return self.public_sparse
 
     def _sparse(self) -> Any:
         with _SPARSE_LOCK:  # two threads' first sparse queries must not both build it
             if self.sparse_index is None:
                 from ..store.sparse import SparseIndex
 
-                self.sparse_index = SparseIndex.build(self.store)
+                index = SparseIndex.build(self.store)
+                access = getattr(self.store, "access", None)
+                public = None if access is None else np.asarray(access == "public", dtype=bool)
+                self.public_sparse = index if public is None or public.all() else index.seen_by(public)
+                self.sparse_index = index
         return self.sparse_index
 
     def _fuse(
@@ -348,6 +362,10 @@ def _narrowed(where: SearchFilter, probe: Probe) -> SearchFilter:
     return replace(
         where, lang=where.lang or probe.lang, topics=where.topics or probe.topics,
     )
+
+
+#: How much longer than the question a query made of it may be (``candidates``).
+QUERY_CHARS_PER_QUESTION_CHAR = 2
 
 
 def topic_idf(store: ChunkStore) -> dict[str, float]:

@@ -33,7 +33,7 @@ from .keys import KeyIndex
 from .prompt_texts import ArtifactTexts, HeldTexts, PromptTexts
 from ..types import SearchFilter, Source
 
-#: Filter masks kept (least recently used dropped): the common filters (public, clinician, each
+#: Filter masks kept (least recently used dropped): the common filters (public, restricted, each
 #: language) stay cached, while an app sending arbitrary topic filters cannot grow memory without
 #: limit (one bool per chunk each: 256 × 100k chunks is 25 MB at most).
 MASK_CACHE_SIZE = 256
@@ -55,7 +55,7 @@ class ChunkStore:
     ids: Column  # row → chunk_id: the Arrow column itself (a Python list of 100k ids held 7.6 MiB)
     vectors: np.ndarray  # (n, dim) float32, C-contiguous, unit rows
     columns: dict[str, Column]  # Arrow-backed; a value becomes a Python object only when read
-    access: np.ndarray  # (n,) object: "public" | "clinician" (one shared str per value)
+    access: np.ndarray  # (n,) object: "public" | the restricted role (one shared str per value)
     lang: np.ndarray
     kind: np.ndarray
     index: Mapping[str, int]  # chunk_id → row: bisects ``ids`` (a KeyIndex; a dict held 13 MiB at 100k chunks)
@@ -212,26 +212,26 @@ class ChunkStore:
         return top_k(self.vectors, vector, k, self.filter_mask(where))
 
     def filter_mask(self, where: SearchFilter) -> np.ndarray | None:
-        return self.mask(clinician=where.clinician, lang=where.lang, kinds=list(where.kinds), topics=list(where.topics))
+        return self.mask(restricted=where.restricted, lang=where.lang, kinds=list(where.kinds), topics=list(where.topics))
 
     def mask(
-        self, *, clinician: bool, lang: str | None = None, kinds: list[str] | None = None, topics: list[str] | None = None
+        self, *, restricted: bool, lang: str | None = None, kinds: list[str] | None = None, topics: list[str] | None = None
     ) -> np.ndarray | None:
         """Rows a caller may see and asked for; None when every row qualifies (the fast path).
 
         Masks are cached by their arguments, least recently used dropped past
-        ``MASK_CACHE_SIZE``: the common ones (public / clinician) cost nothing after the first query.
+        ``MASK_CACHE_SIZE``: the common ones (public / restricted) cost nothing after the first query.
         """
-        return self._masks(clinician, lang, tuple(sorted(set(kinds or ()))), tuple(sorted(set(topics or ()))))
+        return self._masks(restricted, lang, tuple(sorted(set(kinds or ()))), tuple(sorted(set(topics or ()))))
 
     def mask_cache_size(self) -> int:
         """How many filter masks are cached now (at most ``MASK_CACHE_SIZE``)."""
         return int(self._masks.cache_info().currsize)
 
     def _make_mask(
-        self, clinician: bool, lang: str | None, kinds: tuple[str, ...], topics: tuple[str, ...]
+        self, restricted: bool, lang: str | None, kinds: tuple[str, ...], topics: tuple[str, ...]
     ) -> np.ndarray | None:
-        keep = None if clinician else (self.access == "public")
+        keep = None if restricted else (self.access == "public")
         if lang is not None:
             keep = _and(keep, self.lang == lang)
         if kinds:

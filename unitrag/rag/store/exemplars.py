@@ -10,7 +10,7 @@ best cosine to an answerable exemplar minus the best to an unanswerable one.
 
 Only questions asked without a user context count (one that is answerable only with a
 current topic is not an exemplar of a plain question), and an author's question of a
-clinician-only unit counts for clinicians only: otherwise "which dose for IV iron?" would
+restricted unit counts for the restricted role only: otherwise "which dose for IV iron?" would
 look answered to a public user whose sources hold none of it.
 
 An author's question asked nearly word for word (cosine ≥ ``AUTHORED_ANSWERS``) is answered
@@ -34,12 +34,12 @@ import numpy as np
 
 from ...content.text.lang import detect_lang
 
-#: Roles in ``guard_examples`` that are answerability exemplars: role → (answerable, for clinicians only).
+#: Roles in ``guard_examples`` that are answerability exemplars: role → (answerable, for the restricted role only).
 ROLES: dict[str, tuple[bool, bool]] = {
     "answerable": (True, False),  # a dev question asked anonymously (so its expected units are public)
     "unanswerable": (False, False),  # a dev question labelled unanswerable: true
     "unit_question": (True, False),  # an author's question of a public unit
-    "clinician_question": (True, True),  # an author's question of a clinician-only unit
+    "clinician_question": (True, True),  # an author's question of a restricted unit (the name predates named roles)
 }
 #: A question this near an author's question of a unit (cosine, one language: across two they score ~0.09 lower) is
 #: answered. The sample's dev questions labelled unanswerable come no nearer than 0.945 (0 of 185 at 0.95), hence
@@ -60,7 +60,7 @@ class Exemplars:
     texts: tuple[str, ...]
     vectors: np.ndarray  # unit query vectors, one row per text
     answerable: np.ndarray  # bool per row
-    clinician: np.ndarray  # bool per row: counts for clinicians only
+    restricted: np.ndarray  # bool per row: counts for the restricted role only
     langs: np.ndarray  # "en" | "zh" per row: each text's language (``detect_lang``)
     authored: np.ndarray  # bool per row: an author's question of a unit (not a labelled dev question)
 
@@ -101,35 +101,35 @@ class Exemplars:
         """Itself, or None without an answerable exemplar (with no unanswerable one, ``score`` says nothing)."""
         return self if self.answerable.any() else None
 
-    def score(self, vector: np.ndarray, clinician: bool = False) -> float | None:
+    def score(self, vector: np.ndarray, restricted: bool = False) -> float | None:
         """Best cosine to an answerable exemplar the caller may count, minus the best to an unanswerable one."""
-        return self._margin(self._cosines(vector), clinician)
+        return self._margin(self._cosines(vector), restricted)
 
-    def nearest_authored(self, vector: np.ndarray, clinician: bool = False) -> float | None:
+    def nearest_authored(self, vector: np.ndarray, restricted: bool = False) -> float | None:
         """The best cosine to an author's question of a unit the caller may read; None when there is none."""
-        return self._authored(self._cosines(vector), clinician)
+        return self._authored(self._cosines(vector), restricted)
 
-    def gate_scores(self, vector: np.ndarray, clinician: bool = False) -> dict[str, float]:
+    def gate_scores(self, vector: np.ndarray, restricted: bool = False) -> dict[str, float]:
         """``score`` as ``exemplar`` and ``nearest_authored`` as ``authored`` (those that say something), from one
         product of the question with every exemplar: retrieval asks for both on every question."""
         cosines = self._cosines(vector)
-        found = {"exemplar": self._margin(cosines, clinician), "authored": self._authored(cosines, clinician)}
+        found = {"exemplar": self._margin(cosines, restricted), "authored": self._authored(cosines, restricted)}
         return {name: value for name, value in found.items() if value is not None}
 
     def _cosines(self, vector: np.ndarray) -> np.ndarray:
         return self.vectors @ np.asarray(vector, dtype=np.float32)
 
-    def _margin(self, cosines: np.ndarray, clinician: bool) -> float | None:
-        positive = self.answerable & (clinician | ~self.clinician)
+    def _margin(self, cosines: np.ndarray, restricted: bool) -> float | None:
+        positive = self.answerable & (restricted | ~self.restricted)
         if not positive.any() or self.answerable.all():
             return None
         return float(cosines[positive].max() - cosines[~self.answerable].max())
 
-    def _authored(self, cosines: np.ndarray, clinician: bool) -> float | None:
-        rows = self.authored & (clinician | ~self.clinician)
+    def _authored(self, cosines: np.ndarray, restricted: bool) -> float | None:
+        rows = self.authored & (restricted | ~self.restricted)
         return float(cosines[rows].max()) if rows.any() else None
 
-    def nearest_answered(self, vector: np.ndarray, k: int, least: float, clinician: bool = False,
+    def nearest_answered(self, vector: np.ndarray, k: int, least: float, restricted: bool = False,
                          lang: str | None = None, offsets: Mapping[str, float] | None = None) -> dict[str, float]:
         """Up to ``k`` answerable exemplars (the caller may count) nearest ``vector``, at cosine ``least`` or more,
         best first, with their cosines: the same question in other words.
@@ -140,7 +140,7 @@ class Exemplars:
         of the nearest question is as near as the question it translates, and its words are those of a source in
         that language. A labelled dev question in the other language is only near, not a translation."""
         cosines = self._cosines(vector)
-        allowed = self.answerable & (clinician | ~self.clinician)
+        allowed = self.answerable & (restricted | ~self.restricted)
         if lang is None:
             groups = [allowed]
         else:
@@ -163,4 +163,4 @@ class Exemplars:
         if keep.all():
             return self
         return Exemplars(tuple(t for t, k in zip(self.texts, keep) if k), self.vectors[keep], self.answerable[keep],
-                         self.clinician[keep], self.langs[keep], self.authored[keep]).usable()
+                         self.restricted[keep], self.langs[keep], self.authored[keep]).usable()

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from ...access import DEFAULT_ROLE
 from ...errors import InvalidArgument
 from ..arguments import shown
-from ..types import ROLES
 from .columns import Column, RowsByKey, levels_by_id, readable
 
 
@@ -24,7 +24,9 @@ class KnownIds:
 
     A unit the caller's roles may not read is not in this knowledge base *for that caller*: a
     restricted id, a missing one and one of the wrong kind get the same message, after the same
-    lookups, so an anonymous caller cannot confirm that a clinician-only id exists.
+    lookups, so an anonymous caller cannot confirm that a restricted id exists. A role other than the
+    knowledge base's restricted one (``roles``) is refused: it would read nothing here, and an app
+    that sends one believes it grants something.
 
     A topic of the taxonomy is known to every caller (it is the taxonomy's vocabulary: a topic no unit
     carries, a declared gap, is accepted in a filter and a user context). One that only units the caller
@@ -38,20 +40,22 @@ class KnownIds:
     access_of: Callable[[str], str | None]  # unit id → its access level when not public; None: public or missing
     #: a set of roles → the topics units it may read carry (none given: no topic is covered, for anyone)
     covered: Mapping[frozenset[str], frozenset[str]] = field(default_factory=dict)
+    roles: tuple[str, ...] = (DEFAULT_ROLE,)  # the roles a caller may hold here: the restricted one
 
     @classmethod
     def of(cls, topics: Iterable[Mapping[str, Any]], units: RowsByKey, unit_ids: Column, access: Column,
-           chunk_topics: Column) -> "KnownIds":
-        """From a store's ``topics`` rows, ``units`` (its ``RowsByKey``: one column of one row, no row made) and
-        its chunks' ``unit_id``, ``access`` and ``topics`` columns (only the restricted chunks' units are indexed)."""
+           chunk_topics: Column, role: str = DEFAULT_ROLE) -> "KnownIds":
+        """From a store's ``topics`` rows, ``units`` (its ``RowsByKey``: one column of one row, no row made), its
+        chunks' ``unit_id``, ``access`` and ``topics`` columns (only the restricted chunks' units are indexed) and
+        its restricted ``role``."""
         return cls(topics=frozenset(t["id"] for t in topics), kind_of=_evenly_timed(units, "kind"),
                    access_of=_evenly_timed(restricted_units(unit_ids, access), "access"),
-                   covered=covered_topics(chunk_topics, access))
+                   covered=covered_topics(chunk_topics, access, (role,)), roles=(role,))
 
     def covered_topics(self, roles: Collection[str]) -> frozenset[str]:
         """The topics some unit a caller holding ``roles`` may read carries (one dict lookup: made per set of roles
         at open). Any other topic of the taxonomy is, for that caller, one no unit carries: a declared gap."""
-        return self.covered.get(frozenset(roles).intersection(ROLES), frozenset())
+        return self.covered.get(frozenset(roles).intersection(self.roles), frozenset())
 
     def check(self, argument: str, ids: Iterable[str], known: Callable[[str], bool], what: str) -> None:
         unknown = [i for i in ids if not known(i)]
@@ -68,6 +72,10 @@ class KnownIds:
     def check_user(self, user: Any) -> None:
         """Every id a ``UserContext`` names is one this knowledge base holds and its roles may read."""
         roles = user.roles
+        unknown = [role for role in roles if role not in self.roles]
+        if unknown:
+            raise InvalidArgument(f"roles: unknown role {shown(unknown[0])}: this knowledge base's restricted role is "
+                                  f"{shown(self.roles[0])} (restricted_role in its unitrag.toml)")
         self.check("current_topic", [user.current_topic] if user.current_topic else [], self.topics.__contains__, "topic")
         self.check("triggered_rules", user.triggered_rules, lambda i: self.visible(i, roles, "rule"), "rule")
         self.check("recent_scenes", user.recent_scenes, lambda i: self.visible(i, roles, "scene"), "scene")
@@ -85,13 +93,13 @@ def _evenly_timed(rows: RowsByKey, column: str) -> Callable[[str], Any]:
     return value
 
 
-def covered_topics(chunk_topics: Column, access: Column) -> dict[frozenset[str], frozenset[str]]:
-    """For every set of roles (each subset of ``ROLES``, the empty one an anonymous caller's), the topics carried by
+def covered_topics(chunk_topics: Column, access: Column, roles: tuple[str, ...]) -> dict[frozenset[str], frozenset[str]]:
+    """For every set of roles (each subset of ``roles``, the empty one an anonymous caller's), the topics carried by
     a chunk it may read: ``public`` ones, or of a level the set holds (a chunk without a level: no role's). One
     vectorised pass over the chunks' topic lists (``levels_by_id``, as serve.visible reads citations), then a few sets."""
     levels_of = levels_by_id(chunk_topics.array, access.array) if len(chunk_topics.array) else {}
-    return {roles: frozenset(t for t, levels in levels_of.items() if readable(levels, roles))
-            for roles in (frozenset(c) for n in range(len(ROLES) + 1) for c in combinations(ROLES, n))}
+    return {held: frozenset(t for t, levels in levels_of.items() if readable(levels, held))
+            for held in (frozenset(c) for n in range(len(roles) + 1) for c in combinations(roles, n))}
 
 
 def restricted_units(unit_ids: Column, access: Column) -> RowsByKey:

@@ -180,7 +180,7 @@ def filter_sql(where: SearchFilter, visible: str = "") -> tuple[str, list[Any]]:
                 raise InvalidArgument(f"{name}: {str(value)[:40]!r} holds a NUL character (\\x00), which no chunk has")
     conditions: list[str] = [visible] if visible else []
     params: list[Any] = []
-    if not where.clinician:
+    if not where.restricted:
         conditions.append("access = 'public'")
     if where.lang is not None:
         conditions.append("lang = %s")

@@ -13,13 +13,18 @@ BM25 is Lucene's (``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``, ``k1 = 1.2``,
 ``b = 0.75``); a term repeated in the question counts once per occurrence, as in a
 Lucene boolean query. What is indexed per chunk: its title and its prompt text with
 the inline ``<Cite id=".."/>`` tags removed.
+
+A caller who may not read the restricted chunks is scored with statistics of the chunks
+it may read (``seen_by``): idf and the average length counted over every chunk would make
+a public unit's score move with the words of restricted ones, and a caller who can read
+every public unit could tell from a score whether a word occurs in a restricted one.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -55,6 +60,9 @@ class SparseIndex:
     #: uint8 halves ``tf`` (18 → 9 MiB at 100k chunks, where no posting reaches 255), scores stay exact.
     tf_over_at: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     tf_over: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint16))
+    #: Rows holding each term, counted over the rows ``seen_by`` kept (None: every row, ``indptr``'s counts).
+    counts: np.ndarray | None = None
+    b: float = B
 
     @classmethod
     def build(cls, store: Any, *, k1: float = K1, b: float = B, stem: bool = STEM) -> "SparseIndex":
@@ -157,7 +165,7 @@ class SparseIndex:
         vocab = dict(zip(terms, range(len(terms))))
         small, over_at, over = _narrow_tf(np.asarray(tf))
         low, jumps, jump_blocks = _in_blocks(np.asarray(rows), indptr, n)
-        return cls(vocab, indptr, low, small, idf, norm, n, stem, k1, jumps, jump_blocks, over_at, over)
+        return cls(vocab, indptr, low, small, idf, norm, n, stem, k1, jumps, jump_blocks, over_at, over, b=b)
 
     def weights(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         """Rows of ``term``'s postings and their BM25 weights (idf × saturated, length-normalised tf).
@@ -178,10 +186,33 @@ class SparseIndex:
     def __len__(self) -> int:
         return self.size
 
+    def seen_by(self, keep: np.ndarray) -> "SparseIndex":
+        """The index with idf, length norms and term counts of the rows ``keep`` marks only (the others keep their
+        postings; a search masks them out): what a caller reading those rows alone may be scored with. One pass
+        over the postings (~0.1 s at 100k chunks), made at open for a knowledge base holding restricted rows."""
+        keep = np.asarray(keep, dtype=bool)
+        rows = self.rows.astype(np.int64)
+        if self.jumps.size:  # each jump adds its blocks to every later posting of the same term (``weights``)
+            added = np.zeros(len(rows), dtype=np.int64)
+            np.add.at(added, self.jumps, self.jump_blocks * ROW_BLOCK)
+            total = np.cumsum(added)
+            before = np.concatenate(([0], total))[self.indptr[:-1]]  # what earlier terms' jumps added
+            rows += total - np.repeat(before, np.diff(self.indptr))
+        terms = np.repeat(np.arange(len(self.indptr) - 1), np.diff(self.indptr))
+        df = np.bincount(terms[keep[rows]], minlength=len(self.indptr) - 1)
+        n = int(keep.sum())
+        idf = np.log1p((n - df + 0.5) / (df + 0.5))
+        lengths = (self.norm / self.k1 - (1.0 - self.b)) / self.b if self.b else np.ones(self.size)  # ÷ average length
+        mean = float(lengths[keep].mean()) if n else 1.0
+        norm = self.k1 * (1.0 - self.b + self.b * lengths / (mean if mean > 0 else 1.0))
+        return replace(self, idf=idf, norm=norm, counts=df)
+
     def chunk_count(self, term: str) -> int:
         """How many rows hold ``term`` (a term as ``tokenize`` makes it): 0 for a word the index does not know."""
         t = self.vocab.get(term)
-        return 0 if t is None else int(self.indptr[t + 1] - self.indptr[t])
+        if t is None:
+            return 0
+        return int(self.counts[t]) if self.counts is not None else int(self.indptr[t + 1] - self.indptr[t])
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every row for ``query`` (0 where no query term occurs)."""
