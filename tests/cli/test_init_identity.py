@@ -26,8 +26,8 @@ def test_the_flags_land_in_unitrag_toml(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert _identity(tmp_path / "kb") == ("Garden club", "Growing vegetables.", ["zh", "en"])
     readme = (tmp_path / "kb" / "README.md").read_text(encoding="utf-8")
-    assert readme.startswith("# Garden club\n\nGrowing vegetables.\n\nMade with `unitrag init`.")
-    assert 'unitrag ask "How long should a unit be?"' in result.stdout
+    assert readme.startswith("# Garden club\n\nGrowing vegetables.\n\n由 `unitrag init` 创建。")  # Chinese first: its kit
+    assert 'unitrag ask "一个内容单元应该写多长？"' in result.stdout
 
 
 def test_a_script_gets_the_defaults_and_no_prompt(tmp_path: Path) -> None:

@@ -82,3 +82,18 @@ def test_table_summary_and_markdown_show_the_figures_and_the_missing_facts():
     assert "| cross_en_zh | 1.000 (1/1) / 1.000 | 0.000 (0/1) / 0.000 |" in markdown
     assert '- llm iron-dose (cross_en_zh): missing "18 mg"' in markdown
     assert '- extractive calcium-dose (same_lang): missing "with food"' in markdown
+
+
+def test_a_guard_only_set_reports_neither_not_found_nor_a_not_found_share_of_its_look_alikes() -> None:
+    """A Chinese team's audit: a guard test set printed "not found: n/a" and "guard_pass │ not found 0.000 (0/1)"."""
+    from unitrag.eval.report import category_rows
+
+    report = EvalReport("questions", "content/eval/guard_test.yaml", {"embedder": "e", "reranker": "fusion"},
+                        {"full": VariantResult("full", "", {}, 0, 0.0)}, [],
+                        {"not_found": {"precision": None, "recall": None, "f1": None, "unanswerable": 0, "questions": 0},
+                         "restricted_leaks": [],
+                         "by_category": {"guard_pass": {"questions": 1, "hits": 0, "ranked": 0, "not_found": 0, "asked": 1,
+                                                        "success@5": None, "not_found_rate": 0.0}}})
+    assert not any(line.startswith("not found") for line in summary_lines(report))
+    _, rows = category_rows([report])
+    assert ["guard_pass", "1 (guard)"] in rows and not any(row[0].startswith("not found") for row in rows)

@@ -30,9 +30,15 @@ def _units(content: Path) -> list[Path]:
     return sorted(p for p in content.rglob("*.md"))
 
 
-def test_a_fresh_init_mentions_neither_the_samples_domain_nor_its_unit_ids(fresh_kb: Path) -> None:
+@pytest.mark.parametrize("languages", ["en,zh", "zh,en"])  # the template, and its Chinese starter content
+def test_a_fresh_init_mentions_neither_the_samples_domain_nor_its_unit_ids(tmp_path: Path, languages: str) -> None:
+    from unitrag.scaffold import init_knowledge_base
+    from unitrag.scaffold.identity import KnowledgeBaseIdentity
+
     sample_ids = {_frontmatter(path)["id"] for path in _units(REPO / "content")}
     assert len(sample_ids) > 20  # read from the repository's own content, as it is today
+    fresh_kb = tmp_path / "kb"
+    init_knowledge_base(fresh_kb, identity=KnowledgeBaseIdentity.checked("Kb", "", languages))
     files = [p for p in fresh_kb.rglob("*") if p.is_file()]
     assert len(files) > 15
     for path in files:

@@ -339,6 +339,24 @@ def _print_eval(report: "EvalReport", plot: Path | None) -> None:
     from ..eval.report import summary_lines
 
     title = f"{report.dataset}: {report.primary.queries} scored, {report.pipeline['embedder']}, reranker {report.pipeline['reranker']}"
+    if not report.primary.queries:  # guard questions only (or only unanswerable ones): no ranking to show
+        out.print(f"{report.dataset}: no question expects a unit, so no retrieval figures; "
+                  f"{report.pipeline['embedder']}, reranker {report.pipeline['reranker']}", soft_wrap=True)
+    else:
+        _print_variants(report, title)
+    for line in summary_lines(report):
+        out.print(line)
+    for leak in report.extra.get("restricted_leaks", [])[:10]:
+        out.print(f"  [red]leak[/] {leak['question']} ({leak['where']}): {leak['chunk_id']} is {leak['access']}")
+    if report.extra.get("answer_facts"):
+        _print_facts(report.extra["answer_facts"])
+    if plot is not None:
+        out.print(f"wrote {plot}")
+
+
+def _print_variants(report: "EvalReport", title: str) -> None:
+    from ..eval.metrics import MEASURES
+
     table = Table(title=title, title_justify="left")
     for column in ("variant", *MEASURES, "q/s"):
         table.add_column(column, justify="left" if column == "variant" else "right", min_width=len(column), no_wrap=True)
@@ -349,14 +367,6 @@ def _print_eval(report: "EvalReport", plot: Path | None) -> None:
     out.print(table, width=max(out.width, 100))
     if report.pipeline.get("query_embedding_qps"):
         out.print(f"q/s: ranking only; queries were embedded once up front at {report.pipeline['query_embedding_qps']:.0f} q/s")
-    for line in summary_lines(report):
-        out.print(line)
-    for leak in report.extra.get("restricted_leaks", [])[:10]:
-        out.print(f"  [red]leak[/] {leak['question']} ({leak['where']}): {leak['chunk_id']} is {leak['access']}")
-    if report.extra.get("answer_facts"):
-        _print_facts(report.extra["answer_facts"])
-    if plot is not None:
-        out.print(f"wrote {plot}")
 
 
 def calibrate_cmd(

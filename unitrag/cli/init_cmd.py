@@ -34,7 +34,8 @@ def init_cmd(
         "--description", help="One sentence on what it covers, for the prompts and the page [default: asked on a "
                               "terminal, else none].")] = None,
     languages: Annotated[str | None, typer.Option(
-        "--languages", help="The languages its units are written in, main one first: en, zh or both "
+        "--languages", help="The languages its units are written in, main one first: en, zh or both; the starter "
+                            "units and the suggested question are in the main one (zh,en: Chinese) "
                             "[default: asked on a terminal, else en,zh].")] = None,
 ) -> None:
     """Scaffold a knowledge base: one unit of each kind, registries, questions, prompts, config, CI workflows."""
@@ -43,7 +44,8 @@ def init_cmd(
     identity = _identity(directory, name, description, languages)
     written = init_knowledge_base(directory, install=choice.requirement, identity=identity)
     out.print(f"created {directory} ({len(written)} files): the units marked `starter: true` are examples to replace; next:")
-    out.print(f"  cd {directory} && unitrag validate && unitrag build && unitrag ask \"{starter_question()}\"",
+    question = starter_question(identity.languages[0])  # in the main language, as the starter units are written
+    out.print(f"  cd {directory} && unitrag validate && unitrag build && unitrag ask \"{question}\"",
               markup=False, highlight=False)
     _print_install(choice)
 
@@ -57,7 +59,7 @@ def _identity(directory: Path, name: str | None, description: str | None,
     if description is None:
         description = typer.prompt("What it covers, in one sentence", default="", show_default=False) if asking else ""
     if languages is None and asking:
-        languages = typer.prompt("Languages of its units (en, zh or en,zh)", default="en,zh")
+        languages = typer.prompt("Languages of its units, main one first (en, zh, en,zh or zh,en)", default="en,zh")
     try:
         return KnowledgeBaseIdentity.checked(name, description, languages)
     except UserError as exc:  # the config's words ("config key 'languages'") named as the option typed here

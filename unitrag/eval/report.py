@@ -85,7 +85,7 @@ def summary_lines(report: EvalReport) -> list[str]:
     """One line per answerability figure the report has."""
     lines = []
     nf = report.extra.get("not_found")
-    if nf:
+    if nf and nf.get("questions"):  # a guard set asks nothing the gate decides
         lines.append(f"not found: precision {_f(nf['precision'])}, recall {_f(nf['recall'])}, F1 {_f(nf['f1'])} "
                      f"({nf['unanswerable']} unanswerable of {nf['questions']})")
     guard = report.extra.get("guard")
@@ -125,6 +125,8 @@ def category_rows(reports: list[EvalReport]) -> tuple[list[str], list[list[str]]
             cat = r.extra.get("by_category", {}).get(name)
             if cat is None:
                 cells.append("")
+            elif name.startswith("guard_"):  # scored in the guard's own table (a look-alike answered is its pass)
+                cells.append(f"{cat['questions']} (guard)")
             elif cat["success@5"] is not None:
                 cells.append(f"S@5 {cat['success@5']:.3f} ({cat['hits']}/{cat['ranked']})")
             elif cat["not_found_rate"] is not None:
@@ -133,7 +135,8 @@ def category_rows(reports: list[EvalReport]) -> tuple[list[str], list[list[str]]
                 cells.append(f"{cat['questions']} (guard)")
         rows.append([name, *cells])
     nf = [r.extra.get("not_found") or {} for r in reports]
-    rows.append(["not found P / R / F1", *(f"{_f(n.get('precision'))} / {_f(n.get('recall'))} / {_f(n.get('f1'))}" for n in nf)])
+    if any(n.get("questions") for n in nf):
+        rows.append(["not found P / R / F1", *(f"{_f(n.get('precision'))} / {_f(n.get('recall'))} / {_f(n.get('f1'))}" for n in nf)])
     rows.append(["restricted leaks", *(str(len(r.extra.get("restricted_leaks", []))) for r in reports)])
     return header, rows
 

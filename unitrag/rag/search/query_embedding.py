@@ -37,6 +37,20 @@ def within_window(text: str, max_tokens: int) -> str:
     return text[:low]
 
 
+_LOADED: dict[str, Embedder] = {}
+_LOADING = threading.Lock()
+
+
+def shared_embedder(spec: str) -> Embedder:
+    """The process's one embedder for ``spec``, loaded on first use: an app that reopens its knowledge base after
+    each rebuild loaded the model again every time (~3-4 MB the old one never gave back, and ~0.8 s), where one
+    model serves every knowledge base built with it (read-only, thread-safe, as a server's reload already shares it)."""
+    with _LOADING:
+        if spec not in _LOADED:
+            _LOADED[spec] = load_embedder(spec)
+        return _LOADED[spec]
+
+
 class QueryEncoder:
     def __init__(self, embedder: Embedder, capacity: int = 1024) -> None:
         self.embedder = embedder
@@ -49,7 +63,7 @@ class QueryEncoder:
         """The encoder matching the artifact; a different embedder is refused, not silently used."""
         expected = manifest["embedder"]["id"]
         if embedder is None:
-            embedder = load_embedder(expected)
+            embedder = shared_embedder(expected)
         elif embedder.id != expected:
             raise UserError(
                 f"embedder mismatch: the artifact was built with {expected!r} but {embedder.id!r} was given; "
