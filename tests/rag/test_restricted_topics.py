@@ -144,3 +144,12 @@ def test_the_knowledge_base_asks_one_lookup_per_request(kbs):
     assert covered.known.covered_topics(()) == frozenset({"iodine", "sodium"})
     assert covered.known.covered_topics(("clinician",)) == frozenset({"iodine", "sodium", "vitamin-b12"})
     assert covered.retriever.covered == covered.known.covered_topics
+
+
+def test_a_public_callers_topic_weights_are_counted_over_the_public_chunks(kbs) -> None:
+    """As BM25's statistics: how many restricted chunks carry a topic must not move a public caller's named-topic
+    weights (here the only vitamin-b12 chunk is restricted: the public counts do not know the topic at all)."""
+    covered, declared = kbs
+    public = covered.retriever._public_topic_idf()
+    assert "vitamin-b12" not in public and "vitamin-b12" in covered.retriever._topic_idf()
+    assert public == declared.retriever._public_topic_idf()  # the same public chunks: the same weights

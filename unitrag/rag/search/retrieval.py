@@ -19,7 +19,7 @@ from ...access import DEFAULT_ROLE
 from ...config import Config
 from ...content.text.lang import detect_lang
 from ..arguments import question_text
-from ..store.columns import list_value_counts
+from ..store.columns import Column, list_value_counts
 from ..store.exemplars import AUTHORED_ANSWERS
 from .crosslingual import OTHER, CrossLingual, Probe
 from .postprocess import focus, in_context
@@ -54,6 +54,7 @@ class Retriever:
     crosslingual: CrossLingual | None = None  # probes into the other language's units (rag.search.crosslingual)
     rows_of_unit: dict[str, list[int]] | None = None  # unit or scene id → chunk rows, for context probes
     topic_idf: dict[str, float] | None = None  # topic → log(chunks / chunks carrying it), for named-topic boosts
+    public_topic_idf: dict[str, float] | None = None  # the same over the public chunks (``_public_topic_idf``)
     translator: Any = None  # rag.search.translate.QueryTranslator: with an LLM configured, the question in the other language
     exemplars: Any = None  # rag.store.exemplars.Exemplars: questions known to be answerable or not, for the gate
     lexicon: Any = None  # rag.answer.focus.Lexicon: idf and topic names for the extractive answer, on first use
@@ -227,6 +228,15 @@ class Retriever:
             self.topic_idf = topic_idf(self.store)
         return self.topic_idf
 
+    def _public_topic_idf(self) -> dict[str, float]:
+        """``topic_idf`` over the public chunks: a public caller's named-topic weights must not move with how many
+        restricted chunks carry a topic (as BM25's statistics, ``sparse_terms``)."""
+        if self.public_topic_idf is None:
+            access = getattr(self.store, "access", None)
+            public = None if access is None else np.asarray(access == "public", dtype=bool)
+            self.public_topic_idf = self._topic_idf() if public is None or public.all() else topic_idf(self.store, public)
+        return self.public_topic_idf
+
     def _carried(self, user: UserContext) -> Collection[str]:
         """The topics a chunk ``user``'s roles may read carries: the others are, for that caller, declared gaps."""
         return self._topic_idf().keys() if self.covered is None else self.covered(user.roles)
@@ -239,7 +249,8 @@ class Retriever:
         named = self.crosslingual.topics_in(question)
         if not named:
             return {}
-        idf, carried = self._topic_idf(), self._carried(user)
+        idf = self._topic_idf() if user.holds(self.restricted_role) else self._public_topic_idf()
+        carried = self._carried(user)
         weights = {t: idf.get(t, 0.0) if t in carried else 0.0 for t in named}  # a hidden topic weighs as a gap does
         total = sum(weights.values())
         return {t: w / total for t, w in weights.items()} if total > 0 else {}
@@ -368,6 +379,14 @@ def _narrowed(where: SearchFilter, probe: Probe) -> SearchFilter:
 QUERY_CHARS_PER_QUESTION_CHAR = 2
 
 
-def topic_idf(store: ChunkStore) -> dict[str, float]:
-    """log(chunks / chunks carrying the topic) per topic, counted in Arrow (a few ms at 100k chunks)."""
-    return {topic: math.log(len(store) / count) for topic, count in list_value_counts(store.columns["topics"]).items()}
+def topic_idf(store: ChunkStore, keep: np.ndarray | None = None) -> dict[str, float]:
+    """log(chunks / chunks carrying the topic) per topic, counted in Arrow (a few ms at 100k chunks); with ``keep``,
+    over the rows it marks only."""
+    column = store.columns["topics"]
+    if keep is None:
+        return {topic: math.log(len(store) / count) for topic, count in list_value_counts(column).items()}
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kept = Column(pc.filter(column.array, pa.array(keep)))
+    return {topic: math.log(int(keep.sum()) / count) for topic, count in list_value_counts(kept).items()}
