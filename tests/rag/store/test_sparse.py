@@ -180,15 +180,17 @@ def test_the_artifact_has_a_sparse_terms_column_and_the_build_fills_it() -> None
     assert row["sparse_terms"] == "vitamin b12 low b12"
 
 
-@pytest.mark.parametrize("shuffled", [False, True])
-def test_rows_past_65536_are_found_whatever_their_order(shuffled: bool) -> None:
-    """Rows are held as uint16 offsets in 65,536-row blocks; a term's postings may cross blocks, in any order."""
+#: Rows of 140,000 that hold "apple" and "pear" (every other row: "filler"), across 65,536-row blocks.
+CROSSING = {"apple": [0, 5, 65_535, 65_536, 70_000, 139_999], "pear": [65_539, 131_072, 131_073]}
+CROSSING_ROWS = 140_000
+
+
+def crossing_blocks(shuffled: bool) -> tuple[SparseIndex, int]:
+    """The index of ``CROSSING``, and how many postings it holds; ``shuffled``: not in row order within a term."""
     from unitrag.artifact.postings import count_postings
 
-    n = 140_000
-    where = {"apple": [0, 5, 65_535, 65_536, 70_000, 139_999], "pear": [65_539, 131_072, 131_073]}
-    docs = [tokenize("filler")[0]] * n
-    for term, rows in where.items():
+    docs = [tokenize("filler")[0]] * CROSSING_ROWS
+    for term, rows in CROSSING.items():
         for row in rows:
             docs[row] = tokenize(term)[0]  # stored as the query will be tokenised
     p = count_postings(docs)
@@ -196,8 +198,15 @@ def test_rows_past_65536_are_found_whatever_their_order(shuffled: bool) -> None:
     if shuffled:  # an incremental write's appended postings are not in row order within a term
         order = np.lexsort((np.random.default_rng(0).random(len(doc_rows)), term_ids))
         term_ids, doc_rows, tf = term_ids[order], doc_rows[order], tf[order]
-    index = SparseIndex.from_postings(p.terms, term_ids, doc_rows, tf, p.lengths)
-    assert index.rows.nbytes < doc_rows.size * 4 or shuffled  # in full-write order the rows take two bytes each
+    return SparseIndex.from_postings(p.terms, term_ids, doc_rows, tf, p.lengths), doc_rows.size
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_rows_past_65536_are_found_whatever_their_order(shuffled: bool) -> None:
+    """Rows are held as uint16 offsets in 65,536-row blocks; a term's postings may cross blocks, in any order."""
+    n, where = CROSSING_ROWS, CROSSING
+    index, postings = crossing_blocks(shuffled)
+    assert index.rows.nbytes < postings * 4 or shuffled  # in full-write order the rows take two bytes each
     for term, rows in where.items():
         found, scores = index.search(term, 20)
         assert sorted(found.tolist()) == rows and np.allclose(scores, scores[0])
@@ -221,22 +230,9 @@ def test_a_public_callers_scores_never_move_with_the_words_of_restricted_rows() 
 
 @pytest.mark.parametrize("shuffled", [False, True])
 def test_term_counts_seen_by_some_rows_are_right_past_65536_rows(shuffled: bool) -> None:
-    from unitrag.artifact.postings import count_postings
-
-    n = 140_000
-    where = {"apple": [0, 5, 65_535, 65_536, 70_000, 139_999], "pear": [65_539, 131_072, 131_073]}
-    docs = [tokenize("filler")[0]] * n
-    for term, rows in where.items():
-        for row in rows:
-            docs[row] = tokenize(term)[0]
-    p = count_postings(docs)
-    term_ids, doc_rows, tf = p.term_ids, p.docs, p.tf
-    if shuffled:
-        order = np.lexsort((np.random.default_rng(0).random(len(doc_rows)), term_ids))
-        term_ids, doc_rows, tf = term_ids[order], doc_rows[order], tf[order]
-    index = SparseIndex.from_postings(p.terms, term_ids, doc_rows, tf, p.lengths)
-    keep = np.ones(n, bool)
+    index, _ = crossing_blocks(shuffled)
+    keep = np.ones(CROSSING_ROWS, bool)
     keep[[5, 70_000, 131_072]] = False
     seen = index.seen_by(keep)
     assert seen.chunk_count(tokenize("apple")[0]) == 4 and seen.chunk_count(tokenize("pear")[0]) == 2
-    assert seen.chunk_count(tokenize("filler")[0]) == n - 9
+    assert seen.chunk_count(tokenize("filler")[0]) == CROSSING_ROWS - 9
