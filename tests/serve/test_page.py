@@ -180,6 +180,7 @@ def test_the_role_control_appears_only_for_a_key_that_grants_it(page, tmp_path):
     page.fill("[data-testid=api-key]", CLINICIAN_KEY)
     page.keyboard.press("Tab")  # the change event checks the key with /v1/me
     page.wait_for_selector("[data-testid=role-restricted]", state="visible")
+    assert page.inner_text("[data-testid=role-label]") == "Ask as clinician"  # the knowledge base's role, by name
     ask(page, "B12 injections hydroxocobalamin dose")
     assert "Treating B12 deficiency" in page.inner_text("[data-testid=sources]")
     assert page.locator("[data-testid=source] .tag.restricted").count() >= 1
