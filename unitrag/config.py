@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -160,11 +161,34 @@ def _coerce(key: str, value: Any) -> Any:
         if isinstance(number, bool) or not isinstance(number, int) or number <= 0:
             raise UserError(f"config key {key!r}: expected a positive whole number, got {value!r}")
         return number
+    if key == "artifact" and isinstance(value, (str, Path)):
+        _not_a_database(value)
     if isinstance(value, Path):
         return value
     if not isinstance(value, str) or not value.strip():
         raise UserError(f"config key {key!r}: expected a {'path' if kind in ('Path', Path) else 'string'}, got {value!r}")
     return Path(value) if kind in ("Path", Path) else value
+
+
+#: How a database location starts when it is not a path: a URL (a Path keeps one slash of ``//``) or libpq keywords.
+_DATABASE_LOCATION = re.compile(
+    r"^\s*postgres(?:ql)?:/|(?:^|\s)(?:host|hostaddr|dbname|user|password|passfile|port|service|sslmode)\s*=", re.I)
+
+
+def looks_like_database(location: str | os.PathLike[str]) -> bool:
+    """Whether a setting meant to be an artifact path names a database instead: a ``postgresql://`` URL (also as a
+    ``Path`` made of one, which keeps a single slash) or a libpq keyword string (``host=... dbname=...``)."""
+    return bool(_DATABASE_LOCATION.search(os.fspath(location)))
+
+
+def _not_a_database(value: str | Path) -> None:
+    """``artifact`` is the built file; a database given there was read as a path (``//`` collapsed) and printed whole,
+    password included, in "not found": refused, the value never echoed, with where a database goes instead."""
+    if looks_like_database(value):
+        raise UserError("config key 'artifact' (unitrag.toml, UNITRAG_ARTIFACT or --kb) names the built artifact file, "
+                        "but it holds a database location: give a database with --kb postgresql://... to serve, ask, "
+                        "search and inspect ([serve] kb or UNITRAG_SERVE_KB for serve), and with --to (or "
+                        "UNITRAG_DATABASE_URL) to publish")
 
 
 #: The longest name and description (characters): each is said in every prompt, and the page shows them.

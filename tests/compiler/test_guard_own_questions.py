@@ -66,3 +66,18 @@ def test_a_near_miss_its_own_rule_s_pattern_stops_is_reported_with_the_pattern()
     assert near_misses_stopped([shock, other]) == [
         {"rule": "red-flag-electric-shock", "type": "red_flag", "text": "How does an RCD stop you being electrocuted?",
          "pattern": r"\b(being|getting)\s+(electrocuted|shocked)\b"}]
+
+
+def test_a_restricted_units_questions_never_move_the_threshold_the_public_meets() -> None:
+    """A security audit: two car questions added to a mechanic-only unit raised the out-of-scope threshold from 0.7 to
+    0.95, so an anonymous "what oil for my scooter engine" was refused in one build and answered in the other (and
+    the threshold is shown in a refusal). The guard answers every caller alike: public units' questions set it."""
+    X, labels, own = _data()
+    rows = [{"rule_id": lab if lab != NONE else None, "role": "example" if lab != NONE else "near_miss",
+             "lang": "en", "text": f"t{i}", "embedding": v.tolist()} for i, (v, lab) in enumerate(zip(X, labels))]
+    public = rows + [{"rule_id": "unit-chain", "role": "unit_question", "lang": "en", "text": "How often do I oil it?",
+                      "embedding": _unit(np.eye(16)[1]).tolist()}]
+    restricted = public + [{"rule_id": "unit-shop", "role": "clinician_question", "lang": "en", "text": f"car {i}?",
+                            "embedding": v.tolist()} for i, v in enumerate(own)]
+    threshold = {r["class"]: r["threshold"] for r in model_rows(public, RULES)}
+    assert {r["class"]: r["threshold"] for r in model_rows(restricted, RULES)} == threshold

@@ -75,3 +75,16 @@ def test_canonical_json_and_digest() -> None:
     assert digest([{"a": 1, "b": 2}]) == digest([{"b": 2, "a": 1}])
     assert digest([{"a": 1}]) != digest([{"a": 2}])
     assert digest([1, 2]) != digest([2, 1])  # row order matters
+
+
+def test_public_and_restricted_chunks_are_never_embedded_in_one_batch() -> None:
+    """A security audit: public chunks' bf16 vectors moved by ~1e-4 when a restricted chunk's text changed, because
+    they shared a batch; a public caller reads those vectors in every dense score."""
+    from types import SimpleNamespace
+
+    from unitrag.compiler.pipeline import access_batches
+
+    chunks = [SimpleNamespace(chunk=SimpleNamespace(access=a)) for a in ["public", "clinician", "public", "public", "clinician"]]
+    batches = access_batches(chunks, 2)  # type: ignore[arg-type]
+    assert [[h.chunk.access for h in b] for b in batches] == [["public", "public"], ["public"], ["clinician", "clinician"]]
+    assert sorted(map(id, sum(batches, []))) == sorted(map(id, chunks))

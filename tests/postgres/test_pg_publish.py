@@ -129,7 +129,8 @@ def test_a_new_unit_is_added_and_then_deleted(built_sample, workspace, pg_url):
     workspace.build()
     added = publish(workspace.artifact, pg_url)
     assert added.plan.new == [new_id] and added.rows_written["vectors_sent"] == 1
-    removed = publish(base.artifact, pg_url)  # back to the sample: the copy is gone from the artifact
+    # back to the sample, an older build (a rollback, said so): the copy is gone from the artifact
+    removed = publish(base.artifact, pg_url, allow_older=True)
     assert removed.plan.deleted == [new_id] and removed.rows_written["deleted"] == 1
     assert removed.rows_written["vectors_sent"] == 0
     assert new_id not in _vectors(pg_url)
@@ -168,7 +169,9 @@ def test_a_renamed_knowledge_base_is_published_without_rewriting_a_chunk(workspa
 
     publish(workspace.artifact, pg_url)
     assert build(replace(workspace.config, name="Clinic handbook")).embedded == 0
-    report = publish(workspace.artifact, pg_url)
+    with pytest.raises(UserError, match="pass --replace-kb"):  # a new name is another knowledge base until said
+        publish(workspace.artifact, pg_url)
+    report = publish(workspace.artifact, pg_url, replace_kb=True)
     assert report.plan.tables_changed == ["identity"] and report.rows_written.get("upserted", 0) == 0
     kb = KnowledgeBase.open(pg_url, config=Config(llm="none"))
     try:

@@ -12,7 +12,8 @@ import pytest
 
 from unitrag.artifact.writer import FAULT_ENV
 from unitrag.errors import UserError
-from unitrag.postgres.publish import LOCK_KEY, publish
+from unitrag.postgres.lock import lock_key
+from unitrag.postgres.publish import publish
 from unitrag.rag.store.pg_store import PgChunkStore
 
 
@@ -30,7 +31,7 @@ def _lock_held(url: str) -> bool:
     with psycopg.connect(url) as conn:
         return bool(conn.execute(
             "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
-            "AND ((classid::bigint << 32) | objid::bigint) = %s", [LOCK_KEY],
+            "AND ((classid::bigint << 32) | objid::bigint) = %s", [lock_key("public")],
         ).fetchone()[0])
 
 
@@ -72,7 +73,7 @@ def test_two_publishes_at_once_one_waits_or_fails_clearly(built_sample, new_data
     patient = _publish_cli(ws.artifact, url, "--lock-timeout", "60")
     out, err = impatient.communicate(timeout=60)
     assert impatient.returncode == 1 and out == ""
-    assert err.startswith("error: another `unitrag publish` to this database is running") and err.count("\n") == 1
+    assert err.startswith("error: another `unitrag publish` to schema public of this database is running") and err.count("\n") == 1
     assert first.wait(timeout=60) == 0
     assert patient.wait(timeout=60) == 0  # waited for the lock, then found nothing left to do
     assert '"unchanged": ' + str(len(pg_tables(url)["chunks"])) in patient.communicate()[0]

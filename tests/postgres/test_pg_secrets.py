@@ -171,3 +171,44 @@ def test_inspect_reads_a_published_database_and_never_shows_the_password(
     assert code == 0 and err == "" and "(published)" in text and "publish: complete" in text
     assert f"{role}:***@" in text and "counts: " in text
     assert_no_secret(as_json, text, caplog.text)
+
+
+ARTIFACT_AS_DATABASE = ("postgresql://kbuser:Zq7s3cr3t@127.0.0.1:9/kb1", "host=127.0.0.1 password=Zq7s3cr3t dbname=kb1")
+
+
+@pytest.mark.parametrize("location", ARTIFACT_AS_DATABASE, ids=["url", "keywords"])
+def test_a_database_given_as_the_artifact_setting_is_refused_in_one_line_without_the_password(location, cli, tmp_path):
+    """The audit: UNITRAG_ARTIFACT=postgresql://... became a Path (``//`` collapsed) and "artifact <it> not found"
+    printed the password, for inspect, serve, ask and publish, and from unitrag.toml too."""
+    for args in (("inspect",), ("serve",), ("ask", "hi", "--llm", "none"), ("search", "hi"),
+                 ("publish", "--to", "postgresql://kbuser@127.0.0.1:9/kb1", "--dry-run")):
+        code, out, err = cli(*args, env={"UNITRAG_ARTIFACT": location})
+        assert code == 1 and err.count("\n") == 1 and "config key 'artifact'" in err and "--kb postgresql://" in err, err
+        assert_no_secret(out, err)
+    (tmp_path / "unitrag.toml").write_text(f"artifact = {location!r}\n".replace("'", '"'))
+    code, out, err = cli("inspect")
+    assert code == 1 and "config key 'artifact'" in err
+    assert_no_secret(out, err)
+    code, out, err = cli("publish", "--kb", location, "--to", "postgresql://kbuser@127.0.0.1:9/kb1")
+    assert code == 1 and "config key 'artifact'" in err
+    assert_no_secret(out, err)
+
+
+def test_serve_with_a_keyword_string_never_shows_its_password(cli):
+    code, out, err = cli("serve", "--kb", ARTIFACT_AS_DATABASE[1])
+    assert code == 1 and err.count("\n") == 1 and "password=***" in err, err
+    assert_no_secret(out, err)
+
+
+def test_a_url_without_a_password_takes_it_from_pgpassword(published_sample, password_role, monkeypatch):
+    """docs/deployment.md: PGPASSWORD (or a password file) keeps the password out of the URL, so out of `ps`."""
+    role, password = password_role
+    with psycopg.connect(published_sample, autocommit=True) as admin:
+        admin.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
+    url = published_sample.replace("postgresql://postgres:@", f"postgresql://{role}@", 1)
+    monkeypatch.setenv("PGPASSWORD", password)
+    store = PgChunkStore.load(url)
+    try:
+        assert len(store.ids) > 0 and password not in repr(store)
+    finally:
+        store.close()

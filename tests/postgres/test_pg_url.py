@@ -74,3 +74,23 @@ def test_a_url_without_a_host_is_said_to_be_the_local_socket_when_it_cannot_conn
     with pytest.raises(UserError) as tcp:
         connect("postgresql://user:pw@127.0.0.1:1/db", timeout_s=2)
     assert "local Unix socket" not in str(tcp.value)
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("host=db password=Zq7s3cr3t dbname=kb", "host=db password=*** dbname=kb"),
+    ("host=db password='Zq7 s3\\' cr3t' dbname=kb", "host=db password=*** dbname=kb"),
+    ("host=db sslpassword = Zq7s3cr3t", "host=db sslpassword = ***"),
+    ("dist/kb.duckdb", "dist/kb.duckdb"),
+])
+def test_a_keyword_string_shows_no_password(text, shown):
+    assert redacted_location(text) == shown
+
+
+@pytest.mark.parametrize("location, database", [
+    ("postgresql://a:Zq7@h/kb", True), (Path("postgresql://a:Zq7@h/kb"), True), ("postgres://h/kb", True),
+    ("host=db dbname=kb", True), ("dbname=kb", True), ("dist/kb.duckdb", False), ("my kb=1.duckdb", False),
+])
+def test_a_database_location_is_told_from_a_path(location, database):
+    from unitrag.config import looks_like_database
+
+    assert looks_like_database(location) is database

@@ -282,6 +282,15 @@ def test_opens_arguments_of_the_wrong_type_are_refused_by_name(arguments: dict, 
         KnowledgeBase.open("kb.duckdb", **arguments)
 
 
+def test_a_libpq_keyword_string_is_refused_without_repeating_it() -> None:
+    """An operations audit: `--kb 'host=… password=LEAKpw4 dbname=kb1'` was printed whole in "artifact … not found"."""
+    from unitrag.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="libpq keyword string") as raised:
+        KnowledgeBase.open("host=127.0.0.1 password=LEAKpw4 dbname=kb1")
+    assert "LEAKpw4" not in str(raised.value)
+
+
 def test_an_llm_spec_string_is_the_config_key() -> None:
     from unitrag.rag.knowledge_base import _open_arguments
 
@@ -311,3 +320,18 @@ def test_a_broken_not_found_template_falls_back_to_the_built_in_text_logged_once
         assert "".join(streamed) == BUILTIN_NOT_FOUND["en"].format(name="Nutrition")
     warned = [r for r in caplog.records if "not_found" in r.getMessage()]
     assert len(warned) == 1 and "built-in" in warned[0].getMessage()
+
+
+def test_the_content_script_is_read_from_the_public_titles(encoder) -> None:
+    """A security audit: one restricted title rewritten in traditional characters flipped how every anonymous
+    question in traditional characters was read, and their scores with it."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rag_conftest", CONFTEST)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    rows = [("zh-a", "zh-a", "story", "zh", "public", ["sodium"], "盐与血压", "少吃盐。"),
+            ("zh-b", "zh-b", "story", "zh", "clinician", ["sodium"], "鈉攝取與腎臟檢查", "檢查。")]
+    module.TERMS.update({"zh-a": "盐 血压", "zh-b": "钠 检查"})
+    kb = KnowledgeBase(module.make_store(rows=rows), encoder, Config(llm="none"))
+    assert kb.in_content_script("檢查血壓") == "检查血压"  # read as the public (simplified) titles are written

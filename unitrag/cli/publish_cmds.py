@@ -39,12 +39,18 @@ def publish_cmd(
     )] = None,
     hnsw_ef_search: Annotated[Optional[int], typer.Option(
         "--hnsw-ef-search", help="Search candidate list the runtime uses, 1-1000 [publish: hnsw_ef_search].")] = None,
+    allow_older: Annotated[bool, typer.Option(
+        "--allow-older", help="Publish a build older than the published one (a rollback; refused otherwise).")] = False,
+    replace_kb: Annotated[bool, typer.Option(
+        "--replace-kb", help="Replace a knowledge base of another name in this database or schema (refused otherwise).",
+    )] = False,
     config: ConfigOpt = None,
     json: Annotated[bool, typer.Option("--json", help="Print one JSON object (plan counts and rows written).")] = False,
 ) -> None:
     """Sync the artifact into PostgreSQL incrementally: only what changed is sent; re-run after any interruption.
 
     The HNSW index is built with the given settings (defaults otherwise); an index built with others is rebuilt.
+    An older build, or another knowledge base, is refused unless --allow-older or --replace-kb says it is meant.
     """
     from ..postgres.publish import publish
     from ..postgres.settings import load_index_settings
@@ -54,7 +60,8 @@ def publish_cmd(
     cfg = load_config(config, artifact=kb)
     index = load_index_settings(config, hnsw_m=hnsw_m, hnsw_ef_construction=hnsw_ef_construction, halfvec=halfvec,
                                 hnsw_ef_search=hnsw_ef_search)
-    report = publish(cfg.artifact, url, dry_run=dry_run, batch_size=batch_size, lock_timeout_s=lock_timeout, index=index)
+    report = publish(cfg.artifact, url, dry_run=dry_run, batch_size=batch_size, lock_timeout_s=lock_timeout, index=index,
+                     allow_older=allow_older, replace_kb=replace_kb)
     if json:
         print_json(report.to_dict())
     else:

@@ -192,8 +192,11 @@ def model_rows(rows: list[dict[str, Any]], rules: list[dict[str, Any]]) -> list[
     labels = [r["rule_id"] if r["role"] == "example" else background_class(r["role"]) or NONE for r in rows]
     types = {rule["id"]: rule["type"] for rule in rules}
     own_vectors = np.array([r["embedding"] for r in own], dtype=np.float32) if own else None
+    # the guard answers every caller alike, so only public units' questions may set where it stops: a restricted
+    # unit's would move the threshold a public caller meets (and reads in a refusal's ``guard.threshold``)
+    public = [r["embedding"] for r in own if r["role"] == "unit_question"]
     fit = fit_guard(np.array([r["embedding"] for r in rows], dtype=np.float32), labels, types,
-                    caught_by_patterns(rows, rules), in_scope=own_vectors)
+                    caught_by_patterns(rows, rules), in_scope=np.array(public, dtype=np.float32) if public else None)
     if fit is None:
         return []
     fit.metrics["unit_questions_stopped"] = own_questions_stopped(own, own_vectors, fit, rules)

@@ -292,15 +292,26 @@ def _embed(
     embedder: Embedder, missing: list[HashedChunk], vectors: dict[str, np.ndarray], cache: EmbeddingCache,
     batch_size: int, progress: Progress | None,
 ) -> None:
-    total = len(missing)
-    for start in range(0, total, batch_size):
-        batch = missing[start:start + batch_size]
+    total, done = len(missing), 0
+    for batch in access_batches(missing, batch_size):
         out = embedder.embed_passages([h.chunk.text_for_embedding for h in batch])
         for h, vector in zip(batch, out):
             vectors[h.chunk.chunk_id] = vector
         cache.put_many(embedder.id, [h.content_hash for h in batch], out)
+        done += len(batch)
         if progress is not None:
-            progress(min(start + batch_size, total), total)
+            progress(done, total)
+
+
+def access_batches(chunks: list[HashedChunk], batch_size: int) -> list[list[HashedChunk]]:
+    """Batches of ``batch_size`` chunks, never a public chunk with a restricted one: a bf16 embedder's vectors
+    move slightly with what else is in the batch (~1e-4), and a public chunk's vector, which a public caller reads
+    in every dense score, must not move with the text of restricted ones."""
+    batches = []
+    for public in (True, False):
+        group = [h for h in chunks if (h.chunk.access == "public") is public]
+        batches += [group[start:start + batch_size] for start in range(0, len(group), batch_size)]
+    return batches
 
 
 def _old_rows(previous: PreviousState | None, chunk_ids: list[str], vectors: dict[str, np.ndarray]) -> list[dict[str, Any]]:

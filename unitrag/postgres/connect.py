@@ -107,6 +107,13 @@ def ensure_pgvector(conn: Any, *, create: bool) -> str:
     return version
 
 
+def pgvector_would_work(conn: Any) -> str:
+    """What ``ensure_pgvector(create=True)`` would find, for a dry run: the version, or its UserError (missing and
+    not creatable, too old). The extension is created, if need be, in a transaction rolled back: nothing stays."""
+    with conn.transaction(force_rollback=True):
+        return ensure_pgvector(conn, create=True)
+
+
 def _version(text: str) -> tuple[int, ...]:
     return tuple(int(part) if part.isdigit() else 0 for part in text.split(".")[:3])
 

@@ -40,9 +40,14 @@ unfinished generation, which no reader sees; the manifest records that
 generation (``pending_generation``) and a re-run resumes it, diffing against
 what it already wrote (``removed_in IS NULL``), so nothing committed is sent
 twice; rows of any later generation are discarded. A session advisory lock keeps
-two publishes to one database from interleaving (the second waits up to
-``lock_timeout_s``, then fails with a clear message); the lock dies with its
-connection, so a killed publish never leaves it held.
+two publishes to one schema from interleaving (``lock``: the second waits up to
+``lock_timeout_s``, then fails with a clear message; knowledge bases in other
+schemas of the database publish meanwhile); the lock dies with its connection,
+so a killed publish never leaves it held.
+
+Refused before anything is written, in a dry run too: another embedder's vectors, an
+older build or another knowledge base (``overwrite``) unless the operator says so, and
+a database where pgvector is missing and cannot be created.
 """
 
 from __future__ import annotations
@@ -59,9 +64,11 @@ from typing import Any
 from ..artifact.writer import FAULT_ENV
 from ..compiler.plan import Plan
 from ..errors import InvalidArgument, UserError
-from .connect import connect, database_errors, ensure_pgvector
+from .connect import connect, database_errors, ensure_pgvector, pgvector_would_work
 from .generations import live_generation, pending_generation, prepare_generation, retire_chunks, writing_sql
 from .index import IndexSettings
+from .lock import take_publish_lock
+from .overwrite import check_overwrite
 from .schema import (
     CHUNKS, MANIFEST, REGISTRIES, SCHEMA_VERSION, check_tables, dense_index, drop_dense_index, embedding_dim, ensure_dense_index,
     migrate, schema_version,
@@ -70,8 +77,6 @@ from .source import ArtifactSource, read_source
 from .transfer import replace_table, update_metadata, upsert_chunks
 from .url import DatabaseUrl
 
-#: pg_advisory_lock key of ``unitrag publish`` ("unitrag" in ASCII); advisory locks are per database.
-LOCK_KEY = 0x756E6974726167
 #: The longest --lock-timeout: a day. Past it a wait is a stuck publish, and NaN or a negative number waits not at all.
 MAX_LOCK_TIMEOUT_S = 86_400.0
 
@@ -118,6 +123,8 @@ class TargetState:
     publish: dict[str, Any]
     index: IndexSettings | None = None  # as built (read from the catalog)
     recorded_index: dict[str, Any] | None = None  # the manifest's record, ef_search included
+    #: The published manifest's identity and build time (what ``overwrite.check_overwrite`` compares).
+    published: dict[str, Any] = field(default_factory=dict)
 
     @property
     def generation(self) -> int:
@@ -127,11 +134,13 @@ class TargetState:
 
 def publish(
     artifact: Path, url: str | DatabaseUrl, *, dry_run: bool = False, batch_size: int = 1000, lock_timeout_s: float = 60.0,
-    index: IndexSettings | None = None,
+    index: IndexSettings | None = None, allow_older: bool = False, replace_kb: bool = False,
 ) -> PublishReport:
     """Sync ``artifact`` into the database at ``url``; ``dry_run`` plans and writes nothing.
 
     ``index`` is how the dense index must be (None: the defaults); an index built otherwise is rebuilt.
+    ``allow_older`` publishes a build older than the published one (a rollback); ``replace_kb`` one whose
+    knowledge base has another name (``overwrite``): both are refused otherwise.
     """
     url = DatabaseUrl.parse(url)
     index = IndexSettings() if index is None else index
@@ -146,22 +155,27 @@ def publish(
     timings = {"read_artifact": time.perf_counter() - clock}
     with closing(source), connect(url) as conn, database_errors(
             url, "publishing (readers still see the last complete publish; committed batches are kept: re-run to complete)"):
-        if not dry_run:
-            _lock(conn, lock_timeout_s)
-        clock = time.perf_counter()
-        target = read_target(conn)
-        _check_compatible(source, target)
-        plan = diff(source, target)
-        timings["plan"] = time.perf_counter() - clock
-        report = PublishReport(url.describe(), plan, dry_run, index, target.index, timings_s=timings)
-        current = (not report.index_rebuild and target.recorded_index == index.to_dict()
-                   and target.publish.get("state") == "complete")
-        if dry_run or (plan.is_noop and current):
-            return report
-        clock = time.perf_counter()
-        ensure_pgvector(conn, create=True)
-        report.migrations_applied = migrate(conn, source.dim)
-        _mark_started(conn, source, target)
+        with database_errors(url, "preparing the publish (nothing was published: readers still see what they did)"):
+            if not dry_run:
+                take_publish_lock(conn, lock_timeout_s)
+            clock = time.perf_counter()
+            target = read_target(conn)
+            _check_compatible(source, target)
+            check_overwrite(target.published, source.manifest, allow_older=allow_older, replace_kb=replace_kb)
+            plan = diff(source, target)
+            timings["plan"] = time.perf_counter() - clock
+            report = PublishReport(url.describe(), plan, dry_run, index, target.index, timings_s=timings)
+            current = (not report.index_rebuild and target.recorded_index == index.to_dict()
+                       and target.publish.get("state") == "complete")
+            if dry_run:
+                pgvector_would_work(conn)  # a plan that cannot be carried out is an error, not a plan
+                return report
+            if plan.is_noop and current:
+                return report
+            clock = time.perf_counter()
+            ensure_pgvector(conn, create=True)
+            report.migrations_applied = migrate(conn, source.dim)
+            _mark_started(conn, source, target)
         report.generation = target.generation
         if not target.chunks and plan.new:  # a first publish: load everything, then build the index once
             drop_dense_index(conn)
@@ -186,7 +200,7 @@ def read_target(conn: Any) -> TargetState:
     if version == 0:
         return TargetState(None, None, {}, {})
     manifest = dict(conn.execute(
-        f"SELECT key, value FROM {MANIFEST} WHERE key IN ('embedder', 'publish', 'index')").fetchall())
+        f"SELECT key, value FROM {MANIFEST} WHERE key IN ('embedder', 'publish', 'index', 'identity', 'built_at')").fetchall())
     writing = writing_sql(version)  # the rows of the generation a publish writes, a killed one's batches included
     rows = conn.execute(f"SELECT chunk_id, content_hash, meta_hash FROM {CHUNKS}"
                         + (f" WHERE {writing}" if writing else "")).fetchall()
@@ -194,6 +208,7 @@ def read_target(conn: Any) -> TargetState:
         dim=embedding_dim(conn), embedder_id=(manifest.get("embedder") or {}).get("id"),
         chunks={cid: (ch, mh) for cid, ch, mh in rows}, publish=manifest.get("publish") or {},
         index=dense_index(conn), recorded_index=manifest.get("index"),
+        published={key: manifest[key] for key in ("identity", "built_at") if key in manifest},
     )
 
 
@@ -229,23 +244,6 @@ def _check_compatible(source: ArtifactSource, target: TargetState) -> None:
             f"the database holds embeddings of {target.embedder_id!r} but the artifact's are of {source.embedder_id!r}; "
             "nothing was written. Publish to a fresh database (or drop the unitrag_* tables) to switch embedders"
         )
-
-
-def _lock(conn: Any, timeout_s: float) -> None:
-    """Take the publish lock for this session, waiting up to ``timeout_s``; a clear error if another holds it."""
-    deadline = time.monotonic() + max(timeout_s, 0.0)
-    while not conn.execute("SELECT pg_try_advisory_lock(%s)", [LOCK_KEY]).fetchone()[0]:
-        if time.monotonic() >= deadline:
-            holder = conn.execute(
-                "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted "
-                "AND ((classid::bigint << 32) | objid::bigint) = %s", [LOCK_KEY],
-            ).fetchone()
-            who = f" (server process {holder[0]})" if holder else ""
-            raise UserError(
-                f"another `unitrag publish` to this database is running{who}; waited {timeout_s:g}s for it, "
-                "nothing was written. Re-run when it has finished (or raise --lock-timeout)"
-            )
-        time.sleep(0.2)
 
 
 def _mark_started(conn: Any, source: ArtifactSource, target: TargetState) -> None:

@@ -97,8 +97,8 @@ def redacted_location(location: "str | os.PathLike[str] | DatabaseUrl") -> str:
         return location.redacted
     text = os.fspath(location)
     scheme, separator, _ = text.partition("://")
-    if not separator:
-        return text
+    if not separator:  # a path, or a libpq keyword string (host=... password=...): its password masked
+        return _KEYWORD_PASSWORD.sub(rf"\1{MASK}", text)
     if text.startswith(SCHEMES):
         try:
             return DatabaseUrl.parse(text).redacted
@@ -108,6 +108,8 @@ def redacted_location(location: "str | os.PathLike[str] | DatabaseUrl") -> str:
 
 
 _USERINFO_PASSWORD = re.compile(r"^([^:/?#]+://[^\s:/@]*):\S*@")
+#: ``password=...`` in a libpq keyword string, quoted ('it''s', with \' escapes) or up to the next space.
+_KEYWORD_PASSWORD = re.compile(r"(\b(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'?|\S*)", re.I)
 
 
 def _parse(text: str) -> DatabaseUrl:

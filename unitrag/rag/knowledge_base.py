@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..access import DEFAULT_ROLE, is_role_name
-from ..config import DEFAULT_NAME, Config
+from ..config import DEFAULT_NAME, Config, looks_like_database
 from ..content.models import UNIT_KINDS
 from ..errors import InvalidArgument, UserError
 from ..providers.embedders import Embedder
@@ -155,6 +155,10 @@ class KnowledgeBase:
         store: ChunkStore
         _check_location(path)
         scheme, separator, _ = str(path).partition("://")
+        if not separator and not isinstance(path, Path) and looks_like_database(str(path)):
+            raise InvalidArgument("knowledge base: a libpq keyword string (host=... dbname=...) is not a location "
+                                  "unitrag opens: give postgresql://user@host/dbname, the password from PGPASSWORD or "
+                                  "~/.pgpass (the text given is not repeated: it may hold a password)")
         if separator and scheme not in ("postgres", "postgresql"):
             raise InvalidArgument(f"knowledge base {scheme}://...: not a location unitrag opens; give an artifact path "
                                   "(dist/kb.duckdb) or a postgresql:// URL published with `unitrag publish`")
@@ -272,8 +276,8 @@ class KnowledgeBase:
         from ..content.text.han_script import to_simplified, written_in_traditional
 
         if self._traditional is None:  # a benign race: two threads reach the same answer
-            titles = self.store.columns["title"]
-            rows = np.flatnonzero(self.store.lang == "zh")[:TITLES_FOR_SCRIPT]
+            titles = self.store.columns["title"]  # the public units' titles: a restricted one must not flip it for all
+            rows = np.flatnonzero((self.store.lang == "zh") & (self.store.access == "public"))[:TITLES_FOR_SCRIPT]
             self._traditional = written_in_traditional([str(titles[int(row)]) for row in rows])
         return question if self._traditional else to_simplified(question)
 

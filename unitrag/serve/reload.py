@@ -1,8 +1,10 @@
 """The knowledge base a server holds, swapped for a new build without downtime.
 
 A build replaces ``kb.duckdb`` by renaming a new file over it, so the path's inode (or
-mtime, or size) changes. A watcher thread polls that signature; ``SIGHUP`` (or
-``reload()``) asks for a reload at once, and is the only trigger for a PostgreSQL URL.
+mtime, or size) changes; a publish to PostgreSQL makes a new generation live. A watcher
+thread polls that signature (the file's, or the database's live generation: ``postgres.watch``);
+``SIGHUP`` (or ``reload()``) asks for a reload at once. A poll that fails (the database down)
+is no news: the old one keeps serving and the status stays as it was.
 The new knowledge base is opened beside the old one (reusing its embedder), then swapped
 in with one reference assignment: a request takes a lease on the knowledge base it
 started with and finishes on it, and a retired one is closed when its last lease ends.
@@ -28,6 +30,7 @@ from typing import Any
 
 from ..errors import InvalidArgument
 from ..postgres.url import SCHEMES, DatabaseUrl, redacted_location
+from ..postgres.watch import LiveGeneration, manifest_signature
 from ..rag.knowledge_base import KnowledgeBase
 from .visible import Visible
 
@@ -35,6 +38,10 @@ log = logging.getLogger("unitrag.serve")
 
 #: Opens a knowledge base at a location; given the one serving now (to reuse its embedder) or None.
 Opener = Callable[[str, "KnowledgeBase | None"], KnowledgeBase]
+#: What changes when a new build is there to serve: a file's (inode, mtime, size), a database's (generation, completed_at).
+Signature = tuple[Any, ...]
+#: Seconds before a database generation that did not open is tried again (its failure may have been passing).
+RETRY_FAILED_S = 30.0
 
 
 def artifact_id(manifest: dict[str, Any]) -> str:
@@ -73,7 +80,7 @@ class Loaded:
 
     kb: KnowledgeBase
     id: str
-    signature: tuple[int, int, int] | None
+    signature: Signature | None
     loaded_at: str = field(default_factory=_now)
     leases: int = 0
     retired: bool = False
@@ -82,6 +89,23 @@ class Loaded:
     def visible(self) -> Visible:
         """Which citations and topics each role may see, built on first use (a race builds it twice, harmlessly)."""
         return Visible.of(self.kb.store)
+
+    @cached_property
+    def public_counts(self) -> tuple[int, int]:
+        """Units and chunks every caller may read (``/v1/health`` answers anyone: the restricted ones are not its to
+        count, or a public caller could tell how many units it is not shown)."""
+        import numpy as np
+
+        store = self.kb.store
+        public = np.asarray(store.access == "public", dtype=bool)
+        unit_ids = store.columns["unit_id"]
+        return len({unit_ids[int(row)] for row in np.flatnonzero(public)}), int(public.sum())
+
+    @property
+    def generation(self) -> int | None:
+        """The publish generation served (None: an artifact file), for ``/v1/health``."""
+        signature = manifest_signature(self.kb.store.manifest)
+        return signature[0] if signature else None
 
 
 class KbHolder:
@@ -96,16 +120,32 @@ class KbHolder:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._failed: tuple[int, int, int] | None = None
+        self._failed: Signature | None = None
+        self._failed_at = 0.0
+        self._live = LiveGeneration(location) if location.startswith(SCHEMES) else None
         self.reloads = 0
         self.last_reload: ReloadOutcome | None = None  # None: no reload tried since start-up
         self.shown = redacted_location(location)  # the location as logs show it: no password
         self._current = self._load(None)
 
     def _load(self, previous: KnowledgeBase | None) -> Loaded:
-        signature = _signature(self.location)
+        signature = _signature(self.location) if self._live is None else None
         kb = self._open(self.location, previous)
+        if self._live is not None:  # the generation the store loaded, not one polled before or after it
+            signature = manifest_signature(kb.store.manifest)
         return Loaded(kb, artifact_id(kb.store.manifest), signature)
+
+    def _poll(self) -> Signature | None:
+        """The location's signature now; None when there is nothing to tell (no file, the database unreadable)."""
+        return _signature(self.location) if self._live is None else self._live.poll()
+
+    def _known(self, signature: Signature | None) -> bool:
+        """Nothing new to open: no signature, the one served, or one that failed (a database's is retried later)."""
+        if signature is None or signature == self._current.signature:
+            return True
+        if signature != self._failed:
+            return False
+        return self._live is None or time.monotonic() - self._failed_at < RETRY_FAILED_S
 
     @property
     def current(self) -> Loaded:
@@ -146,13 +186,13 @@ class KbHolder:
     def reload(self, force: bool = True) -> bool:
         """Open the artifact again if it changed (always with ``force``); True when a new one was swapped in."""
         with self._reload_lock:
-            signature = _signature(self.location)
-            if not force and (signature is None or signature in (self._current.signature, self._failed)):
+            signature = None if force and self._live is not None else self._poll()
+            if not force and self._known(signature):
                 return False
             try:
                 fresh = self._load(self._current.kb)
             except Exception as exc:  # a half-copied or broken file: keep serving the old one
-                self._failed = signature
+                self._failed, self._failed_at = signature, time.monotonic()
                 self.last_reload = ReloadOutcome(ok=False)
                 log.error("artifact %s did not open, still serving %s: %s", self.shown, self._current.id,
                           self._scrubbed(str(exc)))
@@ -181,7 +221,7 @@ class KbHolder:
     # -- the watcher ---------------------------------------------------------------------
 
     def start(self) -> None:
-        """Watch the file (every ``poll_s`` seconds; not at all when 0) and serve ``wake()`` requests."""
+        """Watch the file or the database (every ``poll_s`` seconds; not at all when 0) and serve ``wake()`` requests."""
         if self._thread is None:
             self._thread = threading.Thread(target=self._watch, name="unitrag-artifact-watch", daemon=True)
             self._thread.start()
@@ -196,6 +236,8 @@ class KbHolder:
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
+        if self._live is not None:
+            self._live.close()
 
     def _watch(self) -> None:
         while not self._stop.is_set():

@@ -77,8 +77,12 @@ def user_context(body: UserBody | None, granted: Sequence[str], server: ServerSt
     not the knowledge base's restricted role is an error (422), as a typo'd role name would be."""
     if body is None:
         return UserContext(roles=tuple(granted))
-    known = (server.holder.current.kb.restricted_role,)
-    claimed = granted if body.roles is None else names(body.roles, "user.roles", known=known)
+    role = server.holder.current.kb.restricted_role
+    claimed = granted if body.roles is None else UserContext(roles=names(body.roles, "user.roles")).roles
+    unknown = [r for r in claimed if r != role]
+    if unknown:  # the role's name is said to a caller who holds it only
+        raise InvalidArgument(f"user.roles: {unknown[0]!r} is not this knowledge base's role"
+                              + (f" ({role!r})" if granted else ""))
     return UserContext(
         triggered_rules=tuple(body.triggered_rules), recent_scenes=tuple(body.recent_scenes),
         current_topic=body.current_topic, roles=tuple(r for r in claimed if r in granted),
@@ -102,16 +106,19 @@ def answer_json(answer: Answer) -> dict[str, Any]:
 @router.get("/health")
 def health(server: StateDep) -> dict[str, Any]:
     """The artifact being served: its id changes when a new build is swapped in. ``status`` is "degraded" while
-    the last reload failed (an older build still serving); ``last_reload`` says how and when it ended."""
+    the last reload failed (an older build still serving); ``last_reload`` says how and when it ended;
+    ``generation`` is the publish generation served from PostgreSQL (None for an artifact file); ``units`` and
+    ``chunks`` count what every caller may read (``unitrag inspect`` counts them all)."""
     holder = server.holder
     loaded = holder.current
     manifest = loaded.kb.store.manifest
-    counts = manifest.get("counts", {})
+    units, chunks = loaded.public_counts
     return {
         "status": "degraded" if holder.degraded else "ok", "artifact_id": loaded.id, "loaded_at": loaded.loaded_at,
+        "generation": loaded.generation,
         "reloads": holder.reloads, "last_reload": holder.last_reload.to_dict() if holder.last_reload else None,
-        "embedder": manifest.get("embedder", {}).get("id"), "units": counts.get("units"),
-        "chunks": counts.get("chunks", len(loaded.kb.store)), "built_at": manifest.get("built_at"),
+        "embedder": manifest.get("embedder", {}).get("id"), "units": units, "chunks": chunks,
+        "built_at": manifest.get("built_at"),
         "schema_version": manifest.get("schema_version"), "max_question_chars": loaded.kb.config.max_question_chars,
     }
 

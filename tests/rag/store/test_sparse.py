@@ -236,3 +236,29 @@ def test_term_counts_seen_by_some_rows_are_right_past_65536_rows(shuffled: bool)
     seen = index.seen_by(keep)
     assert seen.chunk_count(tokenize("apple")[0]) == 4 and seen.chunk_count(tokenize("pear")[0]) == 2
     assert seen.chunk_count(tokenize("filler")[0]) == CROSSING_ROWS - 9
+
+
+def test_a_word_of_restricted_rows_alone_is_unknown_to_the_public_lexicon() -> None:
+    """A security audit: the extractive answer weighed 'zorblax', a word of a restricted unit alone, as the rarest
+    word there is, and chose other sentences for an anonymous caller: a build with it answered differently."""
+    from unitrag.rag.answer.focus import Lexicon
+
+    index = SparseIndex.from_texts(["rotor thickness for disc brakes", "chain wear", "zorblax rotor quarantine"])
+    public = index.seen_by(np.array([True, True, False]))
+    word = tokenize("zorblax")[0]
+    assert Lexicon.of(public.vocab, public.idf, {}, public.counts).idf.get(word) is None
+    assert Lexicon.of(index.vocab, index.idf, {}).idf.get(word) is not None  # the restricted role's lexicon knows it
+
+
+def test_the_languages_probed_are_the_public_chunks() -> None:
+    """A security audit: one restricted Chinese scene in an English knowledge base gave every anonymous question a
+    Chinese probe, and its scores changed: a public caller could tell restricted units exist in another language."""
+    from types import SimpleNamespace
+
+    from unitrag.rag.search.retrieval import public_langs
+
+    store = SimpleNamespace(lang=np.array(["en", "en", "zh"], dtype=object),
+                            access=np.array(["public", "public", "mechanic"], dtype=object))
+    assert public_langs(store) == {"en"}
+    store.access = np.array(["mechanic"] * 3, dtype=object)  # nothing public: every language it holds
+    assert public_langs(store) == {"en", "zh"}

@@ -162,9 +162,13 @@ class Lexicon:
     _readings: dict[tuple[str, str], ChunkReading] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
-    def of(cls, vocab: Mapping[str, int], idf: Sequence[float], topics: Mapping[str, Any]) -> "Lexicon":
-        """From a sparse index's vocabulary and idf (``rag.store.sparse.SparseIndex``) and the taxonomy's topics."""
-        return cls({term: float(idf[i]) for term, i in vocab.items()}, topics)
+    def of(cls, vocab: Mapping[str, int], idf: Sequence[float], topics: Mapping[str, Any],
+           counts: Sequence[int] | None = None) -> "Lexicon":
+        """From a sparse index's vocabulary and idf (``rag.store.sparse.SparseIndex``) and the taxonomy's topics;
+        with ``counts`` (the rows holding each term, as one audience sees them: ``SparseIndex.seen_by``), a term
+        no row it reads holds is left out, as a word the knowledge base does not know is: otherwise a public
+        answer would weigh a word of restricted units alone as the rarest there is, and choose other sentences."""
+        return cls({term: float(idf[i]) for term, i in vocab.items() if counts is None or counts[i] > 0}, topics)
 
     def focus(self, question: str, named_topics: Sequence[str] = (),
               paraphrases: Mapping[str, float] | Sequence[str] = ()) -> "QuestionFocus":

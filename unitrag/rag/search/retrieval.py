@@ -58,6 +58,7 @@ class Retriever:
     translator: Any = None  # rag.search.translate.QueryTranslator: with an LLM configured, the question in the other language
     exemplars: Any = None  # rag.store.exemplars.Exemplars: questions known to be answerable or not, for the gate
     lexicon: Any = None  # rag.answer.focus.Lexicon: idf and topic names for the extractive answer, on first use
+    full_lexicon: Any = None  # the same over every chunk, for a caller holding the restricted role
     #: roles → the topics units those roles may read carry (``KnownIds.covered_topics``): any other is, for that caller,
     #: a declared gap. None: every topic a chunk carries (a retriever without a knowledge base's ids)
     covered: Callable[[Collection[str]], Collection[str]] | None = None
@@ -66,7 +67,7 @@ class Retriever:
     @classmethod
     def build(cls, store: ChunkStore, encoder: QueryEncoder, config: Config) -> Retriever:
         retriever = cls(store, encoder, config)
-        retriever.crosslingual = CrossLingual.from_rows(store.topics, set(store.lang.tolist()))
+        retriever.crosslingual = CrossLingual.from_rows(store.topics, public_langs(store))
         if config.reranker != "none":
             from ...providers.rerankers import load_reranker
 
@@ -292,11 +293,17 @@ class Retriever:
         and the topic the caller is reading (``current_topic``: "how much a day?" is about it)."""
         from ..answer.focus import Lexicon
 
-        if self.lexicon is None:
-            index = self.sparse_terms()
+        restricted = bool(user and user.holds(self.restricted_role))
+        if self.lexicon is None or self.full_lexicon is None:
+            self._sparse()
             topics = self.crosslingual.broadener.topics if self.crosslingual is not None else {}
             groups = self.crosslingual.broadener.groups if self.crosslingual is not None else {}
-            self.lexicon = Lexicon.of(index.vocab, index.idf, {t: v for t, v in topics.items() if t not in groups})
+            names = {t: v for t, v in topics.items() if t not in groups}
+            public = self.public_sparse
+            self.full_lexicon = Lexicon.of(self.sparse_index.vocab, self.sparse_index.idf, names)
+            self.lexicon = (self.full_lexicon if public is self.sparse_index
+                            else Lexicon.of(public.vocab, public.idf, names, public.counts))
+        lexicon = self.full_lexicon if restricted else self.lexicon
         named = self.crosslingual.topics_in(question) if self.crosslingual is not None else []
         if user is not None and user.current_topic and user.current_topic not in named:
             named = [*named, user.current_topic]
@@ -307,7 +314,7 @@ class Retriever:
             said_otherwise = self.exemplars.nearest_answered(self.encoder.encode(question), PARAPHRASES, PARAPHRASE_COSINE,
                                                              bool(user and user.holds(self.restricted_role)),
                                                              detect_lang(question), offsets)
-        return self.lexicon.focus(question, named, said_otherwise), self.lexicon
+        return lexicon.focus(question, named, said_otherwise), lexicon
 
     def sparse_terms(self) -> Any:
         """The BM25 index (``store.sparse.SparseIndex``), built on first use, as the public sees it: which terms the
@@ -373,6 +380,14 @@ def _narrowed(where: SearchFilter, probe: Probe) -> SearchFilter:
     return replace(
         where, lang=where.lang or probe.lang, topics=where.topics or probe.topics,
     )
+
+
+def public_langs(store: ChunkStore) -> set[str]:
+    """The languages of the chunks every caller may read (all of them in a knowledge base with none public): which
+    other language a question is probed in must not tell a public caller that restricted units exist in another."""
+    langs, access = np.asarray(store.lang), getattr(store, "access", None)
+    public = langs if access is None else langs[np.asarray(access == "public", dtype=bool)]
+    return set((public if len(public) else langs).tolist()) - {None}
 
 
 #: How much longer than the question a query made of it may be (``candidates``).
