@@ -17,6 +17,11 @@ class ContentInvalid(UserError):
         super().__init__(f"{len(problems)} problem(s) in the content; {outcome}")
 
 
+class Unavailable(UserError):
+    """Something the request needs cannot be reached now (a published knowledge base's database down, or every
+    pooled connection busy past the wait): nothing the caller did; try again (HTTP 503)."""
+
+
 class InvalidArgument(UserError, ValueError):
     """A bad argument to the library (a question, ``k``, ``lang``, a user context): a ``ValueError`` to
     callers, one line from the CLI; the message names the argument."""

@@ -76,6 +76,12 @@ def test_a_database_that_stops_answering_leaves_the_server_serving_and_ok(built_
             time.sleep(0.5)  # several failed polls
             down = client.get("/v1/health").json()
             assert down["status"] == "ok" and down["generation"] == 1 and down["reloads"] == 0
+            # a question cannot be answered meanwhile: a 503 at once, never the pool's 30 s wait and a 504 (an
+            # operations audit), and no host or reason in what the caller reads (the log has them)
+            started = time.monotonic()
+            refused = client.get("/v1/search", params={"q": "How much salt a day?"})
+            assert refused.status_code == 503 and time.monotonic() - started < 15
+            assert refused.headers["retry-after"] == "5" and "127.0.0.1" not in refused.text and role not in refused.text
             assert down["last_reload"] is None and holder._thread is not None and holder._thread.is_alive()
             admin.execute(f"ALTER ROLE {role} LOGIN")
             publish(edited(built_sample[0].artifact, tmp_path / "v2.duckdb"), pg_url)

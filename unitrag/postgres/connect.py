@@ -12,7 +12,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from ..errors import UserError
+from ..errors import Unavailable, UserError
 from .url import SCHEMES, DatabaseUrl
 
 #: pgvector's iterative index scans (``hnsw.iterative_scan``) arrived in 0.8.0: without them
@@ -49,6 +49,8 @@ def database_errors(url: DatabaseUrl, doing: str) -> Iterator[None]:
 
     try:
         yield
+    except psycopg.OperationalError as exc:  # the server gone, a connection lost, no connection free in time
+        raise Unavailable(f"PostgreSQL at {url.describe()} failed while {doing}: {reason(exc, url)}") from None
     except psycopg.Error as exc:
         raise UserError(f"PostgreSQL at {url.describe()} failed while {doing}: {reason(exc, url)}") from None
 

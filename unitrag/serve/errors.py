@@ -15,6 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
+from ..errors import Unavailable
 from .auth import Unauthenticated
 from .limits import RequestTimeout
 
@@ -54,6 +55,11 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(Unauthenticated)
     async def _unauthenticated(_: Request, exc: Unauthenticated) -> JSONResponse:
         return error(401, str(exc), {"www-authenticate": "Bearer"})
+
+    @app.exception_handler(Unavailable)
+    async def _unavailable(request: Request, exc: Unavailable) -> JSONResponse:
+        log.error("%s %s: %s", request.method, request.url.path, exc)  # the detail (host, reason) for the operator only
+        return error(503, "the knowledge base cannot be reached now; try again shortly", {"retry-after": "5"})
 
     @app.exception_handler(RequestTimeout)
     async def _timeout(_: Request, exc: RequestTimeout) -> JSONResponse:

@@ -213,6 +213,12 @@ def _exemplars(conn: Any) -> Exemplars | None:
                                                    f"FROM unitrag_guard_examples WHERE role IN ({ROLES_SQL})"))
 
 
+#: Seconds a question waits for a pooled connection (and a new one to connect) before the database is reported
+#: unavailable: psycopg_pool's default, 30 s, is a server's whole request budget, so a database down looked like a
+#: slow server (a 504 after 30 s) rather than a 503 at once.
+POOL_WAIT_S = 5
+
+
 def _pool(url: DatabaseUrl, max_connections: int) -> Any:
     from psycopg_pool import ConnectionPool
 
@@ -221,7 +227,8 @@ def _pool(url: DatabaseUrl, max_connections: int) -> Any:
         conn.commit()  # a pooled connection must be handed out idle
 
     return ConnectionPool(url.conninfo, min_size=1, max_size=max_connections, configure=configure, open=True,
-                          kwargs={"application_name": "unitrag"}, name="unitrag")
+                          kwargs={"application_name": "unitrag", "connect_timeout": POOL_WAIT_S},
+                          name="unitrag", timeout=POOL_WAIT_S)
 
 
 def _columns(cursor: Any) -> dict[str, list[Any]]:
