@@ -17,11 +17,12 @@ PUBLIC = "public"
 #: The restricted role of a knowledge base that names none (the sample's, and every artifact built before roles
 #: were named).
 DEFAULT_ROLE = "clinician"
-#: A role's spelling: it is written in frontmatter, API keys and a header, so one plain word (a-z first, then a-z,
-#: 0-9, '_' or '-'), never ``public``.
-ROLE_PATTERN = r"^[a-z][a-z0-9_-]{0,31}$"
+#: A role's spelling: it is written in frontmatter, API keys and a header, so one plain word, never ``public``.
+_ROLE_WORD = r"[a-z][a-z0-9_-]{0,31}"
+ROLE_SPELLING = "a-z first, then a-z, 0-9, '_' or '-', at most 32 characters, not 'public'"
+ROLE_PATTERN = rf"^{_ROLE_WORD}$"
 #: An access level's spelling in frontmatter: ``public`` or a role (validation checks it is the knowledge base's).
-ACCESS_PATTERN = r"^(public|[a-z][a-z0-9_-]{0,31})$"
+ACCESS_PATTERN = rf"^(public|{_ROLE_WORD})$"
 _ROLE = re.compile(ROLE_PATTERN)
 
 
@@ -33,8 +34,7 @@ def is_role_name(value: Any) -> bool:
 def parse_role(value: Any, where: str) -> str:
     """A configured role name, or one UserError naming ``where`` and the spelling a role takes."""
     if not is_role_name(value):
-        raise UserError(f"{where}: expected a role name (a-z first, then a-z, 0-9, '_' or '-', at most 32 "
-                        f"characters, not 'public'), got {value!r}")
+        raise UserError(f"{where}: expected a role name ({ROLE_SPELLING}), got {value!r}")
     return value
 
 

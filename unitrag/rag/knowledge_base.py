@@ -277,7 +277,7 @@ class KnowledgeBase:
 
         if self._traditional is None:  # a benign race: two threads reach the same answer
             titles = self.store.columns["title"]  # the public units' titles: a restricted one must not flip it for all
-            rows = np.flatnonzero((self.store.lang == "zh") & (self.store.access == "public"))[:TITLES_FOR_SCRIPT]
+            rows = np.flatnonzero(self.store.mask(restricted=False, lang="zh"))[:TITLES_FOR_SCRIPT]
             self._traditional = written_in_traditional([str(titles[int(row)]) for row in rows])
         return question if self._traditional else to_simplified(question)
 

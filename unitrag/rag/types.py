@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from ..errors import InvalidArgument
 from ..languages import LANGS, Lang  # noqa: F401 - part of this module's API
-from ..access import is_role_name
+from ..access import ROLE_SPELLING, is_role_name
 from .arguments import describe, names, optional_name, shown
 
 
@@ -37,8 +37,8 @@ class UserContext:
         object.__setattr__(self, "roles", names(self.roles, "roles"))
         misspelled = [role for role in self.roles if not is_role_name(role)]
         if misspelled:
-            raise InvalidArgument(f"roles: {shown(misspelled[0])} is not a role name (a-z first, then a-z, 0-9, '_' "
-                                  "or '-'; not 'public', which every caller reads)")
+            raise InvalidArgument(f"roles: {shown(misspelled[0])} is not a role name ({ROLE_SPELLING}; every caller "
+                                  "reads public units)")
 
     def holds(self, role: str) -> bool:
         """Whether the caller holds ``role`` (a knowledge base's ``restricted_role``: it reads that role's units)."""

@@ -94,12 +94,15 @@ class Loaded:
     def public_counts(self) -> tuple[int, int]:
         """Units and chunks every caller may read (``/v1/health`` answers anyone: the restricted ones are not its to
         count, or a public caller could tell how many units it is not shown)."""
-        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
 
         store = self.kb.store
-        public = np.asarray(store.access == "public", dtype=bool)
-        unit_ids = store.columns["unit_id"]
-        return len({unit_ids[int(row)] for row in np.flatnonzero(public)}), int(public.sum())
+        public = store.mask(restricted=False)
+        unit_ids = store.columns["unit_id"].array
+        if public is not None:  # counted in Arrow: no Python value per chunk
+            unit_ids = pc.filter(unit_ids, pa.array(public))
+        return pc.count_distinct(unit_ids).as_py(), len(unit_ids)
 
     @property
     def generation(self) -> int | None:

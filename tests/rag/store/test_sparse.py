@@ -253,12 +253,8 @@ def test_a_word_of_restricted_rows_alone_is_unknown_to_the_public_lexicon() -> N
 def test_the_languages_probed_are_the_public_chunks() -> None:
     """A security audit: one restricted Chinese scene in an English knowledge base gave every anonymous question a
     Chinese probe, and its scores changed: a public caller could tell restricted units exist in another language."""
-    from types import SimpleNamespace
-
     from unitrag.rag.search.retrieval import public_langs
 
-    store = SimpleNamespace(lang=np.array(["en", "en", "zh"], dtype=object),
-                            access=np.array(["public", "public", "mechanic"], dtype=object))
-    assert public_langs(store) == {"en"}
-    store.access = np.array(["mechanic"] * 3, dtype=object)  # nothing public: every language it holds
-    assert public_langs(store) == {"en", "zh"}
+    langs = np.array(["en", "en", "zh"], dtype=object)
+    assert public_langs(langs, np.array([True, True, False])) == {"en"}
+    assert public_langs(langs, np.array([False, False, False])) == {"en", "zh"}  # nothing public: every language held

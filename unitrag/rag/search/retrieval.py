@@ -67,7 +67,7 @@ class Retriever:
     @classmethod
     def build(cls, store: ChunkStore, encoder: QueryEncoder, config: Config) -> Retriever:
         retriever = cls(store, encoder, config)
-        retriever.crosslingual = CrossLingual.from_rows(store.topics, public_langs(store))
+        retriever.crosslingual = CrossLingual.from_rows(store.topics, public_langs(store.lang, store.mask(restricted=False)))
         if config.reranker != "none":
             from ...providers.rerankers import load_reranker
 
@@ -209,7 +209,7 @@ class Retriever:
         cosine to an author's question of a unit, which answers it above ``AUTHORED_ANSWERS``. The vector is cached."""
         if self.exemplars is None or not sources:
             return
-        found = self.exemplars.gate_scores(self.encoder.encode(question), (user or UserContext()).holds(self.restricted_role))
+        found = self.exemplars.gate_scores(self.encoder.encode(question), self.reads_restricted(user))
         for source in sources:
             source.scores.update(found)
 
@@ -233,10 +233,13 @@ class Retriever:
         """``topic_idf`` over the public chunks: a public caller's named-topic weights must not move with how many
         restricted chunks carry a topic (as BM25's statistics, ``sparse_terms``)."""
         if self.public_topic_idf is None:
-            access = getattr(self.store, "access", None)
-            public = None if access is None else np.asarray(access == "public", dtype=bool)
+            public = self.store.mask(restricted=False)
             self.public_topic_idf = self._topic_idf() if public is None or public.all() else topic_idf(self.store, public)
         return self.public_topic_idf
+
+    def reads_restricted(self, user: UserContext | None) -> bool:
+        """Whether ``user`` (None: anonymous) holds the knowledge base's restricted role."""
+        return user is not None and user.holds(self.restricted_role)
 
     def _carried(self, user: UserContext) -> Collection[str]:
         """The topics a chunk ``user``'s roles may read carries: the others are, for that caller, declared gaps."""
@@ -250,7 +253,7 @@ class Retriever:
         named = self.crosslingual.topics_in(question)
         if not named:
             return {}
-        idf = self._topic_idf() if user.holds(self.restricted_role) else self._public_topic_idf()
+        idf = self._topic_idf() if self.reads_restricted(user) else self._public_topic_idf()
         carried = self._carried(user)
         weights = {t: idf.get(t, 0.0) if t in carried else 0.0 for t in named}  # a hidden topic weighs as a gap does
         total = sum(weights.values())
@@ -293,7 +296,6 @@ class Retriever:
         and the topic the caller is reading (``current_topic``: "how much a day?" is about it)."""
         from ..answer.focus import Lexicon
 
-        restricted = bool(user and user.holds(self.restricted_role))
         if self.lexicon is None or self.full_lexicon is None:
             self._sparse()
             topics = self.crosslingual.broadener.topics if self.crosslingual is not None else {}
@@ -303,7 +305,7 @@ class Retriever:
             self.full_lexicon = Lexicon.of(self.sparse_index.vocab, self.sparse_index.idf, names)
             self.lexicon = (self.full_lexicon if public is self.sparse_index
                             else Lexicon.of(public.vocab, public.idf, names, public.counts))
-        lexicon = self.full_lexicon if restricted else self.lexicon
+        lexicon = self.full_lexicon if self.reads_restricted(user) else self.lexicon
         named = self.crosslingual.topics_in(question) if self.crosslingual is not None else []
         if user is not None and user.current_topic and user.current_topic not in named:
             named = [*named, user.current_topic]
@@ -312,8 +314,7 @@ class Retriever:
             offsets = ({lang: self.crosslingual.offset(question, lang) for lang in self.crosslingual.langs}
                        if self.crosslingual is not None else None)
             said_otherwise = self.exemplars.nearest_answered(self.encoder.encode(question), PARAPHRASES, PARAPHRASE_COSINE,
-                                                             bool(user and user.holds(self.restricted_role)),
-                                                             detect_lang(question), offsets)
+                                                             self.reads_restricted(user), detect_lang(question), offsets)
         return lexicon.focus(question, named, said_otherwise), lexicon
 
     def sparse_terms(self) -> Any:
@@ -329,8 +330,7 @@ class Retriever:
                 from ..store.sparse import SparseIndex
 
                 index = SparseIndex.build(self.store)
-                access = getattr(self.store, "access", None)
-                public = None if access is None else np.asarray(access == "public", dtype=bool)
+                public = self.store.mask(restricted=False)
                 self.public_sparse = index if public is None or public.all() else index.seen_by(public)
                 self.sparse_index = index
         return self.sparse_index
@@ -382,12 +382,13 @@ def _narrowed(where: SearchFilter, probe: Probe) -> SearchFilter:
     )
 
 
-def public_langs(store: ChunkStore) -> set[str]:
-    """The languages of the chunks every caller may read (all of them in a knowledge base with none public): which
-    other language a question is probed in must not tell a public caller that restricted units exist in another."""
-    langs, access = np.asarray(store.lang), getattr(store, "access", None)
-    public = langs if access is None else langs[np.asarray(access == "public", dtype=bool)]
-    return set((public if len(public) else langs).tolist()) - {None}
+def public_langs(langs: np.ndarray, public: np.ndarray | None) -> set[str]:
+    """The languages of the chunks every caller may read (``public``: the store's public mask; all of them in a
+    knowledge base with none public): which other language a question is probed in must not tell a public caller
+    that restricted units exist in another."""
+    langs = np.asarray(langs)
+    seen = langs if public is None else langs[public]
+    return set((seen if len(seen) else langs).tolist()) - {None}
 
 
 #: How much longer than the question a query made of it may be (``candidates``).
