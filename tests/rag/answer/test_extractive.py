@@ -372,3 +372,21 @@ def test_at_most_two_units_are_quoted_however_many_say_the_questions_words() -> 
     answer = extractive_answer("blood stain: cold water or hot water?", "en", sources)
     assert "Blood stains" in answer.splitlines()[1] and len(answer.splitlines()) == 3  # the lead line and two units
     assert "Rust stains" not in answer and set(cited(answer)) == {"a", "b"}
+
+
+def test_a_sentence_that_points_back_is_quoted_after_the_sentence_it_points_to() -> None:
+    text = ("Store beans in an opaque, airtight tin. Roasted coffee keeps releasing carbon dioxide for weeks. "
+            "That is why good coffee bags have a one-way valve. Grind just before brewing.")
+    answer = ask("what is the one-way valve on coffee bags for?", "en", [source(1, "Storing beans", text, ["nca"])])
+    line = answer.splitlines()[1]
+    assert "Roasted coffee keeps releasing carbon dioxide for weeks. That is why good coffee bags have a one-way valve." in line
+    assert "airtight tin" not in line  # only the sentence it leans on comes with it
+
+
+def test_a_sentence_that_points_back_is_quoted_alone_when_both_do_not_fit() -> None:
+    filler = "Dark roasts taste of chocolate and smoke and caramel and toast " * 16
+    text = (f"Roasted coffee keeps releasing carbon dioxide. {filler}. That is why coffee bags have a one-way valve. "
+            "A coffee valve bag should be squeezed flat and clipped.")
+    answer = ask("coffee bags one-way valve: what for, and squeezed flat?", "en", [source(1, "Storing beans", text, ["nca"])])
+    assert "That is why coffee bags have a one-way valve." in answer and "squeezed flat" in answer
+    assert "chocolate" not in answer  # the sentence it leans on would take the whole budget

@@ -96,3 +96,14 @@ def test_items_know_their_list_and_a_numbered_item_its_number_as_rendered() -> N
     assert found == [("Fill a basin.", 1, 1), ("Soak it.", 1, 2), ("gently", 2, 0), ("briefly", 2, 0),
                      ("Roll it in a towel.", 1, 3), ("Then dry it.", 0, 0), ("Another list.", 3, 3), ("A bullet.", 4, 0)]
     assert [(s.list_no, s.ordinal) for s in spans("1、加水。\n2、浸泡。")] == [(1, 1), (1, 2)]
+
+
+def test_a_sentence_that_points_back_knows_the_one_before_it_in_its_paragraph_only() -> None:
+    found = spans("Roasted beans release carbon dioxide for weeks. That is why bags have a valve.\n\n"
+                  "That valve is one-way. Beans keep in a cool cupboard.\n\n"
+                  "新烘的豆子会持续释放二氧化碳。因此包装袋上有单向阀。")
+    by_words = {s.words: s for s in found}
+    assert by_words["That is why bags have a valve."].leans_on == by_words["Roasted beans release carbon dioxide for weeks."].position
+    assert by_words["That valve is one-way."].leans_on == -1  # it opens its paragraph: nothing before it to lean on
+    assert by_words["Beans keep in a cool cupboard."].leans_on == -1
+    assert by_words["因此包装袋上有单向阀。"].leans_on == by_words["新烘的豆子会持续释放二氧化碳。"].position

@@ -5,7 +5,8 @@ sentences, list items and table rows (``rag.answer.spans``; never a signpost, ``
 best against the question (``rag.answer.focus``: its rare terms, the topics it names in
 either language, the numbers it asks for, the source's rank), best first, without
 repeats, within a length budget; within a unit's line, two or more steps of a numbered list
-in the list's order, numbered ("(1) … (2) …", "（1）…（2）…"), and a context shown once. Each quoted span is followed by ``<Cite/>`` tags of its
+in the list's order, numbered ("(1) … (2) …", "（1）…（2）…"), and a context shown once; a sentence that points
+back ("That is why …", "因此…") after the sentence it points to, when both fit. Each quoted span is followed by ``<Cite/>`` tags of its
 source's own citation ids, so the faithfulness check passes by construction; a title is
 named once. A span in the other language than the question keeps its words, announced
 as such. Plain string work that never raises: it is the fallback of last resort.
@@ -117,7 +118,8 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
     chosen: list[Quote] = []
     seen: list[set[str]] = []  # the terms of each chosen quote, in order
     own, bridge = set(focus_terms), set(bridge_terms)
-    used = 0
+    placed = {(q.source.chunk_id, q.span.position): q for q in quotes}
+    used, top = 0, 0.0
     siblings: list[Quote] = []
     if asks_list and quotes and quotes[0].span.kind == "item":
         best = quotes[0]
@@ -125,11 +127,11 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
                     and q.span.context == best.span.context]
         quotes = [best, *sorted(siblings[1:], key=lambda q: q.span.position),
                   *(q for q in quotes if q not in siblings)]
+    points = 0  # quotes chosen for what they state (a sentence quoted for one leaning on it is not one)
     for quote in quotes:
-        if len(chosen) >= MAX_SPANS:
+        if points >= MAX_SPANS:
             break
-        if chosen and quote not in siblings and (quote.relevance <= 0 or
-                                                 quote.relevance < RELATIVE_FLOOR * chosen[0].relevance):
+        if chosen and quote not in siblings and (quote.relevance <= 0 or quote.relevance < RELATIVE_FLOOR * top):
             continue
         words = quote.span.words
         terms = set(tokenize(words)) or {words}
@@ -140,14 +142,29 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
             continue
         if chosen and used + len(words) > BUDGET_CHARS[lang]:
             continue
+        lean = _leaned_on(quote, placed, chosen)
+        if lean is not None and used + len(words) + len(lean.span.words) > BUDGET_CHARS[lang]:
+            lean = None  # no room for both: the sentence alone, as said
         if len({q.source.unit_id for q in chosen} | {quote.source.unit_id}) > MAX_UNITS:
             continue
         if any(_repeats(terms, other) for other in seen):
             continue
-        chosen.append(quote)
-        seen.append(terms)
-        used += len(words)
+        top = top if chosen else quote.relevance  # the best quote's, even when the sentence it leans on comes first
+        points += 1
+        for taken in (lean, quote):
+            if taken is not None:
+                chosen.append(taken)
+                seen.append(set(tokenize(taken.span.words)) or {taken.span.words})
+                used += len(taken.span.words)
     return chosen
+
+
+def _leaned_on(quote: Quote, placed: dict[tuple[str, int], Quote], chosen: list[Quote]) -> Quote | None:
+    """The sentence a quote points back to ("That is why …" after what it is why), when not quoted already."""
+    if quote.span.leans_on < 0:
+        return None
+    lean = placed.get((quote.source.chunk_id, quote.span.leans_on))
+    return None if lean is None or lean in chosen else lean
 
 
 def _same_table(a: Quote, b: Quote) -> bool:

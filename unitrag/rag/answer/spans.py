@@ -43,6 +43,12 @@ _SPACE = re.compile(r"\s+")
 # whitespace and not preceded by a common abbreviation or a single letter (e.g., Dr., U.S.).
 _ZH_END = re.compile(r"[。！？!?]+[”’」』）)]*|…{1,2}")
 _EN_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bNo)(?<!\bFig)(?<!\b[A-Z])\.[”’\")]*(?=\s|$|<)")
+#: A sentence opening with one of these says nothing alone ("That is why good bags have a valve", "因此要放凉"):
+#: it leans on the sentence before it in its paragraph, which is quoted with it.
+_POINTS_BACK = re.compile(
+    r"(?:(?:That|This|These|Those|Such|It|They|Therefore|Thus|Hence|Otherwise|Both|Neither)\b|As a result\b|"
+    r"For this reason\b|Because of this\b|In that case\b|If so\b|If not\b|Even so\b"
+    r"|这|那(?![里儿])|因此|所以|因而|于是|否则|它|其中|此时|这时)")
 _CJK_GAP = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])")
 
 
@@ -58,11 +64,13 @@ class Span:
     cited: tuple[str, ...] = ()  # the ids its tags cite, else those that close its paragraph (``_Reader.flush``)
     list_no: int = 0  # an item's list (1, 2, … in the text's order; 0: not an item)
     ordinal: int = 0  # an item's number in a numbered list, as the list renders it (0: not numbered)
+    leans_on: int = -1  # the position of the sentence before it, when it points back to it ("That is why …")
 
     @classmethod
-    def of(cls, text: str, context: str, kind: SpanKind, position: int, list_no: int = 0, ordinal: int = 0) -> "Span":
+    def of(cls, text: str, context: str, kind: SpanKind, position: int, list_no: int = 0, ordinal: int = 0,
+           leans_on: int = -1) -> "Span":
         cited = tuple(dict.fromkeys(t.id for t in find_tags(text) if t.id))
-        return cls(text, context, kind, position, strip_tags(text).strip(), cited, list_no, ordinal)
+        return cls(text, context, kind, position, strip_tags(text).strip(), cited, list_no, ordinal, leans_on)
 
 
 
@@ -193,9 +201,20 @@ class _Reader:
         self.list_count = 0
         self.item = (0, 0)  # the current item's list_no and ordinal
 
-    def add(self, text: str, kind: SpanKind, context: str, item: tuple[int, int] = (0, 0)) -> None:
+    def add(self, text: str, kind: SpanKind, context: str, item: tuple[int, int] = (0, 0), after: Span | None = None) -> None:
+        """One span; ``after``: the sentence before it in its paragraph (it may point back to it)."""
         if any(ch.isalnum() for ch in strip_tags(text)):
-            self.spans.append(Span.of(text, context, kind, len(self.spans), *item))
+            leans = after is not None and bool(_POINTS_BACK.match(strip_tags(text).lstrip()))
+            self.spans.append(Span.of(text, context, kind, len(self.spans), *item,
+                                      leans_on=after.position if leans and after is not None else -1))
+
+    def add_sentences(self, sentences: list[str], kind: SpanKind, context: str, item: tuple[int, int] = (0, 0)) -> None:
+        """A paragraph's (or a long item's) sentences, each knowing the one before it."""
+        before = None
+        for sentence in sentences:
+            count = len(self.spans)
+            self.add(sentence, kind, context, item, before)
+            before = self.spans[-1] if len(self.spans) > count else before
 
     def start_item(self, indent: int, number: str | None) -> None:
         """An item line: it continues the open list at its indent (same kind, bulleted or numbered) or opens one;
@@ -219,19 +238,20 @@ class _Reader:
             if len(strip_tags(text)) <= ITEM_MAX_CHARS[_lang_of(text)]:
                 self.add(text, "item", self.lead or self.heading, self.item)
                 return
-            for sentence in _backed(split_sentences(text)):
-                self.add(sentence, "item", self.lead or self.heading, self.item)
+            self.add_sentences(_backed(split_sentences(text)), "item", self.lead or self.heading, self.item)
             return
         sentences = _backed(split_sentences(text))
         self.lead = ""
         if sentences and sentences[-1].rstrip().endswith((":", "：")) and len(strip_tags(sentences[-1])) <= LEAD_IN_CHARS:
             self.lead = strip_tags(sentences.pop()).strip().rstrip(":：")
-        context = self.heading
+        context, run = self.heading, []
         for sentence in sentences:
             if strip_tags(sentence).rstrip().endswith(("?", "？")):
-                context = strip_tags(sentence).strip()  # a question the text asks itself heads its answer
+                self.add_sentences(run, "sentence", context)
+                context, run = strip_tags(sentence).strip(), []  # a question the text asks itself heads its answer
                 continue
-            self.add(sentence, "sentence", context)
+            run.append(sentence)
+        self.add_sentences(run, "sentence", context)
 
     def set_heading(self, text: str) -> None:
         self.flush()
