@@ -165,3 +165,26 @@ def test_reconcile_without_an_artifact_is_a_clear_error(workspace):
     workspace.artifact.unlink()
     with pytest.raises(UserError, match="--reconcile needs an artifact"):
         workspace.build(reconcile=True)
+
+
+def test_a_word_edited_away_is_unknown_to_the_answer_as_after_a_full_build(workspace):
+    """An incremental build keeps the vocabulary row of a word no chunk holds any more; the extractive answer must
+    not weigh it as the rarest word there is (a full build would not know it at all)."""
+    from unitrag.rag.knowledge_base import KnowledgeBase
+    from unitrag.rag.types import UserContext
+
+    unit_id, rel = _one_chunk_unit(workspace)
+    path = workspace.config.content_dir / rel
+    original = path.read_text(encoding="utf-8")
+    _edit_body(path, "Zorblaxian tea is brewed at exactly 81 degrees.")
+    workspace.build()
+    with KnowledgeBase.open(workspace.artifact, config=workspace.config) as kb:
+        assert "zorblaxian" in kb.retriever.focus("zorblaxian tea")[0].terms  # known while a chunk holds it
+    path.write_text(original, encoding="utf-8")
+    assert workspace.build().plan.changed == [unit_id]
+    with duckdb.connect(str(workspace.artifact), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM sparse_vocab WHERE term = 'zorblaxian'").fetchone() == (1,)
+    with KnowledgeBase.open(workspace.artifact, config=workspace.config) as kb:
+        assert "zorblaxian" not in kb.retriever.focus("zorblaxian tea")[0].terms
+        # the restricted role reads the whole index (no public view in between)
+        assert "zorblaxian" not in kb.retriever.focus("zorblaxian tea", UserContext(roles=[kb.restricted_role]))[0].terms

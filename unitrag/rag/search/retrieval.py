@@ -302,7 +302,10 @@ class Retriever:
             groups = self.crosslingual.broadener.groups if self.crosslingual is not None else {}
             names = {t: v for t, v in topics.items() if t not in groups}
             public = self.public_sparse
-            self.full_lexicon = Lexicon.of(self.sparse_index.vocab, self.sparse_index.idf, names)
+            # a term of the vocabulary no chunk holds now (an incremental build keeps the words of edited-away text)
+            # is left out, as in a full build: it would weigh as the rarest word there is
+            self.full_lexicon = Lexicon.of(self.sparse_index.vocab, self.sparse_index.idf, names,
+                                           np.diff(self.sparse_index.indptr))
             self.lexicon = (self.full_lexicon if public is self.sparse_index
                             else Lexicon.of(public.vocab, public.idf, names, public.counts))
         lexicon = self.full_lexicon if self.reads_restricted(user) else self.lexicon
