@@ -9,7 +9,7 @@ import pytest
 from unitrag.content.validate import validate_content
 
 
-@pytest.mark.parametrize("char", ["\x00", "\x01", "\x1b", "\x7f", "\x85"])
+@pytest.mark.parametrize("char", ["\x00", "\x01", "\x1b", "\x7f", "\x85", "\u202e", "\u2066"])
 def test_a_control_character_in_a_body_is_a_problem_at_its_line(tree, samples, char) -> None:
     text = samples.RULE.replace("Your B12 is low", f"Your B12{char} is low")
     tree.write("rules/rule-one.md", text)
@@ -23,6 +23,15 @@ def test_control_characters_in_frontmatter_and_registries_are_named_too(tree, sa
     tree.write("rules/rule-one.md", samples.RULE.replace('title: "Low B12"', 'title: "Low\x00B12"'))
     tree.write("citations/a.yaml", samples.CITATIONS.replace("Paper B", "Paper\x07B"))
     found = {(p.path, p.line) for p in validate_content(tree.root).problems if p.field == "file"}
+    assert found == {(tree.shown("rules/rule-one.md"), 4), (tree.shown("citations/a.yaml"), 7)}
+
+
+@pytest.mark.parametrize("escape", ["\\e[2J", "\\x1b]0;title\\a", "\\0", "\\u202efdp.exe", "\\x9b"])
+def test_a_control_character_written_as_a_yaml_escape_is_a_problem_at_its_line(tree, samples, escape) -> None:
+    """The bytes are clean, the value is not: ``title: "\\e[2J…"`` would clear the screen of whoever runs ``ask``."""
+    tree.write("rules/rule-one.md", samples.RULE.replace('title: "Low B12"', f'title: "Low {escape} B12"'))
+    tree.write("citations/a.yaml", samples.CITATIONS.replace("Paper B", f"Paper {escape} B"))
+    found = {(p.path, p.line) for p in validate_content(tree.root).problems if "control character" in p.message}
     assert found == {(tree.shown("rules/rule-one.md"), 4), (tree.shown("citations/a.yaml"), 7)}
 
 

@@ -36,6 +36,8 @@ BAD = {
     "https://example.org:99999/": "port",
     "https://[::1/x": "unbalanced",
     "https://[::1]x/": "bad host",
+    "https://example.org/\u202efdp.exe": "invisible character U+202E",  # shown as …/exe.pdf
+    "https://exam\u200bple.org/": "invisible character U+200B",
 }
 
 

@@ -22,7 +22,9 @@ from ..regular_file import FileTooLarge, NotRegularFile, read_regular  # noqa: F
 from .problems import Problem
 
 #: Control characters content may not hold (tab, newline and CR, normalised to LF on read, are fine).
-CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+#: C0 and C1 controls but tab and newline, and the text-direction overrides and isolates (U+202A–E, U+2066–9): a
+#: line holding one reads, on screen, differently from what it is ("Trojan Source"); no en or zh text needs them.
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _MAX_REPORTED = 10  # per file: enough to see the pattern, not a flood
 
 

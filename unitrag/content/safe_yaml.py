@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from .files import CONTROL_CHARACTERS
 from .problems import Problem
 
 _BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: several times faster
@@ -47,8 +48,26 @@ class DuplicateKey(yaml.YAMLError):
         self.problem_mark = mark
 
 
+class ControlInValue(yaml.YAMLError):
+    """A quoted value spells a control character as an escape (``"\\e[2J"``): the file's bytes are clean, the value
+    is not, and it would reach every terminal that prints it (``ask``, ``search``) and every API client."""
+
+    def __init__(self, char: str, mark: yaml.Mark) -> None:
+        self.problem = (f"a value holds the control character U+{ord(char):04X} (written as an escape such as \\e, "
+                        "\\x1b or \\u202e): remove it (only tab and newline are allowed in content)")
+        super().__init__(self.problem)
+        self.problem_mark = mark
+
+
 class _Loader(_BASE_LOADER):  # type: ignore[misc, valid-type]
-    """The safe loader, refusing a key repeated in one mapping (``title: a`` then ``title: b``)."""
+    """The safe loader, refusing a key repeated in one mapping (``title: a`` then ``title: b``) and a value holding a
+    control character (``ControlInValue``)."""
+
+    def construct_scalar(self, node: yaml.ScalarNode) -> Any:
+        found = CONTROL_CHARACTERS.search(node.value) if isinstance(node.value, str) else None
+        if found is not None:
+            raise ControlInValue(found.group(), node.start_mark)
+        return super().construct_scalar(node)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
@@ -154,7 +173,7 @@ def yaml_problem(exc: yaml.YAMLError, shown: str, field: str, first_line: int = 
     opened = quote_left_open(text, gave_up_at) if text is not None and gave_up_at is not None and unclosed is None \
         else None
     full_width = full_width_syntax(text, gave_up_at) if text is not None and gave_up_at is not None else None
-    if isinstance(exc, (AliasRefused, DuplicateKey)):
+    if isinstance(exc, (AliasRefused, DuplicateKey, ControlInValue)):
         message = exc.problem
     elif full_width is not None and (opened is None or full_width[0] <= opened):
         line, fix = full_width

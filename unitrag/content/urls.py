@@ -2,7 +2,8 @@
 
 A registry URL ends up as a link in answers and in the published database, so a
 typo must fail validation, not a reader: whitespace, characters that are never
-literal in a URL (``<``, ``>``, ``"``, backslash...), unbalanced brackets (usually
+literal in a URL (``<``, ``>``, ``"``, backslash...), an invisible formatting character (a zero-width space, a
+right-to-left override that makes ``…/\u202efdp.exe`` read ``…/exe.pdf``), unbalanced brackets (usually
 a URL cut at a closing parenthesis by copy-paste), a scheme other than http(s),
 a missing or malformed host, a bad port, or credentials are each refused with
 the reason. Non-ASCII paths (IRIs) are fine: browsers encode them.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import unicodedata
 from urllib.parse import urlsplit
 
 _NEVER_LITERAL = '<>"{}|\\^`'
@@ -26,6 +28,10 @@ def check_url(url: str) -> str:
     bad = next((ch for ch in url if ch in _NEVER_LITERAL or ord(ch) < 0x20 or ord(ch) == 0x7F), None)
     if bad is not None:
         raise ValueError(f"url has {bad!r}, which is never literal in a URL: percent-encode it")
+    hidden = next((ch for ch in url if unicodedata.category(ch) == "Cf"), None)
+    if hidden is not None:  # a zero-width space, a right-to-left override: the link would read as another one
+        raise ValueError(f"url has the invisible character U+{ord(hidden):04X}, which can make it read as another "
+                         "link: remove it")
     if not _balanced(url):
         raise ValueError("url has unbalanced brackets: a ( or [ without its partner (cut short when copied?)")
     try:
