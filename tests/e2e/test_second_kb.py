@@ -1,5 +1,5 @@
-"""The example knowledge bases in other domains (examples/bike-care, home-coffee, houseplants) built and evaluated as a
-new user would.
+"""The example knowledge bases in other domains (examples/bike-care, home-coffee, houseplants, aquarium) built and
+evaluated as a new user would.
 
 No default may quietly depend on the bundled sample: the embedder, the default gate, the guard fit,
 the span scorer of the extractive answer all run here on content nobody tuned them on, against its
@@ -112,6 +112,21 @@ def test_the_fourth_example_finds_its_answers_stops_its_emergencies_and_leaks_no
     assert houseplants_held_out["restricted_leaks"] == []
     assert houseplants_held_out["answer_facts"]["modes"]["extractive"]["fact_recall"] >= 0.35
     assert houseplants_held_out["guard"]["recall"] >= 0.6
+
+
+@pytest.fixture(scope="module")
+def aquarium_held_out(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The fifth example, written after every change before stop 46: unseen when it was first measured."""
+    return evaluated(built("aquarium", tmp_path_factory))
+
+
+def test_the_fifth_example_finds_its_answers_says_not_found_and_stops_its_emergencies(aquarium_held_out: dict) -> None:
+    full = aquarium_held_out["variants"]["full"]
+    assert full["queries"] >= 25 and full["success@5"] >= 0.9
+    assert aquarium_held_out["restricted_leaks"] == []
+    assert aquarium_held_out["not_found"]["f1"] >= 0.75
+    assert aquarium_held_out["answer_facts"]["modes"]["extractive"]["fact_recall"] >= 0.45
+    assert aquarium_held_out["guard"]["recall"] >= 0.8  # indirect emergencies too ("purple lips", "on the floor")
 
 
 def test_the_example_names_its_own_restricted_role(bike_care: Path, tmp_path: Path) -> None:
