@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from unitrag.compiler.cache import EmbeddingCache
+from unitrag.compiler.cache import EmbeddingCache, usable_cache_dir
 
 
 def unit_vectors(n: int, dim: int = 8, seed: int = 0) -> np.ndarray:
@@ -94,3 +94,35 @@ def test_corrupt_cache_file_disables_the_cache(tmp_path: Path, capsys: pytest.Ca
     assert "embedding cache disabled" in capsys.readouterr().err
     assert cache.get_many("e", ["h"]) == {}
     cache.close()
+
+
+def test_a_cache_dir_that_is_or_sits_under_a_file_is_not_used(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                               ) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("x")
+    assert usable_cache_dir(blocker) is None
+    assert capsys.readouterr().err == (f"warning: cache_dir {blocker} is not a folder: building without the cache "
+                                       "(set cache_dir in unitrag.toml, or --cache-dir, to a folder)\n")
+    assert usable_cache_dir(blocker / "deep" / "cache") is None
+    assert f"cache_dir {blocker}/deep/cache is under {blocker}, which is not a folder" in capsys.readouterr().err
+    assert usable_cache_dir(Path("/dev/null")) is None and "/dev/null is not a folder" in capsys.readouterr().err
+    for fine in (tmp_path, tmp_path / "not" / "yet", None):  # a folder, one mkdir makes, none asked for
+        assert usable_cache_dir(fine) == fine
+    assert capsys.readouterr().err == ""
+
+
+def test_a_build_whose_cache_dir_is_under_a_file_goes_on_without_it(tiny, capsys: pytest.CaptureFixture[str]) -> None:
+    from dataclasses import replace
+
+    (tiny.root / ".unitrag").write_text("a file")  # the audit's `rm -rf .unitrag && touch .unitrag`
+    config = replace(tiny.config, cache_dir=tiny.root / ".unitrag" / "cache")
+    assert tiny.build(config).written
+    (tiny.content / "rules" / "en-blood-pressure-severe.md").write_text(
+        (tiny.content / "rules" / "en-blood-pressure-severe.md").read_text(encoding="utf-8") + "\nMore.\n", "utf-8")
+    assert tiny.build(config, dry_run=True).plan.changed
+    report = tiny.build(config)
+    assert report.written and report.embedded == 1
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 3  # one per build: not one per cache, and no traceback
+    assert all(line.startswith(f"warning: cache_dir {config.cache_dir} is under ") for line in warnings)
+    assert (tiny.root / ".unitrag").read_text() == "a file"

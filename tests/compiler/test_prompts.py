@@ -127,3 +127,54 @@ def test_an_outer_alarm_survives_the_render_deadline() -> None:
         assert 50 < remaining <= 60
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _prompts_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A prompts folder with one good template, and a folder beside it (outside it) holding a valid one."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    (folder / "user.j2").write_text("{{ question }}", encoding="utf-8")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "system.j2").write_text("SECRET {{ lang }}", encoding="utf-8")  # renders fine
+    return folder
+
+
+def test_a_link_out_of_the_prompts_folder_is_a_problem_and_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                     ) -> None:
+    folder = _prompts_folder(tmp_path, monkeypatch)
+    (folder / "system.j2").symlink_to(tmp_path / "outside" / "system.j2")  # a file, as in the audit's /etc/passwd
+    (folder / "refusal.j2").symlink_to(tmp_path / "outside", target_is_directory=True)  # a folder
+    with pytest.raises(ContentInvalid) as caught:
+        read_prompts(folder)
+    found = sorted((p.path, p.line, p.field, p.message) for p in caught.value.problems)
+    assert [(path, line, field) for path, line, field, _ in found] == [
+        ("prompts/refusal.j2", 1, "file"), ("prompts/system.j2", 1, "file")]
+    outside = str((tmp_path / "outside").resolve())
+    assert found[0][3] == (f"a link to {outside}, outside the prompts folder: not read "
+                           "(copy the file into the prompts folder)")
+    assert f"a link to {outside}/system.j2, outside the prompts folder: not read" in found[1][3]
+    assert all("SECRET" not in p.message for p in caught.value.problems)
+
+
+def test_a_link_inside_the_prompts_folder_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = _prompts_folder(tmp_path, monkeypatch)
+    (folder / "texts").mkdir()
+    (folder / "texts" / "system.txt").write_text("fine {{ lang }}", encoding="utf-8")
+    (folder / "system.j2").symlink_to(folder / "texts" / "system.txt")
+    assert [(row["name"], row["template"]) for row in read_prompts(folder)] == [
+        ("system", "fine {{ lang }}"), ("user", "{{ question }}")]
+
+
+def test_a_template_the_runtime_never_renders_is_a_problem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = _prompts_folder(tmp_path, monkeypatch)
+    (folder / "notes.j2").write_text("my notes {{ lang }}", encoding="utf-8")  # would render: only the name is wrong
+    (folder / "user.jinja").write_text("{{ question }}", encoding="utf-8")  # a second 'user'
+    (folder / ".#user.j2").symlink_to("someone@host.1234")  # an editor's lock link: hidden, not a template
+    with pytest.raises(ContentInvalid) as caught:
+        read_prompts(folder)
+    notes, twice = sorted(caught.value.problems)
+    assert (notes.path, notes.line, notes.field) == ("prompts/notes.j2", 1, "file")
+    assert notes.message.startswith("not a template the runtime renders (it renders system.j2, user.j2, not_found.j2,")
+    assert (twice.path, twice.message) == ("prompts/user.jinja", "a second 'user' template (the first is "
+                                                                 "prompts/user.j2): keep one of them")

@@ -242,3 +242,15 @@ def test_another_parser_version_reads_every_file_again(tree, parses, tmp_path, m
     parses.clear()
     _, cache = check(tree.root, tmp_path / "cache")
     assert cache.misses == 4 and len(parses) == 4
+
+
+@pytest.mark.parametrize("where", ["under a file", "/dev/null"])
+def test_a_cache_folder_that_cannot_be_a_folder_is_a_warning_not_a_traceback(tree, tmp_path, capsys, where):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the cache folder should be", encoding="utf-8")
+    cache_dir = blocker / "cache" if where == "under a file" else Path("/dev/null")
+    first, _ = check(tree.root, cache_dir)  # saving: the shard's temporary file cannot be removed either (ENOTDIR)
+    assert capsys.readouterr().err.count("warning: unit cache not saved") == 1
+    again, cache = check(tree.root, cache_dir)
+    assert summary(again) == summary(first) and cache.misses == len(first.units)  # worked out again, same result
+    assert blocker.read_text(encoding="utf-8") == "a file where the cache folder should be"

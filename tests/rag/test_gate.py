@@ -164,6 +164,10 @@ def test_write_calibration_replaces_the_same_pipeline_and_keeps_the_others(tmp_p
     path.write_text("{not json")
     with pytest.raises(UserError, match="not a calibration file"):
         write_calibration(path, AnswerabilityGate("b-pipe", 3.0, -2.0))
+    for damaged in ("[" * 100_000 + "]" * 100_000, '{"gates": ["x"]}'):  # a RecursionError, an AttributeError before
+        path.write_text(damaged)
+        with pytest.raises(UserError, match="not a calibration file .*; move it away to start a new one"):
+            write_calibration(path, AnswerabilityGate("b-pipe", 3.0, -2.0))
 
 
 def test_a_calibration_that_cannot_be_written_is_a_user_error(tmp_path: Path):

@@ -8,6 +8,7 @@ during a long embedding loses at most one batch of work.
 
 from __future__ import annotations
 
+import stat
 import sys
 from pathlib import Path
 
@@ -16,6 +17,28 @@ import numpy as np
 
 #: The cache's file in its folder.
 FILE = "embeddings.duckdb"
+
+
+def usable_cache_dir(directory: Path | None) -> Path | None:
+    """``directory`` (config ``cache_dir``), or None with one warning when it, or a folder above it, is a file or a
+    device (``/dev/null``): no cache could ever be written there, and each cache saying so (or failing) on its own
+    would bury the build's output. The build goes on without the cache: it only saves work, never changes a result."""
+    if directory is None:
+        return None
+    for path in (directory, *directory.parents):
+        try:
+            mode = path.stat().st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # not there yet (mkdir makes it), or under a file: that one is found further up
+        except OSError:
+            return directory  # cannot tell (no permission...): each cache says what went wrong
+        if stat.S_ISDIR(mode):
+            return directory
+        what = "is not a folder" if path == directory else f"is under {path}, which is not a folder"
+        print(f"warning: cache_dir {directory} {what}: building without the cache (set cache_dir in unitrag.toml, "
+              "or --cache-dir, to a folder)", file=sys.stderr)
+        return None
+    return directory
 
 
 def cached_hashes(directory: Path | None, embedder: str, hashes: list[str]) -> set[str] | None:

@@ -22,7 +22,7 @@ from ..errors import ContentInvalid, UserError
 from ..providers.embedders import Embedder, embedder_class, embedder_id, load_embedder
 from ..content.text.tokenize import TOKENIZER_VERSION
 from .build_lock import artifact_lock
-from .cache import cached_hashes
+from .cache import cached_hashes, usable_cache_dir
 from .chunking import CHUNKER_VERSION
 from .estimate import EmbedEstimate, estimate_embedding, measured_rate
 from .guard_examples import (
@@ -122,7 +122,8 @@ def _build(
     # chunks must fit the model's input; known from the class, so --dry-run needs no model
     max_tokens = embedder.max_tokens if embedder is not None else embedder_class(config.embedder).max_tokens
     budget = min(config.chunk_tokens, max_tokens)
-    unit_cache = UnitCache(None if full else config.cache_dir)
+    cache_dir = None if full else usable_cache_dir(config.cache_dir)  # a file there: warned once, built without it
+    unit_cache = UnitCache(cache_dir)
     content = validate_content(config.content_dir, config.max_unit_bytes, unit_cache, config.max_file_bytes,
                                config.languages, config.max_question_chars, config.restricted_role)
     if content.problems:
@@ -130,7 +131,7 @@ def _build(
         raise ContentInvalid(content.problems)
     timings["validate"] = time.perf_counter() - clock
     step = time.perf_counter()
-    hashed, parse_cache = cached_chunks(content, budget, None if full else config.cache_dir, save=False)
+    hashed, parse_cache = cached_chunks(content, budget, cache_dir, save=False)
     timings["chunk"] = time.perf_counter() - step
     step = time.perf_counter()
     tables = {"units": unit_rows(content),
@@ -146,7 +147,7 @@ def _build(
     plan = make_plan(hashed, previous, model_id, table_hashes, complete=content.complete)
     if not allow_empty:
         _refuse_emptying(config, hashed, previous)
-    estimate = _estimate(config, plan, hashed, previous, model_id, consult_cache=dry_run and not full)
+    estimate = _estimate(cache_dir, plan, hashed, previous, model_id, consult_cache=dry_run and not full)
     timings["compare"] = time.perf_counter() - step
     timings["plan"] = time.perf_counter() - clock
     report = BuildReport(plan=plan, artifact=config.artifact, embedder=model_id, dry_run=dry_run,
@@ -178,7 +179,7 @@ def _build(
     # a current previous artifact takes the change as a delta (unitrag.artifact.incremental): no full rewrite
     delta = previous is not None and not plan.full_reembed_reason and can_write_incrementally(
         previous.path, model_id, previous.dim)
-    cache = EmbeddingCache(None if full else config.cache_dir)
+    cache = EmbeddingCache(cache_dir)
     try:
         vectors = _carry_over(previous, plan, plan.metadata_only if delta else None)
         wanted = set(plan.to_embed)
@@ -230,15 +231,15 @@ def _build(
     return report
 
 
-def _estimate(config: Config, plan: Plan, hashed: list[HashedChunk], previous: PreviousState | None, model_id: str,
-              consult_cache: bool) -> EmbedEstimate:
+def _estimate(cache_dir: Path | None, plan: Plan, hashed: list[HashedChunk], previous: PreviousState | None,
+              model_id: str, consult_cache: bool) -> EmbedEstimate:
     """The plan's embedding estimate; with ``consult_cache`` (a dry run), the chunks whose vectors the embedding
     cache holds (by content hash: no model) are counted apart, as the build would take them from it."""
     wanted = set(plan.to_embed)
     hashes = [h.content_hash for h in hashed if h.chunk.chunk_id in wanted]
     if not consult_cache:
         return estimate_embedding(len(hashes), model_id, previous, None if hashes else 0)
-    cached = cached_hashes(config.cache_dir, model_id, hashes)
+    cached = cached_hashes(cache_dir, model_id, hashes)
     if cached is None:  # the cache could not be read: every chunk, an upper bound
         return estimate_embedding(len(hashes), model_id, previous, None)
     hits = sum(1 for h in hashes if h in cached)

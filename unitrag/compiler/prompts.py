@@ -6,10 +6,14 @@ alone, by name: there is nothing to load), and render once per language with sam
 in the runtime's bounded sandbox, within a few seconds and the prompt budget: an undefined
 variable, a sandbox violation, a value or prompt over ``max_prompt_chars``, runaway
 recursion or a loop that never ends is a problem at its line, and nothing is written.
+A template is named for what the runtime renders (``system``, ``user``, ``not_found``, ``refusal``, ``broaden``):
+another name is a problem (a misspelt one would leave the runtime without its template), and so is a link
+out of the folder, as in the content folder: it is not read, let alone copied into the artifact.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -23,7 +27,7 @@ from jinja2 import TemplateSyntaxError, nodes
 
 from ..artifact.bounded_sandbox import MAX_PROMPT_CHARS, PromptTooLarge, render_bounded
 from ..artifact.prompts import TEMPLATE_ENV, TEMPLATE_VARIABLES
-from ..content.files import SizeLimit, display_path, read_text
+from ..content.files import SizeLimit, display_path, link_outside, read_text
 from ..content.problems import Problem
 from ..errors import ContentInvalid
 
@@ -50,24 +54,52 @@ _LOADING = {nodes.Include: "include", nodes.Import: "import", nodes.FromImport: 
 def read_prompts(prompts_dir: Path, max_chars: int = MAX_PROMPT_CHARS) -> list[dict[str, Any]]:
     """Every template in the folder as ``{name, template}`` rows; ContentInvalid listing every broken one.
 
-    ``max_chars`` (config ``max_prompt_chars``) bounds what each renders, and the bytes of its file.
+    ``max_chars`` (config ``max_prompt_chars``) bounds what each renders, and the bytes of its file. Hidden files
+    (an editor's ``.#user.j2`` lock link) are not templates; a file the runtime never renders is a problem, as is a
+    link out of the folder (not read: a pull request's link to a CI secret must not reach the artifact).
     """
     if not prompts_dir.is_dir():
         return []
     rows: list[dict[str, Any]] = []
     problems: list[Problem] = []
     limit = SizeLimit(max_chars, "max_prompt_chars", "prompt template", "a template is a few KB: shorten it")
-    for path in sorted(p for p in prompts_dir.iterdir() if p.suffix in PROMPT_SUFFIXES):
+    real_root = Path(os.path.realpath(prompts_dir))
+    seen: dict[str, str] = {}
+    for path in sorted(p for p in prompts_dir.iterdir() if p.suffix in PROMPT_SUFFIXES and not p.name.startswith(".")):
+        shown = display_path(path)
+        refused = _not_a_template(real_root, path, shown, seen)
+        if refused is not None:
+            problems.append(refused)
+            continue
         text = read_text(path, problems, limit)
         if text is None:
             continue
-        found = check_template(display_path(path), path.stem, text, max_chars=max_chars)
+        found = check_template(shown, path.stem, text, max_chars=max_chars)
         problems += found
         if not found:
             rows.append({"name": path.stem, "template": text})
     if problems:
         raise ContentInvalid(sorted(problems))
     return rows
+
+
+def _not_a_template(real_root: Path, path: Path, shown: str, seen: dict[str, str]) -> Problem | None:
+    """Why ``path`` is not read as a template, or None: a link out of the folder (``content.files.link_outside``,
+    the content folder's rule), a name the runtime never renders, or a second file of a name (``seen``: name →
+    the first one's path)."""
+    target = link_outside(real_root, path)
+    if target is not None:
+        return Problem(shown, 1, "file", f"a link to {target}, outside the prompts folder: not read "
+                                         "(copy the file into the prompts folder)")
+    name = path.stem
+    if name not in TEMPLATE_VARIABLES:
+        known = ", ".join(f"{known}.j2" for known in TEMPLATE_VARIABLES)
+        return Problem(shown, 1, "file", f"not a template the runtime renders (it renders {known}): rename it to one "
+                                         "of those, or move it out of the prompts folder")
+    if name in seen:
+        return Problem(shown, 1, "file", f"a second {name!r} template (the first is {seen[name]}): keep one of them")
+    seen[name] = shown
+    return None
 
 
 def prompt_problems(prompts_dir: Path, max_chars: int = MAX_PROMPT_CHARS) -> tuple[int, list[Problem]]:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from ..content.loader import ContentSet
-from ..errors import UserError
 from ..content.models import Document, Rule, Scene, Story, Taxonomy
 from ..content.text.tokenize import indexed_text, sparse_terms
 from .hashing import canonical_json
 from .plan import HashedChunk
 from ..artifact.bounded_sandbox import MAX_PROMPT_CHARS
+from .calibration_file import read_calibration  # noqa: F401 - re-exported: `unitrag build` warns from it
 from .prompts import read_prompts
 
 
@@ -95,28 +94,3 @@ def registry_rows(
         "calibration": read_calibration(calibration_file),
     }
 
-
-CALIBRATION_COLUMNS = ("pipeline_id", "feature", "a", "b", "threshold", "by_lang", "n_answerable", "n_unanswerable", "fitted_at", "metrics")
-
-
-def read_calibration(path: Path | None) -> list[dict[str, Any]]:
-    """The fitted answerability gates of calibration.json (``unitrag calibrate --write``); none when it is absent."""
-    if path is None or not path.is_file():
-        return []
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        gates = data["gates"] if isinstance(data, dict) else data
-        rows = []
-        for gate in sorted(gates, key=lambda g: g["pipeline_id"]):
-            if not isinstance(gate["pipeline_id"], str) or not isinstance(gate["feature"], str):
-                raise TypeError("pipeline_id and feature must be strings")
-            row = {key: gate.get(key) for key in CALIBRATION_COLUMNS}
-            row["a"], row["b"] = float(gate["a"]), float(gate["b"])
-            for key in ("by_lang", "metrics"):
-                row[key] = None if row[key] is None else json.dumps(row[key], ensure_ascii=False, sort_keys=True)
-            rows.append(row)
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
-        raise UserError(f"{path}: not a calibration file written by `unitrag calibrate --write` ({type(exc).__name__}: {exc})") from None
-    if len({r["pipeline_id"] for r in rows}) != len(rows):
-        raise UserError(f"{path}: a pipeline id appears twice; keep one gate per pipeline")
-    return rows

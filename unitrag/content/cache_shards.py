@@ -13,6 +13,7 @@ out again, never an error.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -71,6 +72,7 @@ class CacheShards:
                 os.replace(tmp, path)
             except (OSError, ValueError) as exc:  # a read-only folder: the next build works these units out again
                 print(f"warning: {what} not saved ({exc})", file=sys.stderr)
-                tmp.unlink(missing_ok=True)
+                with contextlib.suppress(OSError):  # a folder under a file: unlink fails too (ENOTDIR, not ENOENT)
+                    tmp.unlink(missing_ok=True)
                 return
             self._keys[n] = set(shards[n])

@@ -417,6 +417,11 @@ def write_calibration(path: Path, gate: AnswerabilityGate) -> None:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             gates = list(data["gates"] if isinstance(data, dict) else data)
+            if not all(isinstance(g, dict) for g in gates):
+                raise TypeError("a gate that is not an object")
+        except RecursionError:  # JSON nested deeper than the parser goes
+            raise UserError(f"{path}: not a calibration file (nested too deeply); move it away to start a new one"
+                            ) from None
         except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
             raise UserError(f"{path}: not a calibration file ({exc}); move it away to start a new one") from None
     gates = [g for g in gates if g.get("pipeline_id") != gate.pipeline_id] + [gate.to_dict()]
