@@ -43,6 +43,23 @@ def test_validate_prints_every_problem_and_exits_1(tmp_path):
     assert "Traceback" not in result.stderr
 
 
+def test_validate_checks_calibration_json_as_the_build_reads_it(tmp_path):
+    """A gate whose slope is infinite would switch "not found" off: the pull request's validate says so."""
+    import json
+    import shutil
+
+    shutil.copytree(REPO / "content", tmp_path / "content")
+    shutil.copytree(REPO / "prompts", tmp_path / "prompts")
+    calibration = json.loads((REPO / "calibration.json").read_text(encoding="utf-8"))
+    (tmp_path / "calibration.json").write_text(json.dumps(calibration), encoding="utf-8")
+    assert _run(tmp_path, "validate").returncode == 0
+    text = json.dumps(calibration).replace(f'"a": {json.dumps(calibration["gates"][0]["a"])}', '"a": 1e400', 1)
+    (tmp_path / "calibration.json").write_text(text, encoding="utf-8")
+    result = _run(tmp_path, "validate")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "calibration.json:1: file: gates[0].a: expected a finite number, not inf" in result.stderr
+
+
 def test_validate_checks_the_prompt_templates_too(tmp_path):
     import shutil
 

@@ -23,6 +23,21 @@ def register(app: typer.Typer) -> None:
     app.command("inspect")(inspect)
 
 
+def _calibration_problems(cfg: Config) -> list[Any]:
+    """calibration.json as the build reads it: a damaged gate (``"a": 1e400`` would switch "not found" off) fails
+    validation in the pull request, not the build after the merge."""
+    from ..compiler.calibration_file import read_calibration
+    from ..content.files import display_path
+    from ..content.problems import Problem
+
+    try:
+        read_calibration(cfg.calibration_file)
+    except UserError as exc:
+        shown = display_path(cfg.calibration_file)
+        return [Problem(shown, 1, "file", str(exc).removeprefix(f"{cfg.calibration_file}: "))]
+    return []
+
+
 def validate(content: ContentOpt = None, config: ConfigOpt = None, json: JsonOpt = False) -> None:
     """Check every unit and registry file; print each problem as path:line: field: message."""
     from ..content.unit_cache import UnitCache  # each command imports its own machinery: `--help` stays fast
@@ -36,7 +51,7 @@ def validate(content: ContentOpt = None, config: ConfigOpt = None, json: JsonOpt
     from ..compiler.prompts import prompt_problems  # jinja2 only for this command
 
     templates, template_problems = prompt_problems(cfg.prompts_dir, cfg.max_prompt_chars)
-    problems = sorted([*result.problems, *template_problems])
+    problems = sorted([*result.problems, *template_problems, *_calibration_problems(cfg)])
     starters = sum(1 for loaded in result.units if loaded.unit is not None and loaded.unit.starter)
     if json:
         print_json({"ok": not problems, "units": len(result.units), "starter_units": starters,
