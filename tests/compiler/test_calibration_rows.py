@@ -76,7 +76,8 @@ DAMAGED = {
     "escape key": (_with(by_lang={"\x1b[2J": 1}), 'gates[0].by_lang."\\u001b[2J": expected an object, not 1'),
     "offsets": (_with(metrics={"lang_offsets": {"en>zh": float("nan")}}),
                 "gates[0].metrics.lang_offsets.en>zh: expected a finite number, not nan"),
-    "mix weight": (_with(feature="dense + 1e400*topic"), 'gates[0].feature: expected a feature with finite weights'),
+    "mix weight": (_with(feature="dense + 1e400*topic"), "gates[0].feature: not a feature `unitrag calibrate` writes (the weight "
+                                                           "of 'topic' is not a finite number)"),
     "feature": (_with(feature="loudness"), "gates[0].feature: not a feature `unitrag calibrate` writes (unknown gate "
                                            "feature 'loudness'"),
     "count": (_with(n_answerable=2**40), "gates[0].n_answerable: expected a whole number of questions or null"),

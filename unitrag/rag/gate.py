@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from ..artifact.gate_feature import FEATURE_NAMES, parse_feature
 from ..config import Config
 from ..errors import UserError
 from .types import Source
@@ -91,6 +92,7 @@ FEATURES: dict[str, Callable[[Sequence[Source]], float | None]] = {
     "gap": lambda s: _max(s, "gap"),  # 1: the question names a topic of the taxonomy that no unit carries
     "exemplar": lambda s: _max(s, "exemplar"),  # best cosine to an answerable exemplar question minus to an unanswerable one
 }
+assert tuple(FEATURES) == FEATURE_NAMES, "unitrag.artifact.gate_feature names every feature, in this order"
 #: Features a gate may add to its main one (``mix``).
 MIX_FEATURES = ("topic", "gap", "exemplar")
 
@@ -315,8 +317,10 @@ class AnswerabilityGate:
     def from_dict(cls, row: Mapping[str, Any]) -> AnswerabilityGate:
         """From a calibration.json entry or a calibration table row (whose JSON columns are strings)."""
         by_lang, metrics = (json.loads(v) if isinstance(v, str) else (v or {}) for v in (row.get("by_lang"), row.get("metrics")))
-        feature, *mixed = (part.strip() for part in str(row["feature"]).split("+"))
-        mix = {name.strip(): float(w) for w, _, name in (part.partition("*") for part in mixed)}
+        try:
+            feature, mix = parse_feature(str(row["feature"]))
+        except ValueError as exc:
+            raise UserError(f"calibration gate {row.get('pipeline_id')!r}: {exc}") from None
         offsets, digest = metrics.pop("lang_offsets", None), metrics.pop("questions_digest", None)
         return cls(
             pipeline_id=row["pipeline_id"], a=float(row["a"]), b=float(row["b"]), feature=feature,
