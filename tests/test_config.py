@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from unitrag.config import DEFAULT_EMBEDDER, Config, load_config
+from unitrag.config import DEFAULT_EMBEDDER, NUMBER_LIMITS, Config, load_config
+from unitrag.rag.arguments import MAX_K
 from unitrag.errors import ContentInvalid, UserError
 
 
@@ -198,3 +199,62 @@ def test_a_config_over_the_size_cap_is_refused_unread(cwd):
         load_config(path)
     with pytest.raises(UserError, match="larger than"):
         load_config()  # ./unitrag.toml read the same way
+
+
+# -- upper bounds (audit F7 e) ----------------------------------------------------------------------
+
+
+def test_max_question_chars_cannot_be_configured_away(cwd):
+    toml(cwd, "[unitrag]\nmax_question_chars = 99999999999999999999999\n")  # the audit's value: build rc 0 before
+    with pytest.raises(UserError, match=r"^config key 'max_question_chars': at most 32,000 \(.*\), got "
+                                        r"99999999999999999999999$"):
+        load_config(env={})
+
+
+@pytest.mark.parametrize("key", sorted(NUMBER_LIMITS))
+def test_every_number_takes_its_bound_and_refuses_past_it(cwd, key):
+    bound = NUMBER_LIMITS[key][0]
+    assert getattr(load_config(env={}, **{key: bound}), key) == bound
+    past = bound + 1 if isinstance(bound, int) else bound * 1.5
+    for source in ({"env": {f"UNITRAG_{key.upper()}": str(past)}}, {"env": {}, key: past}):
+        with pytest.raises(UserError, match=rf"^config key {key!r}: at most "):
+            load_config(**source)
+
+
+def test_every_number_setting_has_a_bound_and_final_k_is_searchs_own():
+    numbers = {name for name, kind in ((f, Config.__dataclass_fields__[f].type) for f in Config.__dataclass_fields__)
+               if kind in ("int", "float", int, float)}
+    assert numbers == set(NUMBER_LIMITS)
+    assert NUMBER_LIMITS["final_k"][0] == MAX_K  # a search's k is 1 to MAX_K: final_k is its default
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("max_question_chars", "²", "expected a positive whole number, got '²'"),  # isdigit() but not int(): a traceback before
+    ("max_question_chars", "9" * 5000, "at most 32,000"),  # int() of it raised ValueError (4,300 digits): a traceback
+    ("final_k", " 7 ", None),
+    ("boost_rule", "inf", "expected a positive finite number, got 'inf'"),
+    ("boost_rule", "nan", "expected a positive finite number"),
+    ("boost_rule", "1e300", "at most 100 ("),
+    ("boost_rule", "1e999", "expected a positive finite number"),  # float() of it is inf
+])
+def test_numbers_from_the_environment_are_one_line(cwd, key, value, message):
+    if message is None:
+        assert getattr(load_config(env={f"UNITRAG_{key.upper()}": value}), key) == 7
+        return
+    with pytest.raises(UserError) as raised:
+        load_config(env={f"UNITRAG_{key.upper()}": value})
+    assert str(raised.value).startswith(f"config key {key!r}: ") and message in str(raised.value)
+    assert len(str(raised.value)) < 300
+
+
+@pytest.mark.parametrize("line", ["boost_rule = inf", "boost_topic = nan", "max_question_chars = " + "9" * 5000])
+def test_numbers_from_the_file_are_one_line(cwd, line):
+    toml(cwd, f"[unitrag]\n{line}\n")
+    with pytest.raises(UserError) as raised:  # a 5,000-digit integer: a ValueError from tomllib, a traceback before
+        load_config(env={})
+    assert len(str(raised.value)) < 300 and "sys.set_int_max_str_digits" not in str(raised.value)
+
+
+def test_a_number_too_long_to_show_is_named_by_its_size():
+    with pytest.raises(UserError, match=r"at most 32,000 .*got a number of about 5,000 digits"):
+        Config().with_overrides(max_question_chars=10 ** 5000)

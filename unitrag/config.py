@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import tomllib
@@ -45,8 +46,8 @@ def _read_toml(file: Path) -> dict[str, Any]:
     """The config file parsed, or one UserError naming it."""
     try:
         return tomllib.loads(_read_config_bytes(file).decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise UserError(f"{file}: not valid TOML: {exc}") from None
+    except ValueError as exc:  # TOMLDecodeError, UnicodeDecodeError, an integer of over 4,300 digits
+        raise UserError(f"{file}: not valid TOML: {str(exc).split('; use sys.')[0]}") from None
 
 
 def _read_config_bytes(file: Path) -> bytes:
@@ -129,6 +130,63 @@ class Config:
 
 _TYPES = {f.name: f.type for f in fields(Config)}
 
+#: The largest value each number may take, and why: a limit set past it is no limit at all (a question bound of
+#: 10^23 characters), and an unbounded count or size reaches a stage that was never meant to take it. Each is
+#: generous, many times its default; past it, one line names the key and the bound.
+NUMBER_LIMITS: dict[str, tuple[int | float, str]] = {
+    "batch_size": (1024, "texts per embedding call"),
+    "chunk_tokens": (32_768, "estimated tokens per chunk; the embedder's input limit caps it further"),
+    "max_unit_bytes": (10_000_000, "50x the default; a 5 MB unit is ~5,600 chunks, ~1.5 h of embedding"),
+    "max_file_bytes": (100_000_000, "20x the default; 48 MB of citations took 2.1 GB to build"),
+    "max_prompt_chars": (1_000_000, "10x the default; 5 sources of the largest sample unit come to ~60,000"),
+    "dense_k": (1000, "candidates per search arm"),
+    "rerank_k": (1000, "candidates reranked"),
+    "final_k": (100, "a search returns at most 100 sources"),
+    "max_pages": (100, "a search returns at most 100 sources"),
+    "max_question_chars": (32_000, "~8,000 tokens, the longest input of common embedding APIs; the default "
+                                   "embedder reads ~2,000 characters"),
+    "boost_rule": (100.0, "a multiplier of a source's score"),
+    "boost_recent": (100.0, "a multiplier of a source's score"),
+    "boost_topic": (100.0, "a multiplier of a source's score"),
+    "boost_named_topic": (100.0, "a multiplier of a source's score"),
+}
+
+
+def shown_value(value: Any, limit: int = 60) -> str:
+    """A setting's value for a message, cut short; never raises (``repr`` of an int of over 4,300 digits does, and so
+    may an object's own ``__repr__``, handed to ``Config.with_overrides``)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 14_000:
+        return f"a number of about {int(value.bit_length() * 0.30103):,} digits"
+    try:
+        text = repr(value)
+    except Exception:
+        return f"a {type(value).__name__} object"
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def whole_number(value: Any) -> int | None:
+    """An int, or a string of ASCII digits as one (``UNITRAG_FINAL_K=5``), else None. Other digits (``"²"``, which
+    ``str.isdigit`` takes and ``int`` refuses) and strings too long for ``int`` (over 4,300 digits) are None, never
+    a traceback; a string of more than 30 digits reads as a number past every bound."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        digits = value.strip()
+        return int(digits) if len(digits) <= 30 else 10 ** 30
+    return None
+
+
+def check_bound(key: str, number: int | float, limits: dict[str, tuple[int | float, str]], where: str,
+                given: Any) -> None:
+    """``number`` (read from ``given``) within ``key``'s upper bound in ``limits``, or one UserError naming ``where``,
+    the bound and why, and the value as given."""
+    if key in limits and number > limits[key][0]:
+        bound, why = limits[key]
+        said = f"{bound:,}" if isinstance(bound, int) else f"{bound:g}"
+        raise UserError(f"{where}: at most {said} ({why}), got {shown_value(given)}")
+
 
 def _coerce(key: str, value: Any) -> Any:
     kind = _TYPES.get(key)
@@ -145,28 +203,28 @@ def _coerce(key: str, value: Any) -> Any:
             return value
         if isinstance(value, str) and value.strip().lower() in {"1", "true", "yes", "on", "0", "false", "no", "off"}:
             return value.strip().lower() in {"1", "true", "yes", "on"}
-        raise UserError(f"config key {key!r}: expected true or false, got {value!r}")
+        raise UserError(f"config key {key!r}: expected true or false, got {shown_value(value)}")
     if kind in ("float", float):
         try:
             number = float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             number = -1.0
-        if isinstance(value, bool) or not number > 0:
-            raise UserError(f"config key {key!r}: expected a positive number, got {value!r}")
+        if isinstance(value, bool) or not number > 0 or not math.isfinite(number):
+            raise UserError(f"config key {key!r}: expected a positive finite number, got {shown_value(value)}")
+        check_bound(key, number, NUMBER_LIMITS, f"config key {key!r}", value)
         return number
     if kind in ("int", int):
-        number = value
-        if isinstance(value, str) and value.strip().isdigit():
-            number = int(value)
-        if isinstance(number, bool) or not isinstance(number, int) or number <= 0:
-            raise UserError(f"config key {key!r}: expected a positive whole number, got {value!r}")
-        return number
+        whole = whole_number(value)
+        if whole is None or whole <= 0:
+            raise UserError(f"config key {key!r}: expected a positive whole number, got {shown_value(value)}")
+        check_bound(key, whole, NUMBER_LIMITS, f"config key {key!r}", value)
+        return whole
     if key == "artifact" and isinstance(value, (str, Path)):
         _not_a_database(value)
     if isinstance(value, Path):
         return value
     if not isinstance(value, str) or not value.strip():
-        raise UserError(f"config key {key!r}: expected a {'path' if kind in ('Path', Path) else 'string'}, got {value!r}")
+        raise UserError(f"config key {key!r}: expected a {'path' if kind in ('Path', Path) else 'string'}, got {shown_value(value)}")
     return Path(value) if kind in ("Path", Path) else value
 
 
@@ -211,9 +269,9 @@ def identity_hash(record: Any) -> str:
 def _identity_text(key: str, value: Any) -> str:
     """``name`` (required) or ``description`` (may be empty) on one line: whitespace runs become one space."""
     if not isinstance(value, str):
-        raise UserError(f"config key {key!r}: expected text, got {value!r}")
+        raise UserError(f"config key {key!r}: expected text, got {shown_value(value)}")
     if any((ord(c) < 32 and c not in "\t\n\r") or ord(c) == 127 for c in value):
-        raise UserError(f"config key {key!r}: expected text without control characters, got {value!r}")
+        raise UserError(f"config key {key!r}: expected text without control characters, got {shown_value(value)}")
     text = " ".join(value.split())
     if key == "name" and not text:
         raise UserError("config key 'name': the knowledge base needs a name (what the prompts call it)")

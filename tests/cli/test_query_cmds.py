@@ -144,3 +144,15 @@ def test_a_fifo_as_the_knowledge_base_is_refused_before_it_is_opened(tmp_path, c
         capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "UNITRAG_LLM": "none"},
     )
     _one_error_line(result, "kb.duckdb", "not a regular file")
+
+
+@pytest.mark.parametrize("text, key", [
+    ('{"roles": [], "roles": ["clinician"]}', "roles"),  # the narrowing undone: the last one won before
+    ('{"roles": ["clinician"], "roles": []}', "roles"),
+    ('{"current_topic": "sodium", "recent_scenes": [], "current_topic": "iodine"}', "current_topic"),
+])
+def test_a_user_context_key_given_twice_is_refused_in_the_http_apis_words(tmp_path, text, key):
+    path = tmp_path / "user.json"
+    path.write_text(text, encoding="utf-8")
+    line = _one_error_line(_ask_with_context(tmp_path, path), "--user-context")
+    assert line == f"error: --user-context {path}: the JSON holds the key {key!r} more than once"

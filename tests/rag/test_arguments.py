@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from unitrag.errors import InvalidArgument, UserError
-from unitrag.rag.arguments import PADDING_RUN, names, optional_name, question_text, says_something
+from unitrag.rag.arguments import (
+    PADDING_RUN, DuplicateKey, choice, json_once, names, optional_name, question_text, result_count, says_something, shown,
+    switch,
+)
 from unitrag.rag.types import UserContext
 
 #: What the hostile trial got confident extractive answers for (issue 22, item 11), and relatives.
@@ -86,3 +91,64 @@ def test_lone_surrogates_in_names_and_ids_are_refused():
 ])
 def test_control_characters_never_pass_into_the_question(question: str, kept: str) -> None:
     assert question_text(question, 5000) == kept
+
+
+# -- a value whose repr raises (audit F7 f) ---------------------------------------------------------
+
+
+class UnprintableValue:
+    """A caller's object whose ``__repr__`` raises: the message about it must not."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("the caller's own repr failed")
+
+
+@pytest.mark.parametrize("call, argument", [
+    (lambda: question_text(UnprintableValue(), 5000), "question"),
+    (lambda: names([UnprintableValue()], "roles"), "roles"),
+    (lambda: names({UnprintableValue(), UnprintableValue()}, "topics"), "topics"),  # a set is sorted by repr first
+    (lambda: names(UnprintableValue(), "kinds"), "kinds"),
+    (lambda: optional_name(UnprintableValue(), "current_topic"), "current_topic"),
+    (lambda: result_count(UnprintableValue()), "k"),
+    (lambda: choice(UnprintableValue(), "lang", ("zh", "en")), "lang"),
+    (lambda: switch(UnprintableValue(), "sparse"), "sparse"),
+])
+def test_a_value_whose_repr_raises_is_an_invalid_argument_naming_the_parameter(call, argument):
+    with pytest.raises(InvalidArgument, match=rf"^{argument}: .*<UnprintableValue object whose repr\(\) failed>"):
+        call()
+
+
+def test_opening_a_value_whose_repr_raises_is_an_invalid_argument():
+    from unitrag.rag.knowledge_base import KnowledgeBase
+
+    with pytest.raises(InvalidArgument, match=r"^knowledge base: expected an artifact path.*UnprintableValue"):
+        KnowledgeBase.open(UnprintableValue())  # type: ignore[arg-type]
+
+
+def test_a_whole_number_too_long_for_repr_is_shown_by_its_size():
+    with pytest.raises(InvalidArgument, match=r"^k: expected a whole number from 1 to 100, got <a whole number of "
+                                              r"about 5,000 digits>"):
+        result_count(10 ** 5000)  # repr() of it raises ValueError (Python's 4,300-digit limit)
+    assert shown(10 ** 30) == repr(10 ** 30)
+
+
+# -- JSON read once (audit F7 a): the --user-context file and the HTTP body share it -----------------
+
+
+@pytest.mark.parametrize("text, key", [
+    ('{"roles": [], "roles": ["clinician"]}', "roles"),
+    ('{"user": {"current_topic": "salt", "current_topic": "iron"}}', "current_topic"),
+    ('[{"a": 1, "a": 1}]', "a"),  # the same value twice is refused as well: which one counts is never a guess
+])
+def test_a_json_key_given_twice_is_a_duplicate_key_naming_it(text, key):
+    with pytest.raises(DuplicateKey) as raised:
+        json_once(text)
+    assert str(raised.value) == f"holds the key {key!r} more than once" and raised.value.key == key
+    assert isinstance(raised.value, InvalidArgument) and isinstance(raised.value, ValueError)
+
+
+def test_json_once_reads_what_json_reads_otherwise():
+    text = '{"roles": ["clinician"], "user": {"roles": []}, "list": [{"roles": 1}, {"roles": 2}]}'
+    assert json_once(text) == json.loads(text)
+    with pytest.raises(ValueError):
+        json_once('{"roles": ')

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from unitrag.errors import UserError
-from unitrag.rag.types import UserContext
+from unitrag.errors import InvalidArgument, UserError
+from unitrag.rag.types import UserContext, user_context
 
 
 @pytest.mark.parametrize("roles", ["nonclinician", "clinician", {"clinician": False}, {"clinician": True}, 1, b"clinician"])
@@ -64,3 +64,27 @@ def test_a_huge_bad_value_gives_a_short_message():
     with pytest.raises(ValueError) as raised:
         UserContext(roles="x" * 100_000)  # type: ignore[arg-type]
     assert len(str(raised.value)) < 300
+
+
+class UnprintableValue:
+    """A caller's object whose ``__repr__`` raises (audit F7 f)."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("the caller's own repr failed")
+
+
+@pytest.mark.parametrize("fields, argument", [
+    ({"roles": [UnprintableValue()]}, "roles"),
+    ({"roles": UnprintableValue()}, "roles"),
+    ({"recent_scenes": [UnprintableValue()]}, "recent_scenes"),
+    ({"triggered_rules": frozenset({UnprintableValue(), UnprintableValue()})}, "triggered_rules"),
+    ({"current_topic": UnprintableValue()}, "current_topic"),
+])
+def test_a_field_whose_repr_raises_is_an_invalid_argument_naming_it(fields, argument):
+    with pytest.raises(InvalidArgument, match=rf"^{argument}: .*UnprintableValue object whose repr\(\) failed"):
+        UserContext(**fields)
+
+
+def test_a_user_whose_repr_raises_is_an_invalid_argument_naming_user():
+    with pytest.raises(InvalidArgument, match=r"^user: expected a UserContext.*UnprintableValue"):
+        user_context(UnprintableValue())

@@ -205,3 +205,36 @@ def test_a_failed_reload_is_remembered_until_a_newer_build_opens():
     assert holder.degraded and holder.last_reload.to_dict()["outcome"] == "failed"
     holder.reload()
     assert not holder.degraded and holder.last_reload.to_dict()["outcome"] == "ok"
+
+
+# -- the [serve] numbers' bounds (audit F7 e) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("request_timeout_s", "nan", "expected a non-negative number"),  # nan passed `< 0`, and every request waited on it
+    ("header_timeout_s", "inf", "expected a non-negative number"),
+    ("body_timeout_s", "1e308", "at most 86400 (a day"),
+    ("reload_poll_s", "86401", "at most 86400"),
+    ("workers", "9" * 30, "at most 64"),  # each worker loads the knowledge base and its embedder
+    ("rate_limit_per_minute", str(10 ** 400), "at most 1,000,000"),  # float(10**400) raised in every request
+    ("rate_limit_clients", "10000001", "at most 10,000,000"),
+    ("max_body_bytes", "9" * 5000, "expected a non-negative number"),
+    ("workers", "²", "expected a non-negative number"),
+])
+def test_a_serve_number_past_its_bound_is_one_line_naming_the_key(tmp_path, key, value, message):
+    from unitrag.serve import load_serve_settings
+
+    with pytest.raises(UserError) as raised:
+        load_serve_settings(tmp_path / "none.toml", env={f"UNITRAG_SERVE_{key.upper()}": value})
+    assert str(raised.value).startswith(f"[serve] {key}: ") and message in str(raised.value)
+    assert len(str(raised.value)) < 300
+
+
+def test_the_serve_bounds_themselves_are_taken(tmp_path):
+    from unitrag.serve import load_serve_settings
+    from unitrag.serve.settings import LIMITS
+
+    for key, (bound, _) in LIMITS.items():
+        assert getattr(load_serve_settings(tmp_path / "none.toml", env={f"UNITRAG_SERVE_{key.upper()}": str(bound)}),
+                       key) == bound
+    assert load_serve_settings(tmp_path / "none.toml", env={"UNITRAG_SERVE_REQUEST_TIMEOUT_S": "0"}).request_timeout_s == 0

@@ -50,3 +50,17 @@ def test_head_is_answered_wherever_get_is_with_the_headers_and_no_body(client, p
 def test_head_is_refused_where_get_is(client):
     assert client.head("/v1/ask").status_code == 405  # POST only
     assert client.head("/v1/units/no-such-unit").status_code == 404
+
+
+@pytest.mark.parametrize("headers, reason", [
+    ({"origin": "https://evil.example", "access-control-request-method": "POST"}, "cors_origins"),
+    ({"origin": ORIGIN, "access-control-request-method": "PUT"}, "the method is not one of GET, POST"),
+    ({"origin": ORIGIN, "access-control-request-method": "POST", "access-control-request-headers": "x-other"},
+     "a requested header is not one of"),
+])
+def test_a_refused_preflight_is_the_json_error_keeping_its_status(make_client, headers, reason):
+    response = cors_client(make_client).options("/v1/ask", headers=headers)
+    assert response.status_code == 400 and response.headers["content-type"] == "application/json"  # text/plain before
+    error = response.json()["error"]
+    assert set(response.json()) == {"error"} and error.startswith("CORS preflight refused: ") and reason in error
+    assert "Origin" in response.headers["vary"] and response.headers["x-content-type-options"] == "nosniff"

@@ -67,3 +67,41 @@ def test_a_json_key_given_twice_is_refused(client, path, body, key):
 def test_a_search_error_names_the_query_parameter_sent(client, params, message):
     response = client.get("/v1/search", params={"q": QUESTION, **params})
     assert response.status_code == 422 and response.json()["error"].startswith(message), response.text
+
+
+# -- a body that is not plain UTF-8 (audit F7 c) -------------------------------------------------------
+
+
+@pytest.mark.parametrize("body", [
+    BODY.decode().encode("utf-16"),  # with its byte order mark: answered 200 before
+    b"\xef\xbb\xbf" + BODY,  # UTF-8 behind a byte order mark: answered 200 before
+    BODY.decode().encode("utf-16-le"),  # no mark: JSON's reader tells UTF-16 by its NUL bytes
+    BODY.decode().encode("utf-32"),
+])
+@pytest.mark.parametrize("path", ["/v1/ask", "/v1/ask/stream"])
+def test_a_body_that_is_not_plain_utf8_is_a_400_not_decoded_by_guessing(client, path, body):
+    response = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 400, response.text
+    assert set(response.json()) == {"error"} and "not plain UTF-8" in response.json()["error"]
+    assert "byte order mark" in response.json()["error"]
+
+
+def test_a_body_that_is_not_plain_utf8_is_refused_whatever_its_content_type(client):
+    response = client.post("/v1/ask", content=BODY.decode().encode("utf-16"), headers={"content-type": "text/plain"})
+    assert response.status_code == 400 and "not plain UTF-8" in response.json()["error"]
+
+
+# -- a path that is not UTF-8 once percent-decoded (audit F7 d) ------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/v1/units/%ff%fe", "/v1/units/caf%e9", "/v1/citations/%c3", "/v1/units/ok%80"])
+def test_a_path_that_is_not_utf8_is_a_400_not_a_404_for_replacement_characters(client, path):
+    response = client.get(path)
+    assert response.status_code == 400, response.text  # was 404 "no unit '\ufffd\ufffd'"
+    assert response.json() == {"error": "the path is not UTF-8 once percent-decoded: percent-encode UTF-8 bytes"}
+    assert "\ufffd" not in response.text
+
+
+def test_a_path_percent_encoding_utf8_is_read_as_it(client):
+    response = client.get("/v1/units/caf%C3%A9")
+    assert response.status_code == 404 and response.json() == {"error": "no unit 'café'"}

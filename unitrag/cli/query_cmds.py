@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json as jsonlib
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -10,7 +9,7 @@ import typer
 
 from ..config import Config, load_config
 from ..errors import UserError
-from ..rag.arguments import choice, question_text, result_count
+from ..rag.arguments import DuplicateKey, choice, json_once, question_text, result_count
 from ..rag.types import LANGS, UserContext
 from .output import out, print_answer, print_json
 from .options import ConfigOpt, JsonOpt
@@ -85,13 +84,18 @@ MAX_USER_CONTEXT_BYTES = 64 * 1024
 
 
 def _user_context(path: Path | None) -> UserContext:
-    """The user context of a JSON file: a regular file of at most 64 KiB, never read past that; every fault one line."""
+    """The user context of a JSON file: a regular file of at most 64 KiB, never read past that; every fault one line.
+
+    Read as the HTTP API reads a body (``json_once``): a key given twice is refused in the same words, never the last
+    one winning (``{"roles": [], "roles": ["staff"]}`` would silently undo the narrowing the first one made)."""
     from ..content.files import FileTooLarge, NotRegularFile, read_regular
 
     if path is None:
         return UserContext()
     try:
-        data = jsonlib.loads(read_regular(path, MAX_USER_CONTEXT_BYTES).decode("utf-8"))
+        data = json_once(read_regular(path, MAX_USER_CONTEXT_BYTES).decode("utf-8"))
+    except DuplicateKey as exc:
+        raise UserError(f"--user-context {path}: the JSON {exc}") from None
     except FileNotFoundError:
         raise UserError(f"--user-context file {path} not found") from None
     except FileTooLarge:

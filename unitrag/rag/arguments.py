@@ -10,9 +10,11 @@ question holding the embedder's lock for minutes. Every failure is an
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection
 from numbers import Integral
+from typing import Any
 
 from ..errors import InvalidArgument
 from ..content.text.citation_tags import find_tags, strip_tags
@@ -25,15 +27,38 @@ COLLECTIONS = (list, tuple, set, frozenset)
 _SHOWN = 60
 
 
+def type_name(value: object) -> str:
+    """The name of a value's type, for a message; never raises (a metaclass may override ``__name__``)."""
+    try:
+        name = type(value).__name__
+    except Exception:
+        return "object"
+    return name if isinstance(name, str) else "object"
+
+
+def safe_repr(value: object) -> str:
+    """``repr(value)``, or a stand-in when it cannot be had: a caller's ``__repr__`` that raises (or returns no
+    string), an int too long for ``repr`` (over 4,300 digits). Formatting the message about a bad argument must
+    never raise in place of the ``InvalidArgument`` it reports: the caller would get their own exception, from
+    inside unitrag, with no word of which argument was wrong."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 14_000:
+        return f"<a whole number of about {int(value.bit_length() * 0.30103):,} digits>"  # repr raises past 4,300
+    try:
+        text = repr(value)
+    except Exception:
+        return f"<{type_name(value)} object whose repr() failed>"
+    return text if isinstance(text, str) else f"<{type_name(value)} object>"
+
+
 def shown(value: object) -> str:
-    """The start of a value's repr, for a message (a 200k-character string stays short)."""
-    text = repr(value)
+    """The start of a value's repr, for a message (a 200k-character string stays short); never raises (``safe_repr``)."""
+    text = safe_repr(value)
     return f"{text[:_SHOWN]}{'…' if len(text) > _SHOWN else ''}"
 
 
 def describe(value: object) -> str:
-    """A bad value for a message: the start of its repr and its type."""
-    return f"{shown(value)} ({type(value).__name__})"
+    """A bad value for a message: the start of its repr and its type; never raises."""
+    return f"{shown(value)} ({type_name(value)})"
 
 
 def names(value: object, argument: str, known: Collection[str] | None = None) -> tuple[str, ...]:
@@ -44,7 +69,7 @@ def names(value: object, argument: str, known: Collection[str] | None = None) ->
     hint = f"; known: {', '.join(sorted(known))}" if known is not None else ""
     if not isinstance(value, COLLECTIONS):
         raise InvalidArgument(f"{argument}: expected a list of names, got {describe(value)}{hint}")
-    items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else list(value)
+    items = sorted(value, key=safe_repr) if isinstance(value, (set, frozenset)) else list(value)
     for item in items:
         if not isinstance(item, str) or not item.strip():
             raise InvalidArgument(f"{argument}: expected non-empty strings, got {describe(item)}{hint}")
@@ -165,7 +190,7 @@ def result_count(k: object, argument: str = "k") -> int:
     if isinstance(k, bool) or not isinstance(k, Integral):
         raise InvalidArgument(f"{argument}: expected a whole number from 1 to {MAX_K}, got {describe(k)}")
     if not 1 <= int(k) <= MAX_K:
-        raise InvalidArgument(f"{argument}: expected a whole number from 1 to {MAX_K}, got {int(k)}")
+        raise InvalidArgument(f"{argument}: expected a whole number from 1 to {MAX_K}, got {shown(int(k))}")
     return int(k)
 
 
@@ -181,3 +206,29 @@ def switch(value: object, argument: str) -> bool | None:
     if value is not None and not isinstance(value, bool):
         raise InvalidArgument(f"{argument}: expected true, false or None, got {describe(value)}")
     return value
+
+
+class DuplicateKey(InvalidArgument):
+    """A JSON object holds one key twice. ``json`` keeps the last, silently: ``{"roles": [], "roles": [...]}`` would
+    undo a narrowing the first one made, and a reader that keeps the first would see another request."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(f"holds the key {shown(key)} more than once")
+
+
+def _pairs_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's pairs as a dict, unless a key repeats (``DuplicateKey``)."""
+    keys: set[str] = set()
+    for key, _ in pairs:
+        if key in keys:
+            raise DuplicateKey(key)
+        keys.add(key)
+    return dict(pairs)
+
+
+def json_once(text: str) -> Any:
+    """JSON text parsed as ``json.loads`` does, except that an object holding a key twice is ``DuplicateKey``
+    (a ``ValueError``): one reading for every JSON a caller hands in, ``--user-context`` and the HTTP body alike, so
+    both refuse the same input with the same words. Other faults are ``json.loads``'s own ``ValueError``."""
+    return json.loads(text, object_pairs_hook=_pairs_once)

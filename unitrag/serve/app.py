@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse
 
 from ..config import Config, load_config
@@ -28,7 +27,7 @@ from . import accesslog, errors
 from .auth import Authenticator, check_granted
 from .headers import HeadAsGet, SecurityHeaders, page_csp
 from .limits import BodyLimit, RateLimit
-from .plain import IdentityEncoding
+from .plain import IdentityEncoding, Utf8Path
 from .reload import KbHolder, Opener
 from .settings import ServeSettings, check_origins, load_serve_settings
 from .state import ServerState
@@ -126,12 +125,13 @@ def create_app(
     app.add_api_route("/", _page, methods=["GET"], response_class=HTMLResponse, include_in_schema=False)
     app.add_middleware(HeadAsGet)  # innermost: HEAD wherever GET is served (a load balancer's health check)
     app.add_middleware(IdentityEncoding)  # inside CORS: a browser can read the 415
+    app.add_middleware(Utf8Path)  # and the 400 for a path that is not UTF-8 once percent-decoded
     app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute, trusted_proxies=settings.trusted_proxies,
                        max_clients=settings.rate_limit_clients)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     if settings.cors_origins:  # outside the limits: a browser can read their 413 and 429; a preflight is never counted
         app.add_middleware(
-            CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
+            errors.JsonCors, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
             allow_headers=["authorization", "x-api-key", "content-type"],
         )
     app.add_middleware(SecurityHeaders, roles_header=settings.roles_header)  # outermost: every refusal carries them

@@ -13,7 +13,10 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
+from starlette.middleware.cors import CORSMiddleware
+from starlette.responses import Response
 
 from ..errors import Unavailable
 from .auth import Unauthenticated
@@ -21,9 +24,39 @@ from .limits import RequestTimeout
 
 log = logging.getLogger("unitrag.serve")
 
+#: The 400 for a body that is not UTF-8 text (FastAPI's reading of the body fails on it).
+NOT_UTF8_BODY = 'the body is not UTF-8 text: send JSON encoded as UTF-8, e.g. {"question": "..."}'
+#: The 400 for a body in UTF-16 or UTF-32, or UTF-8 behind a byte order mark: JSON's reader of bytes takes them all
+#: (``plain.plain_json_body``), a proxy or a filter in front reads other text, or no JSON at all.
+NOT_PLAIN_UTF8_BODY = ("the body is not plain UTF-8 text (it is UTF-16 or UTF-32, or starts with a byte order mark): "
+                       'send JSON encoded as UTF-8 without a byte order mark, e.g. {"question": "..."}')
+
 
 def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    """The one shape of every refusal: ``{"error": message}`` with a 4xx (or 5xx) status."""
     return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+class JsonCors(CORSMiddleware):
+    """Starlette's CORS middleware, but a refused preflight is the documented ``{"error": ...}`` JSON (Starlette's own
+    is ``text/plain`` "Disallowed CORS origin, method"), with its status (400) and its CORS headers kept: a client
+    reads every refusal one way, and the message names what was refused and the setting that decides it."""
+
+    def preflight_response(self, request_headers: Headers) -> Response:
+        """The preflight's answer; a refusal rewritten as JSON naming what was refused."""
+        response = super().preflight_response(request_headers)
+        if response.status_code < 400:
+            return response
+        failures = bytes(response.body).decode("utf-8", "replace").removeprefix("Disallowed CORS ").split(", ")
+        reasons = {
+            "origin": "the Origin is not one of the server's cors_origins",
+            "method": f"the method is not one of {', '.join(self.allow_methods)}",
+            "headers": f"a requested header is not one of {', '.join(dict.fromkeys(self.allow_headers))}",
+            "private-network": "private network access is not allowed",
+        }
+        headers = {k: v for k, v in response.headers.items() if k not in ("content-type", "content-length")}
+        return error(response.status_code, "CORS preflight refused: " + "; ".join(reasons.get(f, f) for f in failures),
+                     headers)
 
 
 def _validation_message(exc: RequestValidationError) -> tuple[int, str]:
@@ -68,7 +101,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(HTTPException)
     async def _http(_: Request, exc: HTTPException) -> JSONResponse:
         if exc.status_code == 400 and isinstance(exc.__cause__, UnicodeDecodeError):  # FastAPI's "error parsing the body"
-            return error(400, 'the body is not UTF-8 text: send JSON encoded as UTF-8, e.g. {"question": "..."}')
+            return error(400, NOT_UTF8_BODY)
         return error(exc.status_code, str(exc.detail), dict(exc.headers or {}))
 
     @app.exception_handler(Exception)

@@ -1,25 +1,26 @@
 """A request is read one way only: what could be read two ways is refused, not guessed at.
 
 A compressed body read as plain text, a query parameter or JSON key given twice (the last
-silently winning), bytes that are not UTF-8 read as replacement characters: each is a request
-the server would answer as something other than what was sent, and a proxy or cache in front
-of it may have read it the other way. Each is refused with the usual one-line JSON error:
-415 for a content encoding, 400 for text that is not UTF-8, 422 naming the repeated parameter
-or key.
+silently winning), bytes that are not UTF-8 read as replacement characters (in a query parameter
+or in the path), a body in UTF-16 or behind a byte order mark decoded by guessing: each is a
+request the server would answer as something other than what was sent, and a proxy or cache in
+front of it may have read it the other way. Each is refused with the usual one-line JSON error:
+415 for a content encoding, 400 for text that is not plain UTF-8, 422 naming the repeated
+parameter or key.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from fastapi import Request
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .errors import error
+from ..rag.arguments import DuplicateKey, json_once
+from .errors import NOT_PLAIN_UTF8_BODY, NOT_UTF8_BODY, error
 
 
 class IdentityEncoding:
@@ -37,6 +38,29 @@ class IdentityEncoding:
             if other is not None:
                 await error(415, f"Content-Encoding {other!r} is not accepted: send the body uncompressed "
                                  "(identity)")(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+#: The 400 for a path whose percent-decoding is not UTF-8.
+NOT_UTF8_PATH = "the path is not UTF-8 once percent-decoded: percent-encode UTF-8 bytes"
+
+
+class Utf8Path:
+    """Refuse a request whose path, percent-decoded, is not UTF-8 (400), as ``query_names`` refuses such a query
+    parameter: the server reads ``/v1/units/%ff%fe`` with U+FFFD in place of each byte (a 404 for an id nobody sent,
+    and two different paths read as one), a proxy or a log another way."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raw = scope.get("raw_path") if scope["type"] == "http" else None
+        if raw is not None:
+            try:
+                unquote_to_bytes(raw).decode("utf-8")
+            except UnicodeDecodeError:
+                await error(400, NOT_UTF8_PATH)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
@@ -71,25 +95,20 @@ def once_each(names: list[str], repeatable: Collection[str], endpoint: str) -> N
         seen.add(name)
 
 
-class DuplicateKey(ValueError):
-    pass
-
-
-def _pairs_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys: set[str] = set()
-    for key, _ in pairs:
-        if key in keys:
-            raise DuplicateKey(key)
-        keys.add(key)
-    return dict(pairs)
-
-
-async def json_keys_once(request: Request) -> None:
-    """422 naming a key that a JSON object of the body holds twice (``json`` keeps the last, silently). A body that
-    is not JSON is left to the route's own parsing, which answers for it."""
+async def plain_json_body(request: Request) -> None:
+    """The body read one way: 400 for one that is not plain UTF-8 (FastAPI's reading, ``json.loads`` of the bytes,
+    takes UTF-16 and UTF-32 and skips a byte order mark, where a proxy or a filter in front reads other text, or no
+    JSON at all); 422 naming a key that a JSON object of the body holds twice (``json`` keeps the last, silently;
+    the words are ``--user-context``'s, ``json_once``). A body that is not JSON is left to the route's own parsing,
+    which answers for it."""
+    body = await request.body()
+    if body and json.detect_encoding(body) != "utf-8":  # a BOM of any kind, or the NUL bytes of UTF-16/32 text
+        raise HTTPException(400, NOT_PLAIN_UTF8_BODY)
     try:
-        json.loads(await request.body(), object_pairs_hook=_pairs_once)
+        json_once(body.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise HTTPException(400, NOT_UTF8_BODY) from None
     except DuplicateKey as exc:
-        raise HTTPException(422, f"the JSON body holds the key {exc.args[0]!r} more than once") from None
-    except ValueError:  # not JSON, not UTF-8: already answered by FastAPI's reading of the body
+        raise HTTPException(422, f"the JSON body {exc}") from None
+    except ValueError:  # not JSON: answered by FastAPI's reading of the body
         return

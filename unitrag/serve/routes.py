@@ -28,7 +28,7 @@ from ..rag.knowledge_base import Answer
 from ..rag.types import UserContext
 from .about import about as about_kb
 from .limits import within
-from .plain import json_keys_once, once_each, query_names
+from .plain import once_each, plain_json_body, query_names
 from .state import ServerState
 
 #: Results go out as they are (already plain JSON types): FastAPI's generic encoder would walk every
@@ -192,7 +192,7 @@ def as_query_parameter(message: str) -> str:
     return f"{SEARCH_ARGUMENTS[argument]}{sep}{rest}" if sep and argument in SEARCH_ARGUMENTS else message
 
 
-@router.post("/ask", dependencies=[Depends(json_keys_once)])
+@router.post("/ask", dependencies=[Depends(plain_json_body)])
 async def ask(body: AskBody, server: StateDep, roles: RolesDep) -> dict[str, Any]:
     """An answer with checked citations: ``unitrag ask --json``, plus ``numbered`` for display."""
     user = user_context(body.user, roles, server)

@@ -8,13 +8,14 @@ variables, then ``unitrag serve`` flags (each later source wins, key by key, as 
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from ..config import config_table
+from ..config import check_bound, config_table, shown_value
 from ..errors import UserError
 from .auth import ApiKey, parse_api_keys
 
@@ -56,6 +57,18 @@ class ServeSettings:
 
 _FIELDS = {f.name: f for f in fields(ServeSettings)}
 _TUPLES = {"trusted_proxies", "cors_origins"}
+#: A day: the longest any of the server's waits may be set to (each takes 0 for no limit, where it has one).
+MAX_SECONDS = 86_400.0
+#: The largest value each number may take, and why (``port`` has its own range): a bound past these is a mistake
+#: (a million workers) or a number the server cannot use (a rate of 10^400 a minute overflows its float arithmetic).
+LIMITS: dict[str, tuple[int | float, str]] = {
+    "workers": (64, "each worker process opens the knowledge base and loads its embedder"),
+    "max_body_bytes": (16 * 1024 * 1024, "a body is one question and a few ids; 0 turns the limit off"),
+    "rate_limit_per_minute": (1_000_000, "0 turns the limit off"),
+    "rate_limit_clients": (10_000_000, "~2.7 GB of remembered addresses"),
+    **{key: (MAX_SECONDS, "a day; 0 turns it off" if key != "keep_alive_s" else "a day")
+       for key in ("request_timeout_s", "header_timeout_s", "body_timeout_s", "keep_alive_s", "reload_poll_s")},
+}
 
 
 def _coerce(key: str, value: Any) -> Any:
@@ -66,7 +79,8 @@ def _coerce(key: str, value: Any) -> Any:
     if key in _TUPLES:
         items = value.split(",") if isinstance(value, str) else value
         if not isinstance(items, (list, tuple)) or not all(isinstance(i, str) for i in items):
-            raise UserError(f"[serve] {key}: expected a list of strings or a comma-separated string, got {value!r}")
+            raise UserError(f"[serve] {key}: expected a list of strings or a comma-separated string, got "
+                            f"{shown_value(value)}")
         values = tuple(i.strip() for i in items if i.strip())
         if key == "cors_origins":
             check_origins(values)
@@ -74,21 +88,23 @@ def _coerce(key: str, value: Any) -> Any:
     kind = _FIELDS[key].type
     if key == "port":
         return _port(value)
+    number: int | float | None = None  # None: a string setting (host, kb, roles_header)
     try:
         if kind in ("int", int):
             number = int(value)
             if isinstance(value, bool) or number < 0 or (key in ("workers", "rate_limit_clients") and number == 0):
                 raise ValueError
-            return number
-        if kind in ("float", float):
+        elif kind in ("float", float):
             number = float(value)
-            if isinstance(value, bool) or number < 0:
+            if isinstance(value, bool) or not number >= 0 or not math.isfinite(number):  # nan, inf: never a wait
                 raise ValueError
-            return number
-    except (TypeError, ValueError):
-        raise UserError(f"[serve] {key}: expected a non-negative number, got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise UserError(f"[serve] {key}: expected a non-negative number, got {shown_value(value)}") from None
+    if number is not None:
+        check_bound(key, number, LIMITS, f"[serve] {key}", value)
+        return number
     if not isinstance(value, str):
-        raise UserError(f"[serve] {key}: expected a string, got {value!r}")
+        raise UserError(f"[serve] {key}: expected a string, got {shown_value(value)}")
     return value.strip() or None
 
 

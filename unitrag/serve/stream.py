@@ -28,7 +28,7 @@ from starlette.types import Receive, Scope, Send
 
 from ..rag.ask_stream import AskStream
 from .limits import within
-from .plain import json_keys_once
+from .plain import plain_json_body
 from .reload import KbHolder, Loaded
 from .routes import AskBody, RolesDep, StateDep, answer_json, user_context
 
@@ -100,7 +100,7 @@ class EventStream(StreamingResponse):
                 await run_in_threadpool(self._end)
 
 
-@router.post("/ask/stream", dependencies=[Depends(json_keys_once)], response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
+@router.post("/ask/stream", dependencies=[Depends(plain_json_body)], response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
 async def ask_stream(body: AskBody, server: StateDep, roles: RolesDep) -> StreamingResponse:
     """``POST /v1/ask`` as Server-Sent Events: ``sources``, ``token``..., then ``done`` (or ``error``)."""
     user = user_context(body.user, roles, server)
