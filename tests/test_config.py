@@ -258,3 +258,13 @@ def test_numbers_from_the_file_are_one_line(cwd, line):
 def test_a_number_too_long_to_show_is_named_by_its_size():
     with pytest.raises(UserError, match=r"at most 32,000 .*got a number of about 5,000 digits"):
         Config().with_overrides(max_question_chars=10 ** 5000)
+
+
+def test_an_artifact_name_the_file_system_cannot_take_is_refused_naming_the_option(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Audit F7: a name over 255 bytes (or an artifact name with no room for DuckDB's ``.wal``) is one UserError."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("k" * 256 + ".duckdb", "k" * 245 + ".duckdb", "ü" * 130 + "/kb.duckdb"):
+        with pytest.raises(UserError, match=r"^config key 'artifact' .*bytes, more than the 25[15]"):
+            load_config(None, env={}, artifact=Path("dist") / name)
+    assert load_config(None, env={}, artifact=Path("dist") / ("k" * 244 + ".duckdb")).artifact.name == "k" * 244 + ".duckdb"

@@ -221,6 +221,7 @@ def _coerce(key: str, value: Any) -> Any:
         return whole
     if key == "artifact" and isinstance(value, (str, Path)):
         _not_a_database(value)
+        check_artifact_name(Path(value))
     if isinstance(value, Path):
         return value
     if not isinstance(value, str) or not value.strip():
@@ -247,6 +248,36 @@ def _not_a_database(value: str | Path) -> None:
                         "but it holds a database location: give a database with --kb postgresql://... to serve, ask, "
                         "search and inspect ([serve] kb or UNITRAG_SERVE_KB for serve), and with --to (or "
                         "UNITRAG_DATABASE_URL) to publish")
+
+
+#: The longest file or folder name (bytes) the file systems unitrag runs on take (Linux, macOS: 255).
+NAME_MAX = 255
+#: What DuckDB opens beside a database file, even read-only: the artifact's own name must leave room for it.
+WAL_SUFFIX = ".wal"
+
+
+def artifact_name_problem(path: Path) -> str | None:
+    """What is wrong with ``path``'s names for the file system, or None: a folder name longer than ``NAME_MAX``
+    bytes, or a file name with no room for DuckDB's ``<name>.wal`` (DuckDB cannot open such a file at all).
+
+    Found before anything touches the path: the system's "File name too long" would otherwise surface as a
+    traceback from whichever check first stats it."""
+    for index, part in enumerate(path.parts):
+        size, last = len(os.fsencode(part)), index == len(path.parts) - 1
+        limit = NAME_MAX - len(WAL_SUFFIX) if last else NAME_MAX
+        if size > limit:
+            shown = part if len(part) <= 40 else f"{part[:20]}…{part[-12:]}"
+            why = (f"more than the {limit} an artifact's file name may have (DuckDB opens <name>{WAL_SUFFIX} beside "
+                   f"it, and no name may pass {NAME_MAX})") if last else f"more than the {NAME_MAX} a folder name may have"
+            return f"the name {shown!r} is {size:,} bytes, {why}; choose a shorter one"
+    return None
+
+
+def check_artifact_name(path: Path) -> None:
+    """One UserError naming the ``artifact`` option when ``path`` cannot be a file name here (``artifact_name_problem``)."""
+    problem = artifact_name_problem(path)
+    if problem:
+        raise UserError(f"config key 'artifact' (--out, --kb, UNITRAG_ARTIFACT or unitrag.toml): {problem}")
 
 
 #: The longest name and description (characters): each is said in every prompt, and the page shows them.

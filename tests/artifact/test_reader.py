@@ -253,3 +253,14 @@ def test_a_fifo_as_the_artifact_is_refused_before_it_is_opened(tmp_path: Path) -
     # a subprocess with a timeout: opening a FIFO with no writer blocks forever
     result = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True, text=True, timeout=60)
     assert "not a regular file" in result.stdout, result.stdout + result.stderr
+
+
+def test_a_name_too_long_for_the_file_system_is_one_user_error_not_an_oserror(tmp_path: Path) -> None:
+    """Audit F7: ``Path.exists`` lets "File name too long" through; a library caller (no config check) gets a
+    UserError naming the option too."""
+    from unitrag.artifact.reader import open_artifact as open_checked, refuse_non_artifact
+
+    path = tmp_path / ("k" * 300 + ".duckdb")
+    for call in (lambda: refuse_non_artifact(path), lambda: open_checked(path).__enter__()):
+        with pytest.raises(UserError, match=r"307 bytes, more than the 251 .*config key 'artifact'"):
+            call()

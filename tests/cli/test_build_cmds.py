@@ -259,3 +259,29 @@ def test_a_near_miss_stopped_by_its_rule_s_pattern_is_warned_unless_the_framing_
               "text": "I'm writing a school report on suicide prevention, which nutrients are linked to mood?"},
              {"rule": "oos-solar", "type": "out_of_scope", "text": "I'm writing a school report on solar panels", "pattern": "x"}]
     assert [f["rule"] for f in _stopped_whatever_the_framing(found)] == ["red-shock", "oos-solar"]
+
+
+@pytest.mark.parametrize("command", [("build", "--out"), ("build", "--dry-run", "--out"), ("inspect",)])
+def test_an_artifact_name_too_long_is_one_line_naming_the_option(tmp_path: Path, command: tuple[str, ...]) -> None:
+    """Audit F7: "File name too long" from the first stat was a traceback in build, the dry run and inspect."""
+    result = _run(tmp_path, *command, f"dist/{'k' * 256}.duckdb")
+    one_error_line(result, "config key 'artifact'", "263 bytes", "choose a shorter one")
+
+
+@pytest.mark.parametrize("table", ["chunks", "dense_vectors"])
+def test_inspect_reports_tables_that_do_not_hold_what_the_manifest_records(tmp_path: Path, table: str) -> None:
+    """Audit F9: inspect showed the manifest's counts of an artifact whose chunks (or vectors) were gone, exit 0."""
+    import duckdb
+
+    from tests.artifact.test_writer import artifact
+    from unitrag.artifact.writer import write_artifact
+
+    spec = artifact(["a", "b"])
+    spec["manifest"] = {**spec["manifest"], "counts": {"chunks": 2, "prompts": 1, "citations": 1}}
+    path = tmp_path / "kb.duckdb"
+    write_artifact(path, **spec)
+    assert _run(tmp_path, "inspect", "kb.duckdb").returncode == 0
+    with duckdb.connect(str(path)) as con:
+        con.execute(f"DELETE FROM {table} WHERE {'chunk_id' if table == 'chunks' else 'chunk_no'} "
+                    f"IN (SELECT min({'chunk_id' if table == 'chunks' else 'chunk_no'}) FROM {table})")
+    one_error_line(_run(tmp_path, "inspect", "kb.duckdb"), "artifact kb.duckdb is damaged", "unitrag build --full")

@@ -63,3 +63,31 @@ def test_without_fcntl_builds_are_not_locked(tiny, monkeypatch) -> None:
     with artifact_lock(tiny.artifact), artifact_lock(tiny.artifact):
         pass
     assert not lock_path(tiny.artifact).exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no fcntl: builds are not locked")
+def test_a_long_legal_artifact_name_gets_a_lock_of_a_legal_name(tmp_path: Path) -> None:
+    """Audit F7: ``<251-byte name>.lock`` is too long a name; the lock is named after a hash of it instead."""
+    import os
+
+    artifact = tmp_path / ("k" * 244 + ".duckdb")
+    with artifact_lock(artifact):
+        with pytest.raises(UserError, match="another build is writing"):
+            with artifact_lock(artifact):
+                pass
+    assert len(os.fsencode(lock_path(artifact).name)) <= 255 and lock_path(artifact).exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no fcntl: builds are not locked")
+def test_a_full_disk_costs_the_lock_only_its_holders_pid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Audit F2: writing the pid into the lock file on a full disk was a traceback before the build began."""
+    import errno
+
+    import unitrag.compiler.build_lock as build_lock
+
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(build_lock.os, "write", full)
+    with artifact_lock(tmp_path / "kb.duckdb"):
+        pass

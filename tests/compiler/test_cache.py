@@ -86,14 +86,20 @@ def test_unusable_directory_disables_the_cache_with_a_warning(tmp_path: Path, ca
     assert blocker.read_text() == "a file where the cache folder should be"
 
 
-def test_corrupt_cache_file_disables_the_cache(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_cache_file_that_is_not_duckdb_is_set_aside_and_a_new_cache_started(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     directory = tmp_path / "cache"
     directory.mkdir()
-    (directory / "embeddings.duckdb").write_bytes(b"this is not a duckdb database" * 200)
+    garbage = b"this is not a duckdb database" * 200
+    (directory / "embeddings.duckdb").write_bytes(garbage)
     cache = EmbeddingCache(directory)
-    assert "embedding cache disabled" in capsys.readouterr().err
-    assert cache.get_many("e", ["h"]) == {}
+    err = capsys.readouterr().err
+    assert err.count("warning:") == 1 and "is damaged" in err and "a new cache was started" in err
+    cache.put_many("e", ["h"], unit_vectors(1))
+    assert set(cache.get_many("e", ["h"])) == {"h"}  # the new cache works
     cache.close()
+    [aside] = directory.glob("embeddings.duckdb.damaged-*")
+    assert aside.read_bytes() == garbage  # nothing is lost
 
 
 def test_a_cache_dir_that_is_or_sits_under_a_file_is_not_used(tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -13,6 +14,7 @@ from typing import Any, Iterator
 import duckdb
 import numpy as np
 
+from ..config import artifact_name_problem
 from ..errors import UserError
 from .arrow_numpy import numpy_view
 from .schema import SCHEMA_VERSION
@@ -59,9 +61,9 @@ def open_artifact(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     the connection is in use (a truncated file fails only when a damaged page is
     read) becomes the same one-line error naming the file and what to do.
     """
+    check_artifact_file(path)  # a FIFO or a device would hang DuckDB's open (a FIFO with no writer never opens)
     if not path.exists():
         raise UserError(f"artifact {path} not found: run `unitrag build` first (or pass --kb/--out)")
-    check_artifact_file(path)  # a FIFO or a device would hang DuckDB's open (a FIFO with no writer never opens)
     if not looks_like_duckdb(path):  # said, never "rebuild it": a build would replace what the file holds
         raise UserError(f"artifact {path} is not a DuckDB file: pass the one `unitrag build` writes "
                         "(dist/kb.duckdb by default)")
@@ -112,7 +114,12 @@ def check_artifact_file(path: Path) -> None:
     """A UserError unless ``path`` is a regular file (or absent): checked by its status, before any open."""
     try:
         mode = os.stat(path).st_mode
-    except OSError:  # absent, a part of the path not a folder, no permission: whoever opens or creates it says why
+    except OSError as exc:  # absent, a part of the path not a folder, no permission: whoever opens or creates it says why
+        if exc.errno == errno.ENAMETOOLONG:  # else a traceback from the next stat (``Path.exists`` lets it through)
+            problem = artifact_name_problem(path) or "the path is longer than the system allows; choose a shorter one"
+            shown = path.name if len(path.name) <= 40 else f"{path.name[:40]}…"
+            raise UserError(f"artifact {shown}: {problem} (config key 'artifact': --out, --kb, UNITRAG_ARTIFACT "
+                            "or unitrag.toml)") from None
         return
     if stat.S_ISDIR(mode):
         raise UserError(f"artifact {path} is a folder: give the artifact file (dist/kb.duckdb by default)")

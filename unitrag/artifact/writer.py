@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import uuid
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,12 @@ import pyarrow as pa
 
 from ..content.text.tokenize import TOKENIZER_VERSION
 from ..errors import UserError
+from .names import sibling_stem, temporary_path
 from .postings import Postings, count_postings, write_postings
 from .reader import refuse_non_artifact
 from .schema import migrate
 from .vectors import write_vectors
+from .write_errors import plain_write_errors
 
 #: Test hook: set to a fault point ("before-rename"; "after-copy" in an incremental write) to SIGKILL the process there.
 FAULT_ENV = "UNITRAG_FAULT_INJECT"
@@ -33,7 +36,8 @@ def write_artifact(
     path: Path, *, dim: int, manifest: dict[str, Any], tables: dict[str, list[dict[str, Any]]],
     chunk_rows: list[dict[str, Any]], embeddings: np.ndarray,
 ) -> None:
-    """Replace ``path`` with an artifact holding exactly these rows, or leave it as it was."""
+    """Replace ``path`` with an artifact holding exactly these rows, or leave it as it was (a full disk: one
+    UserError saying so, ``write_errors``)."""
     if embeddings.shape != (len(chunk_rows), dim):
         raise ValueError(f"embeddings shape {embeddings.shape} does not match {len(chunk_rows)} chunks × {dim}")
     check_destination(path)
@@ -41,16 +45,17 @@ def write_artifact(
     order = sorted(range(len(chunk_rows)), key=lambda i: chunk_rows[i]["chunk_id"])  # stored in chunk_id order:
     chunk_rows, embeddings = [chunk_rows[i] for i in order], embeddings[order]  # a reader then needs no sort
     postings = stored_postings(chunk_rows)
-    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-    try:
-        _write(tmp, dim, manifest, tables, chunk_rows, embeddings, postings)
-        expected = {name: len(rows) for name, rows in tables.items()}
-        expected.update(chunks=len(chunk_rows), sparse_postings=len(postings) if postings else 0,
-                        sparse_vocab=len(postings.terms) if postings else 0, dense_vectors=len(chunk_rows))
-        commit_temporary(tmp, path, expected)
-    except BaseException:
-        remove_temporary(tmp)
-        raise
+    tmp = temporary_path(path, uuid.uuid4().hex[:8])
+    with plain_write_errors(path):
+        try:
+            _write(tmp, dim, manifest, tables, chunk_rows, embeddings, postings)
+            expected = {name: len(rows) for name, rows in tables.items()}
+            expected.update(chunks=len(chunk_rows), sparse_postings=len(postings) if postings else 0,
+                            sparse_vocab=len(postings.terms) if postings else 0, dense_vectors=len(chunk_rows))
+            commit_temporary(tmp, path, expected)
+        except BaseException:
+            remove_temporary(tmp)
+            raise
 
 
 #: Rows per DuckDB row group in a written artifact (DuckDB's default is 122,880). A checkpoint rewrites the
@@ -92,7 +97,7 @@ def check_destination(path: Path) -> None:
     if path.is_dir():
         raise UserError(f"cannot write the artifact to {path}: it is a folder; pass a file path with --out")
     refuse_non_artifact(path)
-    probe = path.with_name(f"{path.name}.tmp-{os.getpid()}-probe")  # swept like any temporary if we die here
+    probe = temporary_path(path, "probe")  # swept like any temporary if we die here
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         probe.open("xb").close()
@@ -182,7 +187,7 @@ def _verify(tmp: Path, expected: dict[str, int]) -> None:
 
 def sweep_stale_temporaries(path: Path) -> None:
     """Remove temporaries left by builds that died (their pid no longer runs)."""
-    for tmp in path.parent.glob(f"{path.name}.tmp-*"):
+    for tmp in path.parent.glob(f"{glob_escape(sibling_stem(path))}.tmp-*"):
         pid_text = tmp.name.split(".tmp-", 1)[1].split("-", 1)[0]
         if pid_text.isdigit() and not _alive(int(pid_text)):
             remove_temporary(tmp)

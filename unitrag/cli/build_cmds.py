@@ -175,7 +175,9 @@ def inspect(
     config: ConfigOpt = None,
     json: JsonOpt = False,
 ) -> None:
-    """Show what an artifact or a published database holds: manifest, counts by kind, language and access."""
+    """Show what an artifact or a published database holds: manifest, counts by kind, language and access.
+
+    An artifact whose tables do not hold what its manifest records is reported damaged (exit 1), as search says."""
     if kb is not None and "://" in kb:  # a URL, as KnowledgeBase.open tells them apart
         from ..postgres.summary import published_summary
         from ..postgres.url import SCHEMES, redacted_location
@@ -186,10 +188,12 @@ def inspect(
         info = published_summary(kb)
         where, note = info["database"], "published"
     else:
+        from ..artifact.integrity import check_counts
         from ..artifact.reader import open_artifact, read_manifest
 
         cfg = load_config(config, artifact=Path(kb) if kb is not None else None)
         with open_artifact(cfg.artifact) as con:
+            check_counts(con, cfg.artifact)  # the command an operator checks a file with: damaged tables said, exit 1
             manifest = read_manifest(con)
             by = con.execute("SELECT kind, lang, access, count(*) FROM chunks GROUP BY ALL ORDER BY ALL").fetchall()
         info = {

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..artifact.names import sibling_stem
 from ..errors import UserError
 
 try:
@@ -23,7 +24,8 @@ except ImportError:  # Windows: no flock
 
 
 def lock_path(artifact: Path) -> Path:
-    return artifact.with_name(f"{artifact.name}.lock")
+    """``kb.duckdb.lock`` beside the artifact (a hash of a name too long to take the suffix: ``artifact.names``)."""
+    return artifact.with_name(f"{sibling_stem(artifact)}.lock")
 
 
 @contextmanager
@@ -44,8 +46,11 @@ def artifact_lock(artifact: Path) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             raise UserError(f"another build is writing {artifact}{_holder(fd)}: wait for it or stop it") from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        try:  # who holds it, for a second build's message; a full disk only loses that
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError:
+            pass
         yield
     finally:
         os.close(fd)  # closing the only descriptor releases the lock
