@@ -261,9 +261,9 @@ def test_a_near_miss_stopped_by_its_rule_s_pattern_is_warned_unless_the_framing_
     assert [f["rule"] for f in _stopped_whatever_the_framing(found)] == ["red-shock", "oos-solar"]
 
 
-@pytest.mark.parametrize("command", [("build", "--out"), ("build", "--dry-run", "--out"), ("inspect",)])
+@pytest.mark.parametrize("command", [("build", "--out"), ("build", "--dry-run", "--out"), ("inspect",), ("serve", "--kb")])
 def test_an_artifact_name_too_long_is_one_line_naming_the_option(tmp_path: Path, command: tuple[str, ...]) -> None:
-    """Audit F7: "File name too long" from the first stat was a traceback in build, the dry run and inspect."""
+    """Audit F7: "File name too long" from the first stat was a traceback in build, the dry run, inspect and serve."""
     result = _run(tmp_path, *command, f"dist/{'k' * 256}.duckdb")
     one_error_line(result, "config key 'artifact'", "263 bytes", "choose a shorter one")
 

@@ -8,8 +8,10 @@ settings, so each opens the knowledge base once.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import signal
+import sys
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from importlib.resources import files
@@ -36,6 +38,8 @@ log = logging.getLogger("unitrag.serve")
 
 #: Set by ``unitrag serve`` for its worker processes: the config file to read settings from.
 CONFIG_FILE_ENV = "UNITRAG_SERVE_CONFIG_FILE"
+#: A worker process's exit status when its app did not build (uvicorn's ``STARTUP_FAILURE``).
+WORKER_STARTUP_FAILURE = 3
 
 
 #: What a freshly opened knowledge base embeds and screens once, before it serves (``warm_up``).
@@ -145,12 +149,17 @@ def _page() -> HTMLResponse:
 
 
 def _on_sighup(holder: KbHolder) -> None:
-    """``kill -HUP <pid>`` reloads the artifact (only the main thread can install a handler)."""
+    """``kill -HUP <pid>`` reloads the artifact (only the main thread can install a handler).
+
+    ``unitrag serve`` holds SIGHUP blocked while it starts (``cli.defer_hangup``: its default action would kill the
+    server); it is released here, once the handler is in place, so a HUP sent during start-up is a reload now."""
     if hasattr(signal, "SIGHUP"):
         try:
             signal.signal(signal.SIGHUP, lambda *_: holder.wake())
         except ValueError:  # not the main thread (a test client)
-            pass
+            return
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP})
 
 
 def _version() -> str:
@@ -172,4 +181,15 @@ def app_from_env() -> FastAPI:
     accesslog.install()  # no query string (a health question) in the access log, however uvicorn was started
     path = os.environ.get(CONFIG_FILE_ENV)
     file = Path(path) if path else None
-    return create_app(load_serve_settings(file), config=load_config(file))
+    try:
+        return create_app(load_serve_settings(file), config=load_config(file))
+    except Exception as exc:
+        if multiprocessing.parent_process() is None:
+            raise  # one server process: the command prints it as its one error line
+        # a worker process (--workers): one line, never a traceback, and uvicorn's start-up failure status, which
+        # the supervisor (cli.serve_cmd) reads to back off rather than start the same failure every second
+        text = str(exc).strip().splitlines()
+        reason = text[0] if text else type(exc).__name__
+        log.error("worker [%d] did not start: %s", os.getpid(),
+                  reason if isinstance(exc, UserError) else f"{type(exc).__name__}: {reason}")
+        sys.exit(WORKER_STARTUP_FAILURE)
