@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +27,11 @@ import numpy as np
 import pyarrow as pa
 
 from ..content.text.tokenize import TOKENIZER_VERSION, terms_current
-from .names import temporary_path
 from .postings import count_df, count_postings, write_postings
 from .reader import read_manifest
 from .schema import SCHEMA_VERSION
 from .vectors import TABLE as VECTORS, write_vectors
-from .write_errors import plain_write_errors
-from .writer import chunk_table, commit_temporary, connect_for_writing, fault_point, remove_temporary, sweep_stale_temporaries
+from .writer import chunk_table, commit_temporary, connect_for_writing, fault_point, sweep_stale_temporaries, writing_beside
 
 
 def can_write_incrementally(path: Path, embedder_id: str, dim: int) -> bool:
@@ -68,16 +65,11 @@ def write_delta(
     if any(row.get("sparse_terms") is None for row in upserts):
         raise ValueError("every upserted row needs its sparse_terms (the stored BM25 index covers every chunk)")
     sweep_stale_temporaries(path)
-    tmp = temporary_path(path, uuid.uuid4().hex[:8])
-    with plain_write_errors(path):  # a full disk, ulimit -f: one line, the temporary removed
-        try:
-            shutil.copyfile(path, tmp)
-            fault_point("after-copy")
-            expected = _apply(tmp, dim, manifest, tables, upserts, embeddings, deletes)
-            commit_temporary(tmp, path, expected)
-        except BaseException:
-            remove_temporary(tmp)
-            raise
+    with writing_beside(path) as tmp:
+        shutil.copyfile(path, tmp)
+        fault_point("after-copy")
+        expected = _apply(tmp, dim, manifest, tables, upserts, embeddings, deletes)
+        commit_temporary(tmp, path, expected)
     return expected["chunks"]
 
 

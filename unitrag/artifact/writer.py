@@ -11,6 +11,8 @@ import json
 import os
 import signal
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any
@@ -45,14 +47,23 @@ def write_artifact(
     order = sorted(range(len(chunk_rows)), key=lambda i: chunk_rows[i]["chunk_id"])  # stored in chunk_id order:
     chunk_rows, embeddings = [chunk_rows[i] for i in order], embeddings[order]  # a reader then needs no sort
     postings = stored_postings(chunk_rows)
+    with writing_beside(path) as tmp:
+        _write(tmp, dim, manifest, tables, chunk_rows, embeddings, postings)
+        expected = {name: len(rows) for name, rows in tables.items()}
+        expected.update(chunks=len(chunk_rows), sparse_postings=len(postings) if postings else 0,
+                        sparse_vocab=len(postings.terms) if postings else 0, dense_vectors=len(chunk_rows))
+        commit_temporary(tmp, path, expected)
+
+
+@contextmanager
+def writing_beside(path: Path) -> Iterator[Path]:
+    """A new temporary beside ``path`` for a write that ends in ``commit_temporary``: removed when anything fails
+    (a signal included), and a failure for want of room is one UserError (``write_errors``). Both writers, the
+    full one and the incremental one, write through it."""
     tmp = temporary_path(path, uuid.uuid4().hex[:8])
-    with plain_write_errors(path):
+    with plain_write_errors(path):  # a full disk, ulimit -f: one line, the temporary removed
         try:
-            _write(tmp, dim, manifest, tables, chunk_rows, embeddings, postings)
-            expected = {name: len(rows) for name, rows in tables.items()}
-            expected.update(chunks=len(chunk_rows), sparse_postings=len(postings) if postings else 0,
-                            sparse_vocab=len(postings.terms) if postings else 0, dense_vectors=len(chunk_rows))
-            commit_temporary(tmp, path, expected)
+            yield tmp
         except BaseException:
             remove_temporary(tmp)
             raise
