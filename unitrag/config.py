@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .access import DEFAULT_ROLE, parse_role
-from .errors import UserError
+from .errors import UserError, huge_int_digits, safe_repr
 from .languages import LANGS
 from .regular_file import FileTooLarge, NotRegularFile, read_regular
 
@@ -155,12 +155,10 @@ NUMBER_LIMITS: dict[str, tuple[int | float, str]] = {
 def shown_value(value: Any, limit: int = 60) -> str:
     """A setting's value for a message, cut short; never raises (``repr`` of an int of over 4,300 digits does, and so
     may an object's own ``__repr__``, handed to ``Config.with_overrides``)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 14_000:
-        return f"a number of about {int(value.bit_length() * 0.30103):,} digits"
-    try:
-        text = repr(value)
-    except Exception:
-        return f"a {type(value).__name__} object"
+    digits = huge_int_digits(value)
+    if digits is not None:
+        return f"a number of about {digits:,} digits"
+    text = safe_repr(value)
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 

@@ -25,3 +25,38 @@ class Unavailable(UserError):
 class InvalidArgument(UserError, ValueError):
     """A bad argument to the library (a question, ``k``, ``lang``, a user context): a ``ValueError`` to
     callers, one line from the CLI; the message names the argument."""
+
+
+# -- a bad value in a message: never an error of its own ---------------------------------------------------
+
+
+def huge_int_digits(value: object) -> int | None:
+    """About how many digits a whole number has, when ``repr`` would refuse it (over 4,300 digits); else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 14_000:
+        return int(value.bit_length() * 0.30103)
+    return None
+
+
+def type_name(value: object) -> str:
+    """The name of a value's type, for a message; never raises (a metaclass may override ``__name__``)."""
+    try:
+        name = type(value).__name__
+    except Exception:
+        return "object"
+    return name if isinstance(name, str) else "object"
+
+
+def safe_repr(value: object) -> str:
+    """``repr(value)``, or a stand-in when it cannot be had: a caller's ``__repr__`` that raises (or returns no
+    string), an int too long for ``repr``. Formatting the message about a bad value must never raise in place of
+    the error it reports: the caller would get their own exception, from inside unitrag, with no word of which
+    argument or setting was wrong. The library's arguments (``rag.arguments``) and the config's settings
+    (``config.shown_value``) both show bad values through it."""
+    digits = huge_int_digits(value)
+    if digits is not None:
+        return f"<a whole number of about {digits:,} digits>"
+    try:
+        text = repr(value)
+    except Exception:
+        return f"<{type_name(value)} object whose repr() failed>"
+    return text if isinstance(text, str) else f"<{type_name(value)} object>"

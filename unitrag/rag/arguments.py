@@ -16,7 +16,7 @@ from collections.abc import Collection
 from numbers import Integral
 from typing import Any
 
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, safe_repr, type_name
 from ..content.text.citation_tags import find_tags, strip_tags
 
 #: Most sources one search may return: a prompt takes ``final_k`` (5), a results page a few
@@ -25,29 +25,6 @@ MAX_K = 100
 #: What a list of names may arrive as. Strings and mappings are refused: both iterate.
 COLLECTIONS = (list, tuple, set, frozenset)
 _SHOWN = 60
-
-
-def type_name(value: object) -> str:
-    """The name of a value's type, for a message; never raises (a metaclass may override ``__name__``)."""
-    try:
-        name = type(value).__name__
-    except Exception:
-        return "object"
-    return name if isinstance(name, str) else "object"
-
-
-def safe_repr(value: object) -> str:
-    """``repr(value)``, or a stand-in when it cannot be had: a caller's ``__repr__`` that raises (or returns no
-    string), an int too long for ``repr`` (over 4,300 digits). Formatting the message about a bad argument must
-    never raise in place of the ``InvalidArgument`` it reports: the caller would get their own exception, from
-    inside unitrag, with no word of which argument was wrong."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 14_000:
-        return f"<a whole number of about {int(value.bit_length() * 0.30103):,} digits>"  # repr raises past 4,300
-    try:
-        text = repr(value)
-    except Exception:
-        return f"<{type_name(value)} object whose repr() failed>"
-    return text if isinstance(text, str) else f"<{type_name(value)} object>"
 
 
 def shown(value: object) -> str:
