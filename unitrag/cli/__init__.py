@@ -147,9 +147,7 @@ def _run(command: "str | None") -> int:
     except typer.Abort:
         print("aborted", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        raise
-    except Exception as exc:
+    except Exception as exc:  # a KeyboardInterrupt is no Exception: it reaches ``main``
         # usage errors (typer vendors click, so match the shape, not the class)
         if hasattr(exc, "show") and isinstance(getattr(exc, "exit_code", None), int) and not caused_by_interrupt(exc):
             exc.show()

@@ -157,7 +157,7 @@ def AnnouncingMultiprocess(config: Any, sockets: list[socket.socket], announceme
     from uvicorn.supervisors import Multiprocess
     from uvicorn.supervisors.multiprocess import Process
 
-    from ..serve.reload import _signature
+    from ..serve.reload import artifact_signature
 
     logger = logging.getLogger("uvicorn.error")
 
@@ -178,7 +178,7 @@ def AnnouncingMultiprocess(config: Any, sockets: list[socket.socket], announceme
             # the workers inherit the block, and a HUP sent meanwhile is passed on to them once they can reload
             try:
                 with hangup_deferred():
-                    signature = _signature(location) if location else None
+                    signature = artifact_signature(location) if location else None
                     self.started_on = dict.fromkeys(range(self.processes_num), signature)
                     super().init_processes()
                     self.wait_for_a_worker()
@@ -200,7 +200,7 @@ def AnnouncingMultiprocess(config: Any, sockets: list[socket.socket], announceme
 
         def start_worker(self, idx: int) -> Any:
             """A new worker for slot ``idx``, started with SIGHUP blocked (it reloads once up)."""
-            self.started_on[idx] = _signature(location) if location else None  # what it will try to open
+            self.started_on[idx] = artifact_signature(location) if location else None  # what it will try to open
             process = Process(self.config, self.sockets)
             with hangup_deferred():
                 process.start()
@@ -234,7 +234,7 @@ def AnnouncingMultiprocess(config: Any, sockets: list[socket.socket], announceme
             now = time.monotonic()
             for idx, process in enumerate(self.processes):
                 if idx in self.retry_at:
-                    changed = bool(location) and _signature(location) != self.started_on.get(idx)
+                    changed = bool(location) and artifact_signature(location) != self.started_on.get(idx)
                     if now < self.retry_at[idx] and not changed:
                         continue
                     del self.retry_at[idx]

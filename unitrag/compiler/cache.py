@@ -9,7 +9,6 @@ during a long embedding loses at most one batch of work.
 from __future__ import annotations
 
 import stat
-import sys
 from pathlib import Path
 
 import duckdb
@@ -37,8 +36,8 @@ def usable_cache_dir(directory: Path | None) -> Path | None:
         if stat.S_ISDIR(mode):
             return directory
         what = "is not a folder" if path == directory else f"is under {path}, which is not a folder"
-        print(f"warning: cache_dir {directory} {what}: building without the cache (set cache_dir in unitrag.toml, "
-              "or --cache-dir, to a folder)", file=sys.stderr)
+        warn(f"cache_dir {directory} {what}: building without the cache (set cache_dir in unitrag.toml, or "
+             "--cache-dir, to a folder)")
         return None
     return directory
 

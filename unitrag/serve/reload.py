@@ -49,7 +49,7 @@ def artifact_id(manifest: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(manifest, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def _signature(location: str) -> tuple[int, int, int] | None:
+def artifact_signature(location: str) -> tuple[int, int, int] | None:
     """What changes when a build renames a new artifact over the path (None: not a file)."""
     try:
         st = os.stat(location)
@@ -132,7 +132,7 @@ class KbHolder:
         self._current = self._load(None)
 
     def _load(self, previous: KnowledgeBase | None) -> Loaded:
-        signature = _signature(self.location) if self._live is None else None
+        signature = artifact_signature(self.location) if self._live is None else None
         kb = self._open(self.location, previous)
         if self._live is not None:  # the generation the store loaded, not one polled before or after it
             signature = manifest_signature(kb.store.manifest)
@@ -140,7 +140,7 @@ class KbHolder:
 
     def _poll(self) -> Signature | None:
         """The location's signature now; None when there is nothing to tell (no file, the database unreadable)."""
-        return _signature(self.location) if self._live is None else self._live.poll()
+        return artifact_signature(self.location) if self._live is None else self._live.poll()
 
     def _known(self, signature: Signature | None) -> bool:
         """Nothing new to open: no signature, the one served, or one that failed (a database's is retried later)."""
