@@ -32,15 +32,25 @@ def read_regular(path: Path, max_bytes: int | None = None) -> bytes:
     blocking and refused before any read: a FIFO with no writer would hang, /dev/zero never ends),
     OSError when it cannot be read.
     """
+    return _read(path, max_bytes, head=False)
+
+
+def read_head(path: Path, max_bytes: int) -> bytes:
+    """The first ``max_bytes`` of the regular file at ``path``, whatever its size (a glance, not a read: a FIFO or a
+    device is refused as ``read_regular`` refuses it)."""
+    return _read(path, max_bytes, head=True)
+
+
+def _read(path: Path, max_bytes: int | None, head: bool) -> bytes:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise NotRegularFile(NotRegularFile.message)
-        if max_bytes is not None and info.st_size > max_bytes:
+        if max_bytes is not None and info.st_size > max_bytes and not head:
             raise FileTooLarge(info.st_size)
         with os.fdopen(fd, "rb", closefd=False) as file:
-            raw = file.read() if max_bytes is None else file.read(max_bytes + 1)
+            raw = file.read() if max_bytes is None else file.read(max_bytes if head else max_bytes + 1)
     finally:
         os.close(fd)
     if max_bytes is not None and len(raw) > max_bytes:

@@ -104,3 +104,12 @@ def test_a_fifo_among_the_units_is_a_problem_not_a_hang(tree) -> None:
     problems = validate_content(tree.root).problems
     assert [(p.path, p.field) for p in problems] == [(tree.shown("rules/pipe.md"), "file")]
     assert "not a regular file" in problems[0].message
+
+
+def test_a_utf16_file_is_named_as_utf16() -> None:
+    """A new team's audit: a unit saved as UTF-16 by a Windows editor was only "not UTF-8 text (byte 0xff)"."""
+    from unitrag.content.files import decode_text
+
+    problems: list = []
+    assert decode_text("---\nid: x\n".encode("utf-16"), "u.md", problems) is None
+    assert "it is UTF-16" in problems[0].message and "save the file as UTF-8" in problems[0].message

@@ -112,7 +112,7 @@ def test_every_schema_error_in_one_file_is_reported():
     assert got == {(3, "id"), (5, "order"), (6, "lang"), (7, "titel"), (2, "title")}
     by_field = {p.field: p.message for p in problems}
     assert by_field["title"] == "required field is missing"
-    assert by_field["titel"].startswith("unknown field")
+    assert by_field["titel"] == "unknown field: did you mean 'title'? (the fields are in docs/authoring.md)"
     assert "'zh' or 'en'" in by_field["lang"] and "(got 'fr')" in by_field["lang"]
 
 
@@ -339,3 +339,14 @@ def test_the_config_limits_every_registry_file_by_default():
     from unitrag.config import Config
 
     assert Config().max_file_bytes == 5_000_000
+
+
+def test_a_missing_content_folder_outside_a_knowledge_base_says_where_to_run(tmp_path, monkeypatch):
+    """A new team's audit: `unitrag validate` in the wrong folder said only "content folder not found"."""
+    from unitrag.content.loader import load_content
+
+    monkeypatch.chdir(tmp_path)
+    message = load_content(tmp_path / "content").problems[0].message
+    assert "no unitrag.toml here" in message and "unitrag init" in message
+    (tmp_path / "unitrag.toml").write_text("[unitrag]\n")
+    assert "unitrag.toml" not in load_content(tmp_path / "content").problems[0].message

@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 from unitrag.content.models import LabelledQuestion
-from unitrag.content.validate import validate_content
+from unitrag.content.validate import GONE_UNIT_HINT, validate_content
 
 REPO_CONTENT = Path(__file__).resolve().parents[2] / "content"
 
@@ -58,7 +58,7 @@ def test_unknown_expected_unit_is_a_problem_on_its_line(tree):
     tree.write("eval/questions.yaml", QUESTIONS.replace("[scene-one, story-one]", "[scene-one, no-such-unit]"))
     content = validate_content(tree.root)
     assert found(content) == [
-        (tree.shown("eval/questions.yaml"), 4, "q-one.expected_units", "unit 'no-such-unit' does not exist"),
+        (tree.shown("eval/questions.yaml"), 4, "q-one.expected_units", "unit 'no-such-unit' does not exist" + GONE_UNIT_HINT),
     ]
 
 
@@ -66,7 +66,7 @@ def test_unknown_expected_unit_in_a_block_list_points_at_the_item(tree):
     text = QUESTIONS.replace("expected_units: [scene-one, story-one]", "expected_units:\n    - scene-one\n    - ghost")
     tree.write("eval/questions.yaml", text)
     assert found(validate_content(tree.root)) == [
-        (tree.shown("eval/questions.yaml"), 6, "q-one.expected_units", "unit 'ghost' does not exist"),
+        (tree.shown("eval/questions.yaml"), 6, "q-one.expected_units", "unit 'ghost' does not exist" + GONE_UNIT_HINT),
     ]
 
 
@@ -76,6 +76,24 @@ def test_a_unit_that_fails_its_schema_still_counts_as_existing(tree):
     tree.write("eval/questions.yaml", QUESTIONS.replace("[scene-one, story-one]", "[rule-one]"))
     fields = [p.field for p in validate_content(tree.root).problems]
     assert fields == ["severity"]  # the rule's own problem, not an unknown unit on top
+
+
+def test_a_unit_file_that_cannot_be_read_is_not_also_a_missing_unit_of_every_question(tree):
+    """A new team's audit: one unclosed '[' in a unit's frontmatter was reported, then again as "unit ... does not exist"
+    at every question naming it. Its id is read from its ``id:`` line (a scene's file name is not its id), whatever
+    broke: bad YAML, a wrong kind, UTF-16; a unit truly missing is still reported beside it."""
+    scene = tree.root / "scenes/story-one/01-scene-one.md"
+    good = scene.read_text()
+    tree.write("eval/questions.yaml", QUESTIONS.replace("[scene-one, story-one]", "[scene-one]"))
+    for broken in (good.replace("id: scene-one", "id: scene-one\ntopics: [b12"),
+                   good.replace("kind: scene", "kind: artcle"),
+                   good.encode("utf-16")):
+        tree.write("scenes/story-one/01-scene-one.md", broken)
+        problems = validate_content(tree.root).problems
+        assert problems and all(p.path.endswith("01-scene-one.md") for p in problems), problems
+    tree.write("eval/questions.yaml", QUESTIONS.replace("[scene-one, story-one]", "[scene-one, ghost]"))
+    fields = [(p.field, p.message) for p in validate_content(tree.root).problems if p.path.endswith("questions.yaml")]
+    assert fields == [("q-one.expected_units", "unit 'ghost' does not exist" + GONE_UNIT_HINT)]
 
 
 def test_duplicate_question_id_is_a_problem_at_the_second(tree):
@@ -132,7 +150,7 @@ def test_one_public_expected_unit_answers_an_anonymous_question_when_another_is_
     # a unit that does not exist is no visible one: the restricted unit is still named
     tree.write("eval/questions.yaml", QUESTIONS.replace("[scene-one, story-one]", "[rule-one, no-such-unit]"))
     assert found(validate_content(tree.root)) == [
-        (tree.shown("eval/questions.yaml"), 4, "q-one.expected_units", "unit 'no-such-unit' does not exist"),
+        (tree.shown("eval/questions.yaml"), 4, "q-one.expected_units", "unit 'no-such-unit' does not exist" + GONE_UNIT_HINT),
         (tree.shown("eval/questions.yaml"), 4, "q-one.expected_units",
          "unit 'rule-one' is clinician-only (and no other expected unit is visible to this question): "
          "add `user: {roles: [clinician]}` to this question"),
@@ -220,3 +238,10 @@ def test_the_sample_question_set_is_valid_balanced_and_covers_the_content(monkey
     assert {uid for uid, u in units.items() if u.kind == "document"} <= expected  # both documents
     assert sum(units[u].kind == "rule" for u in expected) >= 10
     assert len({q.question for q in questions}) == len(questions)
+
+
+def test_an_unknown_question_field_names_the_one_it_is_near_and_the_questions_doc(tree):
+    """A new team's audit: `expected_unit:` was "unknown field (… the fields of this kind)", pointing at the units' doc."""
+    tree.write("eval/questions.yaml", QUESTIONS.replace("expected_units:", "expected_unit:"))
+    messages = [p.message for p in validate_content(tree.root).problems if p.field.endswith("expected_unit")]
+    assert messages == ["unknown field: did you mean 'expected_units'? (the fields are in docs/evaluation.md)"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from unitrag.content.safe_yaml import AliasRefused, load_yaml
+from unitrag.content.safe_yaml import AliasRefused, load_yaml, yaml_problem
 from unitrag.content.source_map import SourceMap
 
 LEVELS, WIDTH = 9, 9  # 9**9 ≈ 387 million leaves once expanded
@@ -223,3 +223,12 @@ def test_full_width_punctuation_inside_a_value_is_never_blamed(text: str) -> Non
     from unitrag.content.safe_yaml import full_width_syntax
 
     assert full_width_syntax(text, len(text.splitlines())) is None
+
+
+def test_a_tab_that_stops_the_parser_is_named_as_a_tab() -> None:
+    """A new team's audit: "found character that cannot start any token" for a tab indenting a list never said tab."""
+    text = "id: x\nquestions:\n\t- a\n"
+    with pytest.raises(yaml.YAMLError) as raised:
+        load_yaml(text)
+    problem = yaml_problem(raised.value, "u.md", "frontmatter", first_line=2, text=text)
+    assert problem.line == 4 and "a tab: YAML indents with spaces only" in problem.message

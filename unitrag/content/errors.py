@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import difflib
 import reprlib
+from collections.abc import Iterator
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .problems import Problem
 from .source_map import SourceMap
 
 _FRIENDLY = {
     "missing": "required field is missing",
-    "extra_forbidden": "unknown field (a typo? see docs/authoring.md for the fields of this kind)",
 }
 
 #: What a problem shows of a bad value: enough to recognise it, never the whole of a huge input.
@@ -22,10 +23,46 @@ _SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = _SHORT.maxset = 5
 _SHORT.maxlevel = 2
 
 
+def field_names(model: type[BaseModel]) -> set[str]:
+    """Every field name an author may write in ``model`` and the models inside it (aliases as written)."""
+    return set(_names(model, set()))
+
+
+def _names(model: type[BaseModel], seen: set[type]) -> Iterator[str]:
+    if model in seen:
+        return
+    seen.add(model)
+    for name, info in model.model_fields.items():
+        yield info.alias or name
+        for inner in _models_in(info.annotation):
+            yield from _names(inner, seen)
+
+
+def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        yield from _models_in(arg)
+
+
+def unknown_field(key: Any, known: set[str], doc: str) -> str:
+    """The message for a field no model has: the one meant when it is near one ("citationIDs": citationIds)."""
+    if isinstance(key, str):
+        same_case = [k for k in known if k.casefold() == key.casefold()]
+        near = same_case or difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.75)
+        if near:
+            return f"unknown field: did you mean {near[0]!r}? (the fields are in {doc})"
+    return f"unknown field (a typo? the fields are in {doc})"
+
+
 def problems_from_validation(
-    exc: ValidationError, path: str, lines: SourceMap, prefix: tuple[Any, ...] = (), whole: str = "frontmatter"
+    exc: ValidationError, path: str, lines: SourceMap, prefix: tuple[Any, ...] = (), whole: str = "frontmatter",
+    model: type[BaseModel] | None = None, doc: str = "docs/authoring.md",
 ) -> list[Problem]:
-    """One problem per pydantic error, each on the line of the offending key (``whole``: a model-level error)."""
+    """One problem per pydantic error, each on the line of the offending key (``whole``: a model-level error).
+
+    ``model``: what was validated, so an unknown field can be told the one it is near; ``doc``: where its fields are."""
+    known = field_names(model) if model is not None else set()
     found: list[Problem] = []
     for err in exc.errors():
         loc = tuple(err["loc"])
@@ -33,7 +70,9 @@ def problems_from_validation(
         loc = tuple(p for p in loc if not (isinstance(p, str) and ("[" in p or p in {"float", "int", "str"})))
         field = ".".join(str(p) for p in loc) or whole
         message = _FRIENDLY.get(err["type"], err["msg"])
-        if err["type"] not in _FRIENDLY and not err["type"].startswith("value_error"):
+        if err["type"] == "extra_forbidden":
+            message = unknown_field(loc[-1] if loc else None, known, doc)
+        elif err["type"] not in _FRIENDLY and not err["type"].startswith("value_error"):
             message = f"{message} (got {_SHORT.repr(err.get('input'))})"
         elif err["type"].startswith("value_error"):
             message = message.removeprefix("Value error, ")

@@ -136,8 +136,9 @@ def decode_text(raw: bytes, shown: str, problems: list[Problem]) -> str | None:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
+        utf16 = " (it is UTF-16: its first bytes are a UTF-16 byte-order mark)" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
         problems.append(
-            Problem(shown, line, "file", f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the file as UTF-8")
+            Problem(shown, line, "file", f"not UTF-8 text (byte 0x{raw[exc.start]:02x}){utf16}; save the file as UTF-8")
         )
         return None
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")

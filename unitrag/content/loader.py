@@ -25,6 +25,8 @@ from .errors import problems_from_validation
 from .models import UNIT_KINDS, Citation, Document, GuardRule, Rule, Scene, Story, Taxonomy
 from .files import SizeLimit, decode_text, display_path, display_under, link_outside, read_bytes, tree_files
 from .problems import Problem
+from ..config import CONFIG_FILE
+from ..regular_file import read_head
 from .registry import (
     REGISTRY_FILES,
     LoadedQuestion,
@@ -99,6 +101,9 @@ class ContentSet:
     #: What an author should look at but may mean (``instructions``: text that reads as an instruction to a model).
     notes: list[Problem] = field(default_factory=list)
     complete: bool = True  # False when a file could not be read: deletes must not be swept
+    #: Ids a unit file that could not be read at all may hold (its ``id:`` line, read leniently, and its file name):
+    #: a labelled question naming one is about a unit already reported broken, not about a missing one.
+    unreadable_unit_ids: set[str] = field(default_factory=set)
 
     @property
     def ok(self) -> bool:
@@ -155,7 +160,7 @@ def parse_unit(path: Path, text: str, shown: str | None = None) -> tuple[LoadedU
     try:
         loaded.unit = UNIT_KINDS[kind].model_validate(meta)  # type: ignore[assignment]
     except ValidationError as exc:
-        return loaded, problems_from_validation(exc, shown, lines)
+        return loaded, problems_from_validation(exc, shown, lines, model=UNIT_KINDS[kind])
     return loaded, []
 
 
@@ -173,7 +178,10 @@ def load_content(
     content = ContentSet(root=root)
     if not root.is_dir():
         content.problems.append(
-            Problem(display_path(root), 1, "content", "content folder not found (set --content or content_dir)")
+            Problem(display_path(root), 1, "content", "content folder not found (set --content or content_dir)"
+                    + ("" if Path(CONFIG_FILE).exists() else
+                       f"; there is no {CONFIG_FILE} here: run unitrag in your knowledge base's folder, or start one "
+                       "with `unitrag init`"))
         )
         content.complete = False
         return content
@@ -209,6 +217,8 @@ def load_content(
                 content.complete = False  # an unparsable unit may still be in the artifact: don't sweep it
                 if unit is not None:
                     content.invalid_units.append(unit)
+                else:
+                    content.unreadable_unit_ids |= ids_it_may_hold(root / rel, unit_limit)
         else:
             content.problems.append(
                 Problem(
@@ -223,6 +233,25 @@ def load_content(
                                            content.guard_ids_twice)
     content.questions = load_questions(registry["questions"], content.problems, file_limit)
     return content
+
+
+#: An ``id:`` line of a frontmatter, however broken the rest of it is.
+_ID_LINE = re.compile(r"^id:[ \t]*[\"']?([^\s\"'#]+)", re.MULTILINE)
+#: Bytes of a broken unit file read for its ``id:`` line (it comes first or near it).
+_ID_SCAN_BYTES = 16_384
+
+
+def ids_it_may_hold(path: Path, limit: SizeLimit | None) -> set[str]:
+    """The ids a unit file that could not be read may hold: its name's stem, and an ``id:`` line of its first bytes in
+    whatever encoding they decode (a UTF-16 file, bad YAML, a wrong kind). Never raises: it only quiets follow-ups."""
+    ids = {path.stem}
+    try:
+        head = read_head(path, _ID_SCAN_BYTES if limit is None else min(_ID_SCAN_BYTES, limit.bytes))
+    except OSError:  # a FIFO, a device, gone: its name is all there is
+        return ids
+    encoding = "utf-16" if head[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+    ids.update(_ID_LINE.findall(head.decode(encoding, errors="replace")))
+    return ids
 
 
 def _load_unit(

@@ -22,6 +22,8 @@ from .text.scripts import HAN
 
 REGISTRY_FILES = ("citations", "topics", "guard", "questions")
 M = TypeVar("M", bound=BaseModel)
+#: Where an author reads the fields of each registry entry (None: the rest).
+FIELDS_DOC: dict[type[BaseModel] | None, str] = {LabelledQuestion: "docs/evaluation.md", None: "docs/authoring.md"}
 
 
 def _read_yaml(path: Path, problems: list[Problem], limit: SizeLimit | None) -> tuple[Any, SourceMap, str] | None:
@@ -55,7 +57,8 @@ def _validate_items(model: type[M], items: Any, lines: SourceMap, shown: str, pr
             name = _entry_name(item, i)
             if invalid_ids is not None and isinstance(item_id, str):
                 invalid_ids.add(item_id)
-            for p in problems_from_validation(exc, shown, lines, prefix=(*prefix, i), whole=""):
+            for p in problems_from_validation(exc, shown, lines, prefix=(*prefix, i), whole="", model=model,
+                                              doc=FIELDS_DOC.get(model, FIELDS_DOC[None])):
                 problems.append(Problem(p.path, p.line, f"{name}.{p.field}" if p.field else name, p.message))
     return valid
 

@@ -188,4 +188,16 @@ def yaml_problem(exc: yaml.YAMLError, shown: str, field: str, first_line: int = 
         message = f"YAML syntax error: {unclosed} (the parser read on to line {gave_up}: {exc.problem})"  # type: ignore[attr-defined]
     else:
         message = f"YAML syntax error: {getattr(exc, 'problem', None) or str(exc).splitlines()[0]}"
+        if _tab_at(exc, text):
+            message += " (a tab: YAML indents with spaces only; replace the tab with spaces)"
     return Problem(shown, yaml_error_line(exc, first_line), field, message)
+
+
+def _tab_at(exc: yaml.YAMLError, text: str | None) -> bool:
+    """Whether the parser stopped at a tab: its "cannot start any token" never says the character is one."""
+    mark = getattr(exc, "problem_mark", None)
+    if text is None or mark is None:
+        return False
+    lines = text.split("\n")
+    line = lines[mark.line] if 0 <= mark.line < len(lines) else ""
+    return line[mark.column:mark.column + 1] == "\t"

@@ -23,6 +23,10 @@ from .problems import Problem
 from .unit_cache import UnitCache
 
 
+#: What to do about a question naming a unit that is gone (a deleted unit breaks the build through the test set,
+#: whose questions are otherwise never edited to pass).
+GONE_UNIT_HINT = (" (removed or renamed? point the question at the unit that answers it now, or label it "
+                  "`unanswerable: true` if none does)")
 #: The type ``question_id_problems`` takes a guard rule id to have when any type will do (an id written twice).
 ANY_TYPE = "*"
 
@@ -142,19 +146,24 @@ def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_id
         if stale_starter(lq.question, units.__contains__, rule_types.__contains__):
             content.stale_starters.append(lq)
             continue
-        _check_question(lq, units, rule_types, topic_ids, problems, story_access or {}, role)
+        _check_question(lq, units, rule_types, topic_ids, problems, story_access or {}, role, content.unreadable_unit_ids)
         problems.extend(too_long([lq], max_question_chars))
         kept.append(lq)
     content.questions = kept
 
 
 def _check_question(lq: LoadedQuestion, units: dict[str, LoadedUnit], rule_types: dict[str, str], topic_ids: set[str],
-                    problems: list[Problem], story_access: dict[Any, Any], role: str) -> None:
+                    problems: list[Problem], story_access: dict[Any, Any], role: str,
+                    unreadable: Collection[str] = ()) -> None:
+    """``unreadable``: ids of unit files that could not be read (already a problem each): a question naming one is
+    not told the unit does not exist, nor judged on its kind or access, which nobody can know until it reads."""
     def kind_of(unit_id: str) -> Any:
-        return units[unit_id].meta.get("kind") if unit_id in units else None
+        if unit_id in units:
+            return units[unit_id].meta.get("kind")
+        return ANY_TYPE if unit_id in unreadable else None
 
     def restricted(unit_id: str) -> bool:
-        return _effective_access(units[unit_id], units, story_access) != "public"
+        return unit_id in units and _effective_access(units[unit_id], units, story_access) != "public"
 
     problems.extend(question_id_problems(lq, kind_of, restricted, rule_types, topic_ids, role))
 
@@ -178,7 +187,7 @@ def question_id_problems(lq: LoadedQuestion, kind_of: Callable[[str], str | None
     for i, unit_id in enumerate(q.expected_units):
         if kind_of(unit_id) is None:
             problems.append(Problem(lq.path, lq.line_of("expected_units", i), f"{q.id}.expected_units",
-                                    f"unit {unit_id!r} does not exist"))
+                                    f"unit {unit_id!r} does not exist{GONE_UNIT_HINT}"))
         elif restricted(unit_id) and not privileged:
             hidden.append((i, unit_id))
         else:
@@ -198,7 +207,7 @@ def question_id_problems(lq: LoadedQuestion, kind_of: Callable[[str], str | None
                                 f"unknown topic {q.user.current_topic!r} (not in topics.yaml)"))
     for field_name, kind in (("triggered_rules", "rule"), ("recent_scenes", "scene")):
         for i, unit_id in enumerate(getattr(q.user, field_name)):
-            if kind_of(unit_id) != kind:
+            if kind_of(unit_id) not in (kind, ANY_TYPE):
                 problems.append(Problem(lq.path, lq.line_of("user", field_name, i), f"{q.id}.user.{field_name}",
                                         f"{unit_id!r} is not a {kind} id"))
     return problems
