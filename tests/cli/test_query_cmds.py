@@ -156,3 +156,12 @@ def test_a_user_context_key_given_twice_is_refused_in_the_http_apis_words(tmp_pa
     path.write_text(text, encoding="utf-8")
     line = _one_error_line(_ask_with_context(tmp_path, path), "--user-context")
     assert line == f"error: --user-context {path}: the JSON holds the key {key!r} more than once"
+
+
+def test_search_says_when_it_finds_fewer_sources_than_asked_for(built_sample):
+    """A new team's audit: `search --k 20` printed 10 sources, silently (the candidates held no more units)."""
+    ws, _ = built_sample
+    result = _run(ws, "search", "How much salt per day?", "--k", "100")
+    assert result.returncode == 0, result.stderr
+    shown = len([line for line in result.stdout.splitlines() if re.match(r"\d+\. ", line)])
+    assert 0 < shown < 100 and f"{shown} of the 100 sources asked for" in " ".join(result.stderr.split())

@@ -81,3 +81,18 @@ def test_a_set_with_nothing_to_rank_shows_n_a_not_zeros():
     assert scored.shown("ndcg@10") == "0.000"
     table = EvalReport("questions", "guard_test.yaml", {"embedder": "e"}, {"full": empty}, []).markdown()
     assert "| full | " + " | ".join(["n/a"] * len(MEASURES)) + " |" in table and "0.000" not in table
+
+
+def test_an_answerable_category_says_how_many_were_refused_beside_its_success_at_5():
+    """A new team's audit: "cross_en_zh S@5 1.000 (2/2)" while both were answered "not found" (ranked right, refused)."""
+    from unitrag.eval.report import category_rows
+
+    def report(refused: int) -> EvalReport:
+        cat = {"questions": 2, "hits": 2, "ranked": 2, "not_found": refused, "asked": 2, "success@5": 1.0,
+               "not_found_rate": refused / 2}
+        return EvalReport("questions", "q.yaml", {"embedder": "e", "reranker": "fusion"},
+                          {"full": VariantResult("full", "", {}, 2, 0.0)}, [],
+                          {"not_found": {}, "restricted_leaks": [], "by_category": {"cross_en_zh": cat}})
+
+    _, rows = category_rows([report(2), report(0)])
+    assert rows[0] == ["cross_en_zh", 'S@5 1.000 (2/2), 2 answered "not found"', "S@5 1.000 (2/2)"]

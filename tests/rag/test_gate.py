@@ -322,3 +322,16 @@ def test_the_runtime_says_in_one_line_what_the_build_says_in_full() -> None:
     assert "\n" not in brief and len(brief) < len(full) / 2
     for message in (brief, full):
         assert "default answerability gate" in message and "unitrag calibrate --write calibration.json" in message
+
+
+def test_calibrate_is_not_told_to_run_calibrate(caplog):
+    """A new team's audit: `unitrag calibrate --write` printed "no gate fitted … run `unitrag calibrate --write`" as it
+    ran; ``hushed`` keeps that out of the command that answers it, and says it again outside."""
+    from unitrag.rag.gate import hushed, say_once
+
+    with caplog.at_level("WARNING", logger="unitrag"), hushed():
+        say_once("a message unique to this test: run calibrate")
+    assert "a message unique to this test" not in caplog.text
+    with caplog.at_level("WARNING"):
+        say_once("a message unique to this test: run calibrate")
+    assert "a message unique to this test" in caplog.text

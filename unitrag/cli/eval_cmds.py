@@ -393,7 +393,7 @@ def calibrate_cmd(
     """
     from ..content.registry import dev_question_files, is_held_out
     from ..rag.calibrate.calibration import run_calibration
-    from ..rag.gate import write_calibration
+    from ..rag.gate import hushed, write_calibration
     from ..rag.knowledge_base import KnowledgeBase
 
     cfg = load_config(config, reranker=reranker, sparse=sparse)
@@ -408,12 +408,13 @@ def calibrate_cmd(
     if write is not None and not write.parent.is_dir():  # said now, not after the fit
         raise UserError(f"--write {write}: folder {write.parent} not found (create it, or write calibration.json here)")
     loaded = _load_questions(paths, cfg)
-    knowledge_base = KnowledgeBase.open(kb or cfg.artifact, config=cfg)
-    labelled = _without_stale_starters(loaded, knowledge_base)
-    try:
-        result = run_calibration(knowledge_base, labelled)
-    except ValueError as exc:
-        raise UserError(f"cannot calibrate on {', '.join(map(str, paths))}: {exc}") from None
+    with hushed():  # "no gate fitted: run `unitrag calibrate`" is what this command answers
+        knowledge_base = KnowledgeBase.open(kb or cfg.artifact, config=cfg)
+        labelled = _without_stale_starters(loaded, knowledge_base)
+        try:
+            result = run_calibration(knowledge_base, labelled)
+        except ValueError as exc:
+            raise UserError(f"cannot calibrate on {', '.join(map(str, paths))}: {exc}") from None
     written = write is not None and result.gate is not None and not result.verdict.too_few
     if written:
         write_calibration(write, result.gate)

@@ -11,7 +11,7 @@ from ..config import Config, load_config
 from ..errors import UserError
 from ..rag.arguments import DuplicateKey, choice, json_once, question_text, result_count
 from ..rag.types import LANGS, UserContext
-from .output import out, print_answer, print_json
+from .output import err, out, print_answer, print_json
 from .options import ConfigOpt, JsonOpt
 
 KbOpt = Annotated[Optional[str], typer.Option("--kb", help="Artifact path, or a postgresql:// URL published to [config: artifact].")]
@@ -53,6 +53,10 @@ def search(
     for n, source in enumerate(result.sources, start=1):
         scores = " ".join(f"{name}={value:.3f}" for name, value in source.scores.items())
         out.print(f"{n}. [bold]{source.title}[/] ({source.chunk_id}, {source.kind}) {scores}")
+    if k is not None and len(result.sources) < k:  # fewer than asked: say why, not silently
+        err.print(f"{len(result.sources)} of the {k} sources asked for: the first {knowledge_base.config.dense_k} "
+                  "candidates of each search hold no more units (at most two pages a scene); raise dense_k in "
+                  "unitrag.toml for a deeper search")
 
 
 def ask(

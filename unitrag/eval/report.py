@@ -113,8 +113,8 @@ RETRIEVAL_CATEGORIES = ("same_lang", "cross_en_zh", "cross_zh_en")
 def category_rows(reports: list[EvalReport]) -> tuple[list[str], list[list[str]]]:
     """Header and rows comparing labelled-question sets (dev, test) side by side, per category.
 
-    Answerable categories show Success@5 of the gated variant; unanswerable ones the share
-    answered "not found"; then not-found precision / recall / F1 and leaks of each set.
+    Answerable categories show Success@5 of the gated variant and how many were answered "not found"
+    (ranked right and still refused); unanswerable ones the share answered "not found"; then not-found precision / recall / F1 and leaks of each set.
     """
     header = ["category", *set_names([r.dataset for r in reports])]
     names = sorted({c for r in reports for c in r.extra.get("by_category", {})})
@@ -127,8 +127,9 @@ def category_rows(reports: list[EvalReport]) -> tuple[list[str], list[list[str]]
                 cells.append("")
             elif name.startswith("guard_"):  # scored in the guard's own table (a look-alike answered is its pass)
                 cells.append(f"{cat['questions']} (guard)")
-            elif cat["success@5"] is not None:
-                cells.append(f"S@5 {cat['success@5']:.3f} ({cat['hits']}/{cat['ranked']})")
+            elif cat["success@5"] is not None:  # an answerable question refused is a miss a reader sees, whatever the rank
+                refused = f", {cat['not_found']} answered \"not found\"" if cat.get("not_found") else ""
+                cells.append(f"S@5 {cat['success@5']:.3f} ({cat['hits']}/{cat['ranked']}){refused}")
             elif cat["not_found_rate"] is not None:
                 cells.append(f"not found {cat['not_found_rate']:.3f} ({cat['not_found']}/{cat['asked']})")
             else:

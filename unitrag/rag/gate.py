@@ -34,7 +34,7 @@ import hashlib
 import json
 import logging
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -51,6 +51,7 @@ log = logging.getLogger(__name__)
 #: Gates fitted on the bundled sample's dev questions, for knowledge bases not calibrated on their own.
 DEFAULT_CALIBRATION = Path(__file__).with_name("default_calibration.json")
 _warned: set[str] = set()
+_hush = 0  # > 0 inside ``hushed()``
 
 def pipeline_id(manifest: Mapping[str, Any], config: Config) -> str:
     """What a gate's scores depend on: the artifact's embedder, the reranker, the sparse arm."""
@@ -399,9 +400,21 @@ def build_warning(rows: Sequence[Mapping[str, Any]], pipeline: str, questions: S
     return None
 
 
+@contextlib.contextmanager
+def hushed() -> Iterator[None]:
+    """Nothing ``say_once`` would say is said inside: ``unitrag calibrate`` fits the gate the message asks for, and
+    telling its author to run it, as it runs, contradicts the verdict it prints next."""
+    global _hush
+    _hush += 1
+    try:
+        yield
+    finally:
+        _hush -= 1
+
+
 def say_once(message: str) -> None:
     """Log ``message`` as a warning the first time only (a server opening many knowledge bases says it once)."""
-    if message not in _warned:
+    if message not in _warned and not _hush:
         _warned.add(message)
         log.warning(message)
 

@@ -110,5 +110,7 @@ def judge(fitted_cv_f1: float, default_f1: float | None, n_answerable: int, n_un
                                   f"{fitted_cv_f1:.3f}, better than {name}'s {base:.3f} on the same questions")
     else:
         kept, reason = "default", (f"kept {name}: out of sample ({folds}-fold) the fitted gate's \"not found\" F1 is "
-                                   f"{fitted_cv_f1:.3f}, no better than {name}'s {base:.3f} on the same questions")
+                                   f"{fitted_cv_f1:.3f}, no better than {name}'s {base:.3f} on the same questions; "
+                                   "that is the right gate for now (more labelled questions, unanswerable ones near "
+                                   "your units above all, give a fit its chance to beat it)")
     return Verdict(kept, reason, n_answerable, n_unanswerable, fitted_cv_f1, default_f1, folds)
