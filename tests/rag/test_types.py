@@ -88,3 +88,18 @@ def test_a_field_whose_repr_raises_is_an_invalid_argument_naming_it(fields, argu
 def test_a_user_whose_repr_raises_is_an_invalid_argument_naming_user():
     with pytest.raises(InvalidArgument, match=r"^user: expected a UserContext.*UnprintableValue"):
         user_context(UnprintableValue())
+
+
+def test_a_str_subclass_equal_to_everything_holds_no_role_it_does_not_name():
+    """An attacker's audit: a ``str`` subclass whose ``__eq__`` says yes to every name was granted the restricted role."""
+
+    class Everything(str):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        def __hash__(self) -> int:
+            return hash("clinician")
+
+    user = UserContext(roles=[Everything("x")])
+    assert user.roles == ("x",) and type(user.roles[0]) is str
+    assert not user.holds("clinician")

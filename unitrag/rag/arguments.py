@@ -34,8 +34,8 @@ def shown(value: object) -> str:
 
 
 def describe(value: object) -> str:
-    """A bad value for a message: the start of its repr and its type; never raises."""
-    return f"{shown(value)} ({type_name(value)})"
+    """A bad value for a message: the start of its repr and its type (a string's quotes say it is one); never raises."""
+    return shown(value) if type(value) is str else f"{shown(value)} ({type_name(value)})"
 
 
 def names(value: object, argument: str, known: Collection[str] | None = None) -> tuple[str, ...]:
@@ -47,6 +47,7 @@ def names(value: object, argument: str, known: Collection[str] | None = None) ->
     if not isinstance(value, COLLECTIONS):
         raise InvalidArgument(f"{argument}: expected a list of names, got {describe(value)}{hint}")
     items = sorted(value, key=safe_repr) if isinstance(value, (set, frozenset)) else list(value)
+    items = [plain_str(item) for item in items]
     for item in items:
         if not isinstance(item, str) or not item.strip():
             raise InvalidArgument(f"{argument}: expected non-empty strings, got {describe(item)}{hint}")
@@ -56,8 +57,15 @@ def names(value: object, argument: str, known: Collection[str] | None = None) ->
     return tuple(dict.fromkeys(items))
 
 
+def plain_str(value: object) -> object:
+    """A ``str`` subclass as the plain string it holds (anything else as it is): a subclass's own ``__eq__``, ``__hash__``
+    or ``strip`` must not decide whether a caller holds a role ("x" equal to every name would hold all of them)."""
+    return str.__str__(value) if isinstance(value, str) and type(value) is not str else value
+
+
 def optional_name(value: object, argument: str) -> str | None:
     """None, or one non-empty string."""
+    value = plain_str(value)
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():

@@ -120,6 +120,26 @@ def llm_failure(llm: LLM, exc: Exception) -> Failure:
     return Failure("llm_error", f"{llm.id}: {type(exc).__name__}: {redact_secrets(str(exc))}")
 
 
+#: An answer longer than this answers no one question from five sources: a model looping, or flooding its reader
+#: (one valid tag anywhere would otherwise carry megabytes past the "uncited long answer" check).
+MAX_ANSWER_CHARS = 20_000
+
+
+def unshowable(llm: LLM, text: Any, so_far: int = 0) -> Failure | None:
+    """Why text from an LLM cannot be shown (None: it can): not a string, past ``MAX_ANSWER_CHARS`` with the
+    ``so_far`` already streamed, or holding a lone surrogate, which no UTF-8 encodes: the HTTP response, the
+    stream and the terminal would each fail on it, after the caller was told an answer was coming."""
+    if not isinstance(text, str):
+        return Failure("llm_error", f"{llm.id}: the LLM gave a {type(text).__name__}, not text")
+    if so_far + len(text) > MAX_ANSWER_CHARS:
+        return Failure("llm_error", f"{llm.id}: an answer longer than {MAX_ANSWER_CHARS:,} characters")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return Failure("llm_error", f"{llm.id}: the answer holds a lone surrogate (no UTF-8 text can)")
+    return None
+
+
 def _call(llm: LLM, messages: list[dict[str, str]]) -> tuple[str | None, Failure | None]:
     """(text, None) or (None, why): any LLM failure becomes a reason, never an exception."""
     try:
@@ -127,6 +147,9 @@ def _call(llm: LLM, messages: list[dict[str, str]]) -> tuple[str | None, Failure
         text = result if isinstance(result, str) else "".join(result)
     except Exception as exc:  # LLMUnavailable, or an LLM implementation that broke its contract
         return None, llm_failure(llm, exc)
+    bad = unshowable(llm, text)
+    if bad is not None:
+        return None, bad
     if not text.strip():
         return None, Failure("llm_error", f"{llm.id}: empty output")
     return text.strip(), None
@@ -249,8 +272,13 @@ def _stream(question: str, lang: str, sources: Sequence[Source], templates: Mapp
         held = CitationStreamFilter(allowed)
         try:
             stream = llm.complete(messages, stream=True)
+            streamed = 0
             for piece in [stream] if isinstance(stream, str) else stream:
+                failure = unshowable(llm, piece, streamed)
+                if failure is not None:  # nothing of it is shown: the extractive answer replaces what was
+                    break
                 if piece:
+                    streamed += len(piece)
                     pieces.append(piece)
                     if shown := held.feed(piece):
                         yield shown
