@@ -115,7 +115,7 @@ def test_openapi_docs_and_page(client):
     ({"json": {"question": QUESTION, "lang": "fr"}}, 422, "lang"),
     ({"json": {"question": QUESTION, "user": {"current_topic": "no-such-topic"}}}, 422, "no-such-topic"),
     ({"json": {"question": QUESTION, "user": {"recent_scenes": "en-b12-testing"}}}, 422, "recent_scenes"),
-    ({"json": {"question": QUESTION, "user": {"roles": ["admin"]}}}, 422, "roles"),
+    ({"json": {"question": QUESTION, "user": {"roles": ["Admin"]}}}, 422, "roles"),  # no role is spelled so
     ({"json": {"question": QUESTION, "extra": 1}}, 422, "extra"),
     ({"json": {"question": 5}}, 422, "question"),
     ({"content": b'{"question": "oops', "headers": {"content-type": "application/json"}}, 400, "not valid JSON"),

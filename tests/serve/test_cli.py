@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 import subprocess
@@ -54,6 +55,20 @@ def test_a_busy_port_is_one_line_naming_it_and_nothing_is_announced(tmp_path):
     assert result.returncode == 1
     assert f"error: port {port} on 127.0.0.1 is in use" in result.stderr and "--port 0" in result.stderr
     assert "serving" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_plain_api_key_stops_the_server_in_one_line_that_does_not_echo_it(tmp_path):
+    """An entry without ``sha256:`` was served as a plaintext key, silently: now the server does not start, and says
+    which entry and how to write its digest, with no traceback and without printing the secret."""
+    (tmp_path / "kb.duckdb").write_bytes(b"")  # never opened: the keys are refused first
+    digest = "sha256:" + "ab" * 32
+    env = {**os.environ, "UNITRAG_API_KEYS": f"{digest}=clinician,my-secret-key=clinician"}
+    result = subprocess.run([sys.executable, "-m", "unitrag", "serve", "--kb", "kb.duckdb", "--port", "0"],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.startswith("error: UNITRAG_API_KEYS entry 2 ") and result.stderr.count("\n") == 1
+    assert "sha256sum" in result.stderr and "my-secret-key" not in result.stderr and "Traceback" not in result.stderr
+    assert "serving" not in result.stderr
 
 
 def _serve_until_announced(args: list[str], cwd, timeout_s: float = 120) -> tuple[subprocess.Popen, list[str]]:

@@ -105,3 +105,20 @@ def test_a_path_that_is_not_utf8_is_a_400_not_a_404_for_replacement_characters(c
 def test_a_path_percent_encoding_utf8_is_read_as_it(client):
     response = client.get("/v1/units/caf%C3%A9")
     assert response.status_code == 404 and response.json() == {"error": "no unit 'café'"}
+
+
+# -- a whole number written one way only ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", ["3_0", "3.0", "%2B3", "+3", "%207%20", "-1", "%EF%BC%93", "0x1f", "1e1", ""])
+def test_k_is_read_only_from_plain_digits(client, k):
+    """``k=3_0`` was 30 and ``k=3.0``, ``k=%2B3``, ``k=%207%20`` were taken (the library refuses ``2.0``): a number
+    a proxy or a log reads otherwise is a 422 naming ``k``, never a guess."""
+    response = client.get(f"/v1/search?q=B12&k={k}")
+    assert response.status_code == 422, response.text
+    assert response.json()["error"].startswith("k: expected a whole number in plain digits")
+
+
+def test_k_in_plain_digits_is_taken(client):
+    assert len(client.get("/v1/search?q=B12&k=03").json()["sources"]) <= 3
+    assert client.get("/v1/search?q=B12&k=101").json()["error"].startswith("k: expected a whole number from 1 to 100")

@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 import pytest
 
 from unitrag.errors import UserError
 from unitrag.serve import ServeSettings, load_serve_settings
+from unitrag.rag.types import UserContext
 from unitrag.serve.auth import Authenticator, Unauthenticated, parse_api_keys
 
 from .conftest import CLINICIAN_KEY
 
 pytestmark = pytest.mark.e2e
+
+
+def sha256(key: str) -> str:
+    """A key's configured form: its digest."""
+    return "sha256:" + hashlib.sha256(key.encode()).hexdigest()
+
 
 RESTRICTED_UNIT = "en-b12-treatment"  # access: clinician
 QUESTION = "B12 injections hydroxocobalamin dose"  # finds it first, for a clinician
@@ -84,7 +92,7 @@ def test_a_key_granting_another_role_than_the_knowledge_bases_is_refused_at_star
     """A key for `staff` on a knowledge base whose restricted role is `clinician` would read nothing while its holder
     believes it reads the restricted units: the server does not start (and a reload to such a build is refused)."""
     with pytest.raises(UserError, match="'staff'.*restricted role is 'clinician'"):
-        make_client(ServeSettings(api_keys=parse_api_keys("k=staff"), reload_poll_s=0))
+        make_client(ServeSettings(api_keys=parse_api_keys(f"{sha256('k')}=staff"), reload_poll_s=0))
 
 
 def test_a_roles_header_sent_twice_is_refused_not_read_first_come(make_client, restricted):
@@ -99,6 +107,43 @@ def test_a_roles_header_sent_twice_is_refused_not_read_first_come(make_client, r
 def test_body_roles_can_narrow_a_key_never_widen_it(client, restricted):
     narrowed = client.post("/v1/ask", json={"question": QUESTION, "user": {"roles": []}}, headers=KEY)
     assert leaks(narrowed.text, restricted) == []
+
+
+def test_an_anonymous_caller_cannot_tell_the_restricted_role_from_another_name(client):
+    """Claimed without credentials, the restricted role was dropped (200) and any other name a 422 "not this
+    knowledge base's role": a probe for the role's name. Every claimed role is dropped alike now."""
+
+    def seen(path: str, roles: list[str]) -> tuple[int, Any]:
+        response = client.post(path, json={"question": QUESTION, "user": {"roles": roles}})
+        if path == "/v1/ask/stream":
+            return response.status_code, None
+        return response.status_code, {k: v for k, v in response.json().items() if k != "timings_ms"}
+
+    for path in ("/v1/ask", "/v1/ask/stream"):
+        public = seen(path, [])
+        assert public[0] == 200
+        assert seen(path, ["clinician"]) == seen(path, ["staff"]) == seen(path, ["clinician", "staff"]) == public
+
+
+def test_a_caller_holding_the_role_is_told_a_claimed_name_is_not_it(client):
+    """A key holder knows the role's name: another one in the body is a typo, said (not a silent public answer)."""
+    response = client.post("/v1/ask", json={"question": QUESTION, "user": {"roles": ["staff"]}}, headers=KEY)
+    assert response.status_code == 422
+    assert response.json() == {"error": "user.roles: 'staff' is not this knowledge base's role ('clinician')"}
+
+
+@pytest.mark.parametrize("headers", [{}, KEY])
+@pytest.mark.parametrize("path", ["/v1/ask", "/v1/ask/stream"])
+def test_null_roles_are_refused_as_the_library_refuses_them(client, path, headers):
+    """``"roles": null`` meant "whatever the key grants" over HTTP, where ``UserContext.from_dict`` and the CLI refuse
+    it: a null list is an error (leaving the field out is what means the key's roles)."""
+    with pytest.raises(ValueError, match="roles: expected a list of names, got None"):
+        UserContext.from_dict({"roles": None})
+    response = client.post(path, json={"question": QUESTION, "user": {"roles": None}}, headers=headers)
+    assert response.status_code == 422, response.text
+    assert response.json()["error"].startswith("user.roles: expected a list of names, got null")
+    left_out = client.post(path, json={"question": QUESTION, "user": {}}, headers=headers)
+    assert left_out.status_code == 200
 
 
 @pytest.mark.parametrize("headers", [{"authorization": "Bearer wrong"}, {"x-api-key": "wrong"}, {"authorization": "Basic abc"}])
@@ -199,21 +244,50 @@ def test_me_reports_granted_roles_only(client):
 
 
 def test_keys_are_kept_as_digests_and_compared_whole():
-    plain = parse_api_keys("s3cret=clinician")
-    hashed = parse_api_keys({"sha256:" + hashlib.sha256(b"s3cret").hexdigest(): ["clinician"]})
-    assert plain[0].digest == hashed[0].digest and "s3cret" not in repr(plain)
-    auth = Authenticator(plain)
+    hashed = parse_api_keys({sha256("s3cret"): ["clinician"]})
+    assert hashed == parse_api_keys(f"{sha256('s3cret').upper().replace('SHA256', 'sha256')}=clinician")
+    auth = Authenticator(hashed)
     assert auth.roles({"x-api-key": "s3cret"}, "1.2.3.4", KNOWN) == ("clinician",)
-    for wrong in ("s3cre", "s3crett", "S3CRET"):
+    for wrong in ("s3cre", "s3crett", "S3CRET", sha256("s3cret"), sha256("s3cret")[len("sha256:"):]):
         with pytest.raises(Unauthenticated):
             auth.roles({"x-api-key": wrong}, "1.2.3.4", KNOWN)
     assert auth.roles({}, "1.2.3.4", KNOWN) == ()
 
 
-@pytest.mark.parametrize("value", ["key=Admin", "key=public", "key=", "nokey", {"k": "clinician", "j": [1]}])
+@pytest.mark.parametrize("value", [f"{sha256('k')}=Admin", f"{sha256('k')}=public", f"{sha256('k')}=", "nokey",
+                                   {sha256("k"): "clinician", sha256("j"): [1]}])
 def test_bad_key_configuration_is_refused(value):
     with pytest.raises(UserError):
         parse_api_keys(value)
+
+
+SECRET = "correct-horse-battery-staple"
+DIGEST = sha256(SECRET)[len("sha256:"):]
+
+
+@pytest.mark.parametrize("entry, problem", [
+    (DIGEST, "a digest without its sha256: prefix"),  # was a bearer secret equal to the digest
+    (SECRET, "not a digest"),  # was a plaintext key
+    ("sha256:zz", "sha256: takes hex digits only"),
+    ("sha256:" + DIGEST[:60], "sha256: takes exactly 64 hex digits, got 60"),
+    ("sha256:" + DIGEST + "00", "sha256: takes exactly 64 hex digits, got 66"),
+    ("sha512:" + DIGEST, "only sha256: digests are accepted"),
+    ("SHA256:" + DIGEST, "only sha256: digests are accepted (the prefix in lower case)"),
+])
+@pytest.mark.parametrize("table", [False, True])
+def test_only_a_sha256_digest_is_a_key_and_anything_else_is_one_line_naming_the_entry(entry, problem, table):
+    """Docs promise the server never stores a key itself: an entry without ``sha256:`` was silently a plaintext key,
+    a malformed digest one that could never match. Either stops the server, naming the entry's position and how to
+    write its digest, and never echoing the value whole."""
+    good = sha256("other")
+    value = {good: ["clinician"], entry: ["clinician"]} if table else f"{good}=clinician,{entry}=clinician"
+    with pytest.raises(UserError) as raised:
+        parse_api_keys(value)
+    message = str(raised.value)
+    where = "[serve.api_keys] entry 2" if table else "UNITRAG_API_KEYS entry 2"
+    assert message.startswith(f"{where} (") and problem in message, message
+    assert "printf %s" in message and "sha256sum" in message and "\n" not in message
+    assert entry not in message and DIGEST[:8] not in message and SECRET[:5] not in message
 
 
 def test_settings_from_file_then_environment_then_flags(tmp_path):
@@ -227,7 +301,7 @@ def test_settings_from_file_then_environment_then_flags(tmp_path):
     assert (settings.port, settings.host, settings.max_body_bytes, settings.rate_limit_per_minute) == (9100, "0.0.0.0", 1000, 60)
     assert settings.cors_origins == ("https://a.example",)
     assert Authenticator(settings.api_keys).roles({"x-api-key": "k1"}, None, KNOWN) == ("clinician",)
-    from_env = load_serve_settings(config, env={"UNITRAG_API_KEYS": "k2=clinician"})
+    from_env = load_serve_settings(config, env={"UNITRAG_API_KEYS": f"{sha256('k2')}=clinician"})
     assert Authenticator(from_env.api_keys).roles({"x-api-key": "k2"}, None, KNOWN) == ("clinician",)
     with pytest.raises(UserError):
         load_serve_settings(config, env={"UNITRAG_SERVE_PORT": "many"})

@@ -3,8 +3,9 @@
 A caller holds a role only through
 
 - an API key the operator configured (``Authorization: Bearer <key>`` or ``X-API-Key: <key>``),
-  mapped to roles. Keys are kept as SHA-256 digests (configure them as ``sha256:<hex>`` so the
-  plain key is never written down on the server) and compared in constant time; or
+  mapped to roles. Keys are configured as SHA-256 digests only (``sha256:<64 hex digits>``: the
+  plain key is never written down on the server; anything else stops the server at start) and
+  compared in constant time; or
 - a roles header set by a reverse proxy that authenticated the caller, honoured only when the
   operator named the header and the TCP peer is one of the trusted proxies.
 
@@ -25,7 +26,7 @@ from typing import Any
 from ..access import is_role_name
 from ..errors import UserError
 
-_DIGEST = re.compile(r"sha256:([0-9a-fA-F]{64})")
+_HEX64 = re.compile(r"[0-9a-fA-F]{64}")
 
 
 class Unauthenticated(Exception):
@@ -47,36 +48,79 @@ def digest(key: str) -> bytes:
     return hashlib.sha256(key.encode("utf-8")).digest()
 
 
-def api_key(spec: str, roles: Sequence[str]) -> ApiKey:
-    """A key from its configured form: ``sha256:<64 hex digits>`` (preferred) or the plain key."""
+#: How an operator writes a key's configured form: its digest, never the key.
+DIGEST_HOWTO = 'write sha256:<64 hex digits>, the digest of the key that `printf %s "$KEY" | sha256sum` prints'
+
+
+def _hash_name(spec: str) -> str | None:
+    """The hash an entry names before its first colon (``sha512``), when that is a hash's name: safe to show."""
+    scheme, sep, _ = spec.partition(":")
+    return scheme if sep and scheme.lower() in hashlib.algorithms_available else None
+
+
+def _shown_spec(spec: str) -> str:
+    """An entry as an error names it: its hash's name (``sha512:``), else at most its first 4 characters and never
+    more than a third of it: a malformed entry may be the secret key itself."""
+    name = _hash_name(spec)
+    return repr(f"{name}:" if name else spec[:min(4, len(spec) // 3)]) + "…"
+
+
+def _digest_problem(spec: str) -> str | None:
+    """Why a configured key is not ``sha256:<64 hex digits>`` (None: it is)."""
+    if spec.startswith("sha256:") and _HEX64.fullmatch(spec, len("sha256:")):
+        return None
+    name = _hash_name(spec)
+    if name is None:
+        if _HEX64.fullmatch(spec):
+            return "a digest without its sha256: prefix (a bare value would be taken as the key itself)"
+        return "not a digest (the server never stores a key itself)"
+    if name != "sha256":
+        return "only sha256: digests are accepted" + (" (the prefix in lower case)" if name.lower() == "sha256" else "")
+    rest = spec[len("sha256:"):]
+    if re.fullmatch(r"[0-9a-fA-F]*", rest):
+        return f"sha256: takes exactly 64 hex digits, got {len(rest)}"
+    return "sha256: takes hex digits only (0-9, a-f)"
+
+
+def api_key(spec: str, roles: Sequence[str], where: str = "[serve] api_keys") -> ApiKey:
+    """A key from its configured form, ``sha256:<64 hex digits>`` (either case): any other entry stops the server,
+    in one line naming ``where`` it is, since a plain key or a malformed digest would be a secret kept in the clear,
+    or one that can never match."""
     spec = spec.strip()
     if not spec:
-        raise UserError("[serve] api_keys: an empty key")
+        raise UserError(f"{where}: an empty key; {DIGEST_HOWTO}")
+    problem = _digest_problem(spec)
+    if problem:
+        raise UserError(f"{where} ({_shown_spec(spec)}): {problem}; {DIGEST_HOWTO}")
     misspelled = [r for r in roles if not is_role_name(r)]
     if misspelled or not roles:
-        raise UserError(f"[serve] api_keys: each key grants one or more role names (the knowledge base's "
+        raise UserError(f"{where}: each key grants one or more role names (the knowledge base's "
                         f"restricted_role), got {list(roles)!r}")
-    match = _DIGEST.fullmatch(spec)
-    return ApiKey(bytes.fromhex(match.group(1)) if match else digest(spec), tuple(roles))
+    return ApiKey(bytes.fromhex(spec.removeprefix("sha256:")), tuple(roles))
 
 
 def parse_api_keys(value: Any) -> tuple[ApiKey, ...]:
-    """Keys from ``[serve.api_keys]`` (a table ``key = ["role", ...]``) or ``UNITRAG_API_KEYS``
-    (``key=role+role,key=role``)."""
+    """Keys from ``[serve.api_keys]`` (a table ``"sha256:<hex>" = ["role", ...]``) or ``UNITRAG_API_KEYS``
+    (``sha256:<hex>=role+role,sha256:<hex>=role``); an error names an entry by its position (1 is the first)."""
     if isinstance(value, Mapping):
-        pairs = [(k, [v] if isinstance(v, str) else v) for k, v in value.items()]
+        source = "[serve.api_keys]"
+        pairs = [(n, k, [v] if isinstance(v, str) else v) for n, (k, v) in enumerate(value.items(), 1)]
     elif isinstance(value, str):
+        source = "UNITRAG_API_KEYS"
         pairs = []
-        for entry in filter(None, (e.strip() for e in value.split(","))):
+        for n, entry in enumerate((e.strip() for e in value.split(",")), 1):
+            if not entry:
+                continue
             key, sep, roles = entry.rpartition("=")
             if not sep:
-                raise UserError("UNITRAG_API_KEYS: each entry is key=role (roles joined by +), comma-separated")
-            pairs.append((key, roles.split("+")))
+                raise UserError(f"{source} entry {n}: each entry is sha256:<hex>=role (roles joined by +), "
+                                "comma-separated")
+            pairs.append((n, key, roles.split("+")))
     else:
-        raise UserError("[serve] api_keys: expected a table of key = [roles]")
-    if any(not isinstance(r, (list, tuple)) or not all(isinstance(x, str) for x in r) for _, r in pairs):
-        raise UserError("[serve] api_keys: each key maps to a list of role names")
-    return tuple(api_key(str(k), [x.strip() for x in r]) for k, r in pairs)
+        raise UserError("[serve] api_keys: expected a table of \"sha256:<hex>\" = [roles]")
+    if any(not isinstance(r, (list, tuple)) or not all(isinstance(x, str) for x in r) for _, _, r in pairs):
+        raise UserError(f"{source}: each key maps to a list of role names")
+    return tuple(api_key(str(k), [x.strip() for x in r], f"{source} entry {n}") for n, k, r in pairs)
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+from pydantic_core import PydanticCustomError
 from starlette.exceptions import HTTPException
 
 from ..errors import InvalidArgument
-from ..rag.arguments import names
+from ..rag.arguments import names, shown
 from ..rag.answer.citations import number_citations
 from ..rag.knowledge_base import Answer
 from ..rag.types import UserContext
@@ -44,7 +45,17 @@ class UserBody(BaseModel):
     triggered_rules: list[str] = Field(default_factory=list)
     recent_scenes: list[str] = Field(default_factory=list)
     current_topic: str | None = None
-    roles: list[str] | None = None
+    # left out: whatever the credentials grant; ``null`` is refused, as the library and the other lists refuse it
+    roles: Annotated[list[str] | None, WithJsonSchema({"type": "array", "items": {"type": "string"}})] = None
+
+    @field_validator("roles", mode="before")
+    @classmethod
+    def _roles_not_null(cls, value: Any) -> Any:
+        """An explicit ``null`` (a default is not validated): ``UserContext.from_dict`` refuses it too."""
+        if value is None:
+            raise PydanticCustomError("roles_null", "expected a list of names, got null (leave roles out for what "
+                                                   "the credentials grant)")
+        return value
 
 
 class AskBody(BaseModel):
@@ -73,16 +84,16 @@ RolesDep = Annotated[tuple[str, ...], Depends(granted_roles)]
 
 def user_context(body: UserBody | None, granted: Sequence[str], server: ServerState) -> UserContext:
     """The context the knowledge base sees: the body's ids, and roles that are granted (and, if the
-    body names roles, also named there). A claimed role without a credential is dropped, silently; one that is
-    not the knowledge base's restricted role is an error (422), as a typo'd role name would be."""
+    body names roles, also named there). To a caller whose credentials grant no role, every role the body claims is
+    dropped silently, whatever its name: were the restricted role's name answered otherwise than another's, an
+    anonymous caller could learn it. A caller holding the role is told (422) a name that is not it, a typo."""
     if body is None:
         return UserContext(roles=tuple(granted))
     role = server.holder.current.kb.restricted_role
     claimed = granted if body.roles is None else UserContext(roles=names(body.roles, "user.roles")).roles
     unknown = [r for r in claimed if r != role]
-    if unknown:  # the role's name is said to a caller who holds it only
-        raise InvalidArgument(f"user.roles: {unknown[0]!r} is not this knowledge base's role"
-                              + (f" ({role!r})" if granted else ""))
+    if unknown and granted:
+        raise InvalidArgument(f"user.roles: {unknown[0]!r} is not this knowledge base's role ({role!r})")
     return UserContext(
         triggered_rules=tuple(body.triggered_rules), recent_scenes=tuple(body.recent_scenes),
         current_topic=body.current_topic, roles=tuple(r for r in claimed if r in granted),
@@ -142,6 +153,12 @@ def takes_list(annotation: Any) -> bool:
     return typing.get_origin(annotation) is list or any(takes_list(a) for a in typing.get_args(annotation))
 
 
+def takes(annotation: Any, kind: type) -> bool:
+    """``kind`` itself, also inside ``Annotated`` or ``| None`` (not as a list's items)."""
+    return annotation is kind or (typing.get_origin(annotation) is not list
+                                  and any(takes(a, kind) for a in typing.get_args(annotation)))
+
+
 def known_search_params(request: Request) -> None:
     """Any query parameter ``search`` does not take is refused, as POST /v1/ask refuses unknown fields, so that a typo
     (``topics=``, ``language=``) is not silently a search with no filter; so is one that is not UTF-8 (400), and one
@@ -151,6 +168,15 @@ def known_search_params(request: Request) -> None:
     if unknown:
         raise HTTPException(422, f"unknown query parameter {unknown[0]!r} for /v1/search; known: {', '.join(SEARCH_PARAMS)}")
     once_each(given, SEARCH_REPEATABLE, "/v1/search")
+    for name in SEARCH_INTEGERS & set(given):
+        digits_only(request.query_params[name], name)
+
+
+def digits_only(value: str, name: str) -> None:
+    """422 for a whole number not written as plain ASCII digits: pydantic's reading takes ``3_0`` (30), ``3.0``,
+    ``+3``, `` 7 `` and other digits, where the library refuses ``2.0`` and a proxy or a log reads what was sent."""
+    if not (value.isascii() and value.isdigit()):
+        raise HTTPException(422, f"{name}: expected a whole number in plain digits (0-9), got {shown(value)}")
 
 
 @router.get("/search", dependencies=[Depends(known_search_params)])
@@ -179,9 +205,11 @@ async def search(
 
 #: The query parameters of GET /v1/search: its own arguments, but the injected state and roles.
 SEARCH_PARAMS = tuple(name for name in inspect.signature(search).parameters if name not in ("server", "roles"))
+_SEARCH_ANNOTATIONS = {name: p.annotation for name, p in inspect.signature(search, eval_str=True).parameters.items()}
 #: Those that take a list: given once per value (``kind=scene&kind=rule``); any other given twice is refused.
-SEARCH_REPEATABLE = frozenset(name for name, p in inspect.signature(search, eval_str=True).parameters.items()
-                              if takes_list(p.annotation))
+SEARCH_REPEATABLE = frozenset(name for name, annotation in _SEARCH_ANNOTATIONS.items() if takes_list(annotation))
+#: Those that take a whole number (``k``): written in plain digits only (``digits_only``).
+SEARCH_INTEGERS = frozenset(name for name, annotation in _SEARCH_ANNOTATIONS.items() if takes(annotation, int))
 #: The knowledge base's argument → the query parameter that carries it, where the names differ.
 SEARCH_ARGUMENTS = {"kinds": "kind", "topics": "topic", "recent_scenes": "recent_scene", "triggered_rules": "triggered_rule"}
 
