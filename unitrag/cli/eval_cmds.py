@@ -436,25 +436,17 @@ def _print_verdict(result: "Calibration", written: Path | None, asked: Path | No
               f" ({len(result.guarded)} left out: answered by the guard)")
     if fitted is not None:
         m = fitted.metrics
-        out.print(f"fitted     {_formula(fitted)}; leave-one-out AUC {m['loo_auc']:.3f}, not-found precision "
+        out.print(f"fitted     {fitted.formula}; leave-one-out AUC {m['loo_auc']:.3f}, not-found precision "
                   f"{_f(m['loo_not_found_precision'])} recall {_f(m['loo_not_found_recall'])}")
     style = "green" if verdict.kept == "fitted" else "yellow"
     out.print(f"[{style}]verdict[/]    {verdict.reason}")
     if gate is not None:
-        out.print(f"gate       {_formula(gate)} ({'fitted' if verdict.kept == 'fitted' else 'the default'}) for {gate.pipeline_id}")
+        out.print(f"gate       {gate.formula} ({'fitted' if verdict.kept == 'fitted' else 'the default'}) for {gate.pipeline_id}")
     if written is not None:
         out.print(f"wrote the gate to {written}; run `unitrag build` to copy it into the artifact")
     elif asked is not None:
         out.print(f"nothing written to {asked}" + (": the default gate stays in use until there are enough questions"
                                                    if verdict.too_few else ": this pipeline keeps no gate"))
-
-
-def _formula(gate: "AnswerabilityGate") -> str:
-    """The gate's decision rule in one line: its input, and where p = 0.5."""
-    mixed = "".join(f" {'-' if w < 0 else '+'} {abs(w):.4f}·{name}" for name, w in gate.mix.items())
-    pooled, *by_lang = [(k, v) for k, v in gate.thresholds.items() if v is not None] or [("*", math.nan)]
-    own = f" ({', '.join(f'{k} {v:.4f}' for k, v in by_lang)})" if by_lang else ""
-    return f"{gate.feature}{mixed} ≥ {pooled[1]:.4f}{own}"
 
 
 def _print_candidates(result: "Calibration") -> None:

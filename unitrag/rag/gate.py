@@ -255,6 +255,21 @@ class AnswerabilityGate:
         """The p = 0.5 point per language with its own parameters, and ``"*"`` for the pooled pair."""
         return {"*": self.threshold, **{lang: _threshold(a, b) for lang, (a, b) in sorted(self.by_lang.items())}}
 
+    @property
+    def formula(self) -> str:
+        """The decision rule in one line: its input, and where p = 0.5 (per language where it has its own)."""
+        mixed = "".join(f" {'-' if w < 0 else '+'} {abs(w):.4f}·{name}" for name, w in self.mix.items())
+        pooled, *by_lang = [(k, v) for k, v in self.thresholds.items() if v is not None] or [("*", math.nan)]
+        own = f" ({', '.join(f'{k} {v:.4f}' for k, v in by_lang)})" if by_lang else ""
+        return f"{self.feature}{mixed} ≥ {pooled[1]:.4f}{own}"
+
+    def reading(self, sources: Sequence[Source], lang: str | None = None) -> dict[str, Any]:
+        """What it read of ``sources`` and decided: why a question was answered "not found", for its author (the
+        same sources' scores are in the answer; this is the sum the gate made of them)."""
+        x = self.value(sources) if sources else None
+        return {"rule": self.formula, "input": None if x is None else round(x, 4),
+                "p_answerable": round(self.probability(sources, lang), 4)}
+
     @classmethod
     def fit(
         cls, features: Sequence[float], labels: Sequence[bool], *, pipeline_id: str = "", feature: str = "max_dense",

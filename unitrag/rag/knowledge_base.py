@@ -341,8 +341,10 @@ class KnowledgeBase:
             refusal = not_found_text(self.store.prompts, answer_lang, max_chars=self.config.max_prompt_chars,
                                      identity=self.identity)  # never an exception: the built-in text at worst
             text = not_found_answer(refusal, answer_lang, result.sources)
+            gate = self.retriever.gate
             return Answer(question, answer_lang, text, True, None, result.sources, [], None,
-                          timings_ms=timings, broadened=result.broadened, caution=caution, corrected=result.corrected)
+                          timings_ms=timings, broadened=result.broadened, caution=caution, corrected=result.corrected,
+                          gate=gate.reading(result.sources) if gate is not None and result.sources else None)
         read = result.corrected or question
         return _Retrieved(question, answer_lang, result, timings, started, self.retriever.focus(read, user), caution)
 

@@ -22,6 +22,9 @@ class SearchResult:
     broadened: list[str] | None = None
     #: The question as retrieval read it, misspelled topic words corrected (``search.spelling``); None: as asked.
     corrected: str | None = None
+    #: A "not found": what the answerability gate read and decided (``AnswerabilityGate.reading``), for its author to
+    #: see why; None when answered, or when no gate decided (no sources at all).
+    gate: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +58,9 @@ class Answer:
     quoted_units: list[str] | None = None
     #: The question as retrieval read it, misspelled topic words corrected (``search.spelling``); None: as asked.
     corrected: str | None = None
+    #: A "not found": what the answerability gate read and decided (``AnswerabilityGate.reading``), for its author to
+    #: see why; None when answered, or when no gate decided (no sources at all).
+    gate: dict[str, Any] | None = None
 
     @property
     def cited_units(self) -> list[str]:
@@ -76,5 +82,6 @@ class Answer:
             "faithfulness": self.faithfulness.to_dict() if self.faithfulness else None,
             "extractive": self.extractive, "llm_error": self.llm_error, "llm_error_kind": self.llm_error_kind,
             "llm_calls": self.llm_calls,
-            "broadened": self.broadened, "corrected": self.corrected, "timings_ms": rounded(self.timings_ms),
+            "broadened": self.broadened, "corrected": self.corrected, "gate": self.gate,
+            "timings_ms": rounded(self.timings_ms),
         }
