@@ -15,7 +15,10 @@ since the id alone would read as allowed.
 
 A numbered marker the model writes itself (``[1]``, ``[^2]``, ``［3］``, ``【4】``, ``[1, 2]``) is invalid
 too: ``number_citations`` turns checked tags into exactly such markers, so one written by the model
-would read as a checked reference to whatever entry carries its number.
+would read as a checked reference to whatever entry carries its number. So is every other way of
+numbering a reference (``µg²``, ``<sup>2</sup>``, ``^2``, ``②``, ``(2).``, ``(ref. 2)``, ``（来源2）``) and
+a reference list of its own ("References: 1. Smith 2015…"): ``markers`` says which, and which look-alikes
+(``m²``, ``10²``, ``(1) eat more fiber``, ``(2015)``) are not.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 from ...content.text.citation_tags import CiteTag, find_tags, replace_tags, strip_tags
 from ...content.text.scripts import HAN
 from ..types import FaithfulnessReport, ResolvedCitation
+from .markers import NUMBERED_MARKER, invented_markers, without_invented
 from ...errors import InvalidArgument
 from ..arguments import describe
 
@@ -36,13 +40,6 @@ LONG_ANSWER_WORDS = 60
 #: ...or this many CJK characters; a mixed answer is long when the two shares add up past 1.
 LONG_ANSWER_CJK_CHARS = 120
 
-#: A numbered reference marker as a reader follows one: square, full-width or lenticular brackets around
-#: numbers (a footnote's ``^`` allowed), e.g. ``[1]``, ``[^2]``, ``[1, 3]``, ``[2–4]``, ``【5】``.
-MARKER_OPENINGS = "[［【〔"
-_MARKER_OPEN, _MARKER_SEP = "[" + re.escape(MARKER_OPENINGS) + "]", r"\s*[,，、\-–—]\s*"
-NUMBERED_MARKER = re.compile(_MARKER_OPEN + r"\s*\^?\d{1,4}(?:" + _MARKER_SEP + r"\^?\d{1,4})*\s*[\]］】〕]")
-#: The start of one, not yet closed ("[1, 2" so far): what a stream holds back until it is judged (``stream_filter``).
-NUMBERED_MARKER_PREFIX = re.compile(_MARKER_OPEN + r"\s*\^?\d{1,4}(?:" + _MARKER_SEP + r"\^?\d{0,4})*\s*$")
 _WORD = re.compile(r"[A-Za-z0-9\u00c0-\u024f]+(?:['’\-][A-Za-z0-9\u00c0-\u024f]+)*")
 
 
@@ -80,7 +77,7 @@ def check_citations(answer: str, whitelist: Iterable[str]) -> FaithfulnessReport
         raise InvalidArgument(f"whitelist: expected a collection of citation ids, got {describe(whitelist)}")
     allowed = {cid for cid in whitelist if isinstance(cid, str)}
     tags = find_tags(answer)
-    markers = [m.group(0) for m in NUMBERED_MARKER.finditer(strip_tags(answer))]
+    markers = [m.group(0) for m in NUMBERED_MARKER.finditer(strip_tags(answer))] + invented_markers(answer)
     if not tags and not markers:
         long = is_long(answer)
         return FaithfulnessReport(valid_ids=[], invalid_ids=[], score=0.0 if long else 1.0, uncited_long_answer=long)
@@ -124,8 +121,8 @@ def number_citations(answer: str, citations: Sequence[ResolvedCitation]) -> tupl
     appearance, and the numbered reference list it points into.
 
     Tags whose id is not among ``citations`` (invalid, malformed or unresolved) are removed,
-    never numbered, and so are numbered markers the text wrote itself (they would point at
-    whichever reference gets their number); a citation the text does not mark still gets a
+    never numbered, and so are numbered markers and reference lists the text wrote itself (they
+    would point at whichever reference gets their number); a citation the text does not mark still gets a
     number, after the others.
     """
     _check_text(answer, "answer")
@@ -146,8 +143,8 @@ def number_citations(answer: str, citations: Sequence[ResolvedCitation]) -> tupl
 
 
 def _without_markers(text: str) -> str:
-    """``text`` without the numbered markers it wrote itself, and the spaces before them."""
-    return re.sub(r"[ \t]*" + NUMBERED_MARKER.pattern, "", text)
+    """``text`` without the numbered markers and reference lists it wrote itself, and the spaces before them."""
+    return re.sub(r"[ \t]*" + NUMBERED_MARKER.pattern, "", without_invented(text))
 
 
 def _check_text(text: object, argument: str) -> None:

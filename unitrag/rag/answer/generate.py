@@ -2,11 +2,11 @@
 
 An answer may cite only the ids of the sources it was given, in the tag the prompt
 asks for. One fabricated id, or one citation written in any other form (the check
-in ``citations.py`` finds every spelling, and numbered markers such as ``[1]``), earns
-the model one corrective retry naming the bad ids and tags and the allowed ids; so does
-a long answer that cites nothing when its sources could be cited (it is the model's own
-knowledge). A second bad answer, a missing LLM or any LLM failure yields the extractive
-answer (every id in it comes from the sources). The caller always gets text and a faithfulness report, never an
+in ``citations.py`` finds every spelling, numbered markers such as ``[1]``, ``²`` or ``(ref. 2)``
+and reference lists of the model's own: ``markers.py``), earns the model one corrective
+retry naming the bad ids and tags and the allowed ids; so does a long answer that cites
+nothing when its sources could be cited (it is the model's own knowledge). A second bad
+answer, a missing LLM or any LLM failure yields the extractive answer (every id in it comes from the sources). The caller always gets text and a faithfulness report, never an
 exception, and ``error`` says why the LLM's answer was not used: ``error_kind`` in one
 fixed word (all a caller outside the server learns) and ``error`` in a line for the operator,
 with secrets masked (the provider's message may echo its endpoint's password or key).
@@ -39,19 +39,21 @@ CitationCheck = Callable[[str, Iterable[str]], FaithfulnessReport]
 # ``invalid`` lists fabricated ids and, as written, tags that are not ``<Cite id="..."/>`` (see citations.py).
 _CORRECTION = {
     "zh": "你的回答引用了资料中没有的 id：{invalid}。只能引用这些 id：{allowed}，"
-    '每条引用都严格写成 <Cite id="..."/>，不加其他属性、不转义，不用 [1] 这样的编号。请重写完整的回答：删除或替换这些引用，其他规则不变。',
+    '每条引用都严格写成 <Cite id="..."/>，不加其他属性、不转义，不用 [1]、²、（2）、②、（来源2）这样的编号，也不要自己列参考文献。'
+    "请重写完整的回答：删除或替换这些引用，其他规则不变。",
     "en": "Your answer cited ids that are not in the sources: {invalid}. The only ids you may cite are: {allowed}, "
     'each written exactly as <Cite id="..."/>, with no other attribute and no escaping. '
-    "Never number references like [1]. Rewrite the whole answer, removing or replacing those citations; "
+    "Never number references yourself ([1], ², (2), ②, (ref. 2)) and never add a list of references. "
+    "Rewrite the whole answer, removing or replacing those citations; "
     "all other rules still apply.",
 }
 _NO_IDS = {"zh": "（无，不要引用）", "en": "(none: do not cite)"}
 # A long answer that cites none of its sources: most likely the model's own knowledge.
 _UNCITED = {
     "zh": '你的回答没有引用任何资料。回答只能使用资料中的内容，并在每个依据之后用 <Cite id="..."/> 注明出处，'
-    "可用的 id：{allowed}；不要用 [1] 这样的编号。请重写完整的回答，其他规则不变。",
+    "可用的 id：{allowed}；不要用 [1]、²、（2）这样的编号，也不要自己列参考文献。请重写完整的回答，其他规则不变。",
     "en": "Your answer cites none of the sources. Use only what the sources say, and cite each point with "
-    '<Cite id="..."/> using these ids: {allowed}; never number references like [1]. '
+    '<Cite id="..."/> using these ids: {allowed}; never number references yourself ([1], ², (2)) or list them. '
     "Rewrite the whole answer; all other rules still apply.",
 }
 

@@ -8,6 +8,12 @@ tokenizer the faithfulness check uses (``content.text.citation_tags``): an allow
 ``<Cite id="..."/>`` passes as written, any other tag or a numbered marker is dropped, and a
 character that turned out to start nothing passes. Text without such a character streams as
 it comes. The whole answer is still checked at the end (``generate``).
+
+Every other invented reference (``markers``: ``µg²``, ``<sup>2</sup>``, ``②``, ``(2).``, ``(ref. 2)``,
+``（来源2）``) is held from where it could begin until the same patterns, read with what came before it
+(a citation, a word, a digit), say whether it is one; one is dropped. A line that could head a
+reference list ("References", "## Sources", "参考文献：") holds everything after it until the answer
+ends, when the list is judged as the whole-answer check judges it: an invented one is dropped whole.
 """
 
 from __future__ import annotations
@@ -16,7 +22,8 @@ import re
 
 from ...content.text.citation_tags import find_tags
 from ...content.text.unicode_fold import read_as
-from .citations import MARKER_OPENINGS, NUMBERED_MARKER, NUMBERED_MARKER_PREFIX
+from .markers import (HEADING, LOOKAHEAD_CHARS, MARKER, MARKER_OPENINGS, NUMBERED_MARKER, NUMBERED_MARKER_PREFIX, TAG,
+                      first_start, heading_list, inline_at, make_view)
 
 #: Held text longer than this after a possible start is judged whatever follows: no tag, however
 #: written, runs longer (a tag is closed within 300 characters, a paired ``<cite>…</cite>`` 200 later).
@@ -26,7 +33,11 @@ NOT_A_START_CHARS = 24
 #: After a complete ``<cite …>`` that is not self-closed, a ``</cite>`` may still come within this many.
 PAIRED_CHARS = 220
 
+#: What is kept of the text already judged, as ``markers`` reads it: what an invented marker follows.
+CONTEXT_CHARS = 200
+
 _ESCAPES = frozenset("&%\\")
+_NONE = object()  # no invented marker begins here
 _SELF_CLOSED = re.compile(r"(?:/\s*>|[\]}])\s*$")
 
 
@@ -40,6 +51,7 @@ class CitationStreamFilter:
     def __init__(self, allowed: set[str]) -> None:
         self.allowed = allowed
         self._held = ""
+        self._before = ""  # the end of what was judged, each tag read as TAG and each [n] marker as MARKER
 
     def feed(self, piece: str) -> str:
         self._held += piece
@@ -52,27 +64,46 @@ class CitationStreamFilter:
     def _drain(self, final: bool) -> str:
         shown: list[str] = []
         while self._held:
-            start = next((i for i, ch in enumerate(self._held) if _may_start(ch)), None)
+            start = self._next_start(final)
             if start is None:
                 shown.append(self._held)
-                self._held = ""
+                self._judged(self._held, self._held)
                 break
             shown.append(self._held[:start])
-            self._held = self._held[start:]
+            self._judged(self._held[:start], self._held[:start])
             decided = self._judge(final)
             if decided is None:
                 break
-            text, rest = decided
-            shown.append(text)
-            self._held = rest
+            shown.append(decided)
         return "".join(shown)
 
-    def _judge(self, final: bool) -> tuple[str, str] | None:
-        """(what to show, what is left) for the held text, which begins at a possible start; None: wait."""
+    def _judged(self, taken: str, read_as: str) -> None:
+        """``taken`` leaves the held text; what follows reads it as ``read_as``."""
+        self._held = self._held[len(taken):]
+        self._before = (self._before + read_as)[-CONTEXT_CHARS:]
+
+    def _next_start(self, final: bool) -> int | None:
+        """Where the first possible citation, marker or reference list of the held text begins (None: nowhere)."""
+        held = self._held
+        at = len(self._before)
+        heading = HEADING.match(self._before + held, at, partial=not final)
+        if heading is not None and heading.end() > at:  # a reference list, held until the answer ends
+            return 0
+        start = next((i for i, ch in enumerate(held) if _may_start(ch)), None)
+        text = self._before + held
+        found = first_start(text, at, len(text) if start is None else at + start + HOLD_CHARS, not final)
+        return start if found is None or start is not None and found - at >= start else found - at
+
+    def _judge(self, final: bool) -> str | None:
+        """What to show of the held text, which begins at a possible start, taking it off; None: wait."""
         held = self._held
         marker = NUMBERED_MARKER.match(held)
         if marker is not None:
-            return "", held[marker.end():]
+            self._judged(marker.group(0), MARKER)
+            return ""
+        invented = self._invented(final)
+        if invented is not _NONE:
+            return invented
         tags = [t for t in find_tags(held[:HOLD_CHARS]) if t.start == 0]
         if tags:
             tag = tags[0]
@@ -80,10 +111,41 @@ class CitationStreamFilter:
             if not complete:
                 return None
             kept = tag.id is not None and tag.id in self.allowed
-            return (tag.raw if kept else ""), held[tag.end:]
-        if final or len(held) > NOT_A_START_CHARS and not _marker_prefix(held):
-            return held[0], held[1:]
-        return None if len(held) <= HOLD_CHARS else (held[0], held[1:])
+            self._judged(tag.raw, TAG)
+            return tag.raw if kept else ""
+        # what starts nothing passes: a character found by ``markers``' patterns alone that none of them matches,
+        # or one that could start a tag with no tag or marker begun within NOT_A_START_CHARS
+        if (final or not _may_start(held[0]) or len(held) > NOT_A_START_CHARS and not _marker_prefix(held)
+                or len(held) > HOLD_CHARS):
+            self._judged(held[0], held[0])
+            return held[0]
+        return None
+
+    def _invented(self, final: bool) -> str | None | object:
+        """An invented marker or reference list at the start of the held text: "" when it is dropped, the heading
+        when it heads no invented list, None to wait, ``_NONE`` when none begins here."""
+        at = len(self._before)
+        heading = HEADING.match(self._before + self._held, at, partial=not final)
+        if heading is not None and heading.end() > at:
+            if not final:
+                return None  # a reference list is judged when the answer has ended
+            view = make_view(self._held)
+            text = self._before + view.text
+            heading = HEADING.match(text, at)
+            if heading is not None:
+                listed = heading_list(text, heading)
+                stop = (listed.end if listed is not None else heading.end()) - at
+                written = self._held[:view.span(0, stop)[1]]
+                self._judged(written, view.text[:stop])
+                return "" if listed is not None else written
+        text = self._before + self._held[:HOLD_CHARS]  # what follows a marker is read as written
+        inline = inline_at(text, at, partial=not final)
+        if inline is None:
+            return _NONE
+        if not final and (inline.partial or inline.end() + LOOKAHEAD_CHARS > len(text)):
+            return None if len(self._held) <= HOLD_CHARS else _NONE
+        self._judged(inline.group(0), inline.group(0))
+        return ""
 
 
 def _marker_prefix(held: str) -> bool:
