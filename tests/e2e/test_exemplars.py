@@ -64,3 +64,26 @@ def test_a_dev_question_is_measured_without_its_own_file(kb: KnowledgeBase, buil
     for sample in samples:
         with_itself = kb.search(sample.question).sources[0].scores["exemplar"]
         assert with_itself > sample.values["exemplar"] + 0.02, sample.id  # its own text would be a cosine of 1
+
+
+def test_an_authors_own_question_is_answered_from_its_unit_first(kb: KnowledgeBase, built_sample):
+    """Two new teams' audits: a unit's own question, word for word, was answered from other units ranked above it
+    (151 of the sample's 390 public ones did not rank their unit first). Now its unit comes first (a story's
+    question: one of the story's scenes), and the extractive answer quotes it; anonymous callers still never get a
+    restricted unit's question's unit."""
+    import duckdb
+
+    ws, _ = built_sample
+    with duckdb.connect(str(ws.artifact), read_only=True) as con:
+        rows = con.execute("SELECT rule_id, text FROM guard_examples WHERE role = 'unit_question' ORDER BY rule_id, text"
+                           ).fetchall()
+        restricted = con.execute("SELECT rule_id, text FROM guard_examples WHERE role = 'clinician_question' "
+                                 "ORDER BY rule_id, text LIMIT 3").fetchall()
+    checked = rows[::6]
+    assert len(checked) > 40
+    for unit, text in checked:
+        first = kb.search(text).sources[0]
+        assert unit in (first.unit_id, first.story_id), (text, unit, first.unit_id)
+    for unit, text in restricted:
+        assert all(s.access == "public" for s in kb.search(text).sources)
+        assert kb.search(text, user=UserContext(roles=(kb.restricted_role,))).sources[0].unit_id == unit

@@ -71,10 +71,10 @@ def rank(kb: Any, question: str, variant: Variant, depth: int, user: UserContext
     user = user or UserContext()
     started = time.perf_counter()
     timings: dict[str, float] = {}
-    queries, probes = [question], []
+    queries, probes, authored = [question], [], ()
     if variant.postprocess:  # spelling, script, broadening and the cross-lingual probes: the runtime's own reading
         read = kb.read(question, user)
-        question, queries, probes = read.text, read.queries, read.probes
+        question, queries, probes, authored = read.text, read.queries, read.probes, read.authored
     where = SearchFilter(restricted=user.holds(kb.restricted_role))
     sparse = kb.config.sparse if variant.postprocess else variant.sparse  # full: whatever the config runs
     candidates = kb.retriever.candidates(queries, where, timings, sparse=sparse, dense=variant.dense, depth=depth,
@@ -86,7 +86,8 @@ def rank(kb: Any, question: str, variant: Variant, depth: int, user: UserContext
         head = kb.retriever.rerank(question, candidates, timings)
         tail = candidates[kb.config.rerank_k:]
     if variant.postprocess:
-        head = postprocess(head, user, len(head), kb.boosts, kb.config.max_pages, focused, kb.retriever.named_topics(question, user))
+        head = postprocess(head, user, len(head), kb.boosts, kb.config.max_pages, focused, kb.retriever.named_topics(question, user),
+                           authored)
     sources = head + tail
     return Ranking(_unit_order(sources), sources, time.perf_counter() - started)
 

@@ -21,6 +21,7 @@ from ..content.models import UNIT_KINDS
 from ..errors import InvalidArgument, UserError
 from ..providers.embedders import Embedder
 from .arguments import choice, describe, names, question_text, readable, result_count, switch
+from .search.crosslingual import Probe
 from .search.postprocess import Boosts, postprocess
 from .search.query_embedding import QueryEncoder
 from .results import Answer, SearchResult
@@ -49,6 +50,8 @@ class Reading:
     lang: str  # the language of the question as asked
     broadened: list[str] | None  # the sub-queries of a broad question (``search.broaden``), else None
     probes: list[Any]  # the cross-lingual and user-context searches (``Retriever.probes``)
+    #: The units whose authors wrote this question among their own (``Retriever.authored_units``): ranked first.
+    authored: tuple[str, ...] = ()
 
     @property
     def queries(self) -> list[str]:
@@ -220,7 +223,7 @@ class KnowledgeBase:
                                          sparse=self.config.sparse if sparse is None else sparse, probes=read.probes, user=user)
         with timed(timings, "postprocess"):
             final = postprocess(ranked, user, k, self.boosts, self.config.max_pages, self.retriever.focused(read.text, user),
-                                self.retriever.named_topics(read.text, user))
+                                self.retriever.named_topics(read.text, user), read.authored)
         return SearchResult(question, read.lang, final, timings, read.broadened,
                             corrected=read.corrected if read.corrected != question else None)
 
@@ -236,7 +239,10 @@ class KnowledgeBase:
         with timed(timings, "broaden"):
             broadening = self.broadener.expand(text, lang)
         probes = self.retriever.probes(text, lang, user, timings)
-        return Reading(corrected, text, lang, list(broadening.queries) if broadening else None, probes)
+        authored = self.retriever.authored_units(text, user)
+        if authored:  # their chunks are candidates whatever the first stage ranks (``postprocess`` puts them first)
+            probes = [*probes, Probe(text, "authored", units=authored)]
+        return Reading(corrected, text, lang, list(broadening.queries) if broadening else None, probes, authored)
 
     def corrected(self, question: str) -> str:
         """``question`` as retrieval reads it: a misspelled topic word replaced by the knowledge base's own

@@ -79,3 +79,23 @@ def test_both_gate_scores_come_from_one_reading_and_say_the_same():
             assert both["authored"] == pytest.approx(exemplars.nearest_authored(v, clinician))
     # a margin needs an unanswerable exemplar: without one only "authored" is said
     assert set(Exemplars.from_rows([ROWS[0], _row("unit_question", "x", [1, 0, 0])]).gate_scores(np.array([1, 0, 0]))) == {"authored"}
+
+
+def test_the_units_an_author_wrote_a_question_for_are_found_nearly_word_for_word_and_by_role():
+    """Only an author's question of a unit names one, from cosine 0.96 (a labelled dev question names none), nearest
+    first; a restricted unit's question counts for its role only."""
+    def authored(role: str, unit: str | None, text: str, vector: list[float]) -> dict:
+        return {**_row(role, text, vector), "rule_id": unit}
+
+    rows = [authored("unit_question", "u-fines", "late fee per day?", [1, 0, 0]),
+            authored("unit_question", "u-holds", "how long is a hold kept?", [0.97, 0.243, 0]),
+            authored("clinician_question", "u-staff", "fine code?", [0, 1, 0]),
+            authored("answerable", None, "late fees?", [1, 0.01, 0]),
+            authored("unanswerable", None, "parking?", [0, 0, 1])]
+    exemplars = Exemplars.from_rows(rows)
+    assert exemplars is not None
+    assert exemplars.authored_units(np.array([1, 0, 0], np.float32)) == ("u-fines", "u-holds")
+    assert exemplars.authored_units(np.array([0.8, 0.6, 0], np.float32)) == ()  # 0.8 from the nearest: not its question
+    assert exemplars.authored_units(np.array([0, 1, 0], np.float32)) == ()
+    assert exemplars.authored_units(np.array([0, 1, 0], np.float32), restricted=True) == ("u-staff",)
+    assert exemplars.without(["late fee per day?"]).authored_units(np.array([1, 0, 0], np.float32)) == ("u-holds",)

@@ -52,7 +52,7 @@ class Probe:
     """One extra first-stage search: ``text`` among the chunks of ``lang`` / ``topics`` (None / (): no narrowing)."""
 
     text: str
-    why: str  # expand | route | pool | topic | context | translate (rag.search.translate)
+    why: str  # expand | route | pool | topic | context | authored | translate (rag.search.translate)
     lang: str | None = None
     topics: tuple[str, ...] = ()
     dense: bool = True

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..types import Source, UserContext
@@ -95,7 +95,27 @@ def focus(sources: list[Source], user: UserContext | None) -> list[Source]:
 
 def postprocess(
     ranked: list[Source], user: UserContext, k: int = 5, boosts: Boosts = Boosts(), max_pages: int = 2,
-    focused: bool = False, named: Mapping[str, float] | None = None,
+    focused: bool = False, named: Mapping[str, float] | None = None, authored: Sequence[str] = (),
 ) -> list[Source]:
-    """Roll-up → page limit → boosts → (``focused``) the user's context first → top ``k``; ``ranked`` is best first."""
-    return focus(boost(limit_pages(roll_up(ranked), max_pages), user, boosts, named), user if focused else None)[:k]
+    """Roll-up → page limit → boosts → (``focused``) the user's context first → the ``authored`` units first → top
+    ``k``; ``ranked`` is best first."""
+    boosted = boost(limit_pages(roll_up(ranked), max_pages), user, boosts, named)
+    return authored_first(focus(boosted, user if focused else None), authored)[:k]
+
+
+def authored_first(sources: list[Source], units: Sequence[str]) -> list[Source]:
+    """The sources of ``units`` first, in that order (the rest keep theirs): the question is, nearly word for word,
+    one their authors wrote for them (``Exemplars.authored_units``); no fusion of scores outranks the author saying
+    so, and the question they wrote it for was answered from another unit before (a new team's audit)."""
+    if not units:
+        return sources
+    place = {unit: n for n, unit in enumerate(units)}
+
+    def order(source: Source) -> tuple[int, int]:
+        """A unit's own chunks first; a story's scenes (a story's question is answered by them) right after."""
+        own = [place[u] for u in (source.unit_id, source.scene_id) if u in place]
+        if own:
+            return min(own), 0
+        return (place[source.story_id], 1) if source.story_id in place else (len(place), 0)
+
+    return sorted(sources, key=order)  # stable

@@ -203,6 +203,13 @@ class Retriever:
             source.scores["topic"] = float(bool(named.intersection(source.topics)) or in_context(source, user))
             source.scores["gap"] = gap
 
+    def authored_units(self, question: str, user: UserContext | None = None) -> tuple[str, ...]:
+        """The units whose authors wrote ``question`` among their own (nearly word for word; ``Exemplars.authored_units``),
+        nearest first: searched among the candidates and ranked first. The vector is cached."""
+        if self.exemplars is None:
+            return ()
+        return self.exemplars.authored_units(self.encoder.encode(question), self.reads_restricted(user or UserContext()))
+
     def mark_exemplars(self, question: str, sources: list[Source], user: UserContext | None = None) -> None:
         """``scores["exemplar"]`` on every source: how much nearer the question is to questions the knowledge base
         answers than to ones it does not (rag.store.exemplars), a gate feature; and ``scores["authored"]``, its best

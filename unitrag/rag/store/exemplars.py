@@ -63,6 +63,7 @@ class Exemplars:
     restricted: np.ndarray  # bool per row: counts for the restricted role only
     langs: np.ndarray  # "en" | "zh" per row: each text's language (``detect_lang``)
     authored: np.ndarray  # bool per row: an author's question of a unit (not a labelled dev question)
+    units: tuple[str, ...] = ()  # per row: the unit an author's question is of ("" for a labelled dev question)
 
     @classmethod
     def from_rows(cls, rows: Iterable[Mapping[str, Any]]) -> "Exemplars | None":
@@ -71,7 +72,7 @@ class Exemplars:
         if not kept:
             return None
         return cls.of([r["role"] for r in kept], [r["text"] for r in kept],
-                      np.asarray([r["embedding"] for r in kept], dtype=np.float32))
+                      np.asarray([r["embedding"] for r in kept], dtype=np.float32), [r.get("rule_id") for r in kept])
 
     @classmethod
     def read(cls, con: Any) -> "Exemplars | None":
@@ -85,17 +86,22 @@ class Exemplars:
 
         if not has_table(con, "guard_examples"):
             return None
-        table = con.execute(f"SELECT role, text, embedding FROM guard_examples WHERE role IN ({ROLES_SQL})").to_arrow_table()
+        table = con.execute(f"SELECT role, text, embedding, rule_id FROM guard_examples WHERE role IN ({ROLES_SQL})"
+                            ).to_arrow_table()
         if not table.num_rows:
             return None
-        return cls.of(table.column("role").to_pylist(), table.column("text").to_pylist(), matrix_of(table.column("embedding")))
+        return cls.of(table.column("role").to_pylist(), table.column("text").to_pylist(), matrix_of(table.column("embedding")),
+                      table.column("rule_id").to_pylist())
 
     @classmethod
-    def of(cls, roles: list[str], texts: list[str], vectors: np.ndarray) -> "Exemplars | None":
-        """From each exemplar's role, text and vector (rows in the same order)."""
+    def of(cls, roles: list[str], texts: list[str], vectors: np.ndarray,
+           units: list[str | None] | None = None) -> "Exemplars | None":
+        """From each exemplar's role, text, vector and (an author's question) unit id, rows in the same order."""
+        authored = np.array([r in AUTHORED for r in roles], bool)
+        owners = tuple(str(u) if a and u else "" for a, u in zip(authored, units or [None] * len(roles)))
         return cls(tuple(texts), vectors, np.array([ROLES[r][0] for r in roles], bool),
                    np.array([ROLES[r][1] for r in roles], bool), np.array([detect_lang(t) for t in texts]),
-                   np.array([r in AUTHORED for r in roles], bool)).usable()
+                   authored, owners).usable()
 
     def usable(self) -> "Exemplars | None":
         """Itself, or None without an answerable exemplar (with no unanswerable one, ``score`` says nothing)."""
@@ -115,6 +121,16 @@ class Exemplars:
         cosines = self._cosines(vector)
         found = {"exemplar": self._margin(cosines, restricted), "authored": self._authored(cosines, restricted)}
         return {name: value for name, value in found.items() if value is not None}
+
+    def authored_units(self, vector: np.ndarray, restricted: bool = False) -> tuple[str, ...]:
+        """The units (the caller may read) one of whose author's questions ``vector`` asks nearly word for word
+        (cosine ≥ ``AUTHORED_ANSWERS``), nearest first: the authors said these units answer it."""
+        if not self.units:
+            return ()
+        cosines = self._cosines(vector)
+        rows = np.flatnonzero(self.authored & (restricted | ~self.restricted) & (cosines >= AUTHORED_ANSWERS))
+        return tuple(dict.fromkeys(self.units[i] for i in rows[np.argsort(-cosines[rows], kind="stable")]
+                                   if self.units[i]))
 
     def _cosines(self, vector: np.ndarray) -> np.ndarray:
         return self.vectors @ np.asarray(vector, dtype=np.float32)
@@ -163,4 +179,5 @@ class Exemplars:
         if keep.all():
             return self
         return Exemplars(tuple(t for t, k in zip(self.texts, keep) if k), self.vectors[keep], self.answerable[keep],
-                         self.restricted[keep], self.langs[keep], self.authored[keep]).usable()
+                         self.restricted[keep], self.langs[keep], self.authored[keep],
+                         tuple(u for u, k in zip(self.units, keep) if k) if self.units else ()).usable()

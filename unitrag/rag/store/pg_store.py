@@ -209,7 +209,7 @@ def _exemplars(conn: Any) -> Exemplars | None:
     """The answerability exemplars as published; None before the guard's examples were (schema 1)."""
     if schema_version(conn) < 2:
         return None
-    return Exemplars.from_rows(rows_as_dicts(conn, "SELECT role, text, embedding::real[] AS embedding "
+    return Exemplars.from_rows(rows_as_dicts(conn, "SELECT role, text, embedding::real[] AS embedding, rule_id "
                                                    f"FROM unitrag_guard_examples WHERE role IN ({ROLES_SQL})"))
 
 
