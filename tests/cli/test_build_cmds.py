@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -285,3 +286,19 @@ def test_inspect_reports_tables_that_do_not_hold_what_the_manifest_records(tmp_p
         con.execute(f"DELETE FROM {table} WHERE {'chunk_id' if table == 'chunks' else 'chunk_no'} "
                     f"IN (SELECT min({'chunk_id' if table == 'chunks' else 'chunk_no'}) FROM {table})")
     one_error_line(_run(tmp_path, "inspect", "kb.duckdb"), "artifact kb.duckdb is damaged", "unitrag build --full")
+
+
+def test_validate_counts_as_valid_only_the_units_without_a_problem(tmp_path):
+    """A new team's audit: with one unit citing an id not in the registry, validate said "valid: 17 units" of 17."""
+    import shutil
+
+    shutil.copytree(REPO / "content", tmp_path / "content")
+    shutil.copytree(REPO / "prompts", tmp_path / "prompts")
+    (tmp_path / "calibration.json").write_text((REPO / "calibration.json").read_text(encoding="utf-8"), encoding="utf-8")
+    ok = _run(tmp_path, "validate")
+    units = int(re.search(r"ok: (\d+) units", ok.stdout).group(1))
+    rule = next((tmp_path / "content" / "rules").glob("*.md"))
+    text = rule.read_text(encoding="utf-8")
+    rule.write_text(re.sub(r"citationIds: \[", "citationIds: [no-such-citation, ", text, count=1), encoding="utf-8")
+    result = _run(tmp_path, "validate")
+    assert result.returncode == 1 and f"valid: {units - 1} units" in result.stderr.splitlines()[-1], result.stderr[-500:]

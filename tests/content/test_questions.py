@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from unitrag.content.models import LabelledQuestion
 from unitrag.content.validate import GONE_UNIT_HINT, validate_content
 
@@ -245,3 +247,17 @@ def test_an_unknown_question_field_names_the_one_it_is_near_and_the_questions_do
     tree.write("eval/questions.yaml", QUESTIONS.replace("expected_units:", "expected_unit:"))
     messages = [p.message for p in validate_content(tree.root).problems if p.field.endswith("expected_unit")]
     assert messages == ["unknown field: did you mean 'expected_units'? (the fields are in docs/evaluation.md)"]
+
+
+@pytest.mark.parametrize("access, message", [
+    ("Clinician", "expected public or the knowledge base's restricted role, in lower case"),
+    ("clinican", "unknown access level 'clinican'"),
+])
+def test_a_wrong_access_is_the_units_problem_alone_not_a_restricted_unit_at_its_questions(tree, access, message):
+    """A new team's audit: `access: Staff` gave the access pattern's regex, then two questions told to add a role
+    ("unit … is staff-only"): the unit is invalid, not restricted, and following that advice would be wrong."""
+    tree.write("rules/rule-one.md", (tree.root / "rules/rule-one.md").read_text().replace("lang: en", f"lang: en\naccess: {access}", 1))
+    tree.write("eval/questions.yaml", QUESTIONS.replace("[scene-one, story-one]", "[rule-one]"))
+    problems = validate_content(tree.root).problems
+    assert [p.field for p in problems] == ["access"] and message in problems[0].message, problems
+    assert "^(public|" not in problems[0].message

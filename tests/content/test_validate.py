@@ -399,3 +399,13 @@ def test_a_title_or_question_in_typographic_quotes_is_a_note(tree, samples):
     content = validate_content(tree.root)
     assert content.problems == []
     assert [(n.field, "typographic quotes" in n.message) for n in content.notes] == [("title", True)]
+
+
+def test_a_topic_or_citation_id_one_slip_away_is_told_the_one_meant(tree, samples):
+    """A new team's audit: `topics: [hodls]` and `lib-visitor-guide-2025` named no neighbour."""
+    story = samples.STORY.replace("topics: [vitamin-b12]", "topics: [vitamin-b21]")
+    assert "citationIds: [cit-a]" in story
+    tree.write("stories/story-one.md", story.replace("citationIds: [cit-a]", "citationIds: [cit-a, cit-aa]"))
+    messages = {p.field: p.message for p in validate_content(tree.root).problems}
+    assert messages["topics"].endswith(": did you mean 'vitamin-b12'?")
+    assert messages["citationIds"].endswith(": did you mean 'cit-a'?")

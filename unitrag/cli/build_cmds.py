@@ -61,8 +61,9 @@ def validate(content: ContentOpt = None, config: ConfigOpt = None, json: JsonOpt
         if problems:
             raise typer.Exit(1)
         return
-    valid = (f"{len(result.units)} units, {len(result.citations)} citations, {len(result.taxonomy.topics)} topics, "
-             f"{len(result.guard_rules)} guard rules")
+    flawed = {p.path for p in problems}  # a unit that passed its schema may still have a problem between files
+    valid = (f"{sum(1 for u in result.units if u.path not in flawed)} units, {len(result.citations)} citations, "
+             f"{len(result.taxonomy.topics)} topics, {len(result.guard_rules)} guard rules")
     for note in result.notes:
         err.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     if problems:  # validate never writes anything: say what it read instead

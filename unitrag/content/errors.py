@@ -9,8 +9,12 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from ..access import ACCESS_PATTERN, ROLE_SPELLING
 from .problems import Problem
 from .source_map import SourceMap
+
+#: What a field's pattern means to an author, for the patterns whose regex would be the message otherwise.
+_PATTERNS = {ACCESS_PATTERN: f"expected public or the knowledge base's restricted role, in lower case ({ROLE_SPELLING})"}
 
 _FRIENDLY = {
     "missing": "required field is missing",
@@ -72,6 +76,8 @@ def problems_from_validation(
         message = _FRIENDLY.get(err["type"], err["msg"])
         if err["type"] == "extra_forbidden":
             message = unknown_field(loc[-1] if loc else None, known, doc)
+        elif err["type"] == "string_pattern_mismatch" and (err.get("ctx") or {}).get("pattern") in _PATTERNS:
+            message = f"{_PATTERNS[err['ctx']['pattern']]} (got {_SHORT.repr(err.get('input'))})"
         elif err["type"] not in _FRIENDLY and not err["type"].startswith("value_error"):
             message = f"{message} (got {_SHORT.repr(err.get('input'))})"
         elif err["type"].startswith("value_error"):

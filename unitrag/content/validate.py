@@ -7,6 +7,7 @@ story in the same file.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
@@ -74,10 +75,13 @@ def validate_content(
         for i, topic in _strings(meta.get("topics")):
             if topic not in topic_ids:
                 problems.append(Problem(lu.path, lu.line_of("topics", i), "topics",
-                                        f"unknown topic {topic!r} (not in topics.yaml){_named(topic, by_name)}"))
+                                        f"unknown topic {topic!r} (not in topics.yaml)"
+                                        f"{_named(topic, by_name) or did_you_mean(topic, topic_ids)}"))
         for i, cid in _strings(meta.get("citationIds")):
             if cid not in content.citations and cid not in content.invalid_ids:
-                problems.append(Problem(lu.path, lu.line_of("citationIds", i), "citationIds", f"citation {cid!r} is not in the registry (content/citations/*.yaml)"))
+                problems.append(Problem(lu.path, lu.line_of("citationIds", i), "citationIds",
+                                        f"citation {cid!r} is not in the registry (content/citations/*.yaml)"
+                                        f"{did_you_mean(cid, content.citations)}"))
         problems.extend(lu.body_problems)  # found per file by the loader (and cached with it)
         content.notes.extend(instruction_notes(lu.path, lu.body, lu.body_line))
         content.notes.extend(curly_quoted_notes(lu))
@@ -162,8 +166,8 @@ def _check_question(lq: LoadedQuestion, units: dict[str, LoadedUnit], rule_types
             return units[unit_id].meta.get("kind")
         return ANY_TYPE if unit_id in unreadable else None
 
-    def restricted(unit_id: str) -> bool:
-        return unit_id in units and _effective_access(units[unit_id], units, story_access) != "public"
+    def restricted(unit_id: str) -> bool:  # an access no caller holds is the unit's own problem, reported there
+        return unit_id in units and _effective_access(units[unit_id], units, story_access) == role
 
     problems.extend(question_id_problems(lq, kind_of, restricted, rule_types, topic_ids, role))
 
@@ -251,6 +255,12 @@ def _ids_by_name(content: ContentSet) -> dict[str, str]:
             if isinstance(name, str) and name:
                 found.setdefault(name.casefold(), topic.id)
     return found
+
+
+def did_you_mean(written: str, known: Collection[str]) -> str:
+    """``: did you mean 'x'?`` for the one id ``written`` is a slip of (a letter or two, a year), else nothing."""
+    near = difflib.get_close_matches(written, sorted(known), n=1, cutoff=0.8)
+    return f": did you mean {near[0]!r}?" if near else ""
 
 
 def _named(written: str, by_name: dict[str, str]) -> str:
