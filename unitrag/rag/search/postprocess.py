@@ -104,18 +104,15 @@ def postprocess(
 
 
 def authored_first(sources: list[Source], units: Sequence[str]) -> list[Source]:
-    """The sources of ``units`` first, in that order (the rest keep theirs): the question is, nearly word for word,
+    """The chunks of ``units`` first, in that order (the rest keep theirs): the question is, nearly word for word,
     one their authors wrote for them (``Exemplars.authored_units``); no fusion of scores outranks the author saying
     so, and the question they wrote it for was answered from another unit before (a new team's audit)."""
     if not units:
         return sources
     place = {unit: n for n, unit in enumerate(units)}
 
-    def order(source: Source) -> tuple[int, int]:
-        """A unit's own chunks first; a story's scenes (a story's question is answered by them) right after."""
-        own = [place[u] for u in (source.unit_id, source.scene_id) if u in place]
-        if own:
-            return min(own), 0
-        return (place[source.story_id], 1) if source.story_id in place else (len(place), 0)
+    def order(source: Source) -> int:
+        """A unit's own chunks (a story's question: its own chunk; promoting all its scenes stated fewer facts)."""
+        return min((place[u] for u in (source.unit_id, source.scene_id) if u in place), default=len(place))
 
     return sorted(sources, key=order)  # stable
