@@ -42,6 +42,8 @@ def test_gate_and_table() -> None:
     assert guard_failures(report, 0.5, None, 0.5) == []
     header, rows = guard_table([report], ["test"])
     assert header == ["guard", "test"] and rows[0] == ["red_flag P / R", "0.667 / 0.667 (2/3)"]
+    # a new team's audit: rows reading n/a for a rule that fired did not say they count questions naming it
+    assert any(r[0] == "  rf-a P / R; look-alikes passed (questions naming it in guard_rule:)" for r in rows)
 
 
 def test_a_set_labels_guard_outcomes_when_it_expects_a_stop_or_a_pass() -> None:

@@ -98,7 +98,7 @@ def guard_table(reports: list[EvalReport], names: list[str]) -> tuple[list[str],
     for rule_type in TYPES:
         rows.append([f"{rule_type} P / R", *(_pr(f.get("by_type", {}).get(rule_type)) for f in figures)])
     for rule in sorted({rule for f in figures for rule in f.get("by_rule", {})}):
-        rows.append([f"  {rule} P / R; look-alikes passed",
+        rows.append([f"  {rule} P / R; look-alikes passed (questions naming it in guard_rule:)",
                      *(_rule_cell(f.get("by_rule", {}).get(rule)) for f in figures)])
     rows.append(["near-misses answered (pass or caution)", *(_share(f.get("near_misses")) for f in figures)])
     for label in ("red_flag", "out_of_scope", "caution", "pass", "none"):
