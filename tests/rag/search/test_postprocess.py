@@ -104,3 +104,10 @@ def test_the_units_whose_authors_wrote_the_question_come_first():
     final = postprocess(ranked, UserContext(), k=6, authored=("owned", "s9", "also"))
     assert [s.chunk_id for s in final] == ["owned", "also", "x", "scene-a", "y", "z"]
     assert [s.chunk_id for s in postprocess([src("x", 0.9), src("owned", 0.5)], UserContext(), k=5)] == ["x", "owned"]
+
+
+def test_the_users_context_still_comes_before_an_authored_unit():
+    """A question on the iodine page that a B12 unit's author also wrote ("how much a day?") is about iodine there."""
+    ranked = [src("a-iron", 0.9), src("b-iodine", 0.45, topics=("iodine",)), src("c-b12", 0.4, topics=("b12",))]
+    final = postprocess(ranked, UserContext(current_topic="iodine"), k=3, focused=True, authored=("c-b12",))
+    assert [s.chunk_id for s in final] == ["b-iodine", "c-b12", "a-iron"]

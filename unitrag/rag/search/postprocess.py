@@ -97,10 +97,10 @@ def postprocess(
     ranked: list[Source], user: UserContext, k: int = 5, boosts: Boosts = Boosts(), max_pages: int = 2,
     focused: bool = False, named: Mapping[str, float] | None = None, authored: Sequence[str] = (),
 ) -> list[Source]:
-    """Roll-up → page limit → boosts → (``focused``) the user's context first → the ``authored`` units first → top
-    ``k``; ``ranked`` is best first."""
+    """Roll-up → page limit → boosts → the ``authored`` units first → (``focused``) the user's context first (what the
+    caller says it is about outranks a question many units were written for) → top ``k``; ``ranked`` is best first."""
     boosted = boost(limit_pages(roll_up(ranked), max_pages), user, boosts, named)
-    return authored_first(focus(boosted, user if focused else None), authored)[:k]
+    return focus(authored_first(boosted, authored), user if focused else None)[:k]
 
 
 def authored_first(sources: list[Source], units: Sequence[str]) -> list[Source]:
