@@ -51,6 +51,14 @@ REFUSED = [
     (f"成人每天需要2.4微克{T}（2）。", "（2）"),
     (f"成人每天需要2.4微克²。{T}", "²"),
     (f"资料2指出成人每天需要2.4微克。{T}", "资料2"),
+    # a second audit's bypasses: attributes, HTML entities, named footnotes, 参考 alone, daggers
+    (f'Adults need 2.4 µg a day<sup class="x">2</sup>.{T}', '<sup class="x">2</sup>'),
+    (f"Adults need 2.4 µg a day&sup2;.{T}", "&sup2;"),
+    (f"Adults need 2.4 µg a day&#178;.{T}", "&#178;"),
+    (f"Adults need 2.4 µg a day&#xB2;.{T}", "&#xB2;"),
+    (f"Adults need 2.4 µg a day[^note].{T}", "[^note]"),
+    (f"Adults need 2.4 µg a day†.{T}", "†"),
+    (f"成人每天约需2.4微克（参考2）。{T}", "（参考2）"),
 ]
 
 REFERENCE_LISTS = [
@@ -94,6 +102,9 @@ ACCEPTED = [
     f"来源：动物性食物。{T}",
     f"参考2型糖尿病的诊疗建议{T}，每年复查。",
     f"2015年（2015）的研究显示{T}，来源于动物。",
+    f"A room of 20 m&sup2; and CO<sub>2</sub> in the air.{T}",
+    f"See [the NIH fact sheet](https://ods.od.nih.gov) for more.{T}",
+    f"可以参考3个方面{T}。",
 ]
 
 

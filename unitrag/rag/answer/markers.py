@@ -4,13 +4,14 @@
 the model attaches to a statement as a reference reads as checked too. Besides bracketed markers
 (``[2]``, ``［２］``, ``[^2]``: ``citations.NUMBERED_MARKER``), these are invented:
 
-* superscripts: ``µg²``, ``⁽²⁾``, ``<sup>2</sup>``, ``^2``, right after a citation, a marker, a
+* superscripts: ``µg²``, ``⁽²⁾``, ``<sup>2</sup>`` (attributes or not), ``&sup2;``, ``^2``, a dagger ``†``, right after a citation, a marker, a
   closing bracket, punctuation, a space, a Chinese character or a word; not a power or a charge:
   ``m²``, ``cm³``, ``kg/m²``, ``x^2``, ``10²``, ``10⁻³``, ``Ca²⁺`` (after a digit, one letter or a
   unit of length; ``⁻``/``⁺`` in it), nor subscripts (``CO₂``);
 * a circled number (``②``) or a bare parenthesised one (``(2)``, ``（2）``) ending a sentence,
   ``…µg (2).``; not one that opens a list item (``(1) eat more fiber (2) drink water``, ``① 多吃蔬菜``),
   one that follows "and", "or", "step", "和", "或"… (``choose (1) or (2).``), nor a year (``(2015)``);
+* a named Markdown footnote, ``[^note]``;
 * a word and a number: ``(ref. 2)``, ``see reference 3``, ``(Source 2)``, ``footnote 4``,
   ``（来源2）``, ``（参考文献3）``, ``文献2``, ``资料2``; not a quantity (``sources 2–3 times a week``,
   ``参考2型糖尿病…``); "Source 2" outside brackets only where it ends a clause ("as in Source 2."),
@@ -53,7 +54,10 @@ _SUP_NUMS = rf"(?>[{_SUPD}]+(?:[,˒⁻][{_SUPD}]+)*)"
 _SUP_PAREN = rf"⁽{_SUP_NUMS}⁾"  # never a power
 _SUP_RUN = rf"(?<![{_SUPD}⁺⁻⁼⁽ⁿ]){_SUP_NUMS}(?![{_SUPD}⁺⁻⁼ⁿ])"  # not 10⁻³, Ca²⁺, SO₄²⁻
 _NUMS = r"\d{1,3}(?:[ \t]*[,\-–][ \t]*\d{1,3})*"
-_HTML_SUP = rf"(?i:<[ \t]*sup[ \t]*>)[ \t]*{_NUMS}[ \t]*(?i:<[ \t]*/[ \t]*sup[ \t]*>)"
+_HTML_SUP = rf"(?i:<[ \t]*sup(?:[ \t][^<>]*)?>)[ \t]*{_NUMS}[ \t]*(?i:<[ \t]*/[ \t]*sup[ \t]*>)"
+#: Superscript digits written as HTML entities (``&sup2;``, ``&#178;``, ``&#xB2;``, ``&#8308;``): a client that renders
+#: HTML shows them as ``²``.
+_ENTITY_SUP = (r"(?:&(?i:sup[123]|#(?:17[89]|185|830[4-9]|831[0-3])|#x0*(?:b[239]|b9|207[04-9]));)+")
 _CARET = r"[\^＾](?:\{[ \t]*" + _NUMS + r"[ \t]*\}|\([ \t]*" + _NUMS + r"[ \t]*\)|" + _NUMS + r")(?!\d|\.\d)"
 _CITED = rf"(?<=[{TAG}{MARKER}\]］】〕][ \t]*)"  # right after a citation, a marker or a closing bracket
 _LETTER = r"[^\W\d_]"
@@ -65,7 +69,11 @@ _SUP_PLACE = (
     rf"|(?<=(?<!{_LETTER}){_LETTER}{{2,}})(?<!(?<!{_LETTER})(?:{_POWER_UNITS}))"  # after a word, not a unit
     rf"|(?<=['’]{_LETTER}))"  # Wernicke’s²
 )
-_SUPERSCRIPT = rf"{_SUP_PAREN}|{_SUP_PLACE}(?:{_SUP_RUN}|{_HTML_SUP}|{_CARET})"
+#: A dagger or double dagger after a word or a citation: a footnote marker ("…a day†." over a line "† Smith 2020").
+_DAGGER = r"[†‡]+"
+_SUPERSCRIPT = rf"{_SUP_PAREN}|{_SUP_PLACE}(?:{_SUP_RUN}|{_HTML_SUP}|{_ENTITY_SUP}|{_CARET}|{_DAGGER})"
+#: A Markdown footnote reference with a name (``[^note]``; ``[^2]`` is a bracketed marker).
+_FOOTNOTE = r"\[\^[^\]\s\[]{1,40}\]"
 
 # -- circled and parenthesised numbers ending a sentence ---------------------------------------------
 _CIRCLED = "[\u2460-\u249b\u24ea-\u24ff\u2776-\u2793\u3251-\u325f\u32b1-\u32bf]+"
@@ -88,7 +96,7 @@ _WORD_NUMS = (r"(?:(?i:no\.?|nos\.?)[ \t]*|\#[ \t]*)?(?>\d{1,3}(?:[ \t]*(?:[,，
 _EN_REF = rf"(?<!{_LETTER})(?i:ref(?:erence)?s?\.?|cit(?:ation)?s?\.?|foot-?notes?|end-?notes?|fn\.?)[ \t]*:?[ \t]*{_WORD_NUMS}"
 _EN_SOURCE = rf"(?<!{_LETTER})(?i:sources?)[ \t]*:?[ \t]*{_WORD_NUMS}"
 _ZH_COUNTERS = "型次个种年月日天周岁克斤升倍份片粒杯碗两度期级类组名例位毫微千万亿小分秒餐顿%％"
-_ZH_REF = (r"(?:参考文献|参考资料|参考来源|引用文献|资料来源|信息来源|数据来源|文献|资料|来源|出处|引文|引用|脚注|尾注|注释)"
+_ZH_REF = (r"(?:参考文献|参考资料|参考来源|引用文献|资料来源|信息来源|数据来源|文献|资料|来源|出处|引文|引用|脚注|尾注|注释|参考)"
            r"[ \t]*[:：]?[ \t]*(?:第[ \t]*)?(?>\d{1,3}(?:[ \t]*[,，、\-–—~～至到和及][ \t]*\d{1,3})*)(?!\d|[.．]\d)"
            rf"(?:[ \t]*[条篇项号])?(?![ \t]*[{_ZH_COUNTERS}])")
 _OPEN, _CLOSE = r"[(（\[［【〔]", r"[)）\]］】〕]"
@@ -99,7 +107,7 @@ _WRAPPED = (rf"{_OPEN}[ \t]*(?:(?i:see|cf\.?|e\.g\.,?)[ \t]+|见|参见)?(?:{_EN
 #: alternation of them all is searched ten times slower.
 INLINE = tuple(regex.compile(p, regex.MULTILINE) for p in (
     _WRAPPED, _EN_REF, rf"{_EN_SOURCE}(?=[ \t]*(?:[.;:!?,)\]）】。；：！？，]|\n|$|{_CITE_NEXT}))", _ZH_REF,
-    _SUPERSCRIPT, _ENDING_NUMBER))
+    _SUPERSCRIPT, _ENDING_NUMBER, _FOOTNOTE))
 
 # -- reference lists --------------------------------------------------------------------------------------
 _STRONG = (r"(?i:references(?:[ \t]+list)?|reference[ \t]+list|refs|bibliography|works[ \t]+cited|literature(?:[ \t]+cited)?"
