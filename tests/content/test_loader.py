@@ -350,3 +350,17 @@ def test_a_missing_content_folder_outside_a_knowledge_base_says_where_to_run(tmp
     assert "no unitrag.toml here" in message and "unitrag init" in message
     (tmp_path / "unitrag.toml").write_text("[unitrag]\n")
     assert "unitrag.toml" not in load_content(tmp_path / "content").problems[0].message
+
+
+def test_an_unknown_field_name_is_shown_escaped_when_it_hides_characters_and_many_are_summed_up():
+    """A second attacker's audit: a key "ti\\u200btle" printed as "title: unknown field: did you mean 'title'?"; 20,000
+    unknown keys printed 20,000 lines."""
+    from unitrag.content.errors import MAX_UNKNOWN_FIELDS
+
+    many = "".join(f"k{i}: 1\n" for i in range(MAX_UNKNOWN_FIELDS + 7))
+    text = f'---\nkind: rule\nid: r\ntitle: T\nlang: en\nseverity: warning\n"ti\u200btle": y\n{many}---\nbody\n'
+    _, problems = parse_unit(X, text)
+    fields = [p.field for p in problems]
+    assert "'ti\\u200btle'" in fields and "ti\u200btle" not in fields
+    assert len([f for f in fields if f.startswith("k")]) == MAX_UNKNOWN_FIELDS - 1
+    assert problems[-1].message == "8 more unknown fields, not listed"

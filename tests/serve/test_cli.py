@@ -66,8 +66,8 @@ def test_a_plain_api_key_stops_the_server_in_one_line_that_does_not_echo_it(tmp_
     result = subprocess.run([sys.executable, "-m", "unitrag", "serve", "--kb", "kb.duckdb", "--port", "0"],
                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
-    assert result.stderr.startswith("error: UNITRAG_API_KEYS entry 2 ") and result.stderr.count("\n") == 1
-    assert "sha256sum" in result.stderr and "my-secret-key" not in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.startswith("error: UNITRAG_API_KEYS entry 2: not a digest") and result.stderr.count("\n") == 1
+    assert "sha256sum" in result.stderr and "my-s" not in result.stderr and "Traceback" not in result.stderr
     assert "serving" not in result.stderr
 
 

@@ -285,9 +285,12 @@ def test_only_a_sha256_digest_is_a_key_and_anything_else_is_one_line_naming_the_
         parse_api_keys(value)
     message = str(raised.value)
     where = "[serve.api_keys] entry 2" if table else "UNITRAG_API_KEYS entry 2"
-    assert message.startswith(f"{where} (") and problem in message, message
+    assert message.startswith(f"{where}") and problem in message, message
     assert "printf %s" in message and "sha256sum" in message and "\n" not in message
-    assert entry not in message and DIGEST[:8] not in message and SECRET[:5] not in message
+    # a second audit: even its first characters were shown ("'supe'…"); only a hash's name may be
+    shown = message[len(where):message.index(":", len(where))]
+    assert shown in ("", " ('sha256'…)", " ('sha512'…)", " ('SHA256'…)"), shown
+    assert entry not in message and DIGEST[:4] not in message and SECRET[:4] not in message
 
 
 def test_settings_from_file_then_environment_then_flags(tmp_path):
@@ -305,3 +308,10 @@ def test_settings_from_file_then_environment_then_flags(tmp_path):
     assert Authenticator(from_env.api_keys).roles({"x-api-key": "k2"}, None, KNOWN) == ("clinician",)
     with pytest.raises(UserError):
         load_serve_settings(config, env={"UNITRAG_SERVE_PORT": "many"})
+
+
+def test_a_value_in_the_roles_place_that_is_no_role_name_is_not_echoed():
+    """A second audit: `sha256:<hex>=MySecretPass1` printed "got ['MySecretPass1']": a key pasted where the roles go."""
+    with pytest.raises(UserError) as raised:
+        parse_api_keys(f"sha256:{DIGEST}=My$ecretPass1")
+    assert "My$ecret" not in str(raised.value) and "1 value(s) that are not role names" in str(raised.value)

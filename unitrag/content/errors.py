@@ -68,11 +68,16 @@ def problems_from_validation(
     ``model``: what was validated, so an unknown field can be told the one it is near; ``doc``: where its fields are."""
     known = field_names(model) if model is not None else set()
     found: list[Problem] = []
+    unknown = 0
     for err in exc.errors():
         loc = tuple(err["loc"])
         # pydantic appends the union member name ("float", "tuple[float, float]") to the loc
         loc = tuple(p for p in loc if not (isinstance(p, str) and ("[" in p or p in {"float", "int", "str"})))
-        field = ".".join(str(p) for p in loc) or whole
+        if err["type"] == "extra_forbidden":
+            unknown += 1
+            if unknown > MAX_UNKNOWN_FIELDS:
+                continue
+        field = ".".join(shown_key(p) for p in loc) or whole
         message = _FRIENDLY.get(err["type"], err["msg"])
         if err["type"] == "extra_forbidden":
             message = unknown_field(loc[-1] if loc else None, known, doc)
@@ -83,4 +88,21 @@ def problems_from_validation(
         elif err["type"].startswith("value_error"):
             message = message.removeprefix("Value error, ")
         found.append(Problem(path, lines.line(prefix + loc), field, message))
+    if unknown > MAX_UNKNOWN_FIELDS:
+        found.append(Problem(path, 1, whole or "fields", f"{unknown - MAX_UNKNOWN_FIELDS} more unknown fields, not listed"))
     return found
+
+
+#: Unknown fields reported one by one per file; past it, one line says how many more (20,000 keys, 20,000 lines).
+MAX_UNKNOWN_FIELDS = 20
+#: The longest key a problem shows whole.
+KEY_CHARS = 80
+
+
+def shown_key(part: Any) -> str:
+    """A field name as a problem shows it: as written when it is short and printable, else escaped and cut (a key
+    with a zero-width space would read as the field it imitates: "ti\u200btle: unknown field: did you mean 'title'?")."""
+    text = str(part)
+    if text.isprintable() and len(text) <= KEY_CHARS:
+        return text
+    return _SHORT.repr(text)

@@ -59,10 +59,10 @@ def _hash_name(spec: str) -> str | None:
 
 
 def _shown_spec(spec: str) -> str:
-    """An entry as an error names it: its hash's name (``sha512:``), else at most its first 4 characters and never
-    more than a third of it: a malformed entry may be the secret key itself."""
+    """What an error shows of an entry: its hash's name (``sha512:``) only, never a character of the rest: a
+    malformed entry may be the secret key itself, and the error lands in logs."""
     name = _hash_name(spec)
-    return repr(f"{name}:" if name else spec[:min(4, len(spec) // 3)]) + "…"
+    return f" ({name!r}…)" if name else ""
 
 
 def _digest_problem(spec: str) -> str | None:
@@ -91,11 +91,12 @@ def api_key(spec: str, roles: Sequence[str], where: str = "[serve] api_keys") ->
         raise UserError(f"{where}: an empty key; {DIGEST_HOWTO}")
     problem = _digest_problem(spec)
     if problem:
-        raise UserError(f"{where} ({_shown_spec(spec)}): {problem}; {DIGEST_HOWTO}")
+        raise UserError(f"{where}{_shown_spec(spec)}: {problem}; {DIGEST_HOWTO}")
     misspelled = [r for r in roles if not is_role_name(r)]
-    if misspelled or not roles:
+    if misspelled or not roles:  # a value that is no role name is not echoed: it may be a key pasted in its place
+        got = (f"{len(misspelled)} value(s) that are not role names" if misspelled else "none")
         raise UserError(f"{where}: each key grants one or more role names (the knowledge base's "
-                        f"restricted_role), got {list(roles)!r}")
+                        f"restricted_role), got {got}")
     return ApiKey(bytes.fromhex(spec.removeprefix("sha256:")), tuple(roles))
 
 
