@@ -178,3 +178,15 @@ def test_a_template_the_runtime_never_renders_is_a_problem(tmp_path: Path, monke
     assert notes.message.startswith("not a template the runtime renders (it renders system.j2, user.j2, not_found.j2,")
     assert (twice.path, twice.message) == ("prompts/user.jinja", "a second 'user' template (the first is "
                                                                  "prompts/user.j2): keep one of them")
+
+
+def test_validate_counts_the_good_templates_beside_a_broken_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second audit: one broken template of five made the summary say "0 prompt templates"."""
+    from unitrag.compiler.prompts import prompt_problems
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "user.j2").write_text("Hello {{ question }\n", encoding="utf-8")
+    (tmp_path / "prompts" / "system.j2").write_text("You answer from the sources.\n", encoding="utf-8")
+    count, problems = prompt_problems(tmp_path / "prompts")
+    assert count == 1 and [p.path for p in problems] == ["prompts/user.j2"]

@@ -106,8 +106,10 @@ def prompt_problems(prompts_dir: Path, max_chars: int = MAX_PROMPT_CHARS) -> tup
     """How many templates the folder holds and their problems: what ``unitrag validate`` reports."""
     try:
         return len(read_prompts(prompts_dir, max_chars)), []
-    except ContentInvalid as exc:
-        return 0, list(exc.problems)
+    except ContentInvalid as exc:  # the good ones still count: one broken template is not "0 prompt templates"
+        broken = {problem.path for problem in exc.problems}
+        files = sorted(prompts_dir.glob("*.j2")) if prompts_dir.is_dir() else []
+        return max(0, len(files) - len(broken)), list(exc.problems)
 
 
 def check_template(shown: str, name: str, source: str, seconds: float = RENDER_SECONDS,
