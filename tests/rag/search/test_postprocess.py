@@ -97,12 +97,13 @@ def test_named_topics_boost_by_the_weighted_share_a_source_covers():
 
 def test_the_units_whose_authors_wrote_the_question_come_first():
     """A new team's audit: "书还晚了一天要罚多少钱？", word for word a unit's own question, was answered from three English
-    units ranked above it. Its unit now comes first, in the order given; the rest keep their order (a story's scenes
-    included: promoting them for a story's question stated fewer facts), and nothing is added or dropped."""
+    units ranked above it. Its unit now comes first, in the order given; a story the roll-up left out is stood for by
+    its best scene alone (promoting every scene stated fewer facts); the rest keep their order, nothing added or
+    dropped."""
     ranked = [src("x", 0.9, story="s2"), src("scene-a", 0.8, story="s9"), src("y", 0.7, story="s2"),
               src("owned", 0.5, story="s2"), src("z", 0.4, story="s9"), src("also", 0.3)]
     final = postprocess(ranked, UserContext(), k=6, authored=("owned", "s9", "also"))
-    assert [s.chunk_id for s in final] == ["owned", "also", "x", "scene-a", "y", "z"]
+    assert [s.chunk_id for s in final] == ["owned", "scene-a", "also", "x", "y", "z"]
     assert [s.chunk_id for s in postprocess([src("x", 0.9), src("owned", 0.5)], UserContext(), k=5)] == ["x", "owned"]
 
 

@@ -104,15 +104,23 @@ def postprocess(
 
 
 def authored_first(sources: list[Source], units: Sequence[str]) -> list[Source]:
-    """The chunks of ``units`` first, in that order (the rest keep theirs): the question is, nearly word for word,
-    one their authors wrote for them (``Exemplars.authored_units``); no fusion of scores outranks the author saying
-    so, and the question they wrote it for was answered from another unit before (a new team's audit)."""
+    """The chunks of ``units`` first, in that order, and for a story the roll-up left out its best scene (the rest keep
+    their order): the question is, nearly word for word, one their authors wrote for them (``Exemplars.authored_units``);
+    no fusion of scores outranks the author saying so, and such questions were answered from other units before."""
     if not units:
         return sources
     place = {unit: n for n, unit in enumerate(units)}
+    present = {u for s in sources for u in (s.unit_id, s.scene_id) if u in place}
+    # a story whose own chunk the roll-up left out (its scenes say it): its best scene stands for it, only that one
+    standing: dict[str, str] = {}
+    for source in sources:
+        if source.story_id in place and source.story_id not in present and source.story_id not in standing:
+            standing[str(source.story_id)] = source.chunk_id
 
     def order(source: Source) -> int:
-        """A unit's own chunks (a story's question: its own chunk; promoting all its scenes stated fewer facts)."""
-        return min((place[u] for u in (source.unit_id, source.scene_id) if u in place), default=len(place))
+        own = [place[u] for u in (source.unit_id, source.scene_id) if u in place]
+        if source.story_id in standing and standing[source.story_id] == source.chunk_id:
+            own.append(place[source.story_id])
+        return min(own, default=len(place))
 
     return sorted(sources, key=order)  # stable
