@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import reprlib
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -25,6 +25,10 @@ _SHORT = reprlib.Repr()
 _SHORT.maxstring = _SHORT.maxother = 80
 _SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = _SHORT.maxset = 5
 _SHORT.maxlevel = 2
+#: Unknown fields reported one by one per file; past it, one line says how many more (20,000 keys, 20,000 lines).
+MAX_UNKNOWN_FIELDS = 20
+#: The longest key a problem shows whole.
+KEY_CHARS = 80
 
 
 def field_names(model: type[BaseModel]) -> set[str]:
@@ -49,13 +53,18 @@ def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
         yield from _models_in(arg)
 
 
+def nearest(written: str, known: Collection[str], cutoff: float) -> str | None:
+    """The one of ``known`` that ``written`` is a slip of (difflib's ratio at least ``cutoff``), else None."""
+    near = difflib.get_close_matches(written, sorted(known), n=1, cutoff=cutoff)
+    return near[0] if near else None
+
+
 def unknown_field(key: Any, known: set[str], doc: str) -> str:
     """The message for a field no model has: the one meant when it is near one ("citationIDs": citationIds)."""
     if isinstance(key, str):
-        same_case = [k for k in known if k.casefold() == key.casefold()]
-        near = same_case or difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.75)
+        near = next((k for k in known if k.casefold() == key.casefold()), None) or nearest(key, known, 0.75)
         if near:
-            return f"unknown field: did you mean {near[0]!r}? (the fields are in {doc})"
+            return f"unknown field: did you mean {near!r}? (the fields are in {doc})"
     return f"unknown field (a typo? the fields are in {doc})"
 
 
@@ -66,20 +75,20 @@ def problems_from_validation(
     """One problem per pydantic error, each on the line of the offending key (``whole``: a model-level error).
 
     ``model``: what was validated, so an unknown field can be told the one it is near; ``doc``: where its fields are."""
-    known = field_names(model) if model is not None else set()
+    known: set[str] | None = None  # the model's field names, walked for the first unknown field only
     found: list[Problem] = []
     unknown = 0
     for err in exc.errors():
         loc = tuple(err["loc"])
         # pydantic appends the union member name ("float", "tuple[float, float]") to the loc
         loc = tuple(p for p in loc if not (isinstance(p, str) and ("[" in p or p in {"float", "int", "str"})))
+        message = _FRIENDLY.get(err["type"], err["msg"])
         if err["type"] == "extra_forbidden":
             unknown += 1
             if unknown > MAX_UNKNOWN_FIELDS:
                 continue
-        field = ".".join(shown_key(p) for p in loc) or whole
-        message = _FRIENDLY.get(err["type"], err["msg"])
-        if err["type"] == "extra_forbidden":
+            if known is None:
+                known = field_names(model) if model is not None else set()
             message = unknown_field(loc[-1] if loc else None, known, doc)
         elif err["type"] == "string_pattern_mismatch" and (err.get("ctx") or {}).get("pattern") in _PATTERNS:
             message = f"{_PATTERNS[err['ctx']['pattern']]} (got {_SHORT.repr(err.get('input'))})"
@@ -87,16 +96,11 @@ def problems_from_validation(
             message = f"{message} (got {_SHORT.repr(err.get('input'))})"
         elif err["type"].startswith("value_error"):
             message = message.removeprefix("Value error, ")
+        field = ".".join(shown_key(p) for p in loc) or whole
         found.append(Problem(path, lines.line(prefix + loc), field, message))
     if unknown > MAX_UNKNOWN_FIELDS:
         found.append(Problem(path, 1, whole or "fields", f"{unknown - MAX_UNKNOWN_FIELDS} more unknown fields, not listed"))
     return found
-
-
-#: Unknown fields reported one by one per file; past it, one line says how many more (20,000 keys, 20,000 lines).
-MAX_UNKNOWN_FIELDS = 20
-#: The longest key a problem shows whole.
-KEY_CHARS = 80
 
 
 def shown_key(part: Any) -> str:

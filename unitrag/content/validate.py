@@ -7,7 +7,6 @@ story in the same file.
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 from ..access import DEFAULT_ROLE, access_levels, is_role_name
 from ..languages import LANGS
 from .body_script import lang_contradiction, unit_scripts
+from .errors import nearest
 from .instructions import instruction_notes
 from .text.citation_tags import find_tags
 from .loader import ContentSet, LoadedUnit, load_content
@@ -259,8 +259,8 @@ def _ids_by_name(content: ContentSet) -> dict[str, str]:
 
 def did_you_mean(written: str, known: Collection[str]) -> str:
     """``: did you mean 'x'?`` for the one id ``written`` is a slip of (a letter or two, a year), else nothing."""
-    near = difflib.get_close_matches(written, sorted(known), n=1, cutoff=0.8)
-    return f": did you mean {near[0]!r}?" if near else ""
+    near = nearest(written, known, 0.8)
+    return f": did you mean {near!r}?" if near else ""
 
 
 def _named(written: str, by_name: dict[str, str]) -> str:

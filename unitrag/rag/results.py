@@ -22,9 +22,6 @@ class SearchResult:
     broadened: list[str] | None = None
     #: The question as retrieval read it, misspelled topic words corrected (``search.spelling``); None: as asked.
     corrected: str | None = None
-    #: A "not found": what the answerability gate read and decided (``AnswerabilityGate.reading``), for its author to
-    #: see why; None when answered, or when no gate decided (no sources at all).
-    gate: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {

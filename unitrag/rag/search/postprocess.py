@@ -115,11 +115,11 @@ def authored_first(sources: list[Source], units: Sequence[str]) -> list[Source]:
     standing: dict[str, str] = {}
     for source in sources:
         if source.story_id in place and source.story_id not in present and source.story_id not in standing:
-            standing[str(source.story_id)] = source.chunk_id
+            standing[source.story_id] = source.chunk_id
 
     def order(source: Source) -> int:
         own = [place[u] for u in (source.unit_id, source.scene_id) if u in place]
-        if source.story_id in standing and standing[source.story_id] == source.chunk_id:
+        if standing.get(source.story_id or "") == source.chunk_id:
             own.append(place[source.story_id])
         return min(own, default=len(place))
 
