@@ -31,6 +31,9 @@ from unitrag.eval.answer_facts import fact_stated, missing_facts, normalise
     ("between 4 and 10 mg", "10 mg"),
     ("每次10～25毫克", "10-25 mg"),  # range dashes and tildes
     ("10–25 mg three times a day", "10~25 mg"),
+    ("all three zones costs $4.50.\n2. The following is from a Chinese source", "$4.50"),  # a list's next item
+    ("call the hotline, 800-555-0199.\n2. …", "800-555-0199"),
+    ("the dose is 2.\n4 mg later", "4 mg"),  # "2.", a list item's number, then the fact
 ])
 def test_a_fact_is_stated_in_any_of_its_spellings(text: str, spelling: str):
     assert fact_stated(text, [spelling])
@@ -47,6 +50,8 @@ def test_a_fact_is_stated_in_any_of_its_spellings(text: str, spelling: str):
     ("a drug", "1 ug"),
     ("克服困难", "g"),  # 克 is a gram only after a number
     ("400 mg", "400 μg"),
+    ("costs $4.50.2", "$4.50"),  # a version-like number is still one number
+    ("take 1.\n5 mg", "1.5 mg"),  # a full stop and a new line are no decimal point
 ])
 def test_a_fact_is_not_stated_by_a_different_number_or_unit(text: str, spelling: str):
     assert not fact_stated(text, [spelling])
@@ -107,12 +112,16 @@ def test_a_number_never_matches_inside_a_longer_number(n, unit, prefix, suffix):
 @given(text=st.text(alphabet="abc 12.,mgμ克维", max_size=30), fact=st.text(alphabet="abc12.mg维", min_size=1, max_size=6),
        data=st.data())
 def test_matching_is_invariant_under_inserting_whitespace(text, fact, data):
-    """Whitespace anywhere but between two digits or inside a Latin word changes nothing (a unit word read in
+    """Whitespace anywhere but between two digits, after a digit's full stop or comma, or inside a Latin word changes nothing (a unit word read in
     two pieces, "m cg", is not the unit "mcg")."""
     def joins(a: str, b: str) -> bool:
         return (a.isdigit() and b.isdigit()) or (a.isascii() and a.isalpha() and b.isascii() and b.isalpha())
 
-    spots = [i for i in range(len(text) + 1) if not (0 < i < len(text) and joins(text[i - 1], text[i]))]
+    def ends_a_number(i: int) -> bool:  # "4." or "4," before a digit: a space there ends the number
+        return i > 1 and text[i - 1] in ".," and text[i - 2].isdigit() and i < len(text) and text[i].isdigit()
+
+    spots = [i for i in range(len(text) + 1)
+             if not (0 < i < len(text) and joins(text[i - 1], text[i])) and not ends_a_number(i)]
     spot = data.draw(st.sampled_from(spots))
     spaced = text[:spot] + data.draw(st.sampled_from([" ", "\n", "  "])) + text[spot:]
     assert fact_stated(spaced, [fact]) == fact_stated(text, [fact])

@@ -11,7 +11,8 @@ the same way, then the spelling is searched in the answer:
   only where it is not part of a longer Latin word (the ``ug`` of "drug" stays);
 - thousands separators removed (``1,000`` and ``1，000`` read as ``1000``; a decimal point stays);
 - range dashes and tildes read as ``-`` (``10–25 mg``, ``10~25 mg`` and ``10-25 mg`` are one spelling);
-- whitespace removed, except between two numbers ("2 10 mg" is not "210 mg"); Markdown emphasis
+- whitespace removed, except before a number after a number or after a number's full stop or comma
+  ("2 10 mg" is not "210 mg"; "costs $4.50.\n2. …", a list's next item, is not "4.50.2"); Markdown emphasis
   (``*``, `````) dropped.
 
 A number in a spelling never matches part of a longer number: "4 mg" is not stated by "0.4 mg" or
@@ -42,7 +43,6 @@ _CHINESE_UNITS = (("微克", "μg"), ("毫克", "mg"), ("千克", "kg"), ("公�
 _GRAM_AFTER_NUMBER = re.compile(r"(?<=\d)(\s*)克")
 _DEGREE_C = re.compile(r"°\s*c(?![a-z])")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-_SPACE_BETWEEN_NUMBERS = re.compile(r"(?<=\d)\s+(?=\d)")
 _SPACE = re.compile(r"\s+")
 _EMPHASIS = re.compile(r"[*`]")
 _DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2212~\u301c", "-"))  # NFKC made ～ a ~
@@ -58,8 +58,7 @@ def normalise(text: str) -> str:
     text = _GRAM_AFTER_NUMBER.sub("g", text)
     text = _DEGREE_C.sub("°c", text)
     text = _THOUSANDS.sub("", text)
-    text = _SPACE_BETWEEN_NUMBERS.sub(" ", text)  # "2 10" stays two numbers
-    return _SPACE.sub(lambda m: " " if m.group() == " " and _between_digits(m) else "", text)
+    return _SPACE.sub(lambda m: " " if _between_numbers(m) else "", text)
 
 
 def _latin_unit(match: re.Match[str]) -> str:
@@ -67,9 +66,13 @@ def _latin_unit(match: re.Match[str]) -> str:
     return next(form for pattern, form in _LATIN_FORM if pattern.fullmatch(spelled))
 
 
-def _between_digits(match: re.Match[str]) -> bool:
+def _between_numbers(match: re.Match[str]) -> bool:
+    """Whitespace before a number, after a number or after the full stop or comma that ends one: kept as one space."""
     text, start, end = match.string, match.start(), match.end()
-    return start > 0 and end < len(text) and text[start - 1].isdigit() and text[end].isdigit()
+    if start == 0 or end == len(text) or not text[end].isdigit():
+        return False
+    before = text[start - 1]
+    return before.isdigit() or (before in ".," and start > 1 and text[start - 2].isdigit())
 
 
 def _inside_a_number(text: str, start: int, end: int, spelling: str) -> bool:
