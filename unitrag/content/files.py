@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..regular_file import FileTooLarge, NotRegularFile, read_regular  # noqa: F401 - re-exported: the content's readers
-from .problems import Problem
+from .problems import UNPRINTABLE, Problem, unprintable_byte
 
 #: Control characters content may not hold (tab, newline and CR, normalised to LF on read, are fine).
 #: C0 and C1 controls but tab and newline, and the text-direction overrides and isolates (U+202A–E, U+2066–9): a
@@ -70,6 +70,25 @@ def tree_files(root: Path) -> tuple[list[str], list[tuple[str, str]]]:
             else:
                 found.append(rel)
     return sorted(found, key=lambda rel: rel.split("/")), sorted(unreadable)
+
+
+def name_fault(rel: str) -> str | None:
+    """Why a content path may not be read as it is named (a control character, bytes that are not UTF-8), else None.
+
+    Names come with a pull request: an escape sequence in one rewrites the reviewer's terminal or CI log wherever the
+    path is printed, and a name that is not UTF-8 can be neither a cache key, nor an artifact's path, nor JSON. Such a
+    file is refused, like text holding a control character (``control_character_problems``)."""
+    match = UNPRINTABLE.search(rel)
+    if match is None:
+        return None
+    char = match.group()
+    part = "folder" if "/" in rel[match.end():] else "file"
+    if "\ud800" <= char <= "\udfff":
+        byte = unprintable_byte(char)
+        fault = "is not UTF-8" + (f" (byte 0x{byte:02x})" if byte is not None else "")
+    else:
+        fault = f"holds control character U+{ord(char):04X}"
+    return f"the {part} name {fault}: rename it (content names are UTF-8 text without control characters)"
 
 
 def link_outside(root: Path, path: Path) -> str | None:

@@ -23,7 +23,9 @@ from .body_script import ScriptCount, unit_scripts
 from .text.citation_tags import find_tags, line_of
 from .errors import problems_from_validation
 from .models import UNIT_KINDS, Citation, Document, GuardRule, Rule, Scene, Story, Taxonomy
-from .files import SizeLimit, decode_text, display_path, display_under, link_outside, read_bytes, tree_files
+from .files import (
+    SizeLimit, decode_text, display_path, display_under, link_outside, name_fault, read_bytes, tree_files,
+)
 from .problems import Problem
 from ..config import CONFIG_FILE
 from ..regular_file import read_head
@@ -44,6 +46,8 @@ AnyUnit = Story | Scene | Rule | Document
 #: A unit starts with a line of three or more dashes (python-frontmatter's rule, without importing it).
 _OPENING = re.compile(r"^-{3,}\s*$", re.MULTILINE)
 _DELIMITER = re.compile(r"^-{3,}\s*$")
+#: What a unit file is named: any other file is a registry file or a problem.
+UNIT_SUFFIXES = frozenset({".md", ".markdown"})
 
 
 @dataclass
@@ -206,10 +210,12 @@ def load_content(
             content.complete = False  # what it was may be in the artifact: don't sweep it
             continue
         suffix = os.path.splitext(name)[1].lower()
+        if _refused_by_name(content, rel, display_under(shown_root, rel), suffix in UNIT_SUFFIXES, unit_limit):
+            continue
         kind = _registry_kind(PurePosixPath(rel)) if suffix in {".yaml", ".yml"} else None
         if kind is not None:
             registry[kind].append(root / rel)
-        elif suffix in {".md", ".markdown"}:
+        elif suffix in UNIT_SUFFIXES:
             unit = _load_unit(root / rel, rel, display_under(shown_root, rel), unit_limit, cache, content.problems)
             if unit is not None and unit.unit is not None:
                 content.units.append(unit)
@@ -233,6 +239,21 @@ def load_content(
                                            content.guard_ids_twice)
     content.questions = load_questions(registry["questions"], content.problems, file_limit)
     return content
+
+
+def _refused_by_name(content: ContentSet, rel: str, shown: str, unit_file: bool, limit: SizeLimit | None) -> bool:
+    """True, with its one problem, when ``rel`` is named so that it may not be read (``name_fault``).
+
+    Not read as the unit or registry file it is named: keys and messages are made of its name. A unit file's ids
+    (``ids_it_may_hold``) are still taken, so that a question naming its unit is not a second problem."""
+    fault = name_fault(rel)
+    if fault is None:
+        return False
+    content.problems.append(Problem(shown, 1, "file", fault))
+    content.complete = False  # built before names were checked, it may be in the artifact: don't sweep it
+    if unit_file:
+        content.unreadable_unit_ids |= ids_it_may_hold(content.root / rel, limit)
+    return True
 
 
 #: An ``id:`` line of a frontmatter, however broken the rest of it is.
