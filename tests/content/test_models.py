@@ -352,3 +352,13 @@ def test_a_bad_question_list_is_an_error_naming_the_field(questions):
     with pytest.raises(ValidationError) as info:
         UNIT_ADAPTER.validate_python({**STORY, "questions": questions})
     assert all(error["loc"][1] == "questions" for error in info.value.errors())
+
+
+def test_a_rules_exemption_for_the_restricted_role_is_a_boolean_off_by_default():
+    data = {"id": "g", "type": "red_flag", "patterns": {"en": ["x"]}, "response": {"en": "a", "zh": "b"}}
+    assert GuardRule.model_validate(data).exempt_restricted_role is False
+    assert GuardRule.model_validate({**data, "exempt_restricted_role": True}).exempt_restricted_role is True
+    for wrong in ("yes", "staff", 1, [True]):
+        with pytest.raises(ValidationError) as exc:
+            GuardRule.model_validate({**data, "exempt_restricted_role": wrong})
+        assert exc.value.errors()[0]["loc"] == ("exempt_restricted_role",)

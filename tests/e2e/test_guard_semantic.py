@@ -399,3 +399,28 @@ def test_an_emergency_the_classifier_is_sure_of_stops_with_no_sign_told(kb: Know
     assert not read_framing(normalize_question(question)).acute
     outcome = kb.guard.check(question, "en")
     assert outcome is not None and outcome.type == "red_flag" and outcome.score is not None and outcome.score >= BARE_STOP
+
+
+def test_a_rule_exempting_the_restricted_role_answers_it_and_still_stops_the_public(workspace: Workspace) -> None:
+    """The staff's own procedure for what the public is stopped for (a new team's incident units were unreachable)."""
+    import yaml
+
+    from unitrag.rag.types import UserContext
+
+    question = "Should I lower my patient's levothyroxine dose?"
+    path = workspace.config.content_dir / "guard.yaml"
+    rules = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for rule in rules:
+        if rule["id"] == "out-of-scope-prescription":
+            rule["exempt_restricted_role"] = True
+    path.write_text(yaml.safe_dump(rules, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    workspace.build()
+    kb = KnowledgeBase.open(workspace.artifact)
+    public = kb.ask("Should I lower my levothyroxine dose?")
+    assert public.guard is not None and public.guard.rule == "out-of-scope-prescription" and public.sources == []
+    clinician = kb.ask("Should I lower my levothyroxine dose?", user=UserContext(roles=["clinician"]))
+    assert clinician.guard is None or clinician.guard.rule != "out-of-scope-prescription"
+    assert kb.screen(question, "en", None, UserContext(roles=["clinician"])) is None
+    # a red flag that does not exempt the role still stops the clinician
+    stroke = UNSEEN["red-flag-stroke"][0]
+    assert kb.screen(stroke, "en", None, UserContext(roles=["clinician"])).rule == "red-flag-stroke"

@@ -204,7 +204,7 @@ class StubKB:
     store: SimpleNamespace = field(default_factory=lambda: SimpleNamespace(manifest=MANIFEST, lang=np.array(["en", "zh"])))
     config: Config = field(default_factory=Config)
 
-    def screen(self, question: str, lang: str) -> SimpleNamespace | None:
+    def screen(self, question: str, lang: str, timings: object = None, user: object = None) -> SimpleNamespace | None:
         return SimpleNamespace(stops=True) if "emergency" in question else None
 
     def search(self, question: str, user: object = None) -> SimpleNamespace:

@@ -113,6 +113,13 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             "ALTER TABLE guard_rules ADD COLUMN similar_without_sign VARCHAR",
         ],
     ),
+    (
+        "guard_rules.exempt_restricted_role: a rule the restricted role is answered past",
+        [
+            # NULL in rows carried over from an older artifact: every caller is stopped, as before.
+            "ALTER TABLE guard_rules ADD COLUMN exempt_restricted_role BOOLEAN",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -87,7 +87,7 @@ def registry_rows(
              "response_en": g.response.get("en"), "response_zh": g.response.get("zh"),
              "caution_en": g.caution.get("en") if g.caution else None,
              "caution_zh": g.caution.get("zh") if g.caution else None,
-             "similar_without_sign": g.similar_without_sign}
+             "similar_without_sign": g.similar_without_sign, "exempt_restricted_role": g.exempt_restricted_role}
             for g in content.guard_rules
         ],
         "prompts": read_prompts(prompts_dir, max_prompt_chars),

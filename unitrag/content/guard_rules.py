@@ -204,6 +204,8 @@ class CompiledRule:
     #: A red flag by similarity alone, with no sign and nothing happening now: "stop" stops it, "caution" answers it with
     #: the note, "unsure" answers it with the note while the score is under ``rag.guard.screen.BARE_STOP``
     similar_without_sign: str = "stop"
+    #: A caller with the restricted role is answered past this rule (``GuardRule.exempt_restricted_role``)
+    exempt_restricted_role: bool = False
 
     def matches(self, normalized_question: str, deadline: float | None = None) -> bool:
         """Whether a pattern matches; one over its time (``PATTERN_TIMEOUT_S``, less once ``deadline``, a
@@ -269,8 +271,11 @@ def compile_rule(row: Mapping[str, Any]) -> CompiledRule:
     if similar_without_sign not in ("stop", "unsure", "caution") or similar_without_sign == "caution" and not cautions:
         raise ValueError(f"guard rule {rule_id!r}: similar_without_sign {similar_without_sign!r} is not stop, unsure, "
                          "or caution with a caution note")
+    exempt = row.get("exempt_restricted_role")  # absent before schema 10: nobody is exempt
+    if exempt is not None and type(exempt) is not bool:  # a hand-made row: never read a string or a 1 as a grant
+        raise ValueError(f"guard rule {rule_id!r}: exempt_restricted_role {exempt!r} is not true or false")
     return CompiledRule(id=rule_id, type=row["type"], patterns=tuple(patterns), responses=responses, cautions=cautions,
-                        similar_without_sign=similar_without_sign)
+                        similar_without_sign=similar_without_sign, exempt_restricted_role=bool(exempt))
 
 
 def first_match(rules: Iterable[CompiledRule], folded_question: str, rule_type: str) -> CompiledRule | None:

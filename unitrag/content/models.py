@@ -370,6 +370,12 @@ class GuardRule(_Strict):
                     "safe response from there. stop: always the safe response. caution: always the note, for a rule "
                     "whose topic ordinary questions share (low mood and stress eating look like the suicide rule's "
                     "examples).")
+    exempt_restricted_role: StrictBool = Field(  # a grant: "yes" or 1 is an error, never read as true
+        default=False,
+        description="Whether a caller with the knowledge base's restricted role (restricted_role in unitrag.toml: staff, "
+                    "clinician) is exempt from this rule and answered from the units, the restricted ones included: the "
+                    "staff's own incident procedure for the emergency the rule stops for the public, a clinician's "
+                    "prescription question. Every other caller is still stopped.")
 
     @model_validator(mode="after")
     def _caution_on_red_flags(self) -> "GuardRule":

@@ -53,7 +53,7 @@ def _evaluate(
     for n, q in enumerate(questions, start=1):
         user = user_context(q)
         guard_timings: dict[str, float] = {}
-        got_guard = kb.screen(q.question, q.lang, guard_timings)
+        got_guard = kb.screen(q.question, q.lang, guard_timings, user)
         row: dict[str, Any] = {"id": q.id, "lang": q.lang, "label": _label(q), "category": category(q, unit_langs),
                                "question": q.question,
                                "guard": guard_row(q, got_guard, guard_timings.get("guard", 0.0))}

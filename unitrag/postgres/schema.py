@@ -112,6 +112,13 @@ MIGRATIONS: list[tuple[str, list[str]]] = [
             "ALTER TABLE unitrag_guard_rules ADD COLUMN similar_without_sign text",
         ],
     ),
+    (
+        "guard_rules.exempt_restricted_role: a rule the restricted role is answered past (artifact schema 10)",
+        [
+            # NULL in rows published before it: every caller is stopped, as before.
+            "ALTER TABLE unitrag_guard_rules ADD COLUMN exempt_restricted_role boolean",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

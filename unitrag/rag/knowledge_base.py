@@ -270,10 +270,13 @@ class KnowledgeBase:
         spelled: str = self._guard_speller.correct(question)
         return spelled
 
-    def screen(self, question: str, lang: str, timings: dict[str, float] | None = None) -> GuardOutcome | None:
+    def screen(self, question: str, lang: str, timings: dict[str, float] | None = None,
+               user: UserContext | None = None) -> GuardOutcome | None:
         """The guard's outcome for ``question`` (``Guard.check``), read in the content's script as retrieval reads
-        it: the guard's examples are written like the units, and the question is embedded once for both."""
-        return self.guard.check(self.in_content_script(question), lang, timings)
+        it: the guard's examples are written like the units, and the question is embedded once for both. A ``user``
+        with the restricted role is answered past the rules that exempt it (``exempt_restricted_role``)."""
+        guard = self.guard.for_restricted_role() if user is not None and self.retriever.reads_restricted(user) else self.guard
+        return guard.check(self.in_content_script(question), lang, timings)
 
     def in_content_script(self, question: str) -> str:
         """``question`` in the Han script of this knowledge base's Chinese, for retrieval: 檢查 read as 检查 when the
@@ -335,7 +338,7 @@ class KnowledgeBase:
         user = self.check_user(user)
         answer_lang = choice(lang, "lang", LANGS) or self._answer_lang(question)
         timings: dict[str, float] = {}
-        outcome = self.screen(question, answer_lang, timings)  # times "guard" and "embed" (reused by retrieval)
+        outcome = self.screen(question, answer_lang, timings, user)  # times "guard" and "embed" (reused by retrieval)
         if outcome is not None and outcome.stops:
             timings["total"] = (time.perf_counter() - started) * 1000
             return Answer(question, answer_lang, outcome.response, False, outcome, [], [], None, timings_ms=timings)

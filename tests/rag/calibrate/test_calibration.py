@@ -39,7 +39,7 @@ class ScoredKB:
     store: SimpleNamespace = field(default_factory=lambda: SimpleNamespace(manifest=MANIFEST, lang=np.array(["en"])))
     config: Config = field(default_factory=Config)
 
-    def screen(self, question: str, lang: str) -> None:
+    def screen(self, question: str, lang: str, timings: object = None, user: object = None) -> None:
         return None
 
     def search(self, question: str, user: object = None) -> SimpleNamespace:

@@ -283,3 +283,27 @@ def test_bad_pattern_is_an_error_naming_the_rule():
 def test_unknown_type_is_an_error():
     with pytest.raises(ValueError, match="unknown type 'warning'"):
         Guard.from_rows([_row("x", "warning", ["a"])])
+
+
+def test_the_restricted_role_is_answered_past_an_exempt_rule_and_stopped_by_the_others():
+    exempt = {**_row("on-track", "red_flag", ["on the tracks?"]), "exempt_restricted_role": True}
+    guard = Guard.from_rows([exempt, _row("fire", "red_flag", ["fire"]), _row("legal", "out_of_scope", ["sue"])])
+    question = "someone is on the track, what do I do?"
+    assert guard.check(question, "en").rule == "on-track"  # the public: stopped
+    staff = guard.for_restricted_role()
+    assert staff.check(question, "en") is None  # the staff: answered (their procedure)
+    assert staff.check("there is a fire on the track", "en").rule == "fire"  # not exempt: stopped for them too
+    assert staff.check("can I sue them?", "en").rule == "legal"
+    assert staff.for_restricted_role() is staff and guard.for_restricted_role() is staff
+    assert guard.check(question, "en").rule == "on-track"  # the public's guard is unchanged by the staff's
+
+
+def test_no_exempt_rule_means_the_restricted_role_has_the_same_guard():
+    guard = Guard.from_rows([_row("fire", "red_flag", ["fire"])])
+    assert guard.for_restricted_role() is guard
+
+
+@pytest.mark.parametrize("value", ["true", "yes", 1, [True]])
+def test_an_exemption_that_is_not_a_boolean_is_an_error_never_a_grant(value):
+    with pytest.raises(ValueError, match="'fire'.*exempt_restricted_role"):
+        Guard.from_rows([{**_row("fire", "red_flag", ["fire"]), "exempt_restricted_role": value}])

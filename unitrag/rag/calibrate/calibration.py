@@ -118,11 +118,12 @@ def _measure_batch(kb: Any, questions: Sequence[LabelledQuestion]) -> tuple[list
 
     samples, guarded = [], []
     for q in questions:
-        stopped = kb.screen(q.question, detect_lang(q.question))  # a caution is answered: it calibrates too
+        user = user_context(q)
+        stopped = kb.screen(q.question, detect_lang(q.question), None, user)  # a caution is answered: it calibrates too
         if q.guard is not None or (stopped is not None and stopped.stops):
             guarded.append(q.id)
             continue
-        sources = kb.search(q.question, user=user_context(q)).sources
+        sources = kb.search(q.question, user=user).sources
         if not sources:
             continue
         found = {s.unit_id for s in sources} | {s.story_id for s in sources if s.story_id}

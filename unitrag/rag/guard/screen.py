@@ -39,6 +39,7 @@ that word (``spell``: ``search.spelling.Speller.from_examples``).
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
@@ -98,6 +99,18 @@ class Guard:
         # patterns (tried on the question as typed first) and the framing; the classifier reads it as typed
         self._spell = spell
         self._sign_kinds: dict[str, str] = {}  # per rule, the kind of sign its examples tell (read on first use)
+        self._restricted: Guard | None = None  # ``for_restricted_role``, made once
+
+    def for_restricted_role(self) -> "Guard":
+        """This guard without the rules the restricted role is exempt from (``exempt_restricted_role``): the staff
+        asking about the emergency the public is stopped for are answered from their own procedures. The classifier
+        still scores every rule; an exempt rule's score stops nobody here, and no other rule's takes its place."""
+        if self._restricted is None:
+            kept = tuple(r for r in self.rules if not r.exempt_restricted_role)
+            restricted = self if kept == self.rules else copy.copy(self)
+            restricted.rules, restricted._by_id, restricted._restricted = kept, {r.id: r for r in kept}, restricted
+            self._restricted = restricted
+        return self._restricted
 
     @classmethod
     def from_rows(cls, rows: Iterable[Mapping[str, Any]], **options: Any) -> "Guard":
