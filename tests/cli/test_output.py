@@ -180,3 +180,18 @@ def test_the_build_names_the_pattern_that_stops_own_questions_and_near_misses(mo
     assert "question 1?" not in text  # one example a pattern
     assert "en-u9: 'scored?' → oos-evil (score 0.91)" in text
     assert "red-flag-shock: pattern 'electrocuted' stops the near-miss 'How does an RCD stop you being electrocuted?'" in text
+
+
+def test_a_guard_pattern_is_shown_as_written_to_paste_back_into_yaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not Python's repr: ``\\b`` is one backslash, as in guard.yaml; what cannot be seen is escaped, on one line."""
+    buffer = io.StringIO()
+    monkeypatch.setattr(output, "err", Console(file=buffer, width=400, color_system=None))
+    pattern = r"\b(someone|somebody)\s+(collapsed|fainted)\b" + "\n\u200b…"
+    output._print_guard_stops_own([{"unit": "en-u1", "text": "What if someone collapsed?", "rule": "red-flag-collapse",
+                                    "by": "pattern", "pattern": pattern}])
+    output._print_near_misses_stopped([{"rule": "red-flag-collapse", "text": "Has someone fainted before?",
+                                        "pattern": pattern}])
+    lines = buffer.getvalue().splitlines()
+    shown = r"pattern '\b(someone|somebody)\s+(collapsed|fainted)\b\n\u200b…' stops"
+    assert shown in lines[1] and shown in lines[3] and len(lines) == 4
+    assert "\\\\" not in buffer.getvalue()

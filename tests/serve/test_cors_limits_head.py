@@ -64,3 +64,18 @@ def test_a_refused_preflight_is_the_json_error_keeping_its_status(make_client, h
     error = response.json()["error"]
     assert set(response.json()) == {"error"} and error.startswith("CORS preflight refused: ") and reason in error
     assert "Origin" in response.headers["vary"] and response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_without_cors_origins_a_preflight_is_the_documented_400_not_a_405(client):
+    response = client.options("/v1/ask", headers={"origin": ORIGIN, "access-control-request-method": "POST"})
+    assert response.status_code == 400 and response.headers["content-type"] == "application/json"
+    error = response.json()["error"]
+    assert error == "CORS preflight refused: the server takes no cross-origin calls (cors_origins is not set)"
+    assert "access-control-allow-origin" not in response.headers
+
+
+def test_without_cors_origins_other_requests_carry_no_cors_headers(client):
+    response = client.get("/v1/health", headers={"origin": ORIGIN})
+    assert response.status_code == 200 and "access-control-allow-origin" not in response.headers
+    assert "origin" not in response.headers["vary"].lower()
+    assert client.options("/v1/ask").status_code == 405  # an OPTIONS that is no preflight (no Origin) is the router's

@@ -133,3 +133,10 @@ def test_cors_origins_that_can_match_are_kept():
 def test_an_app_built_with_a_bad_origin_is_refused_before_it_serves(make_client):
     with pytest.raises(UserError, match="cors_origins"):
         make_client(ServeSettings(cors_origins=("https://app.example.org/",), api_keys=CLINICIAN_KEYS, reload_poll_s=0))
+
+
+@pytest.mark.parametrize("path", ["/v1/units/x/", "/v1/health/", "/docs/"])
+def test_a_trailing_slash_is_a_404_never_a_redirect_to_the_requests_host(client, path):
+    response = client.get(path, headers={"host": "evil.example"}, follow_redirects=False)
+    assert response.status_code == 404 and "location" not in response.headers
+    assert response.json() == {"error": "Not Found"}

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from ..config import Config, load_config
 from ..errors import ContentInvalid, UserError
-from .output import ProgressBars, err, out, print_json
+from .output import ProgressBars, err, out, print_json, print_table
 from .options import ConfigOpt, JsonOpt
 
 if TYPE_CHECKING:  # the content model (pydantic, YAML) loads only when a command runs: `--help` stays fast
@@ -238,13 +238,13 @@ def _print_categories(reports: list["EvalReport"]) -> None:
 
 
 def _print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
-    """One titled table of text cells, never narrower than 100 columns (a pipe to a file keeps it whole)."""
+    """One titled table of text cells, each on one line where the width allows (``print_table``: never cut)."""
     table = Table(title=title, title_justify="left")
     for column in header:
         table.add_column(column, no_wrap=True)
     for row in rows:
         table.add_row(*row)
-    out.print(table, width=max(out.width, 100))
+    print_table(table)
 
 
 def _print_guard(reports: list["EvalReport"]) -> None:
@@ -364,7 +364,7 @@ def _print_variants(report: "EvalReport", title: str) -> None:
     for v in report.variants.values():
         cells = [v.cell(m, best, "[bold green]{}[/]") for m in MEASURES]
         table.add_row(v.name, *cells, f"{v.qps:.0f}")
-    out.print(table, width=max(out.width, 100))
+    print_table(table)
     if report.pipeline.get("query_embedding_qps"):
         out.print(f"q/s: ranking only; queries were embedded once up front at {report.pipeline['query_embedding_qps']:.0f} q/s")
 
@@ -460,7 +460,7 @@ def _print_candidates(result: "Calibration") -> None:
         table.add_row(" + ".join([c["feature"], *c["mix"]]), "yes" if c["per_lang"] else "no", f"{c['auc']:.3f}", by_lang,
                       f"{c['loo_auc']:.3f}", _f(c["loo_not_found_f1"]), "◀ chosen" if c.get("chosen") else "",
                       style="bold green" if c.get("chosen") else None)
-    out.print(table)
+    print_table(table)
     for name, why in result.not_candidates.items():
         out.print(f"not a candidate: {name}: {why}")
     fitted = result.fitted

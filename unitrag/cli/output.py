@@ -10,14 +10,18 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 if TYPE_CHECKING:  # the compiler and the runtime load NumPy and DuckDB: `unitrag --help` must not wait for them
+    from rich.table import Table
+
     from ..compiler.pipeline import BuildReport
     from ..content.problems import Problem
     from ..rag.knowledge_base import Answer
 
 out = Console()
-if not out.is_terminal:  # a pipe or a CI log: wide enough for the eval table
+if not out.is_terminal:  # a pipe or a CI log: text wraps at 120 columns; a table is printed whole (print_table)
     out = Console(width=120)
 err = Console(stderr=True)
+#: The widest a table is measured off a terminal: past any real table, short of a runaway one.
+FULL_WIDTH = 100_000
 
 
 class ProgressBars:
@@ -50,6 +54,23 @@ class ProgressBars:
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:
             self._bar.stop()
+
+
+def print_table(table: Table) -> None:
+    """Print ``table`` with no cell ever cut to "…". A file or a CI log gets it at its full width, however wide: nobody
+    can widen a log afterwards (and ``COLUMNS`` does not reach a pipe); a terminal gets its cells wrapped to fit, a
+    word too long for its column folded."""
+    for column in table.columns:
+        column.overflow = "fold"
+        column.no_wrap = column.no_wrap and not out.is_terminal
+    if out.is_terminal:
+        out.print(table)
+        return
+    from rich.measure import Measurement
+    from rich.segment import Segments
+
+    width = max(out.width, Measurement.get(out, out.options.update_width(FULL_WIDTH), table).maximum)
+    out.print(Segments(out.render(table, out.options.update_width(width))), crop=False)  # past the console's width
 
 
 def print_json(data: Any) -> None:
@@ -175,7 +196,7 @@ def print_report(report: BuildReport) -> None:
     table.add_column("ids")
     for action, count, ids in _lines(report):
         table.add_row(action, str(count), ids)
-    out.print(table)
+    print_table(table)
     from rich.markup import escape
 
     for label, text in _access_lines(report):
@@ -227,6 +248,13 @@ def report_markdown(report: BuildReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def as_written(pattern: str) -> str:
+    """``pattern`` in single quotes as its author wrote it, to paste back into guard.yaml: its backslashes single, not
+    doubled as ``repr`` shows them; only what cannot be seen (a newline, a tab, a zero-width space) escaped as ``repr``
+    does, so the message stays one line."""
+    return "'" + "".join(c if c.isprintable() else repr(c)[1:-1] for c in pattern) + "'"
+
+
 def _print_guard_stops_own(found: list[dict[str, Any]]) -> None:
     """The units' own questions a guard rule would stop, with what to do about each kind: the questions one pattern
     stops in one line, with the pattern and one of them (an artifact built before patterns were named: each alone)."""
@@ -241,8 +269,8 @@ def _print_guard_stops_own(found: list[dict[str, Any]]) -> None:
     for (rule, pattern), stopped in by_pattern.items():
         first = stopped[0]
         of = f"{len(stopped)} of them, e.g. " if len(stopped) > 1 else ""
-        err.print(f"  {rule}: pattern {pattern!r} stops {of}{first['unit']}: {first['text']!r}: narrow this pattern "
-                  "in guard.yaml", markup=False, highlight=False)
+        err.print(f"  {rule}: pattern {as_written(pattern)} stops {of}{first['unit']}: {first['text']!r}: "
+                  "narrow this pattern in guard.yaml", markup=False, highlight=False)
     for f in found:
         if f["by"] == "pattern" and f.get("pattern") is not None:
             continue
@@ -258,5 +286,5 @@ def _print_near_misses_stopped(found: list[dict[str, Any]]) -> None:
     err.print(f"[yellow]warning:[/] {len(found)} near-miss(es) in guard.yaml, questions its authors say must pass, "
               "are stopped by their own rule's pattern (the classifier cannot undo a pattern's match):")
     for f in found:
-        err.print(f"  {f['rule']}: pattern {f['pattern']!r} stops the near-miss {f['text']!r}: narrow this pattern, "
-                  "or drop the near-miss if the rule should stop it", markup=False, highlight=False)
+        err.print(f"  {f['rule']}: pattern {as_written(f['pattern'])} stops the near-miss {f['text']!r}: "
+                  "narrow this pattern, or drop the near-miss if the rule should stop it", markup=False, highlight=False)

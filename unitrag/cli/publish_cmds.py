@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ..config import load_config
-from .output import out, print_json
+from .output import out, print_json, print_table
 from .options import ConfigOpt
 
 if TYPE_CHECKING:  # the publisher loads DuckDB and psycopg: only `unitrag publish` itself imports it
@@ -77,7 +77,7 @@ def _print(report: PublishReport) -> None:
     table.add_column("chunks", justify="right")
     for action, count in report.plan.counts().items():
         table.add_row(action.replace("_", "-"), str(count))
-    out.print(table)
+    print_table(table)
     if report.plan.tables_changed:
         out.print(f"tables changed: {', '.join(report.plan.tables_changed)}")
     out.print(_index_line(report))

@@ -118,6 +118,7 @@ def create_app(
     app = FastAPI(
         title="unitrag", summary="Search and ask a unitrag knowledge base; answers carry checked citations.",
         version=_version(), lifespan=lifespan,
+        redirect_slashes=False,  # Starlette's slash redirect names the request's Host header: a trailing slash is a 404
     )
     app.state.unitrag = ServerState(settings, holder, auth)
     errors.install(app)
@@ -133,11 +134,12 @@ def create_app(
     app.add_middleware(RateLimit, per_minute=settings.rate_limit_per_minute, trusted_proxies=settings.trusted_proxies,
                        max_clients=settings.rate_limit_clients)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
-    if settings.cors_origins:  # outside the limits: a browser can read their 413 and 429; a preflight is never counted
-        app.add_middleware(
-            errors.JsonCors, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
-            allow_headers=["authorization", "x-api-key", "content-type"],
-        )
+    # outside the limits: a browser can read their 413 and 429; a preflight is never counted. Without origins it only
+    # refuses preflights (the documented 400, not the router's 405 for OPTIONS)
+    app.add_middleware(
+        errors.JsonCors, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
+        allow_headers=["authorization", "x-api-key", "content-type"],
+    )
     app.add_middleware(SecurityHeaders, roles_header=settings.roles_header)  # outermost: every refusal carries them
     return app
 

@@ -17,6 +17,7 @@ from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from ..errors import Unavailable
 from .auth import Unauthenticated
@@ -37,16 +38,27 @@ def error(status: int, message: str, headers: dict[str, str] | None = None) -> J
     return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
+#: The 400 for every preflight when ``cors_origins`` is not set: no origin could pass, whatever it asks for.
+NO_CORS_ORIGINS = "CORS preflight refused: the server takes no cross-origin calls (cors_origins is not set)"
+
+
 class JsonCors(CORSMiddleware):
     """Starlette's CORS middleware, but a refused preflight is the documented ``{"error": ...}`` JSON (Starlette's own
     is ``text/plain`` "Disallowed CORS origin, method"), with its status (400) and its CORS headers kept: a client
-    reads every refusal one way, and the message names what was refused and the setting that decides it."""
+    reads every refusal one way, and the message names what was refused and the setting that decides it.
+
+    Installed without origins too: then it refuses every preflight, one reason (no origin could pass, so the method or
+    headers asked for do not matter), and leaves other responses untouched (no ``Vary: Origin`` on a server that
+    takes no cross-origin calls)."""
 
     def preflight_response(self, request_headers: Headers) -> Response:
         """The preflight's answer; a refusal rewritten as JSON naming what was refused."""
         response = super().preflight_response(request_headers)
         if response.status_code < 400:
             return response
+        headers = {k: v for k, v in response.headers.items() if k not in ("content-type", "content-length")}
+        if not self.allow_origins:  # nothing is allowed: no method or header advertised, one reason
+            return error(400, NO_CORS_ORIGINS, {"vary": headers["vary"]})
         failures = bytes(response.body).decode("utf-8", "replace").removeprefix("Disallowed CORS ").split(", ")
         reasons = {
             "origin": "the Origin is not one of the server's cors_origins",
@@ -54,9 +66,15 @@ class JsonCors(CORSMiddleware):
             "headers": f"a requested header is not one of {', '.join(dict.fromkeys(self.allow_headers))}",
             "private-network": "private network access is not allowed",
         }
-        headers = {k: v for k, v in response.headers.items() if k not in ("content-type", "content-length")}
         return error(response.status_code, "CORS preflight refused: " + "; ".join(reasons.get(f, f) for f in failures),
                      headers)
+
+    async def simple_response(self, scope: Scope, receive: Receive, send: Send, request_headers: Headers) -> None:
+        """Any other request: with origins, Starlette's CORS headers; without, the app's own response, untouched."""
+        if self.allow_origins:
+            await super().simple_response(scope, receive, send, request_headers)
+        else:
+            await self.app(scope, receive, send)
 
 
 def _validation_message(exc: RequestValidationError) -> tuple[int, str]:
