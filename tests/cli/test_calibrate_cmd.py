@@ -23,6 +23,8 @@ def test_the_summary_says_which_gate_was_kept_and_why(capsys: pytest.CaptureFixt
     assert "20 answerable, 12 unanswerable" in text
     assert "kept the default gate" in text and "(the default)" in text and "wrote the gate to" in text
     assert len(lines) <= 10 and "per language" not in text  # no table without --verbose
+    # the default kept, and the gate's strongest input unused: what to do about it, without --verbose
+    assert "exemplar not a candidate: split the dev questions over two or more files" in " ".join(text.split())
 
 
 def test_verbose_marks_the_chosen_candidate_and_says_why_a_feature_is_none(capsys: pytest.CaptureFixture[str]):

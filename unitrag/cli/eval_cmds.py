@@ -440,6 +440,9 @@ def _print_verdict(result: "Calibration", written: Path | None, asked: Path | No
                   f"{_f(m['loo_not_found_precision'])} recall {_f(m['loo_not_found_recall'])}")
     style = "green" if verdict.kept == "fitted" else "yellow"
     out.print(f"[{style}]verdict[/]    {verdict.reason}")
+    if verdict.kept != "fitted" and "exemplar" in result.not_candidates:  # what most often keeps a new team's fit out
+        out.print("exemplar   not a candidate: split the dev questions over two or more files (questions2.yaml, …)",
+                  markup=False)
     if gate is not None:
         out.print(f"gate       {gate.formula} ({'fitted' if verdict.kept == 'fitted' else 'the default'}) for {gate.pipeline_id}")
     if written is not None:
