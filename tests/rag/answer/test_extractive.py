@@ -214,6 +214,19 @@ def test_a_paraphrase_in_the_other_language_reads_only_the_other_languages_sourc
     assert plain.splitlines()[1].split("：", 1)[1].startswith("盐是一种常见的调味品。"), "what the bridge changes"
 
 
+def test_the_question_itself_among_the_exemplars_is_no_paraphrase_and_does_not_hide_the_translation() -> None:
+    """A labelled dev question asked word for word is its own nearest exemplar (cosine 1): it set the bar the
+    author's translation was measured against, and a new team's English tenant got two unrelated English units."""
+    known = lexicon()
+    question = "Should grown-ups limit it?"
+    near = {"should grown-ups  limit it?": 1.0, "成年人吃盐要不要限量？": 0.93}  # itself, folded otherwise
+    focus = known.focus(question, (), near)
+    assert focus.bridge and focus.terms == known.focus(question).terms
+    chinese = [source(1, "盐", "盐是一种常见的调味品。成年人吃盐要限量。", ["cn"], lang="zh")]
+    answer = extractive_answer(question, "en", chinese, focus=(focus, known))
+    assert answer.splitlines()[1].split("：", 1)[1].startswith("成年人吃盐要限量。")
+
+
 def test_a_paraphrase_much_further_than_the_nearest_does_not_steer_the_answer() -> None:
     text = ("Potassium from food is safe for healthy kidneys, but chronic kidney disease needs care. "
             "Bananas, potatoes and beans give a lot of potassium.")
@@ -390,3 +403,53 @@ def test_a_sentence_that_points_back_is_quoted_alone_when_both_do_not_fit() -> N
     answer = ask("coffee bags one-way valve: what for, and squeezed flat?", "en", [source(1, "Storing beans", text, ["nca"])])
     assert "That is why coffee bags have a one-way valve." in answer and "squeezed flat" in answer
     assert "chocolate" not in answer  # the sentence it leans on would take the whole budget
+
+
+def test_an_authors_own_question_is_answered_from_its_unit_whatever_words_they_share() -> None:
+    """"地铁上可以吃东西吗？" of a unit saying 禁止进食: no word in common, and another unit's sentence shares 可以."""
+    sources = [source(1, "车厢内饮食规定", "在车站付费区和车厢内禁止进食，违者最高罚款200元。", ["rules"], "zh"),
+               source(2, "乘车礼仪", "在地铁上可以给老人让座，上车先下后上。", ["etiquette"], "zh")]
+    question = "地铁上可以吃东西吗？"
+    known = Lexicon()
+    plain = extractive_answer(question, "zh", sources, focus=(known.focus(question), known))
+    assert "200元" not in plain  # without the author's word, the shared word wins: the fine is never said
+    authored = extractive_answer(question, "zh", sources, focus=(known.focus(question, authored=["u1"]), known))
+    assert authored.splitlines()[1].startswith("1. 车厢内饮食规定：在车站付费区和车厢内禁止进食，违者最高罚款200元")
+    assert cited(authored)[0] == "rules"
+    # an authored unit that is not among the sources changes nothing
+    assert extractive_answer(question, "zh", sources, focus=(known.focus(question, authored=["gone"]), known)) == plain
+
+
+def test_in_a_unit_on_one_topic_the_span_naming_what_was_asked_beats_the_one_repeating_the_topic() -> None:
+    """"虎尾兰多久浇一次水？" of a watering table: the row naming the plant, not the row that says "watering" again."""
+    text = "Salt for adults: under 5 g a day.\n\nChildren aged 4 to 6: under 3 g a day."
+    sources = [source(1, "Limits", text, ["who"], topics=["salt"])]
+    answer = ask("how much for children aged 4 to 6?", "en", sources, ("salt",))
+    assert answer.splitlines()[1].startswith("1. Limits: Children aged 4 to 6: under 3 g a day.")
+    # a unit on three topics: a span naming the asked one still counts for more than its neighbours
+    three = [source(1, "Limits", text, ["who"], topics=["salt", "iodine", "pregnancy"])]
+    assert ask("how much for children aged 4 to 6?", "en", three, ("salt",)).splitlines()[1].startswith("1. Limits: Salt")
+
+
+def test_a_paragraphs_bold_label_is_said_once_before_its_quoted_sentences() -> None:
+    """The label often names what its sentences state (the trial's name): said as a label, never as a sentence."""
+    text = "**MRC vitamin study (1991).** It enrolled women in seven countries. Folic acid cut defects by 72%."
+    answer = extractive_answer("Which women did the MRC study enrol, and what did folic acid cut?", "en",
+                               [source(1, "Folic acid trials", text, ["mrc"])])
+    line = answer.splitlines()[1]
+    assert line.startswith("1. Folic acid trials: MRC vitamin study (1991): It enrolled women in seven countries.")
+    assert line.count("MRC vitamin study") == 1 and "72%" in line and "(1991). It" not in line
+
+
+@pytest.mark.parametrize(("question", "amount", "listed"), [
+    ("b12 dose?", True, False),  # a reader's two words: the dose is a quantity
+    ("vitamin d dosage for adults", True, False),
+    ("what foods have a lot of potassium", False, True),
+    ("what vegetables are high in iron?", False, True),
+    ("what does b12 do?", False, False),
+    ("what is ferritin?", False, False),
+    ("what causes anemia", False, False),
+])
+def test_a_question_asks_for_a_quantity_or_a_list_in_few_words(question: str, amount: bool, listed: bool) -> None:
+    focus = Lexicon().focus(question)
+    assert (focus.asks_amount, focus.asks_list) == (amount, listed)

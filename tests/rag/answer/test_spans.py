@@ -60,6 +60,23 @@ def test_bold_lines_head_what_follows_but_a_long_bold_sentence_is_a_sentence() -
     assert shown(long_bold) == [("sentence", "", "Do not stop treatment without asking the doctor who prescribed it.")]
 
 
+def test_a_bold_phrase_opening_a_paragraph_labels_its_first_sentence_and_is_no_sentence_of_its_own() -> None:
+    """A reader saw "…每天3–4次。维生素B6与孕吐。恶心呕吐是…": the lead-in quoted as if it were a sentence."""
+    found = spans("**维生素B6与孕吐。**恶心呕吐是孕早期最常见的不适。多数人在孕中期缓解。\n\n下一段。")
+    assert [(s.context, s.words, s.labelled) for s in found] == [
+        ("维生素B6与孕吐", "恶心呕吐是孕早期最常见的不适。", True),  # its first sentence, as written
+        ("", "多数人在孕中期缓解。", False),
+        ("", "下一段。", False)]
+    assert shown("**Omega-3 and LDL.** High-dose DHA can raise LDL slightly.") == [
+        ("sentence", "Omega-3 and LDL", "High-dose DHA can raise LDL slightly.")]
+    assert shown("**Safety**: rare reactions occur.") == [("sentence", "Safety", "rare reactions occur.")]
+    # bold inside a sentence, a bold subject, or a long bold sentence opening one, stays the sentence's own words
+    assert shown("Take it **with food** every day.") == [("sentence", "", "Take it with food every day.")]
+    assert shown("**Serum B12** is the usual first test.") == [("sentence", "", "Serum B12 is the usual first test.")]
+    long_bold = "**Do not stop treatment without asking the doctor who prescribed it.** Then rest."
+    assert shown(long_bold)[0][:2] == ("sentence", "")
+
+
 def test_chinese_wrapped_lines_join_without_a_space() -> None:
     assert shown("孕妇每天需要\n碘230微克。碘盐是主要来源。") == [
         ("sentence", "", "孕妇每天需要碘230微克。"), ("sentence", "", "碘盐是主要来源。")]

@@ -107,14 +107,17 @@ def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon
 
 
 def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_terms: Collection[str] = (),
-           bridge_terms: Collection[str] = ()) -> list[Quote]:
+           bridge_terms: Collection[str] = (), authored: Sequence[str] = ()) -> list[Quote]:
     """The best quote, then the next best that state nearly as much of the question and repeat nothing, within
     the length budget and from at most ``MAX_UNITS`` units. When a list is asked for ("which foods…") and the best quote is a list item, its sibling
     items follow it: the list is the answer. Another row of a quoted row's table must also say a term of the
     question itself (``focus_terms``) that the quoted rows do not: the vegetables' row, then the fruits' row when
     both are asked, never the rest of the table for the words its header repeats. A table in the other language
     than the question cannot say the question's words: its rows are read against ``bridge_terms``, the authors'
-    questions of that language that say the same."""
+    questions of that language that say the same. When the question is one the authors of a unit wrote for it
+    (``authored``, nearest first), that unit's best quote comes first and its spans are quoted whatever words they
+    share with the question (its author said it answers it: "地铁上可以吃东西吗？" of a unit saying 禁止进食)."""
+    quotes, answering = _authored_first(quotes, authored)
     chosen: list[Quote] = []
     seen: list[set[str]] = []  # the terms of each chosen quote, in order
     own, bridge = set(focus_terms), set(bridge_terms)
@@ -131,7 +134,8 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
     for quote in quotes:
         if points >= MAX_SPANS:
             break
-        if chosen and quote not in siblings and (quote.relevance <= 0 or quote.relevance < RELATIVE_FLOOR * top):
+        if (chosen and quote not in siblings and quote.source.unit_id not in answering
+                and (quote.relevance <= 0 or quote.relevance < RELATIVE_FLOOR * top)):
             continue
         words = quote.span.words
         terms = set(tokenize(words)) or {words}
@@ -157,6 +161,15 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
                 seen.append(set(tokenize(taken.span.words)) or {taken.span.words})
                 used += len(taken.span.words)
     return chosen
+
+
+def _authored_first(quotes: Sequence[Quote], authored: Sequence[str]) -> tuple[list[Quote], frozenset[str]]:
+    """The quotes with the best of the nearest authored unit among the sources first, and that unit (none: as given)."""
+    for unit in authored:
+        best = next((q for q in quotes if q.source.unit_id == unit), None)
+        if best is not None:
+            return [best, *(q for q in quotes if q is not best)], frozenset({unit})
+    return list(quotes), frozenset()
 
 
 def _leaned_on(quote: Quote, placed: dict[tuple[str, int], Quote], chosen: list[Quote]) -> Quote | None:
@@ -203,7 +216,7 @@ def _shown(span: Span, lang: str, context_shown: bool = False, title: str = "", 
 
 def _shows_context(span: Span, context_shown: bool, title: str) -> bool:
     context = span.context.casefold()
-    return (span.kind != "sentence" and bool(context) and not context_shown
+    return ((span.kind != "sentence" or span.labelled) and bool(context) and not context_shown
             and context not in span.words.casefold() and context not in title.casefold())
 
 
@@ -313,7 +326,8 @@ def extractive_quotes(question: str, lang: str, sources: Sequence[Source], *, al
         if focus is None:
             lexicon = plain_lexicon()
             focus = (lexicon.focus(question), lexicon)
-        chosen = choose(candidates(focus[0], sources, focus[1]), lang, focus[0].asks_list, focus[0].own, focus[0].bridge)
+        chosen = choose(candidates(focus[0], sources, focus[1]), lang, focus[0].asks_list, focus[0].own, focus[0].bridge,
+                        focus[0].authored)
         lines = quoted_lines(chosen, lang, allowed_set)
     except Exception:  # the fallback of last resort never raises
         chosen, lines = [], []

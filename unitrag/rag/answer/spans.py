@@ -14,7 +14,7 @@ Pure string work, no model: it runs on every extractive answer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from ...content.text.citation_tags import canonical_tag, find_tags, replace_tags, strip_tags
@@ -37,6 +37,11 @@ _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 # colon, has no end punctuation or is short ("**安全性。**"); a long bold sentence is a sentence.
 _BOLD_LINE = re.compile(r"^\s*(\*\*|__)(?P<text>[^*_]+?)\1\s*(?P<colon>[:：]?)\s*$")
 _BOLD_HEADING_CHARS = 40
+# A paragraph opening with a short bold phrase that ends itself ("**Omega-3 and LDL.** High-dose …", "**维生素B6与孕吐。**恶心…",
+# "**How often:** Every …") labels its first sentence: said before it, not a sentence of its own to quote. One that runs
+# on ("**Serum B12** is the usual first test") is the sentence's subject.
+_BOLD_LEAD = re.compile(r"^\s*(\*\*|__)(?P<text>[^*_]{1,%d}?[.:：。！？!?])\1\s*(?=\S)|"
+                        r"^\s*(\*\*|__)(?P<named>[^*_]{1,%d}?)\3\s*[:：]\s*(?=\S)" % (_BOLD_HEADING_CHARS, _BOLD_HEADING_CHARS))
 _END_PUNCT = ".!?。！？…"
 _SPACE = re.compile(r"\s+")
 # A sentence ends at 。！？!? (plus closing quotes/brackets), at ；… runs, or at a "." followed by
@@ -65,6 +70,7 @@ class Span:
     list_no: int = 0  # an item's list (1, 2, … in the text's order; 0: not an item)
     ordinal: int = 0  # an item's number in a numbered list, as the list renders it (0: not numbered)
     leans_on: int = -1  # the position of the sentence before it, when it points back to it ("That is why …")
+    labelled: bool = False  # its context is the bold phrase its paragraph opens with (the first sentence's): said before it
 
     @classmethod
     def of(cls, text: str, context: str, kind: SpanKind, position: int, list_no: int = 0, ordinal: int = 0,
@@ -200,6 +206,7 @@ class _Reader:
         self.lists: dict[int, tuple[int, bool, int]] = {}  # open lists by indent: (list_no, numbered, next number)
         self.list_count = 0
         self.item = (0, 0)  # the current item's list_no and ordinal
+        self.bold_lead = ""  # the bold phrase the current paragraph opens with (``_BOLD_LEAD``): its sentences' context
 
     def add(self, text: str, kind: SpanKind, context: str, item: tuple[int, int] = (0, 0), after: Span | None = None) -> None:
         """One span; ``after``: the sentence before it in its paragraph (it may point back to it)."""
@@ -244,7 +251,8 @@ class _Reader:
         self.lead = ""
         if sentences and sentences[-1].rstrip().endswith((":", "：")) and len(strip_tags(sentences[-1])) <= LEAD_IN_CHARS:
             self.lead = strip_tags(sentences.pop()).strip().rstrip(":：")
-        context, run = self.heading, []
+        context, run, label, first = self.heading, [], self.bold_lead, len(self.spans)
+        self.bold_lead = ""
         for sentence in sentences:
             if strip_tags(sentence).rstrip().endswith(("?", "？")):
                 self.add_sentences(run, "sentence", context)
@@ -252,6 +260,8 @@ class _Reader:
                 continue
             run.append(sentence)
         self.add_sentences(run, "sentence", context)
+        if label and len(self.spans) > first:  # its first sentence, as it was written: "**How often:** Every 150 km"
+            self.spans[first] = replace(self.spans[first], context=label, labelled=True)
 
     def set_heading(self, text: str) -> None:
         self.flush()
@@ -290,6 +300,10 @@ class _Reader:
                     self.block_kind = "sentence"
                     if not line[:1].isspace():
                         self.lists = {}  # a paragraph at the margin ends the lists above it
+                    lead = _BOLD_LEAD.match(line)
+                    if lead is not None:
+                        self.bold_lead = _flat(lead.group("text") or lead.group("named")).rstrip(".:：。!?！？")
+                        line = line[lead.end():]
                 self.block.append(line.strip())
             i += 1
         self.flush()

@@ -320,12 +320,15 @@ class Retriever:
         if user is not None and user.current_topic and user.current_topic not in named:
             named = [*named, user.current_topic]
         said_otherwise: dict[str, float] = {}
+        authored: tuple[str, ...] = ()
         if self.exemplars is not None:  # the question as the knowledge base's own questions put it (the vector is cached)
             offsets = ({lang: self.crosslingual.offset(question, lang) for lang in self.crosslingual.langs}
                        if self.crosslingual is not None else None)
-            said_otherwise = self.exemplars.nearest_answered(self.encoder.encode(question), PARAPHRASES, PARAPHRASE_COSINE,
-                                                             self.reads_restricted(user), detect_lang(question), offsets)
-        return lexicon.focus(question, named, said_otherwise), lexicon
+            vector, restricted = self.encoder.encode(question), self.reads_restricted(user)
+            said_otherwise = self.exemplars.nearest_answered(vector, PARAPHRASES, PARAPHRASE_COSINE, restricted,
+                                                             detect_lang(question), offsets)
+            authored = self.exemplars.authored_units(vector, restricted)
+        return lexicon.focus(question, named, said_otherwise, authored), lexicon
 
     def sparse_terms(self) -> Any:
         """The BM25 index (``store.sparse.SparseIndex``), built on first use, as the public sees it: which terms the
