@@ -409,3 +409,20 @@ def test_a_topic_or_citation_id_one_slip_away_is_told_the_one_meant(tree, sample
     messages = {p.field: p.message for p in validate_content(tree.root).problems}
     assert messages["topics"].endswith(": did you mean 'vitamin-b12'?")
     assert messages["citationIds"].endswith(": did you mean 'cit-a'?")
+
+
+def test_a_topics_file_that_does_not_parse_is_one_problem_not_one_per_unit_naming_a_topic(tree, samples):
+    """A full-width colon stopped YAML, and 34 "unknown topic" lines buried the one that said so."""
+    tree.write("topics.yaml", samples.TOPICS.replace('names: {en: "Folate"', 'names：{en: "Folate"'))
+    problems = validate_content(tree.root).problems
+    assert [p.path for p in problems] == ["content/topics.yaml"] and "full-width colon" in problems[0].message
+    tree.write("topics.yaml", samples.TOPICS)  # read, and a unit naming a topic it lacks is still a problem
+    tree.write("stories/story-one.md", samples.STORY.replace("topics: [vitamin-b12]", "topics: [iron]"))
+    assert [p.field for p in validate_content(tree.root).problems] == ["topics"]
+
+
+def test_an_id_with_a_full_width_comma_or_an_underscore_says_how_ids_are_spelled(tree, samples):
+    tree.write("stories/story-one.md", samples.STORY.replace("topics: [vitamin-b12]", "topics: [vitamin-b12，folate]"))
+    messages = [p.message for p in validate_content(tree.root).problems]
+    assert any("full-width comma '，'" in m and "lower-case letters, digits and hyphens" in m for m in messages)
+    assert not any("should match pattern" in m for m in messages)

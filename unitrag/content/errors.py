@@ -14,7 +14,12 @@ from .problems import Problem
 from .source_map import SourceMap
 
 #: What a field's pattern means to an author, for the patterns whose regex would be the message otherwise.
-_PATTERNS = {ACCESS_PATTERN: f"expected public or the knowledge base's restricted role, in lower case ({ROLE_SPELLING})"}
+#: An id's spelling: what units, topics, citations and rules are named by (``models.Slug``).
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
+_PATTERNS = {ACCESS_PATTERN: f"expected public or the knowledge base's restricted role, in lower case ({ROLE_SPELLING})",
+             SLUG_PATTERN: "an id is lower-case letters, digits and hyphens (lost-property, not lost_property or 失物)"}
+#: What a Chinese keyboard types in place of YAML's ASCII punctuation: named when a value holds one.
+_FULL_WIDTH = {"，": "comma", "：": "colon", "、": "enumeration comma", "；": "semicolon"}
 
 _FRIENDLY = {
     "missing": "required field is missing",
@@ -91,7 +96,7 @@ def problems_from_validation(
                 known = field_names(model) if model is not None else set()
             message = unknown_field(loc[-1] if loc else None, known, doc)
         elif err["type"] == "string_pattern_mismatch" and (err.get("ctx") or {}).get("pattern") in _PATTERNS:
-            message = f"{_PATTERNS[err['ctx']['pattern']]} (got {_SHORT.repr(err.get('input'))})"
+            message = f"{_PATTERNS[err['ctx']['pattern']]} (got {_SHORT.repr(err.get('input'))}){_full_width(err.get('input'))}"
         elif err["type"] not in _FRIENDLY and not err["type"].startswith("value_error"):
             message = f"{message} (got {_SHORT.repr(err.get('input'))})"
         elif err["type"].startswith("value_error"):
@@ -101,6 +106,14 @@ def problems_from_validation(
     if unknown > MAX_UNKNOWN_FIELDS:
         found.append(Problem(path, 1, whole or "fields", f"{unknown - MAX_UNKNOWN_FIELDS} more unknown fields, not listed"))
     return found
+
+
+def _full_width(value: Any) -> str:
+    """A hint when a value holds full-width punctuation (``[repairs，contract]`` is one item, not two)."""
+    found = next((char for char in _FULL_WIDTH if isinstance(value, str) and char in value), None)
+    if found is None:
+        return ""
+    return f": it holds a full-width {_FULL_WIDTH[found]} '{found}'; YAML separates items with an ASCII ', ' ([a, b])"
 
 
 def shown_key(part: Any) -> str:

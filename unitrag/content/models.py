@@ -18,13 +18,14 @@ from pydantic import (
 )
 
 from ..access import ACCESS_PATTERN, ROLE_PATTERN
+from .errors import SLUG_PATTERN
 from .text.citation_tags import find_tags
 from .text.unicode_fold import normalize_question
 from .urls import check_url
 
 #: Ids become URL paths (/v1/units/{id}), file names of caches and keys of every table: 100 is far past any real one.
 SLUG_MAX_CHARS = 100
-Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=SLUG_MAX_CHARS,
+Slug = Annotated[str, Field(pattern=SLUG_PATTERN, max_length=SLUG_MAX_CHARS,
                             description="lowercase slug: a-z, 0-9 and '-'")]
 Lang = Literal["zh", "en"]
 #: A scene's position: an INT32 column of the artifact; no story has a million scenes.
