@@ -195,3 +195,16 @@ def test_a_guard_pattern_is_shown_as_written_to_paste_back_into_yaml(monkeypatch
     shown = r"pattern '\b(someone|somebody)\s+(collapsed|fainted)\b\n\u200b…' stops"
     assert shown in lines[1] and shown in lines[3] and len(lines) == 4
     assert "\\\\" not in buffer.getvalue()
+
+
+def test_a_restricted_units_question_stopped_by_a_rule_points_at_the_exemption(monkeypatch: pytest.MonkeyPatch) -> None:
+    buffer = io.StringIO()
+    monkeypatch.setattr(output, "err", Console(file=buffer, width=400, color_system=None))
+    output._print_guard_stops_own([
+        {"unit": "zh-staff-gas", "text": "租客说有煤气味，客服怎么做？", "rule": "red-flag-gas", "by": "pattern", "pattern": "煤气味",
+         "restricted": True},
+        {"unit": "en-public", "text": "Gas smell?", "rule": "red-flag-gas", "by": "pattern", "pattern": "gas smell"}])
+    lines = buffer.getvalue().splitlines()
+    staff = next(line for line in lines if "zh-staff-gas" in line)
+    public = next(line for line in lines if "en-public" in line)
+    assert "exempt_restricted_role: true" in staff and "exempt_restricted_role" not in public

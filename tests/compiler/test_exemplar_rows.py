@@ -31,9 +31,15 @@ def test_labelled_questions_are_exemplars_only_without_a_user_context():
     rows = {r["text"]: r["role"] for r in guard_example_rows(content)}
     dev = [lq.question for lq in content.questions if not lq.path.endswith("_test.yaml") and lq.question.guard is None]
     assert dev
+    restricted = {q.question for q in dev if q.user is not None and q.user.roles}
+    assert restricted
     for q in dev:
+        if q.question in restricted:
+            continue
         expected = "negative" if q.user is not None else "unanswerable" if q.unanswerable else "answerable"
         assert rows[q.question] == expected, q.id
+    # one guard model scores every caller: what only the restricted role asks must not move a public caller's score
+    assert not restricted & set(rows)
     held_out = [lq.question.question for lq in content.questions if lq.path.endswith("_test.yaml")]
     assert held_out and not any(rows.get(t) in ROLES for t in held_out if t not in {q.question for q in dev})
 
@@ -60,3 +66,22 @@ def _fitted(model: list[dict]) -> list[tuple]:
 
 def replace_role(row: dict) -> dict:
     return {**row, "role": "negative"} if row["role"] == "unit_question" else row
+
+
+def test_a_restricted_units_question_stopped_only_by_a_rule_exempting_its_role_is_not_reported():
+    from types import SimpleNamespace
+
+    from unitrag.compiler.guard_examples import own_questions_stopped
+
+    def rule(rule_id: str, pattern: str, exempt: bool) -> dict:
+        return {"id": rule_id, "type": "red_flag", "patterns_en": [pattern], "patterns_zh": [], "response_en": "call",
+                "exempt_restricted_role": exempt}
+
+    own = [{"rule_id": "en-staff-gas", "role": "clinician_question", "text": "A tenant smells gas: what do we do?"},
+           {"rule_id": "en-gas", "role": "unit_question", "text": "I smell gas, is it safe?"}]
+    fit = SimpleNamespace(classes=["none"], weights=np.zeros((4, 1)), intercepts=np.zeros(1), thresholds={})
+    vectors = np.zeros((2, 4), dtype=np.float32)
+    exempt = own_questions_stopped(own, vectors, fit, [rule("red-flag-gas", r"\bsmells? gas\b", True)])
+    assert [(f["unit"], f["restricted"]) for f in exempt] == [("en-gas", False)]  # the public's question only
+    stops = own_questions_stopped(own, vectors, fit, [rule("red-flag-gas", r"\bsmells? gas\b", False)])
+    assert [(f["unit"], f["restricted"]) for f in stops] == [("en-gas", False), ("en-staff-gas", True)]

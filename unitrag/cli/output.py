@@ -270,13 +270,20 @@ def _print_guard_stops_own(found: list[dict[str, Any]]) -> None:
         first = stopped[0]
         of = f"{len(stopped)} of them, e.g. " if len(stopped) > 1 else ""
         err.print(f"  {rule}: pattern {as_written(pattern)} stops {of}{first['unit']}: {first['text']!r}: "
-                  "narrow this pattern in guard.yaml", markup=False, highlight=False)
+                  f"narrow this pattern in guard.yaml{_OR_EXEMPT if first.get('restricted') else ''}",
+                  markup=False, highlight=False)
     for f in found:
         if f["by"] == "pattern" and f.get("pattern") is not None:
             continue
         how = ("narrow the rule's pattern in guard.yaml" if f["by"] == "pattern"
                else "add near-misses like it to the rule in guard.yaml (each lowers such scores a little)")
-        err.print(f"  {f['unit']}: {f['text']!r} → {f['rule']} ({f['by']}): {how}", markup=False, highlight=False)
+        err.print(f"  {f['unit']}: {f['text']!r} → {f['rule']} ({f['by']}): {how}"
+                  f"{_OR_EXEMPT if f.get('restricted') else ''}", markup=False, highlight=False)
+
+
+#: What a restricted unit's question stopped by a rule may also need: the staff's own procedure behind the public's stop.
+_OR_EXEMPT = (", or, if the restricted role should be answered past the rule (its own procedure for what the public "
+              "is stopped for), mark the rule exempt_restricted_role: true")
 
 
 def _print_near_misses_stopped(found: list[dict[str, Any]]) -> None:

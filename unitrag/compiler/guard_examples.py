@@ -67,7 +67,9 @@ def guard_example_rows(content: ContentSet) -> list[dict[str, Any]]:
     """One row per example, near-miss, labelled question and unit question (no vectors yet): what the plan hashes.
 
     The labelled dev questions are the guard's negatives; asked without a user context they are also
-    answerability exemplars (rag.store.exemplars), by label. Authors' questions of units are exemplars only.
+    answerability exemplars (rag.store.exemplars), by label. Authors' questions of units are exemplars only. A question
+    asked with the restricted role is neither: the guard scores every caller with one model, and a public caller's
+    score must not move with what only the restricted role asks (an attacker read a third decimal of it move).
     """
     rows = []
     for rule in content.guard_rules:
@@ -76,7 +78,7 @@ def guard_example_rows(content: ContentSet) -> list[dict[str, Any]]:
     units = unit_access(content)
     for lq in content.questions:
         q = lq.question
-        if q.guard is None and not is_held_out(Path(lq.path)):
+        if q.guard is None and not is_held_out(Path(lq.path)) and not (q.user is not None and q.user.roles):
             rows.append(_row(None, _question_role(q), q.lang, q.question))
     if any(rule.examples.items() for rule in content.guard_rules):
         rows += [_row(None, "title", lang, title) for lang, title in public_titles(content)[:MAX_TITLES]]
@@ -219,24 +221,28 @@ def own_questions_stopped(
 ) -> list[dict[str, Any]]:
     """The units' own questions a rule would stop, by pattern or score (before the runtime reads their framing):
     a unit written to answer a question its knowledge base then refuses, or answers with an emergency message.
-    At most ``MAX_REPORTED``, by unit id, for the build to show its author."""
+    At most ``MAX_REPORTED``, by unit id, for the build to show its author. A restricted unit's question is asked by
+    the restricted role, whom a rule marked ``exempt_restricted_role`` does not stop."""
     compiled = [compile_rule(rule) for rule in rules]
+    for_restricted = [rule for rule in compiled if not rule.exempt_restricted_role]
     types = {rule.id: rule.type for rule in compiled}
     sources = {rule["id"]: [p for lang in LANGS for p in rule.get(f"patterns_{lang}") or ()] for rule in rules}
     columns = {t: [c for c, name in enumerate(fit.classes) if types.get(name) == t] for t in CHECK_ORDER}
     p = probabilities(vectors, fit.weights, fit.intercepts) if own else np.zeros((0, len(fit.classes)))
     found = []
     for row, scores in zip(own, p):
-        text = normalize_question(row["text"])
+        text, restricted = normalize_question(row["text"]), row["role"] != "unit_question"
+        asked = for_restricted if restricted else compiled
         for rule_type in CHECK_ORDER:
-            rule, cols = first_match(compiled, text, rule_type), columns[rule_type]
+            rule, cols = first_match(asked, text, rule_type), columns[rule_type]
             mass = float(scores[cols].sum()) if cols else 0.0
+            top = fit.classes[max(cols, key=lambda c: scores[c])] if cols else ""
             if rule is not None:
                 found.append({"unit": row["rule_id"], "text": row["text"], "rule": rule.id, "by": "pattern",
-                              "pattern": stopping_pattern(sources.get(rule.id, []), text)})
-            elif cols and mass >= fit.thresholds.get(rule_type, 2.0):
-                found.append({"unit": row["rule_id"], "text": row["text"],
-                              "rule": fit.classes[max(cols, key=lambda c: scores[c])], "by": f"score {mass:.2f}"})
+                              "pattern": stopping_pattern(sources.get(rule.id, []), text), "restricted": restricted})
+            elif cols and mass >= fit.thresholds.get(rule_type, 2.0) and any(r.id == top for r in asked):
+                found.append({"unit": row["rule_id"], "text": row["text"], "rule": top, "by": f"score {mass:.2f}",
+                              "restricted": restricted})
             else:
                 continue
             break

@@ -274,9 +274,12 @@ class KnowledgeBase:
                user: UserContext | None = None) -> GuardOutcome | None:
         """The guard's outcome for ``question`` (``Guard.check``), read in the content's script as retrieval reads
         it: the guard's examples are written like the units, and the question is embedded once for both. A ``user``
-        with the restricted role is answered past the rules that exempt it (``exempt_restricted_role``)."""
-        guard = self.guard.for_restricted_role() if user is not None and self.retriever.reads_restricted(user) else self.guard
-        return guard.check(self.in_content_script(question), lang, timings)
+        with the restricted role is answered past the rules that exempt it (``exempt_restricted_role``), a red flag's
+        note beside the answer (``Guard.check_restricted``)."""
+        question = self.in_content_script(question)
+        if user is not None and self.retriever.reads_restricted(user):
+            return self.guard.check_restricted(question, lang, timings)
+        return self.guard.check(question, lang, timings)
 
     def in_content_script(self, question: str) -> str:
         """``question`` in the Han script of this knowledge base's Chinese, for retrieval: 檢查 read as 检查 when the

@@ -110,7 +110,8 @@ class GuardOutcome:
     response: str
     #: Why it fired: "pattern" (a regular expression matched), "similarity" (the classifier's score reached
     #: its threshold), "sign" (a red-flag score just short of it, with one of the rules' signs told as it is) or
-    #: "llm" (the second opinion added a red flag the score was just short of).
+    #: "llm" (the second opinion added a red flag the score was just short of); with type caution also "warning" (a
+    #: warning sign told that nothing stopped) or "exempt" (a red flag the restricted role is answered past).
     reason: str = "pattern"
     score: float | None = None  # the type's probability (similarity, llm)
     threshold: float | None = None

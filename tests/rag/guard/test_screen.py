@@ -296,6 +296,13 @@ def test_the_restricted_role_is_answered_past_an_exempt_rule_and_stopped_by_the_
     assert staff.check("can I sue them?", "en").rule == "legal"
     assert staff.for_restricted_role() is staff and guard.for_restricted_role() is staff
     assert guard.check(question, "en").rule == "on-track"  # the public's guard is unchanged by the staff's
+    noted = guard.check_restricted(question, "en")  # as the knowledge base asks it: answered, the rule's line beside
+    assert noted is not None and not noted.stops and (noted.type, noted.rule, noted.reason) == ("caution", "on-track", "exempt")
+    assert noted.response == "on-track en"  # no caution note: its response
+    assert guard.check_restricted("there is a fire on the track", "en").rule == "fire"
+    assert guard.check_restricted("what are the opening hours?", "en") is None
+    legal = Guard.from_rows([{**_row("legal", "out_of_scope", ["sue"]), "exempt_restricted_role": True}])
+    assert legal.check_restricted("can I sue them?", "en") is None  # a refusal is no note
 
 
 def test_no_exempt_rule_means_the_restricted_role_has_the_same_guard():

@@ -101,6 +101,21 @@ class Guard:
         self._sign_kinds: dict[str, str] = {}  # per rule, the kind of sign its examples tell (read on first use)
         self._restricted: Guard | None = None  # ``for_restricted_role``, made once
 
+    def check_restricted(self, question: str, lang: str, timings: dict[str, float] | None = None) -> GuardOutcome | None:
+        """``check`` as the restricted role meets it: past the rules that exempt it (``for_restricted_role``), but a
+        red flag the public would be stopped for comes as a caution with the rule's note (its ``caution``, else its
+        response): the staff asking what to do when someone is on the track get their procedure and the safety line
+        beside it, and the answer says which rule they were answered past (``reason: "exempt"``)."""
+        restricted = self.for_restricted_role()
+        outcome = restricted.check(question, lang, timings)
+        if outcome is not None or restricted is self:
+            return outcome
+        public = self.check(question, lang, timings)
+        if public is None or public.type != "red_flag":
+            return None
+        rule = self._by_id[public.rule]
+        return replace(public, type="caution", response=rule.caution(lang) or public.response, reason="exempt")
+
     def for_restricted_role(self) -> "Guard":
         """This guard without the rules the restricted role is exempt from (``exempt_restricted_role``): the staff
         asking about the emergency the public is stopped for are answered from their own procedures. The classifier
