@@ -426,3 +426,17 @@ def test_an_id_with_a_full_width_comma_or_an_underscore_says_how_ids_are_spelled
     messages = [p.message for p in validate_content(tree.root).problems]
     assert any("full-width comma '，'" in m and "lower-case letters, digits and hyphens" in m for m in messages)
     assert not any("should match pattern" in m for m in messages)
+
+
+@pytest.mark.parametrize(("written", "meant"), [("zh-CN", "zh"), ("cn", "zh"), ("Chinese", "zh"), ("中文", "zh"),
+                                                ("en-US", "en"), ("English", "en")])
+def test_a_language_written_another_way_is_told_the_code_to_write(tree, samples, written, meant):
+    tree.write("stories/story-one.md", samples.STORY.replace("lang: en", f"lang: {written}", 1))
+    problems = [p for p in validate_content(tree.root).problems if p.field == "lang"]
+    assert problems and problems[0].message.endswith(f": write {meant}")
+
+
+def test_a_language_that_is_neither_gets_no_guess(tree, samples):
+    tree.write("stories/story-one.md", samples.STORY.replace("lang: en", "lang: fr", 1))
+    problems = [p for p in validate_content(tree.root).problems if p.field == "lang"]
+    assert problems and "write" not in problems[0].message

@@ -96,3 +96,14 @@ def test_an_answerable_category_says_how_many_were_refused_beside_its_success_at
 
     _, rows = category_rows([report(2), report(0)])
     assert rows[0] == ["cross_en_zh", 'S@5 1.000 (2/2), 2 answered "not found"', "S@5 1.000 (2/2)"]
+
+
+def test_set_names_say_dev_and_test_and_name_each_file_where_two_of_a_kind_would_share_one() -> None:
+    from unitrag.eval.report import set_names
+
+    assert set_names(["c/eval/questions.yaml", "c/eval/questions_test.yaml"]) == ["dev", "test"]
+    # two dev files: "dev" beside "questions2" read as if the second were not dev
+    assert set_names(["c/questions.yaml", "c/questions2.yaml", "c/questions_test.yaml"]) == [
+        "questions", "questions2", "test"]
+    assert set_names(["c/questions.yaml", "c/questions_test.yaml", "c/questions2_test.yaml"]) == [
+        "dev", "questions_test", "questions2_test"]

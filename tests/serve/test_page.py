@@ -325,3 +325,27 @@ def test_the_page_runs_under_its_content_security_policy(page, base_url):
     assert "script-src 'sha256-" in policy and "unsafe-inline" not in policy and "frame-ancestors 'none'" in policy
     page.wait_for_function("() => document.getElementById('kb-meta').textContent.length > 0")  # its script ran
     assert page.evaluate("getComputedStyle(document.querySelector('main')).display") == "grid"  # its style applied
+
+
+def test_a_knowledge_base_of_one_language_opens_in_it_unless_the_reader_chose(browser, base_url):
+    """A zh-only knowledge base opened in an English browser: its page speaks Chinese (lang="zh-CN"), until the
+    reader switches; the reader's own choice is kept over the knowledge base's."""
+    def one_language(route):
+        about = json.loads(route.fetch().text())
+        route.fulfill(json={**about, "languages": ["zh"]})
+
+    context = browser.new_context(locale="en-US")
+    try:
+        page = context.new_page()
+        page.route("**/v1/about", one_language)
+        page.goto(base_url + "/")
+        page.wait_for_function("() => document.documentElement.lang === 'zh-CN'")
+        assert page.inner_text("[data-testid=ui-lang]") == "English"
+        page.click("[data-testid=ui-lang]")  # the reader's choice
+        assert page.evaluate("document.documentElement.lang") == "en"
+        with page.expect_response("**/v1/about"):
+            page.reload()
+        page.wait_for_timeout(300)  # /v1/about answered and read: it must not take the page back to Chinese
+        assert page.evaluate("document.documentElement.lang") == "en"
+    finally:
+        context.close()

@@ -98,7 +98,7 @@ def problems_from_validation(
         elif err["type"] == "string_pattern_mismatch" and (err.get("ctx") or {}).get("pattern") in _PATTERNS:
             message = f"{_PATTERNS[err['ctx']['pattern']]} (got {_SHORT.repr(err.get('input'))}){_full_width(err.get('input'))}"
         elif err["type"] not in _FRIENDLY and not err["type"].startswith("value_error"):
-            message = f"{message} (got {_SHORT.repr(err.get('input'))})"
+            message = f"{message} (got {_SHORT.repr(err.get('input'))}){_lang_meant(err)}"
         elif err["type"].startswith("value_error"):
             message = message.removeprefix("Value error, ")
         field = ".".join(shown_key(p) for p in loc) or whole
@@ -106,6 +106,21 @@ def problems_from_validation(
     if unknown > MAX_UNKNOWN_FIELDS:
         found.append(Problem(path, 1, whole or "fields", f"{unknown - MAX_UNKNOWN_FIELDS} more unknown fields, not listed"))
     return found
+
+
+#: How a language is often written where ``lang`` wants zh or en: a locale, a name, the language's own name.
+_LANGS_MEANT = {"zh": ("zh-", "zh_", "cn", "chinese", "中文", "汉语", "简体", "繁体", "mandarin"),
+                "en": ("en-", "en_", "english", "英文", "英语")}
+
+
+def _lang_meant(err: Any) -> str:
+    """``: write zh`` when a ``lang`` value says Chinese or English another way (zh-CN, cn, Chinese, 中文)."""
+    value, expected = err.get("input"), str((err.get("ctx") or {}).get("expected", ""))
+    if err["type"] != "literal_error" or "'zh'" not in expected or not isinstance(value, str):
+        return ""
+    folded = value.strip().casefold()
+    meant = next((lang for lang, ways in _LANGS_MEANT.items() if folded == lang or folded.startswith(ways)), None)
+    return f": write {meant}" if meant else ""
 
 
 def _full_width(value: Any) -> str:

@@ -149,11 +149,13 @@ def category_markdown(reports: list[EvalReport]) -> str:
 
 
 def set_names(datasets: list[str]) -> list[str]:
-    """Column names for labelled-question files: dev, test, or each file's stem where two would share one."""
+    """Column names for labelled-question files: dev, test, or each file's stem where two of a kind would share one
+    (questions.yaml beside questions2.yaml is "questions", not "dev" beside "questions2")."""
     names = [Path(d).name for d in datasets]
-    labels = ["dev" if n == "questions.yaml" else "test" if is_held_out(Path(d)) else n.removesuffix(".yaml")
-              for d, n in zip(datasets, names)]
-    if len(set(labels)) < len(labels):  # several test sets: name each by its file
+    held_out = [is_held_out(Path(d)) for d in datasets]
+    labels = ["test" if out else "dev" if n == "questions.yaml" and held_out.count(False) == 1 else n.removesuffix(".yaml")
+              for n, out in zip(names, held_out)]
+    if labels.count("test") > 1:  # several test sets: name each by its file
         labels = [n.removesuffix(".yaml") if label == "test" else label for n, label in zip(names, labels)]
     return labels
 
