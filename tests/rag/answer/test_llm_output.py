@@ -75,3 +75,13 @@ def test_a_stream_stops_at_a_piece_that_cannot_be_shown_and_never_passes_it_on(b
 def test_a_stream_of_good_pieces_is_untouched() -> None:
     pieces, gen = _streamed(Says("About ", "220 µg", " a day." + CITED))
     assert "".join(pieces) == "About 220 µg a day." + CITED and not gen.extractive and gen.error is None
+
+
+def test_an_answer_cut_off_mid_tag_ends_before_it_streamed_or_not() -> None:
+    """An attacker's audit: "A[1] and <Ci" was accepted and shown with the half-written tag."""
+    pieces = (f"Pregnant women need 220 µg a day.{CITED} See also <Ci",)
+    generated = _generated(Says(*pieces))
+    assert not generated.extractive and generated.text.endswith(f"a day.{CITED} See also")
+    shown, streamed = _streamed(Says(f"Pregnant women need 220 µg a day.{CITED} See also ", "<Cite id=\"iom"))
+    assert "<Cite id=\"iom\"" not in "".join(str(s) for s in shown) and not streamed.extractive
+    assert streamed.text.endswith("See also")

@@ -55,3 +55,17 @@ def test_an_unclosed_tag_is_judged_at_the_latest_after_the_hold() -> None:
     held = CitationStreamFilter({"a"})
     text = held.feed('x <Cite id="made-up" ' + "y" * (HOLD_CHARS + 10))
     assert "made-up" not in text + held.finish()
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ('A.<Cite id="iom2001"/> And <Ci', 'A.<Cite id="iom2001"/> And'),  # cut off mid-tag
+    ('A.<Cite id="iom2001"', "A."),
+    ("A, see [3", "A, see"),
+    ("Under <5 mg.", "Under <5 mg."),  # no tag: kept
+])
+def test_an_unfinished_tag_or_marker_the_answer_ends_on_is_dropped(answer: str, expected: str) -> None:
+    from unitrag.rag.answer.stream_filter import without_dangling
+
+    assert without_dangling(answer) == expected
+    for pieces in every_cut(answer):
+        assert shown(pieces)[1].rstrip() == expected, pieces

@@ -39,6 +39,15 @@ CONTEXT_CHARS = 200
 _ESCAPES = frozenset("&%\\")
 _NONE = object()  # no invented marker begins here
 _SELF_CLOSED = re.compile(r"(?:/\s*>|[\]}])\s*$")
+#: The unfinished start of a tag or a bracketed marker the answer ends on ("… and <Ci", "… see [3"): a model cut off
+#: mid-word. No reader can use it, and a tag half-written is neither cited nor refused: it is dropped.
+_DANGLING = re.compile(r"(?:</?[A-Za-z][^<>]{0,300}|\[\^?[\w-]{0,40})\s*$")
+
+
+def without_dangling(text: str) -> str:
+    """``text`` without an unfinished tag or marker at its very end (``_DANGLING``)."""
+    found = _DANGLING.search(text)
+    return text[:found.start()].rstrip() if found else text
 
 
 def _may_start(ch: str) -> bool:
@@ -58,7 +67,8 @@ class CitationStreamFilter:
         return self._drain(final=False)
 
     def finish(self) -> str:
-        """What is still held, judged now that nothing more will come."""
+        """What is still held, judged now that nothing more will come (an unfinished tag at the end dropped)."""
+        self._held = without_dangling(self._held)
         return self._drain(final=True)
 
     def _drain(self, final: bool) -> str:
