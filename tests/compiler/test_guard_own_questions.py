@@ -49,7 +49,7 @@ def test_the_build_reports_own_questions_a_pattern_or_score_stops() -> None:
               "embedding": _unit(np.eye(16)[1]).tolist()}]
     flagged = own_questions_flagged(model_rows(rows, RULES))
     assert {"unit": "unit-battery", "text": "Can an e-bike battery catch fire?", "rule": "red-a", "by": "pattern",
-            "pattern": r"\bcatch(es)? fire\b"} in flagged  # the pattern that stops it, as written
+            "pattern": r"\bcatch(es)? fire\b", "restricted": False} in flagged  # the pattern that stops it, as written
     assert not [f for f in flagged if f["unit"] == "unit-chain"]
     assert own_questions_flagged([]) == []
 
