@@ -302,3 +302,20 @@ def test_validate_counts_as_valid_only_the_units_without_a_problem(tmp_path):
     rule.write_text(re.sub(r"citationIds: \[", "citationIds: [no-such-citation, ", text, count=1), encoding="utf-8")
     result = _run(tmp_path, "validate")
     assert result.returncode == 1 and f"valid: {units - 1} units" in result.stderr.splitlines()[-1], result.stderr[-500:]
+
+
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run"]])
+def test_build_json_with_problems_prints_one_object_and_exits_1(tmp_path, dry_run):
+    """`build --json` promises one object: a content problem gave an empty stdout."""
+    import json
+
+    content = tmp_path / "content"
+    (content / "rules").mkdir(parents=True)
+    (content / "topics.yaml").write_text("topics: []\n", encoding="utf-8")
+    (content / "rules" / "a.md").write_text("---\nkind: rule\nid: a\n---\n\nbody\n", encoding="utf-8")
+    result = _run(tmp_path, "build", "--json", *dry_run)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    data = json.loads(result.stdout)
+    assert data["ok"] is False and data["written"] is False
+    assert {"path": "content/rules/a.md", "line": 2, "field": "title", "message": "required field is missing"} in data["problems"]
+    assert not (tmp_path / "dist" / "kb.duckdb").exists()

@@ -89,3 +89,12 @@ def test_eval_says_the_plot_file_it_wrote(built_sample, tmp_path: Path) -> None:
                   "--plot", "variants.svg")
     assert result.returncode == 0, result.stderr[-2000:]
     assert "wrote variants.svg" in result.stdout and (tmp_path / "variants.svg").read_bytes().startswith(b"<?xml")
+
+
+@pytest.mark.parametrize("command", ["calibrate"])  # eval says first that there is no artifact here
+def test_a_questions_file_given_twice_is_one_line_not_one_per_question(tmp_path, command):
+    (tmp_path / "q.yaml").write_text("- id: a\n  question: x?\n  lang: en\n  unanswerable: true\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "unitrag", command, "--questions", "q.yaml", "--questions",
+                             "./q.yaml"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "is given twice" in result.stderr and "duplicate question id" not in result.stderr

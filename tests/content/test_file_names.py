@@ -22,6 +22,7 @@ NAMES = {  # name on disk → how problems show it
     "tab\there.md": "tab\\there.md",
     "csi\x9b2J.md": "csi\\x9b2J.md",
     "fdp\u202edm.md": "fdp\\u202edm.md",
+    "line\u2028sep.md": "line\\u2028sep.md",  # a line break in many viewers and in JavaScript
     NOT_UTF8: "ok\\xff.md",
 }
 

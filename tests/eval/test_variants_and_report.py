@@ -107,3 +107,9 @@ def test_set_names_say_dev_and_test_and_name_each_file_where_two_of_a_kind_would
         "questions", "questions2", "test"]
     assert set_names(["c/questions.yaml", "c/questions_test.yaml", "c/questions2_test.yaml"]) == [
         "dev", "questions_test", "questions2_test"]
+
+
+def test_files_of_one_name_in_two_folders_are_told_apart_by_their_folders() -> None:
+    from unitrag.eval.report import set_names
+
+    assert set_names(["content/eval/questions.yaml", "../x/questions.yaml"]) == ["eval/questions", "x/questions"]

@@ -104,10 +104,19 @@ def build_cmd(
         chunk_tokens=chunk_tokens, cache_dir=cache_dir, prompts_dir=prompts,
     )
     _check_output(cfg)  # before anything is read or planned, dry run or not
-    with ProgressBars(enabled=not json) as bars:
-        report = build(
-            cfg, dry_run=dry_run, reconcile=reconcile, full=full, allow_empty=allow_empty, progress=bars.task("embedding")
-        )
+    from ..errors import ContentInvalid
+
+    try:
+        with ProgressBars(enabled=not json) as bars:
+            report = build(
+                cfg, dry_run=dry_run, reconcile=reconcile, full=full, allow_empty=allow_empty, progress=bars.task("embedding")
+            )
+    except ContentInvalid as exc:
+        if not json:
+            raise
+        # --json promises one object: the problems, as `validate --json` gives them (they go to stderr too, as text)
+        print_json({"ok": False, "written": False, "problems": [p.to_dict() for p in exc.problems]})
+        raise
     report.guard_stops_near_misses = _stopped_whatever_the_framing(report.guard_stops_near_misses)
     if json:
         print_json(report.to_dict())

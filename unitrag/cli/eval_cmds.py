@@ -273,6 +273,9 @@ def _load_questions(paths: Path | list[Path], cfg: Config) -> list[LoadedQuestio
     paths = [paths] if isinstance(paths, Path) else paths
     for path in paths:
         _check_questions_file(path)
+    twice = next((p for i, p in enumerate(paths) if any(p.resolve() == q.resolve() for q in paths[:i])), None)
+    if twice is not None:  # else every one of its ids is "defined twice", each pointing at itself
+        raise UserError(f"--questions {twice} is given twice: pass each file once")
     problems: list[Problem] = []
     labelled = load_questions(paths, problems, registry_size_limit(cfg.max_file_bytes))
     problems.extend(too_long(labelled, cfg.max_question_chars))

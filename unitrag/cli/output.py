@@ -271,14 +271,14 @@ def _print_guard_stops_own(found: list[dict[str, Any]]) -> None:
         of = f"{len(stopped)} of them, e.g. " if len(stopped) > 1 else ""
         err.print(f"  {rule}: pattern {as_written(pattern)} stops {of}{first['unit']}: {first['text']!r}: "
                   f"narrow this pattern in guard.yaml{_OR_EXEMPT if first.get('restricted') else ''}",
-                  markup=False, highlight=False)
+                  markup=False, highlight=False, soft_wrap=True)
     for f in found:
         if f["by"] == "pattern" and f.get("pattern") is not None:
             continue
         how = ("narrow the rule's pattern in guard.yaml" if f["by"] == "pattern"
                else "add near-misses like it to the rule in guard.yaml (each lowers such scores a little)")
         err.print(f"  {f['unit']}: {f['text']!r} → {f['rule']} ({f['by']}): {how}"
-                  f"{_OR_EXEMPT if f.get('restricted') else ''}", markup=False, highlight=False)
+                  f"{_OR_EXEMPT if f.get('restricted') else ''}", markup=False, highlight=False, soft_wrap=True)
 
 
 #: What a restricted unit's question stopped by a rule may also need: the staff's own procedure behind the public's stop.
@@ -294,4 +294,4 @@ def _print_near_misses_stopped(found: list[dict[str, Any]]) -> None:
               "are stopped by their own rule's pattern (the classifier cannot undo a pattern's match):")
     for f in found:
         err.print(f"  {f['rule']}: pattern {as_written(f['pattern'])} stops the near-miss {f['text']!r}: "
-                  "narrow this pattern, or drop the near-miss if the rule should stop it", markup=False, highlight=False)
+                  "narrow this pattern, or drop the near-miss if the rule should stop it", markup=False, highlight=False, soft_wrap=True)

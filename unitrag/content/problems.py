@@ -12,8 +12,9 @@ import re
 from dataclasses import dataclass
 
 #: What a problem never prints as it is: C0 and C1 controls (tab and newline too: one problem, one line), the
-#: text-direction overrides and isolates ("Trojan Source"), and lone surrogates (bytes of a name that is not UTF-8).
-UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+#: text-direction overrides and isolates ("Trojan Source"), the line and paragraph separators (a line break in many
+#: viewers and in JavaScript), and lone surrogates (bytes of a name that is not UTF-8).
+UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 #: Where Python puts the bytes of a file name that are not UTF-8 (``surrogateescape``: byte 0xff is U+DCFF).
 _ESCAPED_BYTES = range(0xDC80, 0xDD00)
 

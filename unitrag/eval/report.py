@@ -157,6 +157,8 @@ def set_names(datasets: list[str]) -> list[str]:
               for n, out in zip(names, held_out)]
     if labels.count("test") > 1:  # several test sets: name each by its file
         labels = [n.removesuffix(".yaml") if label == "test" else label for n, label in zip(names, labels)]
+    if len(set(labels)) < len(labels):  # files of one name in different folders: their folders tell them apart
+        labels = [f"{Path(d).parent.name}/{label}" if labels.count(label) > 1 else label for d, label in zip(datasets, labels)]
     return labels
 
 
