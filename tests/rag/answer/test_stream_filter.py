@@ -61,6 +61,10 @@ def test_an_unclosed_tag_is_judged_at_the_latest_after_the_hold() -> None:
     ('A.<Cite id="iom2001"/> And <Ci', 'A.<Cite id="iom2001"/> And'),  # cut off mid-tag
     ('A.<Cite id="iom2001"', "A."),
     ("A, see [3", "A, see"),
+    ("A, see [3, 4", "A, see"),  # a list of markers cut off (complete, it is refused as a marker)
+    ("A, see [3–", "A, see"),
+    ("每天两次，详见【3", "每天两次，详见"),
+    ("A [[3", "A"),
     ("Under <5 mg.", "Under <5 mg."),  # no tag: kept
 ])
 def test_an_unfinished_tag_or_marker_the_answer_ends_on_is_dropped(answer: str, expected: str) -> None:

@@ -41,7 +41,7 @@ _NONE = object()  # no invented marker begins here
 _SELF_CLOSED = re.compile(r"(?:/\s*>|[\]}])\s*$")
 #: The unfinished start of a tag or a bracketed marker the answer ends on ("… and <Ci", "… see [3"): a model cut off
 #: mid-word. No reader can use it, and a tag half-written is neither cited nor refused: it is dropped.
-_DANGLING = re.compile(r"(?:</?[A-Za-z][^<>]{0,300}|\[\^?[\w-]{0,40})\s*$")
+_DANGLING = re.compile(r"(?:</?[A-Za-z][^<>]{0,300}|[\[【［]+\^?[\w\s,，、\-–—]{0,40})$")
 
 
 def without_dangling(text: str) -> str:
