@@ -303,6 +303,10 @@ def test_the_restricted_role_is_answered_past_an_exempt_rule_and_stopped_by_the_
     assert guard.check_restricted("what are the opening hours?", "en") is None
     legal = Guard.from_rows([{**_row("legal", "out_of_scope", ["sue"]), "exempt_restricted_role": True}])
     assert legal.check_restricted("can I sue them?", "en") is None  # a refusal is no note
+    # an exempt red flag and a refusal the role is not exempt from: refused, the safety line kept beside the refusal
+    both = guard.check_restricted("someone is on the track, can I sue them?", "en")
+    assert both is not None and both.stops and both.rule == "legal"
+    assert both.response == "legal en\n\non-track en"
 
 
 def test_no_exempt_rule_means_the_restricted_role_has_the_same_guard():

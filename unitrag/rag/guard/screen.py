@@ -108,13 +108,16 @@ class Guard:
         beside it, and the answer says which rule they were answered past (``reason: "exempt"``)."""
         restricted = self.for_restricted_role()
         outcome = restricted.check(question, lang, timings)
-        if outcome is not None or restricted is self:
+        if restricted is self or (outcome is not None and outcome.type == "red_flag"):
             return outcome
         public = self.check(question, lang, timings)
-        if public is None or public.type != "red_flag":
-            return None
+        if public is None or public.type != "red_flag" or not self._by_id[public.rule].exempt_restricted_role:
+            return outcome
         rule = self._by_id[public.rule]
-        return replace(public, type="caution", response=rule.caution(lang) or public.response, reason="exempt")
+        note = rule.caution(lang) or public.response
+        if outcome is not None and outcome.stops:  # refused for another reason: the refusal still says the safety line
+            return replace(outcome, response=f"{outcome.response}\n\n{note}")
+        return replace(public, type="caution", response=note, reason="exempt")
 
     def for_restricted_role(self) -> "Guard":
         """This guard without the rules the restricted role is exempt from (``exempt_restricted_role``): the staff
