@@ -99,3 +99,23 @@ def test_the_units_an_author_wrote_a_question_for_are_found_nearly_word_for_word
     assert exemplars.authored_units(np.array([0, 1, 0], np.float32)) == ()
     assert exemplars.authored_units(np.array([0, 1, 0], np.float32), restricted=True) == ("u-staff",)
     assert exemplars.without(["late fee per day?"]).authored_units(np.array([1, 0, 0], np.float32)) == ("u-holds",)
+
+
+def test_one_product_a_question_whatever_reads_it_and_the_next_question_gets_its_own():
+    """The gate, the authored units and the answer's paraphrases each read the question's cosines: one product."""
+    from dataclasses import replace
+
+    products = []
+
+    class Counted(np.ndarray):
+        def __matmul__(self, other):  # type: ignore[override]
+            products.append(1)
+            return np.asarray(self) @ other
+
+    base = Exemplars.from_rows(ROWS)
+    exemplars = replace(base, vectors=base.vectors.view(Counted))
+    iron, zinc = np.array([1, 0, 0], np.float32), np.array([0, 0, 1], np.float32)
+    exemplars.gate_scores(iron), exemplars.authored_units(iron), exemplars.nearest_answered(iron, 3, 0.0)
+    assert len(products) == 1
+    assert exemplars.score(zinc) == pytest.approx(-1.0) and len(products) == 2  # a new vector: not the last one's
+    assert exemplars.score(iron.copy()) == pytest.approx(1.0) and len(products) == 3

@@ -125,9 +125,12 @@ class Guard:
         still scores every rule; an exempt rule's score stops nobody here, and no other rule's takes its place."""
         if self._restricted is None:
             kept = tuple(r for r in self.rules if not r.exempt_restricted_role)
-            restricted = self if kept == self.rules else copy.copy(self)
-            restricted.rules, restricted._by_id, restricted._restricted = kept, {r.id: r for r in kept}, restricted
-            self._restricted = restricted
+            if kept == self.rules:
+                self._restricted = self
+            else:
+                restricted = copy.copy(self)
+                restricted.rules, restricted._by_id, restricted._restricted = kept, {r.id: r for r in kept}, restricted
+                self._restricted = restricted
         return self._restricted
 
     @classmethod

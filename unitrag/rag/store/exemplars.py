@@ -27,7 +27,7 @@ a question must not count as its own neighbour.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -64,6 +64,9 @@ class Exemplars:
     langs: np.ndarray  # "en" | "zh" per row: each text's language (``detect_lang``)
     authored: np.ndarray  # bool per row: an author's question of a unit (not a labelled dev question)
     units: tuple[str, ...] = ()  # per row: the unit an author's question is of ("" for a labelled dev question)
+    #: The last question's vector (as bytes) and its cosines: an ask reads them for the gate, the authored units and
+    #: the answer's paraphrases, each from the same vector (one slot, replaced whole: safe across threads).
+    _last: list[tuple[bytes, np.ndarray] | None] = field(default_factory=lambda: [None], compare=False, repr=False)
 
     @classmethod
     def from_rows(cls, rows: Iterable[Mapping[str, Any]]) -> "Exemplars | None":
@@ -133,7 +136,15 @@ class Exemplars:
                                    if self.units[i]))
 
     def _cosines(self, vector: np.ndarray) -> np.ndarray:
-        return self.vectors @ np.asarray(vector, dtype=np.float32)
+        """The question's cosine to every exemplar, computed once per question vector (read-only: it is shared)."""
+        vector = np.asarray(vector, dtype=np.float32)
+        key, last = vector.tobytes(), self._last[0]
+        if last is not None and last[0] == key:
+            return last[1]
+        cosines = self.vectors @ vector
+        cosines.setflags(write=False)
+        self._last[0] = (key, cosines)
+        return cosines
 
     def _margin(self, cosines: np.ndarray, restricted: bool) -> float | None:
         positive = self.answerable & (restricted | ~self.restricted)
