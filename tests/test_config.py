@@ -166,7 +166,19 @@ def test_the_knowledge_bases_identity_from_the_file_and_the_environment(cwd):
     assert load_config(env={"UNITRAG_LANGUAGES": " en "}).languages == ("en",)  # a string from the environment
 
 
+def test_a_name_and_description_per_language_from_the_file_and_the_environment(cwd):
+    from unitrag.config import identity_record
+
+    toml(cwd, '[unitrag]\nname = "Metro help"\nname_zh = " 地铁  帮助 "\n')
+    config = load_config(env={"UNITRAG_DESCRIPTION_ZH": "乘客问答。"})
+    assert (config.name_zh, config.description_zh, config.name_en) == ("地铁 帮助", "乘客问答。", "")
+    assert identity_record(config)["localized"] == {"zh": {"name": "地铁 帮助", "description": "乘客问答。"}}
+
+
 @pytest.mark.parametrize("line, message", [
+    ("name_zh = 3", "'name_zh': expected text"),
+    (f'description_en = "{"x" * 501}"', "'description_en': at most 500 characters"),
+    ('name_zh = "a\\u0007b"', "'name_zh': expected text without control characters"),
     ("languages = []", "expected language codes"),
     ("languages = [1]", "expected language codes"),
     ('languages = ["en", "de"]', "unknown language 'de'"),

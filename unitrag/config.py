@@ -75,6 +75,11 @@ class Config:
     # what the knowledge base is: the prompts, the refusal and the preview page say it in their own words
     name: str = DEFAULT_NAME
     description: str = ""
+    # the name and description in one language, said when the answer is in it (empty: ``name``, ``description``)
+    name_en: str = ""
+    name_zh: str = ""
+    description_en: str = ""
+    description_zh: str = ""
     languages: tuple[str, ...] = ("en", "zh")  # the languages its units are written in, first is the main one
     # the role that reads the units not for everyone (`access: <role>` in their frontmatter): unitrag.access
     restricted_role: str = DEFAULT_ROLE
@@ -279,15 +284,28 @@ def check_artifact_name(path: Path) -> None:
 
 
 #: The longest name and description (characters): each is said in every prompt, and the page shows them.
-IDENTITY_LIMITS = {"name": 80, "description": 500}
+IDENTITY_LIMITS = {"name": 80, "description": 500, **{f"name_{lang}": 80 for lang in LANGS},
+                   **{f"description_{lang}": 500 for lang in LANGS}}
 
 
 def identity_record(config: "Config") -> dict[str, Any]:
     """The name, description, languages and restricted role an artifact carries, so an app that opens it without
     unitrag.toml still says what the knowledge base is and answers in its language (``KnowledgeBase`` prefers
     what its own config sets), and checks a caller's roles against the role its units were validated with."""
-    return {"name": config.name, "description": config.description, "languages": list(config.languages),
-            "restricted_role": config.restricted_role}
+    record = {"name": config.name, "description": config.description, "languages": list(config.languages),
+              "restricted_role": config.restricted_role}
+    localized = localized_identity(config)
+    if localized:  # only when set: an artifact built before these keys keeps its identity hash
+        record["localized"] = localized
+    return record
+
+
+def localized_identity(config: "Config") -> dict[str, dict[str, str]]:
+    """Each language's own name and description (``name_zh``, ``description_zh``...), for the languages that set one:
+    a Chinese "not found" of a bilingual knowledge base names it in Chinese."""
+    said = {lang: {"name": getattr(config, f"name_{lang}"), "description": getattr(config, f"description_{lang}")}
+            for lang in LANGS}
+    return {lang: texts for lang, texts in said.items() if texts["name"] or texts["description"]}
 
 
 def identity_hash(record: Any) -> str:
@@ -302,7 +320,7 @@ def _identity_text(key: str, value: Any) -> str:
     if any((ord(c) < 32 and c not in "\t\n\r") or ord(c) == 127 for c in value):
         raise UserError(f"config key {key!r}: expected text without control characters, got {shown_value(value)}")
     text = " ".join(value.split())
-    if key == "name" and not text:
+    if key == "name" and not text:  # name_zh and the others may be empty: the main name stands in
         raise UserError("config key 'name': the knowledge base needs a name (what the prompts call it)")
     if len(text) > IDENTITY_LIMITS[key]:
         raise UserError(f"config key {key!r}: at most {IDENTITY_LIMITS[key]} characters, got {len(text)}")

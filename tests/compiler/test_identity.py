@@ -31,6 +31,26 @@ def test_an_app_without_unitrag_toml_names_the_knowledge_base_as_built(tiny) -> 
     assert own.identity.name == "Allotment helper"  # a name the app's config sets wins
 
 
+def test_a_chinese_not_found_names_the_knowledge_base_by_its_chinese_name_as_built(tiny) -> None:
+    """A mostly-Chinese team's "not found" said its English name in Chinese sentences: each language may have its own."""
+    tiny.build(replace(tiny.config, name="Tenants' help desk", name_zh="租客帮助台", description_zh="租房问题解答。"))
+    identity = ChunkStore.load(tiny.artifact).manifest["identity"]
+    assert identity["localized"] == {"zh": {"name": "租客帮助台", "description": "租房问题解答。"}}
+    kb = KnowledgeBase.open(tiny.artifact, embedder=tiny.embedder)  # no config of its own: as built
+    said = {lang: render_text("not_found", kb.store.prompts, identity=kb.identity, lang=lang) for lang in ("zh", "en")}
+    assert "租客帮助台" in said["zh"] and "Tenants' help desk" not in said["zh"]
+    assert "Tenants' help desk" in said["en"]
+    assert not tiny.build(replace(tiny.config, name="Tenants' help desk", name_zh="租客帮助台",
+                                  description_zh="租房问题解答。")).written
+    report = tiny.build(replace(tiny.config, name="Tenants' help desk", name_zh="租房帮助"))
+    assert report.written and report.embedded == 0  # a new Chinese name is a rename: written, nothing embedded
+
+
+def test_an_identity_without_names_per_language_records_none(tiny) -> None:
+    tiny.build(replace(tiny.config, name="Garden care"))  # artifacts built before these keys keep their identity hash
+    assert "localized" not in ChunkStore.load(tiny.artifact).manifest["identity"]
+
+
 def test_renaming_the_knowledge_base_writes_the_artifact_again_without_embedding(tiny) -> None:
     tiny.build(replace(tiny.config, name="Garden care"))
     assert not tiny.build(replace(tiny.config, name="Garden care")).written

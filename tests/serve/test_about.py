@@ -22,6 +22,14 @@ def test_the_name_description_and_languages_come_from_the_config(make_client, sa
     config = replace(sample_kb.config, name="Bike care", description="Fixing and riding bicycles.", languages=("en",))
     about = make_client(ServeSettings(reload_poll_s=0), config=config).get("/v1/about").json()
     assert (about["name"], about["description"], about["languages"]) == ("Bike care", "Fixing and riding bicycles.", ["en"])
+    assert about["localized"] == {}
+
+
+def test_each_languages_own_name_is_given_to_the_page(make_client, sample_kb):
+    config = replace(sample_kb.config, name="Bike care", name_zh="自行车保养", description_zh="修车与骑行。")
+    about = make_client(ServeSettings(reload_poll_s=0), config=config).get("/v1/about").json()
+    assert about["name"] == "Bike care"
+    assert about["localized"] == {"zh": {"name": "自行车保养", "description": "修车与骑行。"}}
 
 
 def test_examples_are_the_units_own_questions_of_public_units(client, sample_kb):

@@ -140,6 +140,11 @@ def print_summary(location: str, note: str, manifest: dict[str, Any], chunks_by:
     if isinstance(identity, dict) and identity.get("name"):  # built before identities were recorded: nothing to say
         described = f": {identity['description']}" if identity.get("description") else ""
         out.print(escape(f"knowledge base \"{identity['name']}\"{described}"))
+        localized = identity.get("localized")
+        for lang, texts in (localized.items() if isinstance(localized, dict) else ()):
+            if isinstance(texts, dict):
+                said = "; ".join(f"{key} \"{texts[key]}\"" for key in ("name", "description") if texts.get(key))
+                out.print(escape(f"  in {lang}: {said}"))
     publish = manifest.get("publish")
     if isinstance(publish, dict):
         generation = f", generation {publish['generation']}" if publish.get("generation") is not None else ""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..access import DEFAULT_ROLE, is_role_name
-from ..config import DEFAULT_NAME, Config, looks_like_database
+from ..config import DEFAULT_NAME, Config, localized_identity, looks_like_database
 from ..content.models import UNIT_KINDS
 from ..errors import InvalidArgument, UserError
 from ..providers.embedders import Embedder
@@ -475,7 +475,17 @@ def _identity(config: Config, manifest: dict[str, Any]) -> "Identity":
     ``dist/kb.duckdb`` with no unitrag.toml beside it still names its knowledge base."""
     from .answer.prompt import Identity
 
-    if config.name != DEFAULT_NAME or config.description:
-        return Identity(config.name, config.description)
+    localized = localized_identity(config)
+    if config.name != DEFAULT_NAME or config.description or localized:
+        return Identity(config.name, config.description, localized)
     built = manifest.get("identity") or {}
-    return Identity(str(built.get("name") or DEFAULT_NAME), str(built.get("description") or ""))
+    return Identity(str(built.get("name") or DEFAULT_NAME), str(built.get("description") or ""),
+                    _built_localized(built.get("localized")))
+
+
+def _built_localized(value: Any) -> dict[str, dict[str, str]]:
+    """The artifact's per-language names as written by ``config.identity_record``; anything else is none."""
+    if not isinstance(value, dict):
+        return {}
+    return {lang: {key: text for key, text in texts.items() if key in ("name", "description") and isinstance(text, str)}
+            for lang, texts in value.items() if lang in LANGS and isinstance(texts, dict)}

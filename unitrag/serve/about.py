@@ -27,7 +27,8 @@ TOPICS_SHOWN = 8
 def about(kb: KnowledgeBase, roles: Collection[str]) -> dict[str, Any]:
     """The knowledge base as the page introduces it to a caller holding ``roles``."""
     identity = kb.identity  # unitrag.toml's, else the one the artifact was built with
-    return {"name": identity.name, "description": identity.description, "languages": list(kb.languages),
+    return {"name": identity.name, "description": identity.description,
+            "localized": {lang: dict(texts) for lang, texts in identity.localized.items()}, "languages": list(kb.languages),
             "examples": example_questions(kb, roles), "topics": main_topics(kb, roles)}
 
 

@@ -16,7 +16,7 @@ the sources cannot be mistaken for part of the question.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -39,10 +39,18 @@ class Identity:
 
     name: str = DEFAULT_NAME
     description: str = ""
+    # each language's own name and description (``name_zh``...): language → {"name": ..., "description": ...}
+    localized: Mapping[str, Mapping[str, str]] = field(default_factory=dict, hash=False)
 
-    def variables(self) -> dict[str, str]:
-        """The template variables: ``kb_name`` and ``kb_description``."""
-        return {"kb_name": self.name, "kb_description": self.description}
+    def in_lang(self, lang: str | None) -> Identity:
+        """The name and description said in ``lang``: its own where the config gives one, else the main ones."""
+        own = self.localized.get(lang or "") or {}
+        return Identity(own.get("name") or self.name, own.get("description") or self.description)
+
+    def variables(self, lang: str | None = None) -> dict[str, str]:
+        """The template variables: ``kb_name`` and ``kb_description``, in ``lang`` where given."""
+        said = self.in_lang(lang)
+        return {"kb_name": said.name, "kb_description": said.description}
 
     def service(self) -> str:
         """The knowledge base in a phrase, for the LLM prompts outside the templates (the guard's second opinion,
@@ -95,9 +103,9 @@ def render_text(name: str, templates: Mapping[str, str], *, max_chars: int = MAX
     if name not in templates:
         raise TemplateMissing(name, list(templates))
     template = _compile(name, templates[name])
-    variables = {**identity.variables(), **variables}
     if "lang" in variables:
         variables["lang"] = prompt_lang(str(variables["lang"]))
+    variables = {**identity.variables(variables.get("lang")), **variables}
     try:
         return render_bounded(template, variables, max_chars).strip()
     except TemplateError as exc:  # StrictUndefined, sandbox violations, over the budget, filter errors
