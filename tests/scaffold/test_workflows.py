@@ -101,6 +101,21 @@ def test_the_pr_workflow_runs_on_every_file_its_gates_read():
     assert {"content/**", "prompts/**", "unitrag.toml", "calibration.json", ".github/workflows/content-pr.yml"} <= paths
 
 
+def test_the_pr_eval_scores_every_dev_and_test_file_of_content_eval(fresh_kb):
+    """A new team's `staff_dev.yaml` was left out (the step globbed questions*.yaml), though every content/eval file
+    but a *_test.yaml one is a dev set; guard*.yaml stay the guard step's."""
+    step = next(s for s in _steps(_load(fresh_kb / ".github" / "workflows" / "content-pr.yml"))
+                if s.get("name", "").startswith("Retrieval"))
+    eval_dir = fresh_kb / "content" / "eval"
+    for name in ("staff_dev.yaml", "questions2.yaml", "more_test.yaml"):
+        (eval_dir / name).write_text("[]\n", encoding="utf-8")
+    script = step["run"].replace("unitrag eval", "printf '%s\\n'").replace('| tee -a "$GITHUB_STEP_SUMMARY"', "")
+    run = subprocess.run(["bash", "-c", script], cwd=fresh_kb, capture_output=True, text=True, timeout=30, check=True)
+    given = [line for line in run.stdout.splitlines() if line.endswith(".yaml")]
+    assert given == ["content/eval/questions.yaml", "content/eval/questions2.yaml", "content/eval/staff_dev.yaml",
+                     "content/eval/more_test.yaml", "content/eval/questions_test.yaml"]  # dev sets first, then tests
+
+
 def test_the_release_builds_checks_smoke_tests_then_publishes_by_trusted_publishing():
     workflow = _load(WORKFLOWS / "release.yml")
     assert _on(workflow)["push"]["tags"] == ["v*"]
