@@ -48,3 +48,20 @@ def test_on_a_narrow_terminal_cells_wrap_rather_than_cut(monkeypatch: pytest.Mon
     assert "…" not in text and max(len(line) for line in text.splitlines()) <= 60
     first_column = "".join(line.split("│")[1] for line in text.splitlines() if line.count("│") > 2)
     assert "cross_language_with_a_long_category_name" in "".join(first_column.split())  # folded, not cut
+
+
+def test_off_a_terminal_a_cell_of_hundreds_of_characters_wraps_whole_within_the_log_width(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new team's build tables made 500-character lines of its CI log: a runaway cell now wraps in its column."""
+    from rich.table import Table
+
+    console = Console(file=io.StringIO(), width=120, color_system=None)
+    monkeypatch.setattr(output, "out", console)
+    table = Table("unit", "questions")
+    ids = " ".join(f"en-unit-number-{n:03d}" for n in range(30))
+    table.add_row("en-billing-plans", ids)
+    output.print_table(table)
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert max(len(line) for line in text.splitlines()) <= output.LOG_COLUMN_WIDTH + 30 and "…" not in text
+    cells = "".join(line.split("│")[2] for line in text.splitlines() if line.count("│") == 3)
+    assert "".join(cells.split()) == "".join(ids.split())  # every id, whole, in its column

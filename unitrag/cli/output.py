@@ -22,6 +22,10 @@ if not out.is_terminal:  # a pipe or a CI log: text wraps at 120 columns; a tabl
 err = Console(stderr=True)
 #: The widest a table is measured off a terminal: past any real table, short of a runaway one.
 FULL_WIDTH = 100_000
+#: The widest a column is printed off a terminal: a row of the usual tables stays on one line, however many columns,
+#: and a cell of hundreds of characters (a list of unit ids) wraps in its column, whole, rather than making
+#: 500-character lines of a CI log.
+LOG_COLUMN_WIDTH = 100
 
 
 class ProgressBars:
@@ -57,12 +61,14 @@ class ProgressBars:
 
 
 def print_table(table: Table) -> None:
-    """Print ``table`` with no cell ever cut to "…". A file or a CI log gets it at its full width, however wide: nobody
-    can widen a log afterwards (and ``COLUMNS`` does not reach a pipe); a terminal gets its cells wrapped to fit, a
-    word too long for its column folded."""
+    """Print ``table`` with no cell ever cut to "…". A file or a CI log gets it at its full width, however wide (nobody
+    can widen a log afterwards, and ``COLUMNS`` does not reach a pipe), a cell past ``LOG_COLUMN_WIDTH`` wrapped in its
+    column; a terminal gets its cells wrapped to fit. A word too long for its column is folded."""
     for column in table.columns:
         column.overflow = "fold"
         column.no_wrap = column.no_wrap and not out.is_terminal
+        if not out.is_terminal:
+            column.max_width = min(column.max_width or LOG_COLUMN_WIDTH, LOG_COLUMN_WIDTH)
     if out.is_terminal:
         out.print(table)
         return

@@ -360,7 +360,8 @@ def _body_problems(lu: LoadedUnit) -> list[Problem]:
             found.append(Problem(lu.path, line, "body", f"malformed citation tag {tag.written!r}: write <Cite id=\"...\"/>"))
         elif tag.id not in declared and tag.id not in reported:
             reported.add(tag.id)
-            found.append(Problem(lu.path, line, "body", f"<Cite id=\"{tag.id}\"/> is not declared in citationIds"))
+            found.append(Problem(lu.path, line, "body", f"<Cite id=\"{tag.id}\"/> is not declared in citationIds: add {tag.id!r} there "
+                                 "(and to content/citations/*.yaml, if it is a new source)"))
     return found
 
 
