@@ -64,6 +64,17 @@ def test_unknown_expected_unit_is_a_problem_on_its_line(tree):
     ]
 
 
+def test_a_question_in_the_other_language_than_its_lang_is_a_problem_on_the_lang_line(tree):
+    """A new team's English question marked `lang: zh` passed, and eval scored it as a cross-language one."""
+    mislabelled = QUESTIONS.replace('question: "How much B12 do I need?"\n  lang: en', 'question: "How much B12 do I need?"\n  lang: zh')
+    mislabelled = mislabelled.replace('question: "明天会下雨吗？"\n  lang: zh', 'question: "明天会下雨吗？"\n  lang: en')
+    tree.write("eval/questions.yaml", mislabelled + '- id: q-four\n  question: "pregnant 16周 有bleeding"\n  lang: zh\n'
+               '  guard: red_flag\n- id: q-five\n  question: "123"\n  lang: zh\n  unanswerable: true\n')
+    problems = [(line, field, message.split(":")[0]) for _, line, field, message in found(validate_content(tree.root))]
+    assert problems == [(3, "q-one.lang", "lang is 'zh' but the question is written in English"),
+                        (7, "q-two.lang", "lang is 'en' but the question is written in Chinese")]  # mixed, digits: fine
+
+
 def test_unknown_expected_unit_in_a_block_list_points_at_the_item(tree):
     text = QUESTIONS.replace("expected_units: [scene-one, story-one]", "expected_units:\n    - scene-one\n    - ghost")
     tree.write("eval/questions.yaml", text)

@@ -18,6 +18,7 @@ from .body_script import lang_contradiction, unit_scripts
 from .errors import nearest
 from .instructions import instruction_notes
 from .text.citation_tags import find_tags
+from .text.scripts import HAN, LATIN
 from .loader import ContentSet, LoadedUnit, load_content
 from .registry import LoadedQuestion, stale_starter, too_long
 from .problems import Problem
@@ -175,6 +176,20 @@ def _check_question(lq: LoadedQuestion, units: dict[str, LoadedUnit], rule_types
     problems.extend(question_id_problems(lq, kind_of, restricted, rule_types, topic_ids, role))
 
 
+def _question_lang_problems(lq: LoadedQuestion) -> list[Problem]:
+    """A question whose ``lang`` its text plainly contradicts: letters of the other script and none of its own (an English
+    question marked ``zh`` was scored as a cross-language one). A mixed question ("pregnant 16周 有bleeding") is the
+    writer's call: it passes."""
+    q = lq.question
+    han, latin = bool(HAN.search(q.question)), bool(LATIN.search(q.question))
+    other = "English" if q.lang == "zh" and latin and not han else "Chinese" if q.lang == "en" and han and not latin else ""
+    if not other:
+        return []
+    return [Problem(lq.path, lq.line_of("lang"), f"{q.id}.lang",
+                    f"lang is {q.lang!r} but the question is written in {other}: set `lang: {'en' if q.lang == 'zh' else 'zh'}` "
+                    "(eval scores a question by its language: same-language or cross-language)")]
+
+
 def question_id_problems(lq: LoadedQuestion, kind_of: Callable[[str], str | None], restricted: Callable[[str], bool],
                          rule_types: Mapping[str, Any], topic_ids: Collection[str],
                          role: str = DEFAULT_ROLE) -> list[Problem]:
@@ -182,7 +197,7 @@ def question_id_problems(lq: LoadedQuestion, kind_of: Callable[[str], str | None
     (``eval`` of a file outside content/eval). ``kind_of``: a unit's kind, None when it is not there; ``restricted``:
     a unit that is there is not public; ``role``: the knowledge base's restricted role, the one a user may hold."""
     q = lq.question
-    problems: list[Problem] = []
+    problems: list[Problem] = _question_lang_problems(lq)
     # pass: the rule it looks like; caution: the red flag whose note it gets
     allowed = {"red_flag", "out_of_scope"} if q.guard == "pass" else {"red_flag"} if q.guard == "caution" else {q.guard}
     if q.guard_rule is not None and rule_types.get(q.guard_rule) not in allowed | {ANY_TYPE}:
