@@ -227,6 +227,20 @@ def test_the_question_itself_among_the_exemplars_is_no_paraphrase_and_does_not_h
     assert answer.splitlines()[1].split("：", 1)[1].startswith("成年人吃盐要限量。")
 
 
+def test_the_question_itself_stays_the_bar_of_its_languages_paraphrases() -> None:
+    """A unit's own question asked word for word ("How do I share a vault?") read its sibling question ("what happens
+    when I remove someone from a shared vault?") as a paraphrase once itself was left out, and quoted the removal."""
+    text = ("Open the vault, choose Share and type the other person's email. "
+            "When you remove someone from a shared vault, they lose access at the next sync.")
+    known = lexicon()
+    question = "How do I share a vault with my partner?"
+    near = {question: 1.0, "What happens when I remove someone from a shared vault?": 0.91}
+    focus = known.focus(question, (), near)
+    assert focus.terms == known.focus(question).terms  # the sibling is 0.09 away from the question: no paraphrase
+    answer = extractive_answer(question, "en", [source(1, "Sharing", text, ["help"])], focus=(focus, known))
+    assert answer.splitlines()[1].startswith("1. Sharing: Open the vault, choose Share")
+
+
 def test_a_paraphrase_much_further_than_the_nearest_does_not_steer_the_answer() -> None:
     text = ("Potassium from food is safe for healthy kidneys, but chronic kidney disease needs care. "
             "Bananas, potatoes and beans give a lot of potassium.")
@@ -325,6 +339,42 @@ def test_steps_of_a_numbered_list_are_quoted_in_their_order_with_their_numbers()
     numbers = [int(n) for n in re.findall(r"\((\d)\) ", line)]
     assert len(numbers) >= 2 and numbers == sorted(numbers), line  # the list's order, not the best step first
     assert "(5) Roll the jumper in a dry towel" in line and line.count("Hand washing a wool jumper") == 1
+
+
+ACCLIMATING = ("**On the way home.** Keep the bag in a dark box so the new fish stay calm.\n\n"
+               "**Acclimating (the float and mix method)**\n\n"
+               "1. Turn the aquarium lights off.\n"
+               "2. Float the closed bag on the tank surface for 15–20 minutes.\n"
+               "3. Add half a cup of tank water to the bag every 5 minutes, four or five times.\n"
+               "4. Net the new fish out of the bag into the tank; never pour the shop water in.\n\n"
+               "**Quarantine.** Keep new fish in a separate tank for three weeks before they join the others.")
+
+
+def test_a_procedure_asked_gets_the_numbered_list_that_names_it_every_step_in_order() -> None:
+    """A reader's "How do I acclimate new fish?" got a story's overview and step 4 alone: the list headed
+    "Acclimating" is the answer, from its first step."""
+    story = source(1, "New fish", "Most new fish die from the changes of temperature on the way into the new tank. "
+                   "A quarantine of three weeks is the minimum for new fish.", ["a"])
+    scene = source(2, "Acclimating new fish", ACCLIMATING, ["b"])
+    line = ask("How do I acclimate new fish?", "en", [story, scene]).splitlines()[1]
+    assert line.startswith("1. Acclimating new fish: Acclimating (the float and mix method): (1) Turn"), line
+    assert [int(n) for n in re.findall(r"\((\d)\) ", line)] == [1, 2, 3, 4]
+    # a question after one fact of the same unit is no procedure: its sentence, not the list
+    fact = ask("How long should new fish be quarantined?", "en", [story, scene]).splitlines()[1]
+    assert "(1)" not in fact and "three weeks" in fact
+
+
+@pytest.mark.parametrize(("question", "steps"), [
+    ("How do I acclimate new fish?", True),
+    ("how to clean a grinder", True),
+    ("新鱼买回来怎么过水？", True),
+    ("如何给新鱼过水", True),
+    ("How do I know if my fish is sick?", False),
+    ("How long should new fish be quarantined?", False),
+    ("鱼怎么会突然死了", False),
+])
+def test_a_question_asks_for_a_procedure(question: str, steps: bool) -> None:
+    assert Lexicon().focus(question).asks_steps is steps
 
 
 def test_chinese_steps_are_numbered_in_full_width_brackets_and_bullets_stay_best_first() -> None:

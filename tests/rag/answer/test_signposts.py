@@ -22,6 +22,10 @@ SIGNPOSTS = [
     "本文介绍神经管缺陷与叶酸的证据，以及维生素B6与孕吐、维生素B12与叶酸的关系。",
     "本节面向维修技师。",
     "第一节讲茎段扦插，第二节讲分株和叶插。",
+    # a summary told as a run of indirect questions (a reader's "how do I acclimate new fish?" opened with it)
+    "How to bring new fish home without shocking them, by floating the bag, and how to feed them afterwards: how much, how often.",
+    "How light, medium and dark roasts differ in the cup, how long roasted beans keep, and how to store them.",
+    "如何给新鱼过水，以及如何检疫。",
 ]
 
 FACTS = [
@@ -34,6 +38,10 @@ FACTS = [
     "以下人群需要补充叶酸：备孕和孕早期的女性。",
     "秋冬日照变短，这时应减少或停止施肥。",
     "本品每片含维生素D 400 IU。",
+    "How it is charged, stored and handled decides how long it keeps its range and whether it stays safe.",
+    "How much you need depends on your age, and what you eat.",
+    "When the water is cloudy, what you see is bacteria.",
+    "How to adjust from there:",
 ]
 
 

@@ -45,6 +45,8 @@ RELATIVE_FLOOR = 0.4
 #: Another row of a table a quoted row belongs to is quoted only when it states nearly as much (the question
 #: names both rows); the header every row repeats must not bring in the whole table.
 SIBLING_ROW_FLOOR = 0.9
+#: A procedure's numbered list is quoted first when one of its steps states this share of what the best quote states.
+STEPS_FLOOR = 0.7
 #: A span sharing this share of its terms with one already quoted repeats it.
 REDUNDANT = 0.7
 #: A single span longer than this is cut at a word boundary.
@@ -107,10 +109,11 @@ def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon
 
 
 def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_terms: Collection[str] = (),
-           bridge_terms: Collection[str] = (), authored: Sequence[str] = ()) -> list[Quote]:
+           bridge_terms: Collection[str] = (), authored: Sequence[str] = (), asks_steps: bool = False) -> list[Quote]:
     """The best quote, then the next best that state nearly as much of the question and repeat nothing, within
     the length budget and from at most ``MAX_UNITS`` units. When a list is asked for ("which foods…") and the best quote is a list item, its sibling
-    items follow it: the list is the answer. Another row of a quoted row's table must also say a term of the
+    items follow it: the list is the answer. When a procedure is asked for ("how do I…", ``asks_steps``), a numbered
+    list whose lead-in names what is asked comes first, every step in order (``_steps_first``). Another row of a quoted row's table must also say a term of the
     question itself (``focus_terms``) that the quoted rows do not: the vegetables' row, then the fruits' row when
     both are asked, never the rest of the table for the words its header repeats. A table in the other language
     than the question cannot say the question's words: its rows are read against ``bridge_terms``, the authors'
@@ -118,13 +121,18 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
     (``authored``, nearest first), that unit's best quote comes first and its spans are quoted whatever words they
     share with the question (its author said it answers it: "地铁上可以吃东西吗？" of a unit saying 禁止进食)."""
     quotes, answering = _authored_first(quotes, authored)
+    steps: list[Quote] = []
+    if asks_steps and not answering:
+        quotes, steps = _steps_first(quotes, set(focus_terms))
     chosen: list[Quote] = []
     seen: list[set[str]] = []  # the terms of each chosen quote, in order
     own, bridge = set(focus_terms), set(bridge_terms)
     placed = {(q.source.chunk_id, q.span.position): q for q in quotes}
     used, top = 0, 0.0
     siblings: list[Quote] = []
-    if asks_list and quotes and quotes[0].span.kind == "item":
+    if steps:
+        siblings = steps
+    elif asks_list and quotes and quotes[0].span.kind == "item":
         best = quotes[0]
         siblings = [q for q in quotes if q.source.chunk_id == best.source.chunk_id and q.span.kind == "item"
                     and q.span.context == best.span.context]
@@ -170,6 +178,22 @@ def _authored_first(quotes: Sequence[Quote], authored: Sequence[str]) -> tuple[l
         if best is not None:
             return [best, *(q for q in quotes if q is not best)], frozenset({unit})
     return list(quotes), frozenset()
+
+
+def _steps_first(quotes: Sequence[Quote], own: set[str]) -> tuple[list[Quote], list[Quote]]:
+    """A procedure asked ("how do I acclimate new fish?"): the numbered list whose lead-in names what is asked
+    ("Acclimating (the float and mix method)"), among the quotes stating nearly as much as the best, comes first,
+    every step in order."""
+    if not quotes:
+        return list(quotes), []
+    floor = STEPS_FLOOR * max(q.relevance for q in quotes)
+    for quote in quotes:
+        if quote.span.ordinal and quote.relevance >= floor and own & set(tokenize(quote.span.context)):
+            key = _list_of(quote)
+            steps = sorted((q for q in quotes if _list_of(q) == key), key=lambda q: q.span.position)
+            if len({q.span.ordinal for q in steps}) > 1:
+                return [*steps, *(q for q in quotes if q not in steps)], steps
+    return list(quotes), []
 
 
 def _leaned_on(quote: Quote, placed: dict[tuple[str, int], Quote], chosen: list[Quote]) -> Quote | None:
@@ -327,7 +351,7 @@ def extractive_quotes(question: str, lang: str, sources: Sequence[Source], *, al
             lexicon = plain_lexicon()
             focus = (lexicon.focus(question), lexicon)
         chosen = choose(candidates(focus[0], sources, focus[1]), lang, focus[0].asks_list, focus[0].own, focus[0].bridge,
-                        focus[0].authored)
+                        focus[0].authored, focus[0].asks_steps)
         lines = quoted_lines(chosen, lang, allowed_set)
     except Exception:  # the fallback of last resort never raises
         chosen, lines = [], []

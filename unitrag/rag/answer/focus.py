@@ -62,6 +62,9 @@ _ASKS_AMOUNT = re.compile(
 _ASKS_LIST = re.compile(r"\b(?:which|what\s+are|list|name)\b|哪些|哪几|有什么|是什么|几条|几个|几种"
                         r"|\bwhat\s+(?!does\b|is\b|was\b|has\b)[a-z]{3,}s\s+(?:are|do|have|has|can|should|contain|give|help|to|"
                         r"for|with|in|is)\b", re.IGNORECASE)
+#: Questions after a procedure: the steps of a numbered list on what is asked answer them together, in order.
+_ASKS_STEPS = re.compile(r"\bhow\s+(?:do|can|should|would|could|does|did|to)\b(?!\s+(?:i|you|we|one)\s+(?:know|tell)\b)"
+                         r"|\bsteps?\b|\bprocedure\b|\bprocess\b|怎么(?!会|回事|样)|如何|怎样(?!才算)|步骤|流程|程序", re.IGNORECASE)
 #: Between two spans' words in the text a chunk's topics are looked for in: no mention runs across it.
 _SEPARATOR = "\n\x00\n"
 #: A number: not the digits of a name (B12), but one right after Chinese words is (每天2次).
@@ -192,17 +195,21 @@ class Lexicon:
         # the question itself (a labelled dev question asked word for word) is no other wording of it: as the nearest,
         # it would set the bar the authors' translations are measured against, and no translation would reach it
         asked = normalize_question(question).casefold()
-        near = {text: cosine for text, cosine in near.items() if normalize_question(text).casefold() != asked}
+        itself = {text: cosine for text, cosine in near.items() if normalize_question(text).casefold() == asked}
+        near = {text: cosine for text, cosine in near.items() if text not in itself}
         lang = detect_lang(question)
         own_lang = {text: cosine for text, cosine in near.items() if detect_lang(text) == lang}
-        terms = self._weighted([(1.0, question), *_spread(own_lang, max(own_lang.values(), default=1.0))])
+        # but it stays the bar its own language's paraphrases are measured against: another question of the same unit
+        # ("what happens when I remove someone from a shared vault?") is no other wording of "how do I share a vault?"
+        own_best = max([*own_lang.values(), *itself.values()], default=1.0)
+        terms = self._weighted([(1.0, question), *_spread(own_lang, own_best)])
         # the other language's: the author's own translation of the nearest question, as near as the best of all
         bridge = self._weighted(_spread({t: c for t, c in near.items() if t not in own_lang}, max(near.values(), default=1.0)))
         topics = frozenset(t for t in named_topics if t in self.topics)
         folded = to_simplified(question)  # 多長時間 asks for an amount as 多长时间 does (the terms are folded already)
         return QuestionFocus(terms, topics, numbers_in(question), bool(_ASKS_AMOUNT.search(folded)),
                              bool(_ASKS_LIST.search(folded)), frozenset(t for t in tokenize(question) if t in terms),
-                             lang, bridge, tuple(authored))
+                             lang, bridge, tuple(authored), bool(_ASKS_STEPS.search(folded)))
 
     def _weighted(self, texts: Iterable[tuple[float, str]]) -> dict[str, float]:
         """Each term of the texts at its idf times its text's weight (the largest where texts share it)."""
@@ -261,6 +268,7 @@ class QuestionFocus:
     lang: str = ""  # the question's ("en" | "zh"; "": unknown, every source read as in the same language)
     bridge: Mapping[str, float] = field(default_factory=dict)  # terms of paraphrases in the other language → weight
     authored: tuple[str, ...] = ()  # the units whose authors wrote this question among their own, nearest first
+    asks_steps: bool = False  # "how do I …", "怎么…": a procedure, which a numbered list's steps give
 
     def relevance(self, reading: SpanReading, named: frozenset[str] = frozenset(), source_topics: Sequence[str] = (),
                   source_lang: str = "") -> float:

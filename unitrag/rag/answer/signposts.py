@@ -7,7 +7,9 @@ names every topic of the story, so it matches a question's terms better than any
 and the extractive answer quoted it: "冬天要施肥吗" got "本篇先讲…再讲生长季与冬季的施肥频率"
 instead of the scene that says to reduce or stop feeding. A signpost states no fact, so it
 is never quoted (``rag.answer.extractive.candidates``); an audience line ("This section is for
-workshop staff", 本节面向专业人员) is one too.
+workshop staff", 本节面向专业人员) is one too, and so is a summary told as a run of indirect questions
+("How to bring new fish home …, and how to feed them afterwards: how much, how often …"), which a reader
+asking "how do I acclimate new fish?" got as the first line of the answer.
 
 The cues are sentence openings, per language, both tried on every span (a Chinese unit may
 quote an English one). They need a word for a text ("article", 本篇) or a section ordinal
@@ -46,6 +48,15 @@ _ZH = (
     # 第一节讲…，第二节讲…
     r"^第[一二三四五六七八九十\d]+(?:节|部分|篇|章)(?:先|再|主要|则)?(?:讲|介绍|说明|谈|是|给出|列出|面向)",
 )
+#: A summary told as a run of indirect questions: "How to bring new fish home …, and how to feed them afterwards: how
+#: much, how often …", "How light, medium and dark roasts differ …, how long roasted beans keep …"; 如何…，以及如何….
+_WH_EN = r"(?:how|what|why|when|which|where|whether)"  # the later questions; the first is a "how to" or a how, a why
+_QUESTIONS = (
+    re.compile(rf"^(?:how|what) to\b[^?]*?[,;:]\s*(?:and\s+)?{_WH_EN}\b[^?]*$", re.IGNORECASE),
+    # "How X …" may be a sentence's subject ("How much you need depends on your age, and what you eat"): three of them
+    re.compile(rf"^(?:how|why)\b(?:[^?]*?[,;:]\s*(?:and\s+)?{_WH_EN}\b){{2}}[^?]*$", re.IGNORECASE),
+    re.compile(r"^(?:如何|怎样|怎么|为什么|什么时候)[^？?]*?[，、；：](?:以及|还有|和)?(?:如何|怎样|怎么|为什么|什么时候)[^？?]*$"),
+)
 _PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (*_EN, *_ZH))
 _DIGIT = re.compile(r"(?<![A-Za-z0-9.,-])\d")  # a quantity, not a name (B12, omega-3)
 _LEAD = re.compile(r"^[\s\"'“‘(（\[【*_>#-]+")
@@ -56,4 +67,4 @@ def is_signpost(words: str) -> bool:
     text = _LEAD.sub("", words or "")
     if _DIGIT.search(text):  # "以下方法给出起点，之后每次微调 2–3 mm": a quantity is a fact, whatever the opening
         return False
-    return any(p.search(text) for p in _PATTERNS)
+    return any(p.search(text) for p in (*_PATTERNS, *_QUESTIONS))
