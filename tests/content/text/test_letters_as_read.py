@@ -1,0 +1,37 @@
+"""A question's letters as a reader reads them: look-alikes, invisible characters, compatibility forms, spaced letters."""
+
+from __future__ import annotations
+
+import pytest
+
+from unitrag.content.text.letters_as_read import letters_as_read
+from unitrag.rag.arguments import question_text
+
+
+@pytest.mark.parametrize(("typed", "read"), [
+    ("I w\u0430nt t\u043e kill mys\u0435lf", "I want to kill myself"),
+    ("hus\u200bband col\u00adlapsed", "husband collapsed"),
+    ("k\u0301ill", "kill"),
+    ("\uff56\uff49\uff54\uff41\uff4d\uff49\uff4e \uff24", "vitamin D"),
+    ("\U0001d424\U0001d422\U0001d425\U0001d425", "kill"),
+    ("\u1d0b\u026a\u029f\u029f", "kill"),
+    ("I\u3164want", "I want"),
+    ("c r u s h i n g  c h e s t", "crushing  chest"),
+])
+def test_a_disguised_word_reads_as_the_word(typed: str, read: str) -> None:
+    assert letters_as_read(typed) == read
+
+
+@pytest.mark.parametrize("plain", [
+    "我的B12是180，正常吗？",  # Chinese punctuation and Latin inside Chinese: as written
+    "Привет мир",  # a word wholly in another script is no disguise
+    "β-carotene in carrots",
+    "vitamin a b c",  # three spaced letters are letters
+    "How much B12 do I need?",
+])
+def test_ordinary_text_is_read_as_written(plain: str) -> None:
+    assert letters_as_read(plain) == plain
+
+
+def test_every_stage_gets_the_question_as_read() -> None:
+    assert question_text("I w\u0430nt t\u043e kill mys\u0435lf", 2000) == "I want to kill myself"
