@@ -113,3 +113,20 @@ def test_a_utf16_file_is_named_as_utf16() -> None:
     problems: list = []
     assert decode_text("---\nid: x\n".encode("utf-16"), "u.md", problems) is None
     assert "it is UTF-16" in problems[0].message and "save the file as UTF-8" in problems[0].message
+
+
+def test_a_link_whose_target_cannot_be_resolved_is_outside_not_a_traceback(tmp_path, monkeypatch):
+    """An attacker's link to /proc/1/cwd/x.md made `validate` raise PermissionError from realpath."""
+    import os
+
+    from unitrag.content.files import link_outside
+
+    (tmp_path / "content").mkdir()
+    link = tmp_path / "content" / "bad.md"
+    link.symlink_to("/proc/1/cwd/x.md")
+
+    def refused(*_args, **_kwargs):
+        raise PermissionError(13, "Permission denied", "/proc/1/cwd")
+
+    monkeypatch.setattr(os.path, "realpath", refused)
+    assert link_outside(tmp_path / "content", link) == "/proc/1/cwd/x.md"

@@ -78,6 +78,10 @@ def eval_cmd(
     """Score every pipeline variant on a BEIR data set or on labelled questions; gate on thresholds."""
     from ..eval.report import category_markdown, gated_reports
 
+    _check_shares({"--min-ndcg": min_ndcg, "--min-notfound-f1": min_notfound_f1, "--min-success": min_success,
+                   "--min-notfound-precision": min_notfound_precision, "--min-answer-facts": min_answer_facts,
+                   "--min-guard-recall": min_guard_recall, "--min-guard-precision": min_guard_precision,
+                   "--min-guard-pass": min_guard_pass})
     if unit_questions:
         unused = [name for name, value in (
             ("--beir", beir), ("--questions", questions), ("--variants", variants), ("--plot", plot),
@@ -138,6 +142,13 @@ def eval_cmd(
     if verdict.failures:
         raise typer.Exit(1)
 
+
+
+def _check_shares(thresholds: dict[str, float | None]) -> None:
+    """Each gate a share from 0 to 1: ``nan`` failed every gate with "below nan", and 5 or -1 gated nothing real."""
+    for flag, value in thresholds.items():
+        if value is not None and not (math.isfinite(value) and 0.0 <= value <= 1.0):
+            raise UserError(f"{flag}: expected a share from 0 to 1 (0.8 for 80%), got {value:g}")
 
 def _gate(gated: list[tuple[str, EvalReport]], thresholds: dict[str, float | None], questions: bool) -> GateResult:
     """The ``--min-*`` gates of every gated set (eval.gates: small sets warn unless clearly below), each
