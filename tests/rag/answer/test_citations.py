@@ -196,9 +196,12 @@ def test_malformed_tags_are_stripped_and_do_not_make_an_answer_long():
 
 
 def test_prose_that_mentions_citing_is_not_a_citation():
-    text = ("Please cite the WHO report (cite it in full). [Citation guidelines](https://example.org) "
+    text = ("Please cite the WHO report (cite it in full). Citation guidelines "
             "say how to cite: author, year. 《引用》 and <city> are not tags either.")
     assert check_citations(text, WHITELIST) == FaithfulnessReport([], [], 1.0, False)
+    # a link is a reference no id checks (stop 49: a fabricated URL passed), even to a real fact sheet
+    linked = check_citations(f"{text} [The NIH fact sheet](https://ods.od.nih.gov) says more.", WHITELIST)
+    assert linked.invalid_ids == ["https://ods.od.nih.gov"]
 
 
 # -- issue 19: numbered markers for reading -------------------------------------------------------
@@ -293,3 +296,37 @@ def test_brackets_without_a_number_are_not_markers() -> None:
 def test_numbering_drops_the_markers_the_text_wrote_itself() -> None:
     text, references = number_citations('B12 cures cancer [1]. Take B12 <Cite id="nih-b12"/>.', [NIH])
     assert text == "B12 cures cancer. Take B12[1]." and [r.number for r in references] == [1]
+
+
+@pytest.mark.parametrize("told", [
+    "B12 is absorbed by passive diffusion [Smith et al., 2021].",
+    "口服B12吸收率约1-2%（张三等，中华医学杂志，2021）。",
+    "Only 1-2% is absorbed. Source: https://pubmed.ncbi.nlm.nih.gov/31234567/",
+    'See doi:10.1056/NEJMoa2034577 <Cite id="nih-b12"/>',
+    'Only 1-2% is absorbed (see "Oral B12 megadoses", Lancet 2019).',
+    "Adults need 2.4 µg a day (WHO, 2012).",
+])
+def test_a_reference_told_in_words_is_no_faithful_citation(told: str) -> None:
+    """An attacker's mock LLM had each of these pass with score 1.0: no id checks a link, a DOI or "Smith et al."."""
+    report = check_citations(told, WHITELIST)
+    assert report.invalid_ids and report.score < 1.0
+    assert check_citations(told, WHITELIST, told=False).invalid_ids == []  # the units' own words, quoted
+
+
+@pytest.mark.parametrize("plain", [
+    'The trial (2015) showed a benefit <Cite id="nih-b12"/>.',
+    'Since the 2019 update (as of 2021) the label says 2.4 µg <Cite id="nih-b12"/>.',
+    '降压药（2022年版指南）要按时吃 <Cite id="nih-b12"/>。',
+    'Eat 5 portions (about 400 g) a day <Cite id="nih-b12"/>.',
+])
+def test_a_year_or_a_quantity_in_brackets_is_no_reference(plain: str) -> None:
+    assert check_citations(plain, WHITELIST).invalid_ids == []
+
+
+@pytest.mark.parametrize("wrapped", [
+    'Absorbed by diffusion. [<Cite id="nih-b12"/>](https://evil.example/fake-study)',
+    'Absorbed by diffusion. <a href="https://evil.example/fake-study"><Cite id="nih-b12"/></a>',
+])
+def test_a_checked_marker_is_numbered_without_the_link_around_it(wrapped: str) -> None:
+    text, references = number_citations(wrapped, [NIH])
+    assert text == "Absorbed by diffusion. [1]" and "evil" not in text and references[0].link == NIH.url

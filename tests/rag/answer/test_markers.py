@@ -103,7 +103,6 @@ ACCEPTED = [
     f"参考2型糖尿病的诊疗建议{T}，每年复查。",
     f"2015年（2015）的研究显示{T}，来源于动物。",
     f"A room of 20 m&sup2; and CO<sub>2</sub> in the air.{T}",
-    f"See [the NIH fact sheet](https://ods.od.nih.gov) for more.{T}",
     f"可以参考3个方面{T}。",
 ]
 

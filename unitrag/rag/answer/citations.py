@@ -18,7 +18,11 @@ too: ``number_citations`` turns checked tags into exactly such markers, so one w
 would read as a checked reference to whatever entry carries its number. So is every other way of
 numbering a reference (``µg²``, ``<sup>2</sup>``, ``^2``, ``②``, ``(2).``, ``(ref. 2)``, ``（来源2）``) and
 a reference list of its own ("References: 1. Smith 2015…"): ``markers`` says which, and which look-alikes
-(``m²``, ``10²``, ``(1) eat more fiber``, ``(2015)``) are not.
+(``m²``, ``10²``, ``(1) eat more fiber``, ``(2015)``) are not. So is a reference told in words, which no id
+checks: a link, a DOI, "Smith et al.", "(WHO, 2012)" (``markers.TOLD_REFERENCE``).
+
+A checked marker wrapped in a link (``[<Cite id="x"/>](https://…)``, ``<a href="…"><Cite id="x"/></a>``) is numbered
+without the link: the reference [1] must open what the registry says, never a URL the answer brought.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from typing import Any
 from ...content.text.citation_tags import CiteTag, find_tags, replace_tags, strip_tags
 from ...content.text.scripts import HAN
 from ..types import FaithfulnessReport, ResolvedCitation
-from .markers import NUMBERED_MARKER, invented_markers, without_invented
+from .markers import NUMBERED_MARKER, invented_markers, told_references, without_invented
 from ...errors import InvalidArgument
 from ..arguments import describe
 
@@ -64,12 +68,14 @@ def _allowed(tag: CiteTag, allowed: set[str]) -> bool:
     return tag.id is not None and tag.id in allowed
 
 
-def check_citations(answer: str, whitelist: Iterable[str]) -> FaithfulnessReport:
+def check_citations(answer: str, whitelist: Iterable[str], *, told: bool = True) -> FaithfulnessReport:
     """Which citations are allowed, which are not, and the share of allowed citation tags.
 
     ``invalid_ids`` names a well-formed tag by its id and a malformed one by the tag as
     written. With no citation at all the score is 1.0 for a short answer (nothing was
     claimed from a source) and 0.0 for a long one, which is also flagged ``uncited_long_answer``.
+    ``told``: references told in words count as invented (an LLM's answer); the extractive answer, the units'
+    own words, passes ``False``.
     """
     _check_text(answer, "answer")
     if isinstance(whitelist, (str, bytes)) or not isinstance(whitelist, Iterable):
@@ -77,7 +83,8 @@ def check_citations(answer: str, whitelist: Iterable[str]) -> FaithfulnessReport
         raise InvalidArgument(f"whitelist: expected a collection of citation ids, got {describe(whitelist)}")
     allowed = {cid for cid in whitelist if isinstance(cid, str)}
     tags = find_tags(answer)
-    markers = [m.group(0) for m in NUMBERED_MARKER.finditer(strip_tags(answer))] + invented_markers(answer)
+    markers = ([m.group(0) for m in NUMBERED_MARKER.finditer(strip_tags(answer))] + invented_markers(answer)
+               + (told_references(strip_tags(answer)) if told else []))
     if not tags and not markers:
         long = is_long(answer)
         return FaithfulnessReport(valid_ids=[], invalid_ids=[], score=0.0 if long else 1.0, uncited_long_answer=long)
@@ -136,10 +143,18 @@ def number_citations(answer: str, citations: Sequence[ResolvedCitation]) -> tupl
             return ""
         return f"[{numbers.setdefault(tag.id, len(numbers) + 1)}]"
 
-    text = replace_tags(_without_markers(answer), marker)
+    text = _unlinked(replace_tags(_without_markers(answer), marker))
     for cid in by_id:
         numbers.setdefault(cid, len(numbers) + 1)
     return text, [Reference(n, by_id[cid]) for cid, n in numbers.items()]
+
+
+#: A numbered marker inside a Markdown link or an HTML anchor: ``[[1]](https://…)``, ``<a href="…">[1]</a>``.
+_LINKED_MARKER = re.compile(r"\[[ \t]*(\[\d{1,4}\])[ \t]*\]\([^()\n]*\)|<a\b[^<>]*>[ \t]*(\[\d{1,4}\])[ \t]*</a\s*>", re.IGNORECASE)
+
+
+def _unlinked(text: str) -> str:
+    return _LINKED_MARKER.sub(lambda m: m.group(1) or m.group(2), text)
 
 
 def _without_markers(text: str) -> str:

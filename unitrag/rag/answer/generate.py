@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from ...artifact.bounded_sandbox import MAX_PROMPT_CHARS
 from ...providers.llm.base import LLM, LLMErrorCategory, LLMUnavailable, is_usable
@@ -33,17 +33,20 @@ from .prompt import UNNAMED, Identity, PromptError, build_messages
 from .stream_filter import CitationStreamFilter, without_dangling
 from ..types import FaithfulnessReport, Source
 
-#: ``check_citations(answer, whitelist)`` from ``unitrag.rag.answer.citations``, injected.
-CitationCheck = Callable[[str, Iterable[str]], FaithfulnessReport]
+class CitationCheck(Protocol):
+    """``check_citations(answer, whitelist, told=...)`` from ``unitrag.rag.answer.citations``, injected."""
+
+    def __call__(self, answer: str, whitelist: Iterable[str], *, told: bool = True) -> FaithfulnessReport: ...
 
 # ``invalid`` lists fabricated ids and, as written, tags that are not ``<Cite id="..."/>`` (see citations.py).
 _CORRECTION = {
     "zh": "你的回答引用了资料中没有的 id：{invalid}。只能引用这些 id：{allowed}，"
-    '每条引用都严格写成 <Cite id="..."/>，不加其他属性、不转义，不用 [1]、²、（2）、②、（来源2）这样的编号，也不要自己列参考文献。'
+    '每条引用都严格写成 <Cite id="..."/>，不加其他属性、不转义，不用 [1]、²、（2）、②、（来源2）这样的编号，不写网址、DOI 或“作者，年份”式的出处，也不要自己列参考文献。'
     "请重写完整的回答：删除或替换这些引用，其他规则不变。",
     "en": "Your answer cited ids that are not in the sources: {invalid}. The only ids you may cite are: {allowed}, "
     'each written exactly as <Cite id="..."/>, with no other attribute and no escaping. '
-    "Never number references yourself ([1], ², (2), ②, (ref. 2)) and never add a list of references. "
+    "Never number references yourself ([1], ², (2), ②, (ref. 2)), never write links, DOIs or author-and-year "
+    "references, and never add a list of references. "
     "Rewrite the whole answer, removing or replacing those citations; "
     "all other rules still apply.",
 }
@@ -174,7 +177,8 @@ def _messages(question: str, lang: str, sources: Sequence[Source], templates: Ma
 def _fallback(question: str, lang: str, sources: Sequence[Source], allowed: set[str], check: CitationCheck,
               attempts: int, failure: Failure | None, focus: tuple[QuestionFocus, Lexicon] | None) -> Generation:
     text, units = extractive_quotes(question, lang, sources, allowed=allowed, focus=focus)
-    return Generation.of(text, True, attempts, failure, check(text, allowed), units)
+    # quoted from the units: a link or "Smith et al." there is the authors' own words, not a reference the LLM told
+    return Generation.of(text, True, attempts, failure, check(text, allowed, told=False), units)
 
 
 def generate_answer(

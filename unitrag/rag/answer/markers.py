@@ -131,6 +131,25 @@ _BIBLIOGRAPHIC = regex.compile(
     r"|trial|stud(?:y|ies))|指南|杂志|学报|期刊|研究|协会|学会|委员会|组织|中心|大学|出版社|报告|综述|试验|[《》]"
 )
 
+#: A reference told in words rather than cited: a link, a DOI, a PubMed id, "Smith et al.", an author or a journal and a
+#: year in brackets ("(Smith, 2021)", "(see "Oral B12 megadoses", Lancet 2019)", "（张三等，中华医学杂志，2021）").
+#: None of these can be checked against the sources, so an answer that tells one is no faithful answer: an
+#: attacker's mock LLM had each of them pass the check with score 1.0. A year alone in brackets ("(2015)") and a time
+#: ("(as of 2021)", "（截至2021年）") are no reference.
+TOLD_REFERENCE = regex.compile(
+    r"(?i:https?://|www\.)[^\s<>)\]）】]+|(?i:\bdoi\b)[ \t]*:?[ \t]*10\.\d{4,9}/\S+|(?<![\w.])10\.\d{4,9}/[^\s<>]+"
+    r"|(?i:\bpmid\b)[ \t]*:?[ \t]*\d{4,9}|(?<![^\W\d_])\p{Lu}[\p{L}'’\-]+[ \t]+(?i:et[ \t]+al)\b\.?"
+    r"|[(（\[［](?![ \t]*(?i:as of|since|in|from|until|by|before|after|around|circa|c\.|updated|revised|截至|自|从|于|到))"
+    r"[^()（）\[\]［］\n]{0,80}?[\p{L}\p{Han}][^()（）\[\]［］\n]{0,80}?[,，、 \t](?:19|20)\d\d[a-z]?[ \t]*(?:年)?[)）\]］]"
+)
+
+
+def told_references(text: str) -> list[str]:
+    """Each reference ``text`` tells in words (``TOLD_REFERENCE``), as written, shortened for a report."""
+    found = (" ".join(m.group(0).split()) for m in TOLD_REFERENCE.finditer(text))
+    return [t if len(t) <= LABEL_CHARS else t[: LABEL_CHARS - 1] + "…" for t in found]
+
+
 #: The most characters past an inline marker that can change what it is ("²" then "³", "(2)" then ".").
 LOOKAHEAD_CHARS = 12
 
