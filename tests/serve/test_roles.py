@@ -6,6 +6,8 @@ import hashlib
 import json
 from typing import Any
 
+import re
+
 import pytest
 
 from unitrag.errors import UserError
@@ -315,3 +317,23 @@ def test_a_value_in_the_roles_place_that_is_no_role_name_is_not_echoed():
     with pytest.raises(UserError) as raised:
         parse_api_keys(f"sha256:{DIGEST}=My$ecretPass1")
     assert "My$ecret" not in str(raised.value) and "1 value(s) that are not role names" in str(raised.value)
+
+
+@pytest.mark.parametrize(("env", "words"), [
+    ({"UNITRAG_SERVE_TRUSTED_PROXIES": "127.0.0.1,not-an-ip"}, "'not-an-ip' (not an IP address"),
+    ({"UNITRAG_SERVE_TRUSTED_PROXIES": "localhost"}, "'localhost' (not an IP address"),
+    ({"UNITRAG_SERVE_TRUSTED_PROXIES": "127.0.0.0/8"}, "'127.0.0.0/8' (a network"),
+    ({"UNITRAG_SERVE_TRUSTED_PROXIES": "127.0.0.1", "UNITRAG_SERVE_ROLES_HEADER": "Authorization"}, "already means"),
+    ({"UNITRAG_SERVE_TRUSTED_PROXIES": "127.0.0.1", "UNITRAG_SERVE_ROLES_HEADER": "X Roles"}, "not a header name"),
+    ({"UNITRAG_SERVE_ROLES_HEADER": "X-Unitrag-Roles"}, "none is set"),
+])
+def test_proxy_settings_that_could_never_match_are_refused(env, words):
+    """An attacker's list: each was taken without a word, and the proxy's roles were then never believed."""
+    with pytest.raises(UserError, match=re.escape(words)):
+        load_serve_settings(env=env)
+
+
+def test_a_proxy_address_is_compared_as_the_server_writes_it():
+    settings = load_serve_settings(env={"UNITRAG_SERVE_TRUSTED_PROXIES": "::0001, 10.0.0.5",
+                                        "UNITRAG_SERVE_ROLES_HEADER": "X-Unitrag-Roles"})
+    assert settings.trusted_proxies == ("::1", "10.0.0.5") and settings.roles_header == "X-Unitrag-Roles"

@@ -84,7 +84,7 @@ def _coerce(key: str, value: Any) -> Any:
         values = tuple(i.strip() for i in items if i.strip())
         if key == "cors_origins":
             check_origins(values)
-        return values
+        return values if key == "cors_origins" else proxy_addresses(values)
     kind = _FIELDS[key].type
     if key == "port":
         return _port(value)
@@ -105,7 +105,47 @@ def _coerce(key: str, value: Any) -> Any:
         return number
     if not isinstance(value, str):
         raise UserError(f"[serve] {key}: expected a string, got {shown_value(value)}")
+    if key == "roles_header" and value.strip():
+        return roles_header_name(value.strip())
     return value.strip() or None
+
+
+def proxy_addresses(values: tuple[str, ...]) -> tuple[str, ...]:
+    """Each ``trusted_proxies`` entry as the peer address the server compares it with, or one line naming those that
+    could never equal one: a host name, a network, "not-an-ip" (an attacker's list: each was taken, and never matched)."""
+    import ipaddress
+
+    addresses, bad = [], []
+    for value in values:
+        try:
+            addresses.append(str(ipaddress.ip_address(value)))
+        except ValueError:
+            network = "/" in value
+            bad.append(f"{value!r} (" + ("a network: list each proxy's own address" if network else
+                                         "not an IP address: give the proxy's address as the server sees it, e.g. 127.0.0.1")
+                       + ")")
+    if bad:
+        raise UserError(f"[serve] trusted_proxies ({ENV_PREFIX}TRUSTED_PROXIES): {'; '.join(bad)}")
+    return tuple(addresses)
+
+
+#: A header name (RFC 9110 token), and the ones a proxy's roles may never ride in: what the server or the client
+#: already means by them.
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_RESERVED_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "host", "content-length", "content-type",
+                               "content-encoding", "transfer-encoding", "connection", "upgrade", "te", "origin",
+                               "forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-real-ip"})
+
+
+def roles_header_name(value: str) -> str:
+    """``roles_header`` as a header name the proxy can send, or one line saying why it cannot be one."""
+    if not _TOKEN.fullmatch(value):
+        raise UserError(f"[serve] roles_header: {value!r} is not a header name (letters, digits and - only, e.g. "
+                        "X-Unitrag-Roles)")
+    if value.lower() in _RESERVED_HEADERS:
+        raise UserError(f"[serve] roles_header: {value!r} already means something to the server or the client: name "
+                        "one of your own, e.g. X-Unitrag-Roles")
+    return value
 
 
 #: An origin as a browser sends it: scheme://host[:port], lower case, nothing after (no path, not even "/").
@@ -166,4 +206,9 @@ def load_serve_settings(path: Path | None = None, env: dict[str, str] | None = N
     }
     if env.get(API_KEYS_ENV):
         from_env["api_keys"] = env[API_KEYS_ENV]
-    return settings.with_overrides(**from_env).with_overrides(**cli)
+    settings = settings.with_overrides(**from_env).with_overrides(**cli)
+    if settings.roles_header and not settings.trusted_proxies:
+        raise UserError(f"[serve] roles_header {settings.roles_header!r} is believed only from trusted_proxies, and none "
+                        f"is set: list the proxy's address ({ENV_PREFIX}TRUSTED_PROXIES=10.0.0.5), or leave "
+                        "roles_header out")
+    return settings
