@@ -136,6 +136,21 @@ def test_an_emergency_in_disguised_letters_is_stopped_as_the_plain_words_are(kb:
     assert guarded is not None and guarded.type == "red_flag" and guarded.stops, (question, guarded)
 
 
+LONG_ZH = ("医生您好，我今年六十二岁，有高血压十年了，一直按时吃降压药，平时饮食比较清淡。去年体检发现维生素D偏低，医生让我每天补充维生素D和钙片，"
+           "我想问问每天补多少合适，是早上吃还是晚上吃比较好。另外我老伴说我最近脸色有点发黄，问我要不要顺便查一下铁蛋白和维生素B12，"
+           "因为我吃素已经五六年了。还有就是我听说喝茶会影响铁的吸收，我每天早上都要喝一大杯浓茶，这个习惯要不要改。我现在胸口剧痛。")
+RUN_ON = "I need advice about my diet and whether I should take a multivitamin " * 17 + "I have crushing chest pain right now"
+
+
+@pytest.mark.parametrize("question", [LONG_ZH, RUN_ON], ids=["zh-long", "en-run-on"])
+def test_chest_pain_now_at_the_end_of_a_long_question_is_stopped_as_chest_pain(kb: KnowledgeBase, question: str) -> None:
+    """An attacker's two: a Chinese paragraph of diet questions ending 我现在胸口剧痛 got a vitamin answer (then the
+    suicide rule's note), and 1,200 characters without a full stop before "I have crushing chest pain right now"
+    got "not found"."""
+    guarded = kb.ask(question).guard
+    assert guarded is not None and guarded.stops and guarded.rule == "red-flag-chest-pain", guarded
+
+
 def test_pattern_hits_say_so_and_skip_the_embedding(kb: KnowledgeBase) -> None:
     timings: dict[str, float] = {}
     outcome = kb.guard.check("I'm 20 weeks pregnant and bleeding heavily", "en", timings)

@@ -6,7 +6,7 @@ import pytest
 
 from unitrag.content.text.lang import normalize_question
 from unitrag.rag.guard.framing import read_framing
-from unitrag.rag.guard.sentences import MAX_SENTENCES, acute_sentences, split_sentences
+from unitrag.rag.guard.sentences import RUN_ON_CHARS, MAX_SENTENCES, acute_sentences, split_sentences
 
 
 def chosen(question: str) -> list[str]:
@@ -61,3 +61,11 @@ def test_a_sentence_saying_something_happens_now_is_scored_alone_in_any_domain(q
 @pytest.mark.parametrize("question", ["我正在减肥。晚饭吃什么好？", "我正在学营养学。维生素D怎么补？"])
 def test_a_plan_or_a_study_going_on_now_brings_no_sentence_to_score_alone(question: str) -> None:
     assert chosen(question) == []
+
+
+def test_a_run_on_is_read_as_its_start_and_the_stretch_around_each_now() -> None:
+    run_on = "I need advice about my diet and whether I should take a multivitamin " * 17 + "I have crushing chest pain right now"
+    pieces = split_sentences(run_on)
+    assert len(pieces) == 2 and all(len(p) <= RUN_ON_CHARS for p in pieces)
+    assert pieces[1].endswith("I have crushing chest pain right now") and not pieces[1].startswith(" ")
+    assert split_sentences("Short one. Right now I have pain.") == ["Short one.", "Right now I have pain."]

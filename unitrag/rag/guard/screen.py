@@ -160,8 +160,12 @@ class Guard:
                 if outcome is None and self.semantic is not None:
                     scores = self._scores(question, timings) if scores is None else scores
                     outcome = self._by_similarity(question, scores, rule_type, lang, framing)
-                if outcome is None and rule_type == "red_flag" and self.semantic is not None:
-                    outcome = self._by_sentence(question, lang, framing, timings)
+                if rule_type == "red_flag" and self.semantic is not None and (outcome is None or outcome.reason == "similarity"):
+                    # a sentence telling a sign now outranks the whole question's diluted nearest rule: an attacker's
+                    # 我现在胸口剧痛 after a long diet question was stopped as the suicide rule, with its crisis line
+                    told = self._by_sentence(question, lang, framing, timings)
+                    if told is not None and (outcome is None or (told.score or 0.0) > (outcome.score or 0.0)):
+                        outcome = told
                 if outcome is not None and rule_type == "red_flag":
                     outcome, caution = self._framed(outcome, framing(), lang, scores)
                 if outcome is not None:
@@ -263,19 +267,20 @@ class Guard:
 
     def _by_sentence(self, question: str, lang: str, framing: Callable[[], Framing],
                      timings: dict[str, float]) -> GuardOutcome | None:
-        """A red flag fired by one sentence that says something is happening now (``sentences``)."""
+        """A red flag fired by one sentence that says something is happening now (``sentences``): of several, the one
+        scored highest (a sentence on a yellowish face must not name the rule for the chest pain told after it)."""
         chosen = acute_sentences(question, framing)
         if not chosen:
             return None
         assert self.semantic is not None
         with timed(timings, "embed"):
             vectors = self._embed_many(chosen)
-        for vector in vectors:
-            for score in self.semantic.scores(vector):
-                rule = self._by_id.get(score.rule)
-                if score.type == "red_flag" and score.fires and rule is not None:
-                    return _scored(rule, score, lang, "sentence")
-        return None
+        fired = [(score, rule) for vector in vectors for score in self.semantic.scores(vector)
+                 if score.type == "red_flag" and score.fires and (rule := self._by_id.get(score.rule)) is not None]
+        if not fired:
+            return None
+        score, rule = max(fired, key=lambda pair: pair[0].score)  # the sentence that tells its sign most plainly
+        return _scored(rule, score, lang, "sentence")
 
     def __len__(self) -> int:
         return len(self.rules)

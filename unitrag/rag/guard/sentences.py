@@ -40,10 +40,37 @@ HAPPENING_NOW = re.compile(
     re.IGNORECASE)
 
 
+#: A "sentence" longer than this (characters) is a run-on: it is read as the stretches around each "now" it says.
+RUN_ON_CHARS = 240
+#: A stretch around a "now" of a run-on: this many characters before it (the sign told with it) and after it.
+BEFORE_NOW, AFTER_NOW = 100, 40
+
+
 def split_sentences(question: str) -> list[str]:
     """The question's sentences: the answer's rule for prose (``answer.spans``), each line apart, since a chat
-    message often breaks lines where a sentence ends without a full stop."""
-    return [sentence for line in question.splitlines() for sentence in prose_sentences(line)]
+    message often breaks lines where a sentence ends without a full stop. A run-on of more than ``RUN_ON_CHARS``
+    without a full stop ("…and whether I should take a multivitamin I have crushing chest pain right now", an
+    attacker's 1,200 characters) gives the stretches around the "now"s it says, each a sentence, and its start."""
+    sentences = []
+    for sentence in (s for line in question.splitlines() for s in prose_sentences(line)):
+        nows = list(HAPPENING_NOW.finditer(sentence)) if len(sentence) > RUN_ON_CHARS else []
+        if not nows:
+            sentences.append(sentence)
+            continue
+        sentences.append(_words_within(sentence, 0, RUN_ON_CHARS))
+        sentences += [_words_within(sentence, m.start() - BEFORE_NOW, m.end() + AFTER_NOW) for m in nows]
+    return sentences
+
+
+def _words_within(text: str, start: int, end: int) -> str:
+    """``text[start:end]`` (clamped) without the words the cut splits at either end."""
+    start, end = max(0, start), min(len(text), end)
+    piece = text[start:end]
+    if start > 0 and not text[start - 1].isspace() and " " in piece:
+        piece = piece.split(" ", 1)[1]
+    if end < len(text) and not text[end].isspace() and " " in piece:
+        piece = piece.rsplit(" ", 1)[0]
+    return piece.strip()
 
 
 def acute_sentences(question: str, framing: Callable[[], Framing]) -> list[str]:
