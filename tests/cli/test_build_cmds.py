@@ -319,3 +319,11 @@ def test_build_json_with_problems_prints_one_object_and_exits_1(tmp_path, dry_ru
     assert data["ok"] is False and data["written"] is False
     assert {"path": "content/rules/a.md", "line": 2, "field": "title", "message": "required field is missing"} in data["problems"]
     assert not (tmp_path / "dist" / "kb.duckdb").exists()
+
+
+def test_an_artifact_at_the_embedding_caches_file_is_refused_naming_both(tmp_path: Path) -> None:
+    """An attacker's `--out d2/embeddings.duckdb --cache-dir d2` was told the artifact was damaged, "rebuild it"."""
+    root = _sample(tmp_path)
+    line = one_error_line(_run_bounded(root, "build", "--out", "d2/embeddings.duckdb", "--cache-dir", "d2"),
+                          "embedding cache's file", "--cache-dir")
+    assert "--full" not in line and not (root / "d2" / "embeddings.duckdb").exists()

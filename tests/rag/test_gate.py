@@ -335,3 +335,17 @@ def test_calibrate_is_not_told_to_run_calibrate(caplog):
     with caplog.at_level("WARNING"):
         say_once("a message unique to this test: run calibrate")
     assert "a message unique to this test" in caplog.text
+
+
+def test_the_build_says_when_calibration_json_keeps_the_default_gate():
+    """A new team's calibrate kept the default gate and wrote it: the build's warning went away, and the knowledge
+    base looked calibrated when it was not."""
+    from unitrag.rag.gate import build_warning, questions_digest
+
+    plain = labelled(3, "en", True) + labelled(3, "en", False)
+    fitted = AnswerabilityGate("p", a=50.0, b=-43.0, feature="max_dense", questions_digest=questions_digest(plain))
+    assert build_warning([fitted.to_dict()], "p", plain) is None  # its own gate: nothing to say
+    kept = AnswerabilityGate("p", a=50.0, b=-43.0, feature="max_dense", questions_digest=questions_digest(plain),
+                             metrics={"kept": "default", "questions": 6})
+    said = build_warning([kept.to_dict()], "p", plain)
+    assert said is not None and "keeps the default answerability gate" in said and "on its 6 dev questions" in said

@@ -152,6 +152,11 @@ def _check_output(cfg: Config) -> None:
             raise UserError(f"cannot write the artifact to {cfg.artifact}: it is inside the {key} folder {folder}, "
                             "whose files are the knowledge base's sources; choose an --out (or `artifact` in "
                             "unitrag.toml) outside it, e.g. dist/kb.duckdb")
+    from ..compiler.cache import FILE as CACHE_FILE
+
+    if target == Path(os.path.realpath(Path(cfg.cache_dir) / CACHE_FILE)):  # said before "cannot be opened … rebuild"
+        raise UserError(f"cannot write the artifact to {cfg.artifact}: it is the embedding cache's file "
+                        f"({Path(cfg.cache_dir) / CACHE_FILE}); choose another --out, or another --cache-dir")
     refuse_non_artifact(cfg.artifact)
 
 

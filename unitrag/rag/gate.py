@@ -412,6 +412,12 @@ def build_warning(rows: Sequence[Mapping[str, Any]], pipeline: str, questions: S
         return (f"the answerability gate for {pipeline} in calibration.json was not fitted on this knowledge base's "
                 "labelled questions (the dev questions in content/eval/ differ from the set it was fitted on): run "
                 "`unitrag calibrate --write calibration.json` and rebuild.")
+    if own.metrics.get("kept") == "default":  # written by calibrate, but no gate of its own: said, not hidden
+        asked = own.metrics.get("questions")
+        on = f"on its {asked} dev questions " if isinstance(asked, int) else ""
+        return (f"calibration.json keeps the default answerability gate for {pipeline}: {on}a gate fitted on this "
+                "knowledge base was no better out of sample (`unitrag calibrate` says why). Add labelled questions, "
+                "answerable and not, in two or more files of content/eval/, then calibrate again.")
     return None
 
 

@@ -30,7 +30,7 @@ from ...providers.llm.redact import redact_secrets
 from .extractive import answer_lang, extractive_quotes
 from .focus import Lexicon, QuestionFocus
 from .prompt import UNNAMED, Identity, PromptError, build_messages
-from .stream_filter import CitationStreamFilter, without_dangling
+from .stream_filter import CitationStreamFilter, without_dangling, without_hidden
 from ..types import FaithfulnessReport, Source
 
 class CitationCheck(Protocol):
@@ -155,7 +155,7 @@ def _call(llm: LLM, messages: list[dict[str, str]]) -> tuple[str | None, Failure
     bad = unshowable(llm, text)
     if bad is not None:
         return None, bad
-    text = without_dangling(text.strip())
+    text = without_dangling(without_hidden(text).strip())
     if not text:
         return None, Failure("llm_error", f"{llm.id}: empty output")
     return text, None
@@ -300,7 +300,7 @@ def _stream(question: str, lang: str, sources: Sequence[Source], templates: Mapp
         if not pieces and failure is None:
             failure = Failure("llm_error", f"{llm.id}: the stream ended without any text")
     if pieces:
-        text = without_dangling("".join(pieces))  # as the stream showed it (``StreamFilter.finish``)
+        text = without_dangling(without_hidden("".join(pieces)))  # as the stream showed it (``StreamFilter.finish``)
         report = check(text, allowed)
         if failure is None and not is_usable(text):
             failure = Failure("llm_error", f"{llm.id}: empty or unusable output ({text!r:.60})")

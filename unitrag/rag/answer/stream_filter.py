@@ -44,6 +44,16 @@ _SELF_CLOSED = re.compile(r"(?:/\s*>|[\]}])\s*$")
 _DANGLING = re.compile(r"(?:</?[A-Za-z][^<>]{0,300}|[\[【［]+\^?[\w\s,，、\-–—]{0,40})$")
 
 
+#: Unicode's tag characters (U+E0000–U+E007F) draw nothing, but spell ASCII to a model or a program that reads them:
+#: hidden text an LLM's answer must not carry to its readers ("ASCII smuggling"; an attacker's mock LLM passed them).
+_TAG_CHARACTERS = re.compile("[\U000E0000-\U000E007F]")
+
+
+def without_hidden(text: str) -> str:
+    """``text`` without Unicode tag characters (``_TAG_CHARACTERS``)."""
+    return _TAG_CHARACTERS.sub("", text)
+
+
 def without_dangling(text: str) -> str:
     """``text`` without an unfinished tag or marker at its very end (``_DANGLING``)."""
     found = _DANGLING.search(text)
@@ -63,7 +73,7 @@ class CitationStreamFilter:
         self._before = ""  # the end of what was judged, each tag read as TAG and each [n] marker as MARKER
 
     def feed(self, piece: str) -> str:
-        self._held += piece
+        self._held += without_hidden(piece)
         return self._drain(final=False)
 
     def finish(self) -> str:
