@@ -280,3 +280,15 @@ def test_an_artifact_name_the_file_system_cannot_take_is_refused_naming_the_opti
         with pytest.raises(UserError, match=r"^config key 'artifact' .*bytes, more than the 25[15]"):
             load_config(None, env={}, artifact=Path("dist") / name)
     assert load_config(None, env={}, artifact=Path("dist") / ("k" * 244 + ".duckdb")).artifact.name == "k" * 244 + ".duckdb"
+
+
+def test_a_misspelled_setting_in_the_environment_is_said_not_silently_ignored(cwd, caplog):
+    """An attacker's UNITRAG_RESTRICTED_ROLES was ignored without a word, while a wrong key in unitrag.toml is refused."""
+    import logging
+
+    with caplog.at_level(logging.WARNING, logger="unitrag"):
+        load_config(env={"UNITRAG_RESTRICTED_ROLES": "staff", "UNITRAG_LLM_API_KEY": "k", "UNITRAG_SERVE_PORT": "1",
+                         "UNITRAG_SOMETHING_ELSE": "x"})
+    said = [r.getMessage() for r in caplog.records]
+    assert said == ["environment variable UNITRAG_RESTRICTED_ROLES is not a setting, and is ignored: did you mean "
+                    "UNITRAG_RESTRICTED_ROLE?"]

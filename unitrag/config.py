@@ -6,8 +6,10 @@ second config file.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
+import logging
 import math
 import os
 import re
@@ -361,4 +363,29 @@ def load_config(path: Path | None = None, env: dict[str, str] | None = None, **c
         for key, value in env.items()
         if key.startswith(ENV_PREFIX) and key[len(ENV_PREFIX):].lower() in _TYPES
     }
+    for key in env:
+        said = misspelled_setting(key, _TYPES)
+        if said:
+            logging.getLogger("unitrag").warning(said)
     return config.with_overrides(**from_env).with_overrides(**cli)
+
+
+#: The variables unitrag reads besides its settings (secrets, the server's and publish's own prefixes, model files).
+OTHER_VARIABLES = frozenset({"API_KEYS", "DATABASE_URL", "E5_PRECISION", "E5_WEIGHTS", "EMBEDDER_API_BASE",
+                             "EMBEDDER_API_KEY", "FAULT_INJECT", "LLM_API_BASE", "LLM_API_KEY", "MODEL_CACHE",
+                             "RERANKER_API_BASE", "RERANKER_API_KEY"})
+
+
+def misspelled_setting(variable: str, settings: Any, prefix: str = ENV_PREFIX) -> str | None:
+    """What to say of an environment variable that looks like a setting but names none (``UNITRAG_RESTRICTED_ROLES``:
+    an attacker's typo was ignored without a word, while a wrong key in unitrag.toml is refused), else None."""
+    if not variable.startswith(prefix):
+        return None
+    name = variable[len(prefix):]
+    if name.lower() in settings or name in OTHER_VARIABLES or name.startswith(("SERVE_", "PUBLISH_")):
+        return None
+    close = difflib.get_close_matches(name.lower(), list(settings), n=1, cutoff=0.8)
+    if not close:
+        return None
+    return (f"environment variable {variable} is not a setting, and is ignored: did you mean "
+            f"{prefix}{close[0].upper()}?")

@@ -8,6 +8,7 @@ variables, then ``unitrag serve`` flags (each later source wins, key by key, as 
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
@@ -15,7 +16,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from ..config import check_bound, config_table, shown_value
+from ..config import check_bound, config_table, misspelled_setting, shown_value
 from ..errors import UserError
 from .auth import ApiKey, parse_api_keys
 
@@ -206,6 +207,10 @@ def load_serve_settings(path: Path | None = None, env: dict[str, str] | None = N
     }
     if env.get(API_KEYS_ENV):
         from_env["api_keys"] = env[API_KEYS_ENV]
+    for key in env:  # UNITRAG_SERVE_TRUSTED_PROXY: a typo is said, as a wrong [serve] key is refused
+        said = misspelled_setting(key, _FIELDS, ENV_PREFIX)
+        if said:
+            logging.getLogger("unitrag").warning(said)
     settings = settings.with_overrides(**from_env).with_overrides(**cli)
     if settings.roles_header and not settings.trusted_proxies:
         raise UserError(f"[serve] roles_header {settings.roles_header!r} is believed only from trusted_proxies, and none "
