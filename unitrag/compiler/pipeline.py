@@ -203,7 +203,8 @@ def _build(
             report.embed_rate = measured_rate(len(missing), time.perf_counter() - started)
         report.pending += embed_and_fit(  # the semantic guard: its examples' vectors and the fitted classifier
             tables, model_id=model_id, previous=previous, cache=cache,
-            embedder=None if reconcile else lambda: embedder or load_embedder(config.embedder))
+            embedder=None if reconcile else lambda: embedder or load_embedder(config.embedder),
+            refit=previous is None or bool(plan.full_reembed_reason) or "guard_examples" in plan.tables_changed)
         report.guard_stops_own = own_questions_flagged(tables.get("guard_model", []))
     finally:
         cache.close()
