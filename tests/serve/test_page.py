@@ -42,8 +42,9 @@ def browser():
 
 
 #: A long reference URL and a long word: at 390 px they made the page 510 px wide (issue 24).
-LONG_URL = "https://guidelines.example.org/" + "/".join(["supplementation-and-monitoring-recommendations"] * 5)
-LONG_ANSWER = f"Treatment follows the cause, see {LONG_URL} and Pneumonoultramicroscopicsilicovolcanoconiosis{'x' * 60}."
+# a long unbreakable path (a link is a reference told in words, which the citation check refuses: stop 49)
+LONG_PATH = "/".join(["supplementation-and-monitoring-recommendations"] * 5)
+LONG_ANSWER = f"Treatment follows the cause, see {LONG_PATH} and Pneumonoultramicroscopicsilicovolcanoconiosis{'x' * 60}."
 NAME, DESCRIPTION = "Sample health notes", "Plain answers about nutrition, each with its sources."
 
 
@@ -309,7 +310,7 @@ def test_a_phone_wide_page_never_scrolls_sideways(browser, sample_kb, tmp_path):
         page.fill("[data-testid=question]", "How is vitamin B12 deficiency treated?")
         page.click("[data-testid=ask]")
         page.wait_for_function("() => document.getElementById('status').textContent === 'Done'")
-        assert LONG_URL in page.inner_text("[data-testid=answer]")
+        assert LONG_PATH in page.inner_text("[data-testid=answer]")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.locator("[data-testid=unit-link]").first.click()
         page.wait_for_selector("[data-testid=unit-text]")
