@@ -16,9 +16,10 @@ from .reader import ArtifactDamaged, has_table, read_manifest
 from .vectors import TABLE as VECTORS
 
 
-def check_counts(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """Raise ``ArtifactDamaged`` naming the first table whose rows differ from the manifest's count."""
-    manifest = read_manifest(con)
+def check_counts(con: duckdb.DuckDBPyConnection, path: Path, manifest: dict[str, Any] | None = None) -> None:
+    """Raise ``ArtifactDamaged`` naming the first table whose rows differ from the manifest's count (``manifest``: as
+    the caller read it already, else read here)."""
+    manifest = read_manifest(con) if manifest is None else manifest
     tables = {row[0] for row in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     counts: dict[str, Any] = manifest.get("counts") if isinstance(manifest.get("counts"), dict) else {}
     chunks = _rows(con, "chunks")

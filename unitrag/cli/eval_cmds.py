@@ -143,13 +143,13 @@ def eval_cmd(
         raise typer.Exit(1)
 
 
-
 def _check_shares(thresholds: dict[str, float | None]) -> None:
     """Each gate a finite share, 0 or more: ``nan`` failed every gate with "below nan", and -1 gated nothing. One above 1
     can never be met: it fails the gate on purpose (a test of the gate itself), and is taken."""
     for flag, value in thresholds.items():
         if value is not None and not (math.isfinite(value) and value >= 0.0):
             raise UserError(f"{flag}: expected a share from 0 to 1 (0.8 for 80%), got {value:g}")
+
 
 def _gate(gated: list[tuple[str, EvalReport]], thresholds: dict[str, float | None], questions: bool) -> GateResult:
     """The ``--min-*`` gates of every gated set (eval.gates: small sets warn unless clearly below), each

@@ -102,16 +102,11 @@ def link_outside(root: Path, path: Path) -> str | None:
     try:
         target = Path(os.path.realpath(path))
     except OSError:  # a link into what cannot be read (/proc/1/cwd): outside, wherever it leads
-        return os.readlink(path) if _readable_link(path) else "a place that cannot be read"
+        try:
+            return os.readlink(path)
+        except OSError:
+            return "a place that cannot be read"
     return None if target.is_relative_to(root) else str(target)
-
-
-def _readable_link(path: Path) -> bool:
-    try:
-        os.readlink(path)
-        return True
-    except OSError:
-        return False
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

@@ -85,7 +85,8 @@ def _coerce(key: str, value: Any) -> Any:
         values = tuple(i.strip() for i in items if i.strip())
         if key == "cors_origins":
             check_origins(values)
-        return values if key == "cors_origins" else proxy_addresses(values)
+            return values
+        return proxy_addresses(values)
     kind = _FIELDS[key].type
     if key == "port":
         return _port(value)

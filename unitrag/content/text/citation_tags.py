@@ -46,6 +46,12 @@ from .unicode_fold import fold_table, is_invisible, read_as
 #: A malformed tag is named by what was written, cut to this many characters.
 LABEL_CHARS = 80
 
+
+def shortened(text: str) -> str:
+    """``text`` as a message quotes it: at most ``LABEL_CHARS`` characters, an ellipsis where it was cut."""
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+
+
 _ENTITY = re.compile(r"&(?:amp;)*(#[0-9]{1,7};?|#[xX][0-9a-fA-F]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
 _PERCENT = re.compile(r"%(?:25)*(3[cCeEdD]|2[2fF7])")
 _CODE_ESCAPE = re.compile(r"\\(?:u00|x)(3[cCeEdD]|2[2fF7])")  # \u003c, \x3c: JSON, JavaScript, Python
@@ -90,8 +96,7 @@ class CiteTag:
     def written(self) -> str:
         """The tag as written, on one line and shortened, its invisible characters named
         (``<C[U+FE0F]ite``): what a message quotes."""
-        text = "".join(f"[U+{ord(c):04X}]" if is_invisible(c) else c for c in _SPACE.sub(" ", self.raw).strip())
-        return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+        return shortened("".join(f"[U+{ord(c):04X}]" if is_invisible(c) else c for c in _SPACE.sub(" ", self.raw).strip()))
 
     @property
     def label(self) -> str:

@@ -23,7 +23,7 @@ import re
 import unicodedata
 from functools import cache
 
-from .unicode_fold import confusable_prototypes, is_invisible, small_capital_letter
+from .unicode_fold import compatibility_candidates, confusable_prototypes, is_invisible, small_capital_letter
 
 #: Hangul fillers draw nothing but are letters: written between words they are the spaces.
 _FILLERS = re.compile("[\u115f\u1160\u3164\uffa0]")
@@ -73,10 +73,10 @@ def _plain_letter(ch: str) -> str:
 
 @cache
 def _compatibility_letters() -> dict[str, str]:
+    """Of the characters ``unicode_fold`` found may read as another, the letters and digits that read as ASCII ones."""
     table: dict[str, str] = {}
-    for code in range(0x80, 0x20000):
-        ch = chr(code)
-        if not ch.isalnum() or 0x3400 <= code <= 0x9FFF:
+    for ch in compatibility_candidates():
+        if not ch.isalnum():
             continue
         folded = unicodedata.normalize("NFKC", ch)
         if len(folded) == 1 and folded.isascii() and folded.isalnum() and folded != ch:

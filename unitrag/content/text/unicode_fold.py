@@ -129,6 +129,11 @@ def _scan() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(ch for ch in invisible if not ch.isspace()), frozenset(folding)
 
 
+def compatibility_candidates() -> frozenset[str]:
+    """The characters that may read as another (a decomposition or a small capital's name), from the one scan."""
+    return _scan()[1]
+
+
 def _scanned() -> list[int]:
     codes: list[int] = []
     start = 0

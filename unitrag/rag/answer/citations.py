@@ -82,9 +82,9 @@ def check_citations(answer: str, whitelist: Iterable[str], *, told: bool = True)
         # a string is an iterable of its characters: "abc" would allow <Cite id="a"/>
         raise InvalidArgument(f"whitelist: expected a collection of citation ids, got {describe(whitelist)}")
     allowed = {cid for cid in whitelist if isinstance(cid, str)}
-    tags = find_tags(answer)
-    markers = ([m.group(0) for m in NUMBERED_MARKER.finditer(strip_tags(answer))] + invented_markers(answer)
-               + (told_references(strip_tags(answer)) if told else []))
+    tags, words = find_tags(answer), strip_tags(answer)
+    markers = ([m.group(0) for m in NUMBERED_MARKER.finditer(words)] + invented_markers(answer)
+               + (told_references(words) if told else []))
     if not tags and not markers:
         long = is_long(answer)
         return FaithfulnessReport(valid_ids=[], invalid_ids=[], score=0.0 if long else 1.0, uncited_long_answer=long)

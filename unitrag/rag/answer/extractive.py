@@ -121,12 +121,12 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
     (``authored``, nearest first), that unit's best quote comes first and its spans are quoted whatever words they
     share with the question (its author said it answers it: "地铁上可以吃东西吗？" of a unit saying 禁止进食)."""
     quotes, answering = _authored_first(quotes, authored)
+    own, bridge = set(focus_terms), set(bridge_terms)
     steps: list[Quote] = []
     if asks_steps and not answering:
-        quotes, steps = _steps_first(quotes, set(focus_terms))
+        quotes, steps = _steps_first(quotes, own)
     chosen: list[Quote] = []
     seen: list[set[str]] = []  # the terms of each chosen quote, in order
-    own, bridge = set(focus_terms), set(bridge_terms)
     placed = {(q.source.chunk_id, q.span.position): q for q in quotes}
     used, top = 0, 0.0
     siblings: list[Quote] = []

@@ -33,6 +33,7 @@ from .prompt import UNNAMED, Identity, PromptError, build_messages
 from .stream_filter import CitationStreamFilter, without_dangling, without_hidden
 from ..types import FaithfulnessReport, Source
 
+
 class CitationCheck(Protocol):
     """``check_citations(answer, whitelist, told=...)`` from ``unitrag.rag.answer.citations``, injected."""
 

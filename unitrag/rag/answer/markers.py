@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import regex
 
-from ...content.text.citation_tags import LABEL_CHARS, find_tags
+from ...content.text.citation_tags import find_tags, shortened
 
 #: What a citation tag reads as in the view, and a bracketed numbered marker (``[2]``).
 TAG, MARKER = "\ue000", "\ue001"
@@ -146,8 +146,7 @@ TOLD_REFERENCE = regex.compile(
 
 def told_references(text: str) -> list[str]:
     """Each reference ``text`` tells in words (``TOLD_REFERENCE``), as written, shortened for a report."""
-    found = (" ".join(m.group(0).split()) for m in TOLD_REFERENCE.finditer(text))
-    return [t if len(t) <= LABEL_CHARS else t[: LABEL_CHARS - 1] + "…" for t in found]
+    return [shortened(" ".join(m.group(0).split())) for m in TOLD_REFERENCE.finditer(text)]
 
 
 #: The most characters past an inline marker that can change what it is ("²" then "³", "(2)" then ".").
@@ -246,8 +245,7 @@ class View:
     def written(self, item: Invented) -> str:
         """How a report names an invented marker or list: as written, on one line, shortened."""
         start, end = self.span(item.start, item.end)
-        text = " ".join(self.original[start:end].split())
-        return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+        return shortened(" ".join(self.original[start:end].split()))
 
 
 def make_view(text: str) -> View:

@@ -111,10 +111,10 @@ class ChunkStore:
         segmenter: threading.Thread | None = None
         with open_artifact(path) as con:
             con.execute("SET enable_progress_bar = false")  # a slow read on a busy machine drew one on stdout
+            manifest = read_manifest(con)
             # every table holds what the manifest counts: an artifact with its guard rows deleted was answered with the
             # guard off, and a running server took it as a good reload (a count is kept per row group: milliseconds)
-            check_counts(con, path)
-            manifest = read_manifest(con)
+            check_counts(con, path, manifest)
             present = {row[0] for row in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'chunks'").fetchall()}
             if con.execute("SELECT EXISTS (SELECT 1 FROM chunks WHERE lang = 'zh')").fetchone() == (True,):
                 segmenter = _load_segmenter_meanwhile()
