@@ -7,7 +7,6 @@ from dataclasses import replace
 
 from unitrag.rag.knowledge_base import KnowledgeBase
 from unitrag.serve import ServeSettings
-from unitrag.serve.about import example_questions
 
 from .conftest import CLINICIAN_KEY
 
@@ -48,9 +47,9 @@ def test_a_clinician_only_units_question_reaches_only_a_clinician(client, sample
     assert restricted  # the sample has clinician-only units with questions
     public = {e["text"] for e in client.get("/v1/about").json()["examples"]}
     assert not public & restricted
-    every_public = {e["text"] for e in example_questions(sample_kb, (), per_lang=10_000)}  # every unit's pick, not 6
+    every_public = {e["text"] for e in sample_kb.example_questions((), per_lang=10_000)}  # every unit's pick, not 6
     assert every_public and not every_public & restricted
-    granted = {e["text"] for e in example_questions(sample_kb, ("clinician",), per_lang=10_000)}
+    granted = {e["text"] for e in sample_kb.example_questions(("clinician",), per_lang=10_000)}
     assert granted & restricted  # the key's role reads them: the filter, not chance, keeps them off the public page
     assert {e["text"] for e in client.get("/v1/about", headers=CLINICIAN).json()["examples"]} & restricted
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,7 @@ from ..config import DEFAULT_NAME, Config, localized_identity, looks_like_databa
 from ..content.models import UNIT_KINDS
 from ..errors import InvalidArgument, UserError
 from ..providers.embedders import Embedder
+from .example_questions import EXAMPLES_PER_LANG, example_questions
 from .arguments import choice, describe, names, question_text, readable, result_count, switch
 from .search.crosslingual import Probe
 from .search.postprocess import Boosts, postprocess
@@ -334,6 +336,8 @@ class KnowledgeBase:
     def _retrieve_for_answer(self, question: str, user: UserContext | None, lang: str | None) -> "Answer | _Retrieved":
         """Validate, guard, search and gate: the final answer when no LLM is needed, else what generation needs."""
         from .answer.closest import not_found_answer, not_found_text
+        from .answer.prompt import prompt_lang
+        from .answer.small_talk import small_talk, small_talk_reply
 
         started = time.perf_counter()
         self._open_or_raise()
@@ -346,6 +350,12 @@ class KnowledgeBase:
             timings["total"] = (time.perf_counter() - started) * 1000
             return Answer(question, answer_lang, outcome.response, False, outcome, [], [], None, timings_ms=timings)
         caution = outcome  # None, or a caution: answered as any question, with its note
+        talk = small_talk(question)
+        if talk is not None:  # "hi", "谢谢", "who are you": a reply naming the knowledge base, not "not found"
+            examples = [e["text"] for e in self.example_questions(user.roles) if e["lang"] == prompt_lang(answer_lang)]
+            timings["total"] = (time.perf_counter() - started) * 1000
+            return Answer(question, answer_lang, small_talk_reply(talk, answer_lang, self.identity, examples), True,
+                          None, [], [], None, timings_ms=timings, caution=caution)
         result = self.search(question, user=user)
         timings.update(result.timings_ms)
         if not result.sources or not self.retriever.answerable(result.sources):
@@ -378,6 +388,11 @@ class KnowledgeBase:
             llm_error_kind=generation.error_kind, caution=step.caution, quoted_units=generation.quoted_units,
             corrected=step.result.corrected,
         )
+
+    def example_questions(self, roles: Collection[str] = (), per_lang: int = EXAMPLES_PER_LANG) -> list[dict[str, str]]:
+        """A few of the authors' own questions in each language, from units a caller holding ``roles`` may read:
+        what the page and a greeting's reply offer to ask (``example_questions``)."""
+        return example_questions(self.store, self.known, roles, per_lang)
 
     def _member_topics(self, topics: tuple[str, ...]) -> list[str]:
         """The topics a filter names, a group standing for its members: no chunk carries a group's id, so

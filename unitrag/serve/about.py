@@ -1,10 +1,8 @@
 """What the preview page says about the knowledge base it serves: its name, description and languages
 (``unitrag.toml``, else as the artifact was built), and example questions and topics taken from the artifact, never from the sample.
 
-Example questions are the authors' own questions of units (``questions:`` in a unit's frontmatter),
-so a new knowledge base shows its own domain from its first build. Only units the caller may read
-give one: a restricted unit's question never reaches an anonymous page, where it would tell
-what the restricted content covers.
+Example questions are the authors' own questions of units the caller may read
+(``KnowledgeBase.example_questions``).
 """
 
 from __future__ import annotations
@@ -18,8 +16,6 @@ import pyarrow.compute as pc
 
 from ..rag.knowledge_base import KnowledgeBase
 
-#: Example questions per language: enough for a few chips and a placeholder, one per unit, spread over the units.
-EXAMPLES_PER_LANG = 6
 #: Topics listed: those the most readable chunks cover.
 TOPICS_SHOWN = 8
 
@@ -29,24 +25,7 @@ def about(kb: KnowledgeBase, roles: Collection[str]) -> dict[str, Any]:
     identity = kb.identity  # unitrag.toml's, else the one the artifact was built with
     return {"name": identity.name, "description": identity.description,
             "localized": {lang: dict(texts) for lang, texts in identity.localized.items()}, "languages": list(kb.languages),
-            "examples": example_questions(kb, roles), "topics": main_topics(kb, roles)}
-
-
-def example_questions(kb: KnowledgeBase, roles: Collection[str], per_lang: int = EXAMPLES_PER_LANG) -> list[dict[str, str]]:
-    """Up to ``per_lang`` questions in each language: each unit's first question (by text), from units spread
-    evenly over the ids (different stories and topics rather than one story's first scenes)."""
-    firsts: dict[str, dict[str, str]] = {}  # language → unit id → its question
-    for row in sorted(kb.store.unit_questions, key=lambda r: (r["unit_id"], r["text"])):  # the same on every backend
-        unit_id = row["unit_id"]
-        if (row["role"] == "unit_question" or roles) and kb.known.visible(unit_id, roles):
-            firsts.setdefault(row["lang"], {}).setdefault(unit_id, row["text"])
-    examples = []
-    for lang, questions in sorted(firsts.items()):
-        units = sorted(questions)
-        step = len(units) / min(per_lang, len(units))
-        examples += [{"text": questions[units[int(i * step)]], "lang": lang, "unit_id": units[int(i * step)]}
-                     for i in range(min(per_lang, len(units)))]
-    return examples
+            "examples": kb.example_questions(roles), "topics": main_topics(kb, roles)}
 
 
 def main_topics(kb: KnowledgeBase, roles: Collection[str], shown: int = TOPICS_SHOWN) -> list[dict[str, str]]:
