@@ -437,3 +437,28 @@ def test_a_paragraphs_bold_label_is_said_once_before_its_quoted_sentences() -> N
 def test_a_question_asks_for_a_quantity_or_a_list_in_few_words(question: str, amount: bool, listed: bool) -> None:
     focus = Lexicon().focus(question)
     assert (focus.asks_amount, focus.asks_list) == (amount, listed)
+
+
+@pytest.mark.parametrize(("sentence", "quantity"), [
+    ("The RDA for adults is 2.4 µg per day.", True),
+    ("成人每天需要2.4微克。", True),
+    ("About 40% of it is absorbed.", True),
+    ("Seaweeds may contain B12 analogues that do not work in humans.", False),  # a vitamin's name, not an amount
+    ("海藻中的B12类似物没有活性。", False),
+    ("Vitamin D3 drops are common.", False),
+])
+def test_a_number_in_a_things_name_is_no_quantity(sentence: str, quantity: bool) -> None:
+    [reading] = Lexicon().read(sentence, "").spans
+    assert reading.quantity is quantity
+
+
+def test_how_much_is_answered_by_the_amount_not_by_the_sentence_naming_the_vitamin() -> None:
+    rows = [{"id": "vitamin-b12", "name_en": "Vitamin B12", "name_zh": "维生素B12", "synonyms_en": ["B12"],
+             "synonyms_zh": [], "is_group": False}]
+    known = Lexicon(None, Broadener.from_rows(rows).topics)
+    text = ("Seaweeds such as nori may contain B12 analogues that lab assays detect. "
+            "The US RDA for adults is 2.4 µg per day.")
+    question = "How much vitamin B12 do adults need per day?"
+    sources = [source(1, "Food sources", text, ["ods"], topics=["vitamin-b12", "vegan-diet"])]
+    answer = extractive_answer(question, "en", sources, focus=(known.focus(question, ("vitamin-b12",)), known))
+    assert answer.splitlines()[1].startswith("1. Food sources: The US RDA for adults is 2.4 µg per day.")

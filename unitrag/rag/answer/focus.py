@@ -121,7 +121,8 @@ def _states_number(term: str, reading: "SpanReading") -> bool:
     return bool(unit) and bool(numbers_in(bare) & reading.numbers) and unit in reading.span.words
 
 
-_QUANTITY = re.compile(r"\d(?:[\d.,]*)\s*(?:%|[^\W\d_]{1,6}|[\u4e00-\u9fff]{1,2}|°|℃)")
+#: A number and its unit ("2.4 µg", "3 cups", 40%, 5分钟); a number glued to letters before it names a thing (B12, D3).
+_QUANTITY = re.compile(r"(?<![^\W_\u4e00-\u9fff])\d(?:[\d.,]*)\s*(?:%|[^\W\d_]{1,6}|[\u4e00-\u9fff]{1,2}|°|℃)")
 
 
 #: Chunks whose reading a lexicon keeps (a knowledge base's top sources recur from question to question).
