@@ -129,3 +129,27 @@ def test_a_source_in_the_other_language_gets_its_term_features_from_its_cosine()
     feats = FusionReranker().features("LDL 200算高吗", [shared, low])
     assert FusionReranker().score("LDL 200算高吗", [shared, low])[0] == pytest.approx(
         1.5 * feats["sparse"][0] + 1.2 * feats["title"][0])  # dense 0, its real BM25 and title (above 0) kept
+
+
+def test_a_question_naming_what_one_unit_of_its_language_is_about_lends_nothing_to_the_other_language() -> None:
+    """"anti-islanding line workers": one English unit holds every word, "islanding" no other English unit does;
+    the Chinese units nearer by cosine (the cross-language correction) say nothing of it and stay below."""
+    question = "anti-islanding line workers"
+    named = FakeSource("Power outages", "Anti-islanding protects line workers.", {"dense": 0.816, "sparse": 8.6}, lang="en")
+    other = FakeSource("Cleaning panels", "Line up the hose; workers on roofs.", {"dense": 0.80, "sparse": 2.0}, lang="en")
+    unrelated = [FakeSource(title, "无关内容", {"dense": dense}, lang="zh")
+                 for title, dense in (("焦味", 0.862), ("保修", 0.861), ("发电量", 0.858))]
+    sources = [*unrelated, named, other]
+    scores = FusionReranker().score(question, sources)
+    assert scores.index(max(scores)) == 3
+    assert scores[:3] == pytest.approx(FusionReranker("cross=0").score(question, sources)[:3])  # nothing lent
+    # the same words held by two English units each (none only by one): the Chinese units are lent them as before
+    both = FakeSource("Outages", "Anti-islanding and line workers.", {"dense": 0.81, "sparse": 8.0}, lang="en")
+    lent = FusionReranker().score(question, [*unrelated, named, both])
+    assert lent[0] > FusionReranker("cross=0").score(question, [*unrelated, named, both])[0]
+    # BM25 found that unit alone: for such a question it is BM25's best (1), not its worst (0) as a lone value is
+    alone = [*unrelated, named]
+    assert FusionReranker().features(question, alone, named=True)["sparse"] == [0.0, 0.0, 0.0, 1.0]
+    assert FusionReranker().features(question, alone)["sparse"] == [0.0] * 4
+    only = FusionReranker().score(question, alone)
+    assert only.index(max(only)) == 3

@@ -23,7 +23,11 @@ are now at least ``cross`` (0.5) × its ``dense`` feature. Chosen on the sample'
 and 1 tried; Success@5 0.625 → 0.662 on the hardest), then measured on the four held-out test sets:
 nDCG@10 0.805/0.724/0.813/0.763 → 0.833/0.764/0.862/0.787, Success@5 0.957/0.928/0.950/0.948 →
 0.971/0.935/0.980/0.969; same-language questions pay a little (docs/benchmarks/quality.md).
-``cross=0`` restores the old scoring.
+``cross=0`` restores the old scoring. Nothing is lent when one candidate in the question's language holds
+every term of the question, one of them held by no other candidate in that language ("anti-islanding line
+workers"): the words were found, not missing, and lent to every unit of the other language they put unrelated
+ones first (a new team's two knowledge bases; no question of the sample's or the examples' dev and test sets
+changed rank or answer).
 
 Scores are a weighted sum, not probabilities (``calibrated = False``): an answerability
 threshold must not be read off them.
@@ -32,6 +36,7 @@ threshold must not be read off them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from ...content.text.lang import detect_lang
@@ -60,14 +65,17 @@ def parse_weights(model: str) -> dict[str, float]:
     return weights
 
 
-def _scaled(values: list[float | None]) -> list[float]:
-    """Min-max over the candidates; a missing value is the lowest present one; all equal → all 0."""
+def _scaled(values: list[float | None], *, lone_best: bool = False) -> list[float]:
+    """Min-max over the candidates; a missing value is the lowest present one; all equal → all 0, unless
+    ``lone_best`` and some are missing: then those present are 1 (the one candidate BM25 found is its best)."""
     present = [v for v in values if v is not None]
     if not present:
         return [0.0] * len(values)
     low, high = min(present), max(present)
     span = high - low
-    return [0.0 if span <= 0 else ((low if v is None else v) - low) / span for v in values]
+    if span <= 0:
+        return [1.0 if lone_best and v is not None and len(present) < len(values) else 0.0 for v in values]
+    return [((low if v is None else v) - low) / span for v in values]
 
 
 def _stage_score(source: Any, name: str) -> float | None:
@@ -92,8 +100,9 @@ class FusionReranker(Reranker):
         super().__init__(model)
         self.weights = parse_weights(model)
 
-    def features(self, question: str, sources: Sequence[Any]) -> dict[str, list[float]]:
-        """Each feature's value per source, in [0, 1] (what ``score`` weighs)."""
+    def features(self, question: str, sources: Sequence[Any], *, named: bool = False) -> dict[str, list[float]]:
+        """Each feature's value per source, in [0, 1] (what ``score`` weighs); ``named``: the question names
+        what one candidate is about (``_named_in_own_language``), so a lone BM25 hit is BM25's best."""
         q_terms = set(tokenize(question))
         title_terms = [set(tokenize(_title(s))) for s in sources]
         want_coverage = self.weights["coverage"] != 0
@@ -101,7 +110,7 @@ class FusionReranker(Reranker):
         n = max(len(q_terms), 1)
         return {
             "dense": _scaled([_stage_score(s, "dense") for s in sources]),
-            "sparse": _scaled([_stage_score(s, "sparse") for s in sources]),
+            "sparse": _scaled([_stage_score(s, "sparse") for s in sources], lone_best=named),
             "title": [len(q_terms & t) / n for t in title_terms],
             "coverage": [len(q_terms & b) / n for b in body_terms],
         }
@@ -109,13 +118,38 @@ class FusionReranker(Reranker):
     def score(self, question: str, sources: Sequence[Any]) -> list[float]:
         if not sources:
             return []
-        features = self.features(question, sources)
         asked = detect_lang(question)
+        # the question's own words found in its language, one of them nowhere else: nothing is missing to impute
+        named = _named_in_own_language(question, sources, asked)
+        features = self.features(question, sources, named=named)
         scores = []
         for i, source in enumerate(sources):
             values = {name: column[i] for name, column in features.items()}
             if _lang(source) not in (None, asked):  # few terms of the question can be in it: impute from dense
-                floor = self.weights["cross"] * values["dense"]
+                floor = 0.0 if named else self.weights["cross"] * values["dense"]
                 values.update({name: max(values[name], floor) for name in TERM_FEATURES})
             scores.append(sum(self.weights[name] * value for name, value in values.items()))
         return scores
+
+
+def _named_in_own_language(question: str, sources: Sequence[Any], asked: str) -> bool:
+    """Whether one candidate in the question's language holds every term of it, one of them a term no other
+    candidate in that language holds ("anti-islanding line workers", "does it work with a YubiKey"): the
+    question names what that candidate is about, and a candidate in the other language, which cannot show
+    the words, is not lent them (its ``dense`` feature, raised by the cross-language correction, would
+    otherwise put unrelated units first)."""
+    q_terms = set(tokenize(question))
+    if not q_terms:
+        return False
+    held = [q_terms & _terms(passage(s)) for s in sources
+            if _lang(s) in (None, asked) and _stage_score(s, "sparse")]
+    for terms in held:
+        if terms == q_terms and any(sum(t in other for other in held) == 1 for t in terms):
+            return True
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _terms(text: str) -> frozenset[str]:
+    """A passage's terms, remembered: the top candidates recur from question to question."""
+    return frozenset(tokenize(text))
