@@ -286,3 +286,13 @@ def test_dev_question_files_are_every_eval_yaml_but_the_held_out_ones(tmp_path):
     assert is_held_out(folder / "questions3_test.yaml") and is_held_out(tmp_path / "test" / "q.yaml")
     assert not is_held_out(tmp_path / "test_calibration" / "latest.yaml") and not is_held_out(folder / "contest.yaml")
     assert dev_question_files(tmp_path / "missing") == []
+
+
+def test_a_group_member_naming_a_topic_whose_id_failed_as_written_is_not_reported_too(ydir):
+    """`id: A` fails (ids are lower-case); a group's `members: [a]` means it and is not a second problem."""
+    t = write(ydir / "topics.yaml", "topics:\n  - id: A\n    names: {en: A, zh: 甲}\n  - id: b\n    names: {en: B, zh: 乙}\n"
+                                    "groups:\n  - id: g\n    names: {en: G, zh: 丙}\n    members: [a, b]\n")
+    problems: list[Problem] = []
+    invalid: set[str] = set()
+    load_taxonomy([t], ydir, problems, invalid_ids=invalid)
+    assert triples(problems) == [("topics.yaml", 2, "A.id")] and invalid == {"A"}

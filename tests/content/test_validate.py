@@ -442,3 +442,48 @@ def test_a_language_that_is_neither_gets_no_guess(tree, samples):
     tree.write("stories/story-one.md", samples.STORY.replace("lang: en", "lang: fr", 1))
     problems = [p for p in validate_content(tree.root).problems if p.field == "lang"]
     assert problems and "write" not in problems[0].message
+
+
+def test_a_story_or_a_scenes_story_written_as_a_list_is_a_problem_not_a_traceback(tree, samples):
+    """`story: [story-one]` on a public scene without `lang:`, and a story's `id: [..]`, ended validate with a TypeError."""
+    scene = samples.SCENE.replace("story: story-one\n", "story: [story-one]\naccess: public\n")
+    tree.write("scenes/story-one/01-scene-one.md", scene)
+    tree.write("stories/story-two.md", samples.STORY.replace("id: story-one", "id: [story-two]"))
+    problems = [str(p) for p in validate_content(tree.root).problems]
+    assert "content/scenes/story-one/01-scene-one.md:5: story: Input should be a valid string (got ['story-one'])" in problems
+    assert any(p.startswith("content/stories/story-two.md:3: id: ") for p in problems)
+
+
+def test_a_topic_or_citation_whose_id_fails_is_one_problem_and_never_suggested(tree, samples):
+    """`id: Warranty` in topics.yaml: every unit naming `warranty` was told "did you mean 'Warranty'?", the bad id."""
+    tree.write("topics.yaml", samples.TOPICS.replace("id: vitamin-b12", "id: Vitamin-b12"))
+    tree.write("citations/a.yaml", samples.CITATIONS.replace("id: cit-a", "id: Cit_A"))
+    tree.write("eval/questions.yaml", "- id: q1\n  question: \"How much B12?\"\n  lang: en\n  expected_units: [story-one]\n"
+                                      "  user: {current_topic: vitamin-b12}\n")
+    problems = validate_content(tree.root).problems
+    assert [(p.path, p.field) for p in problems] == [("content/citations/a.yaml", "Cit_A.id"),
+                                                     ("content/topics.yaml", "Vitamin-b12.id")]
+    # a name that is only near the bad id is still unknown, and is offered no invalid id
+    tree.write("stories/story-one.md", samples.STORY.replace("topics: [vitamin-b12]", "topics: [vitamin-b21]")
+               .replace("citationIds: [cit-a]", "citationIds: [cit-a, cit-aa]"))
+    messages = {p.field: p.message for p in validate_content(tree.root).problems}
+    assert messages["topics"] == "unknown topic 'vitamin-b21' (not in topics.yaml)"
+    assert messages["citationIds"] == "citation 'cit-aa' is not in the registry (content/citations/*.yaml)"
+
+
+def test_a_body_that_starts_with_a_second_frontmatter_block_is_a_note_at_its_line(tree, samples):
+    """`---`, `access: staff`, `---` after the frontmatter built a public unit whose text began "access: staff"."""
+    tree.write("rules/rule-one.md", samples.RULE.replace("---\nYour B12", "---\n\naccess: clinician\n---\nYour B12"))
+    content = validate_content(tree.root)
+    assert content.problems == []
+    assert [str(n) for n in content.notes] == [
+        "content/rules/rule-one.md:16: body: the body starts with what looks like frontmatter (a second `---` block); "
+        "frontmatter is only the first block: move `access:` into it (as it is, the unit is built without them and its "
+        "text begins with them)"]
+
+
+def test_a_story_whose_access_is_no_level_gives_its_public_scene_no_second_problem(tree, samples):
+    """`access:` left empty on the story is the story's problem; its public scene was told the story is "None-only"."""
+    tree.write("stories/story-one.md", samples.STORY.replace("lang: en", "lang: en\naccess:", 1))
+    tree.write("scenes/story-one/01-scene-one.md", samples.SCENE.replace("order: 1\n", "order: 1\naccess: public\n"))
+    assert [p.path for p in validate_content(tree.root).problems] == ["content/stories/story-one.md"]

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from .defined_ids import DefinedIds
 from .errors import problems_from_validation
 from .files import SizeLimit, display_path, read_text
 from .guard_rules import pattern_problem
@@ -164,7 +165,7 @@ def load_taxonomy(paths: list[Path], root: Path, problems: list[Problem], limit:
             if entry.id in seen:
                 problems.append(Problem(shown, lines.line((section, i, "id")), "id", f"duplicate topic id {entry.id!r}"))
             seen.add(entry.id)
-    topic_ids = {t.id for t in taxonomy.topics} | (invalid_ids or set())
+    topic_ids = DefinedIds((t.id for t in taxonomy.topics), invalid_ids or ())
     for i, group in enumerate(taxonomy.groups):
         for j, member in enumerate(group.members):
             if member not in topic_ids:

@@ -15,8 +15,10 @@ from typing import Any
 from ..access import DEFAULT_ROLE, access_levels, is_role_name
 from ..languages import LANGS
 from .body_script import lang_contradiction, unit_scripts
+from .defined_ids import DefinedIds
 from .errors import nearest
 from .instructions import instruction_notes
+from .second_frontmatter import second_frontmatter_note
 from .text.citation_tags import find_tags
 from .text.scripts import HAN, LATIN
 from .loader import ContentSet, LoadedUnit, load_content
@@ -56,15 +58,20 @@ def validate_content(
     """
     content = load_content(root, max_unit_bytes, cache, max_file_bytes, languages)
     problems = content.problems
-    topic_ids = {t.id for t in content.taxonomy.topics} | {g.id for g in content.taxonomy.groups} | content.invalid_ids
+    topic_ids = DefinedIds([*(t.id for t in content.taxonomy.topics), *(g.id for g in content.taxonomy.groups)],
+                           content.invalid_ids)
+    citation_ids = DefinedIds(content.citations, content.invalid_ids)
     # topics.yaml missing or unreadable (a full-width colon stops YAML): its one problem says so, and every topic a unit
     # names would be "unknown" too, burying it under dozens of lines
-    unread = not topic_ids and any(p.path.endswith("topics.yaml") for p in problems)
+    unread = topic_ids.empty and any(p.path.endswith("topics.yaml") for p in problems)
     by_name = _ids_by_name(content)
     every = sorted(content.units + content.invalid_units, key=lambda lu: lu.path)
-    stories = {lu.meta.get("id") for lu in every if lu.meta.get("kind") == "story"}
-    story_langs = {lu.meta.get("id"): lu.meta.get("lang") for lu in every if lu.meta.get("kind") == "story"}
-    story_access = {lu.meta.get("id"): lu.meta.get("access", "public") for lu in every if lu.meta.get("kind") == "story"}
+    # keyed by id as written: a story whose id is no string (``id: [a]``) is its schema's problem, and no key
+    stories_by_id = {lu.meta["id"]: lu.meta for lu in every
+                     if lu.meta.get("kind") == "story" and isinstance(lu.meta.get("id"), str)}
+    stories = set(stories_by_id)
+    story_langs = {sid: meta.get("lang") for sid, meta in stories_by_id.items()}
+    story_access = {sid: meta.get("access", "public") for sid, meta in stories_by_id.items()}
     first_seen: dict[str, LoadedUnit] = {}
     scene_orders: dict[tuple[str, int], LoadedUnit] = {}
     for lu in every:
@@ -82,13 +89,16 @@ def validate_content(
                                         f"unknown topic {topic!r} (not in topics.yaml)"
                                         f"{_named(topic, by_name) or did_you_mean(topic, topic_ids)}"))
         for i, cid in _strings(meta.get("citationIds")):
-            if cid not in content.citations and cid not in content.invalid_ids:
+            if cid not in citation_ids:
                 problems.append(Problem(lu.path, lu.line_of("citationIds", i), "citationIds",
                                         f"citation {cid!r} is not in the registry (content/citations/*.yaml)"
-                                        f"{did_you_mean(cid, content.citations)}"))
+                                        f"{did_you_mean(cid, citation_ids)}"))
         problems.extend(lu.body_problems)  # found per file by the loader (and cached with it)
         content.notes.extend(instruction_notes(lu.path, lu.body, lu.body_line))
         content.notes.extend(curly_quoted_notes(lu))
+        second = second_frontmatter_note(lu.path, lu.body, lu.body_line)
+        if second is not None:
+            content.notes.append(second)
         _check_access(lu, restricted_role, problems)
         _check_lang(lu, story_langs, problems)
         _check_declared_lang(lu, languages, problems)
@@ -120,11 +130,19 @@ def _check_access(lu: LoadedUnit, role: str, problems: list[Problem]) -> None:
 def _check_scene_access(lu: LoadedUnit, story_access: dict[Any, Any], problems: list[Problem]) -> None:
     """A scene may be more restricted than its story, never less: a public scene of a restricted story would
     show every caller the story's id (``story_id``), and its text reads as part of a restricted article."""
-    access, story = lu.meta.get("access"), lu.meta.get("story")
-    if access == "public" and story_access.get(story, "public") != "public":
+    access, story = lu.meta.get("access"), _story_of(lu.meta)
+    level = story_access.get(story, "public")
+    if access == "public" and isinstance(level, str) and level != "public":  # a story's level of no type: its own problem
         problems.append(Problem(lu.path, lu.line_of("access"), "access",
-                                f"this scene is public but its story {story!r} is {story_access[story]}-only: remove "
+                                f"this scene is public but its story {story!r} is {level}-only: remove "
                                 f"`access:` to take the story's, or make the story public"))
+
+
+def _story_of(meta: dict[str, Any]) -> str | None:
+    """A scene's ``story`` when it is an id at all: ``story: [a, b]`` is its schema's problem, and must not end the run
+    (a list is no key of the story maps)."""
+    story = meta.get("story")
+    return story if isinstance(story, str) else None
 
 
 def _effective_access(unit: LoadedUnit, units: dict[str, LoadedUnit], story_access: dict[Any, Any]) -> Any:
@@ -133,11 +151,11 @@ def _effective_access(unit: LoadedUnit, units: dict[str, LoadedUnit], story_acce
     if meta.get("access") is not None:
         return meta["access"]
     if meta.get("kind") == "scene":
-        return story_access.get(meta.get("story"), "public")
+        return story_access.get(_story_of(meta), "public")
     return "public"
 
 
-def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_ids: set[str], problems: list[Problem],
+def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_ids: Collection[str], problems: list[Problem],
                      story_access: dict[Any, Any] | None = None, max_question_chars: int | None = None,
                      role: str = DEFAULT_ROLE) -> None:
     """Every id a labelled question names exists, has the right kind, and is visible to the one asking.
@@ -160,7 +178,7 @@ def _check_questions(content: ContentSet, units: dict[str, LoadedUnit], topic_id
     content.questions = kept
 
 
-def _check_question(lq: LoadedQuestion, units: dict[str, LoadedUnit], rule_types: dict[str, str], topic_ids: set[str],
+def _check_question(lq: LoadedQuestion, units: dict[str, LoadedUnit], rule_types: dict[str, str], topic_ids: Collection[str],
                     problems: list[Problem], story_access: dict[Any, Any], role: str,
                     unreadable: Collection[str] = ()) -> None:
     """``unreadable``: ids of unit files that could not be read (already a problem each): a question naming one is
@@ -240,7 +258,7 @@ def _check_lang(lu: LoadedUnit, story_langs: dict[Any, Any], problems: list[Prob
     meta = lu.meta
     lang, inherited = meta.get("lang"), None
     if lang is None and meta.get("kind") == "scene":
-        lang = inherited = story_langs.get(meta.get("story"))
+        lang = inherited = story_langs.get(_story_of(meta))
     if lang not in ("en", "zh"):
         return  # missing or not a language: the schema says so
     wrong = lang_contradiction(lu.scripts if lu.scripts is not None else unit_scripts(meta, lu.body), lang)
