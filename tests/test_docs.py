@@ -53,3 +53,13 @@ def test_every_repository_path_the_docs_name_exists() -> None:
              for path in re.findall(r"`((?:unitrag|tests|benchmarks|examples)/[\w./-]*)`", page.read_text(encoding="utf-8"))}
     missing = sorted(f"{page}: {path}" for page, path in named if not (ROOT / path).exists())
     assert not missing, missing
+
+
+def test_the_docs_say_init_only_writes_files_and_prints_the_next_commands() -> None:
+    """`unitrag init` validates and builds nothing (unitrag/cli/init_cmd.py): no page may say it does."""
+    pages = [README, ROOT / "docs" / "index.md", ROOT / "docs" / "cli.md"]
+    for page in pages:
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        assert not re.search(r"validates and builds as (it )?is", text), page.name
+    assert "Init only writes these files, then prints the commands to run next" in \
+        " ".join((ROOT / "docs" / "index.md").read_text(encoding="utf-8").split())

@@ -50,7 +50,8 @@ def test_a_unit_question_fails_its_content_test_once_the_unit_drops_its_facts(tm
     failing = _unitrag(kb, "eval", "--unit-questions", "--min-answer-facts", "1")
     assert failing.returncode == 1
     assert (f"{SCENE}:11: question 'How many words should one unit have?' — missing facts: "
-            '"a thousand words" / "1,000 words"') in failing.stdout
+            '"a thousand words" / "1,000 words" (the answer: "') in failing.stdout
+    assert DROPPED in failing.stdout  # what the answer said instead, on the failing line
     assert "gate failed" in failing.stderr and "0/1 pass their content test" in failing.stderr
     assert _unitrag(kb, "eval", "--unit-questions").returncode == 0  # reported, not gated, without a threshold
 

@@ -165,3 +165,13 @@ def test_search_says_when_it_finds_fewer_sources_than_asked_for(built_sample):
     assert result.returncode == 0, result.stderr
     shown = len([line for line in result.stdout.splitlines() if re.match(r"\d+\. ", line)])
     assert 0 < shown < 100 and f"{shown} of the 100 sources asked for" in " ".join(result.stderr.split())
+
+
+@pytest.mark.parametrize("args", [("ask", "How is vitamin B12 deficiency treated?"), ("ask", "发电量比预期低"),
+                                  ("ask", "hello"), ("search", "vitamin B12")])
+def test_free_text_output_ends_with_a_newline(built_sample, args):
+    """A note on stderr after it (a shell prompt, a log joining both streams) must start on a line of its own."""
+    result = _run(built_sample[0], *args)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() and result.stdout.endswith("\n"), result.stdout[-200:]
+    assert not result.stderr or result.stderr.endswith("\n")

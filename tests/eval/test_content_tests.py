@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from unitrag.content.validate import validate_content
-from unitrag.eval.content_tests import TOP, ContentTestReport, content_tests, first_units
+from unitrag.eval.content_tests import GATE_HINT, TOP, ContentTestReport, content_tests, first_units
 from unitrag.rag.types import Source
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
@@ -41,12 +41,28 @@ def test_a_passing_report_has_no_failures_and_passes_the_strictest_gate():
 def test_a_missing_fact_names_the_file_line_question_and_spellings():
     report = ContentTestReport({}, [_row(missing={"extractive": [["1,000 mg", "1000毫克"], ["with food"]]}), _row()])
     assert report.failures() == [
-        "content/u.md:9: question 'How much?' — missing facts: \"1,000 mg\" / \"1000毫克\"; \"with food\"",
+        "content/u.md:9: question 'How much?' — missing facts: \"1,000 mg\" / \"1000毫克\"; \"with food\" "
+        "(the answer: \"...\")",
     ]
     assert report.gate(None) == [] and report.gate(0.5) == []
     assert report.gate(1.0) == [("unit questions (extractive): 1/2 pass their content test (0.5000), "
-                                 "below --min-answer-facts 1.0")]
-    assert report.to_dict()["failures"] == report.failures()
+                                 f"below --min-answer-facts 1.0. {GATE_HINT}")]
+    assert "Usual fixes: write the fact in the unit" in GATE_HINT  # what to do, not only the figure
+    assert report.to_dict()["failures"] == report.failures(answers=False)  # --json has the answers in "questions"
+    assert report.to_dict()["failures"] == [
+        "content/u.md:9: question 'How much?' — missing facts: \"1,000 mg\" / \"1000毫克\"; \"with food\""]
+
+
+def test_a_missing_fact_shows_the_answer_on_one_line_trimmed():
+    said = "The inverter shuts down\nwhen the grid fails, " + "and waits for it to come back. " * 20
+    row = _row(missing={"extractive": [["shut down"]]})
+    row["answer_facts"]["extractive"]["answer"] = said
+    (line,) = ContentTestReport({}, [row]).failures()
+    assert line.startswith("content/u.md:9: question 'How much?' — missing facts: \"shut down\" "
+                           "(the answer: \"The inverter shuts down when the grid fails, and waits")
+    assert "\n" not in line and line.endswith("…\")") and len(line) < 260
+    markdown = ContentTestReport({}, [row]).markdown()
+    assert "- content/u.md:9: question 'How much?' — missing facts: \"shut down\" (the answer: \"The inverter shuts down" in markdown
 
 
 def test_a_unit_not_among_the_sources_fails_even_when_the_facts_are_stated():
@@ -57,7 +73,8 @@ def test_a_unit_not_among_the_sources_fails_even_when_the_facts_are_stated():
 
 def test_each_mode_is_named_when_there_are_two():
     report = ContentTestReport({}, [_row(missing={"extractive": [["2 mg"]], "llm": []}, not_found=False)])
-    assert report.failures() == ["content/u.md:9: question 'How much?' — missing facts (extractive): \"2 mg\""]
+    assert report.failures() == ["content/u.md:9: question 'How much?' — missing facts (extractive): \"2 mg\" "
+                                 "(the answer: \"...\")"]
     assert [line.split(":")[0] for line in report.gate(1.0)] == ["unit questions (extractive)"]
 
 
@@ -66,6 +83,7 @@ def test_guard_not_found_and_a_stale_artifact_are_reasons():
     stale = _row(built=False, found=False, top=[])
     reasons = ContentTestReport({}, [stopped, stale]).failures()
     assert "stopped by the guard (rule red-flag-x)" in reasons[0] and "(none)" in reasons[0]
+    assert "the answer:" not in reasons[0]  # a guard's fixed answer is no reason a fact is missing
     assert "is not in the knowledge base (run `unitrag build`)" in reasons[1]
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from unitrag.content.models import LabelledQuestion
 from unitrag.eval.fact_report import (
+    ANSWER_EXCERPT,
     fact_failures,
     fact_figures,
     fact_lines,
     fact_markdown,
     fact_row,
     fact_table,
+    failing_lines,
 )
 from unitrag.eval.metrics import MEASURES
 from unitrag.eval.report import EvalReport, VariantResult, summary_lines
@@ -80,8 +82,17 @@ def test_table_summary_and_markdown_show_the_figures_and_the_missing_facts():
         in summary_lines(report)
     markdown = report.markdown()
     assert "| cross_en_zh | 1.000 (1/1) / 1.000 | 0.000 (0/1) / 0.000 |" in markdown
-    assert '- llm iron-dose (cross_en_zh): missing "18 mg"' in markdown
-    assert '- extractive calcium-dose (same_lang): missing "with food"' in markdown
+    assert '- llm iron-dose (cross_en_zh): missing "18 mg" (the answer: "Women need 1.8 mg.")' in markdown
+    assert ('- extractive calcium-dose (same_lang): missing "with food" (the answer: "From the knowledge base: '
+            '1. Calcium — Adults need 1000 mg a day.")') in markdown  # on one line: the author sees why
+
+
+def test_a_failing_line_shows_the_answer_on_one_line_cut_short():
+    long = fact_row(IRON, {"extractive": "Iron:\n" + "women need 1.8 mg, " * 40})
+    figures = fact_figures([{"id": "iron-dose", "category": "same_lang", "answer_facts": long}])
+    (line,) = failing_lines(figures)
+    assert line.startswith('extractive iron-dose (same_lang): missing "18 mg" (the answer: "Iron: women need 1.8 mg, ')
+    assert line.endswith('…")') and "\n" not in line and len(line) < 70 + ANSWER_EXCERPT
 
 
 def test_a_guard_only_set_reports_neither_not_found_nor_a_not_found_share_of_its_look_alikes() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from unitrag.eval.gates import (
+    HINTS,
     SMALL_SET,
     f1_figure,
     fact_figures,
@@ -110,5 +111,26 @@ def test_a_leak_fails_whatever_the_size_of_the_set():
 def test_a_figure_the_set_cannot_measure_still_fails_when_gated():
     report = _report(hits=12, ranked=12, tp=0, fp=0, fn=0)  # no unanswerable question at all
     failures = gate(retrieval_figures(report), THE_WORKFLOWS_GATES, report).failures
-    assert "not-found F1 is n/a, below --min-notfound-f1 0.8" in failures
+    assert f"not-found F1 is n/a, below --min-notfound-f1 0.8. {HINTS['--min-notfound-f1']}" in failures
     assert gate(retrieval_figures(report), {}, report).failures == []  # ungated: nothing to say
+
+
+@pytest.mark.parametrize("option", sorted(THE_WORKFLOWS_GATES))
+def test_every_gate_of_the_workflow_says_what_it_measures_and_the_usual_fixes(option):
+    """A failing gate names its figure's meaning and what to do, not only "add labelled questions"."""
+    assert "Usual fixes:" in HINTS[option] and "[" not in HINTS[option]  # printed with rich markup: no brackets
+
+
+def test_a_failing_not_found_precision_says_answerable_questions_got_not_found_and_what_to_do():
+    """A new team's PR: 4 of 7 "not found" answers right (0.5714) against the workflow's 0.85."""
+    report = _report(hits=12, ranked=12, tp=4, fp=3, fn=0)
+    failures = gate(retrieval_figures(report), {"--min-notfound-precision": 0.85}, report).failures
+    (failure,) = failures
+    assert failure.startswith("not-found precision is 0.5714 on 7 \"not found\" answers, below --min-notfound-precision 0.85")
+    assert 'answerable questions were answered "not found"' in failure
+    assert "unitrag calibrate --write calibration.json" in failure and "unanswerable: true" in failure
+
+
+def test_a_small_sets_warning_says_what_the_gate_measures_too():
+    (warning,) = judge(proportion("red-flag recall", "--min-guard-recall", 2, 3, "red-flag questions", True), 0.95).warnings
+    assert "Add labelled questions" in warning and warning.endswith(HINTS["--min-guard-recall"])

@@ -131,3 +131,23 @@ def test_the_release_builds_checks_smoke_tests_then_publishes_by_trusted_publish
     assert workflow["permissions"] == {"contents": "read"}  # only the publishing job may mint a token
     assert any(str(step.get("uses", "")).startswith("pypa/gh-action-pypi-publish@") for step in publish["steps"])
     assert not any("password" in step.get("with", {}) for step in publish["steps"]), "trusted publishing: no token"
+
+
+@pytest.mark.parametrize("languages", ["en", "zh,en"])
+def test_the_readme_lists_every_gate_the_pr_workflow_applies_with_its_threshold(tmp_path: Path, languages: str):
+    """A new team's PR failed on --min-notfound-precision while the README spoke of --min-notfound-f1 only: each gate
+    of content-pr.yml, with the threshold it is run with, is in the README a knowledge base starts with."""
+    import re
+
+    from unitrag.scaffold.identity import KnowledgeBaseIdentity
+
+    kb = tmp_path / "kb"
+    init_knowledge_base(kb, install=VCS, identity=KnowledgeBaseIdentity.checked("KB", "", languages))
+    runs = "\n".join(step.get("run", "") for step in _steps(_load(kb / ".github" / "workflows" / "content-pr.yml")))
+    gates = re.findall(r"(--min-[a-z0-9-]+) ([0-9.]+)", runs)
+    assert {option for option, _ in gates} >= {"--min-notfound-f1", "--min-notfound-precision", "--min-answer-facts",
+                                                "--min-guard-pass"}
+    readme = (kb / "README.md").read_text(encoding="utf-8")
+    for option, threshold in gates:
+        assert f"`{option} {threshold}`" in readme or f"{option} {threshold}`" in readme, (option, threshold)
+    assert "unitrag validate" in readme and "unanswerable: true" in readme

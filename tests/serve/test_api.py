@@ -148,6 +148,18 @@ def test_bad_searches_get_one_readable_json_error(client, params, message):
     assert response.status_code == 422 and message in response.json()["error"], response.text
 
 
+@pytest.mark.parametrize("path", ["/v1/health", "/v1/me", "/v1/about", "/v1/topics", "/v1/units/en-vitamin-b12",
+                                  "/v1/units/nope", "/v1/citations/nope"])
+def test_every_get_endpoint_refuses_an_unknown_query_parameter_as_search_does(client, path):
+    """A parameter no endpoint reads (``role=``, a typo) is a 422 naming it, not silently dropped; HEAD as GET."""
+    refused = client.get(path, params={"role": "clinician"})
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["error"].startswith("unknown query parameter 'role' for /v1/")
+    assert client.head(path + "?x=1").status_code == 422
+    assert client.get(path + "?r%ff=1").status_code == 400  # not UTF-8: the 400 /v1/search gives
+    assert client.get(path).status_code in (200, 404)  # without one, as before
+
+
 @pytest.mark.parametrize("body, argument", [
     (b'{"question": "salt \\ud800 per day"}', "question"),
     (b'{"question": "salt per day", "user": {"current_topic": "sodium\\udc00"}}', "current_topic"),

@@ -83,6 +83,16 @@ def test_every_v1_response_is_no_store(client, method, path):
     assert "x-api-key" in response.headers["vary"].lower()
 
 
+@pytest.mark.parametrize("method, path, status", [("get", "//v1/health", 404), ("get", "/nowhere", 404),
+                                                  ("get", "/v1/health/", 404), ("post", "/", 405),
+                                                  ("get", "/v1/units/nope", 404), ("get", "/v1/health?x=1", 422)])
+def test_every_error_response_is_no_store_whatever_its_path(client, method, path, status):
+    """A cache in front must not keep a refusal and answer later requests with it, outside /v1 too."""
+    response = getattr(client, method)(path)
+    assert response.status_code == status, response.text
+    assert response.headers["cache-control"] == "no-store", (path, response.status_code)
+
+
 def test_the_stream_is_no_store_too(client):
     with client.stream("POST", "/v1/ask/stream", json={"question": "How much iodine in pregnancy?"}) as response:
         assert response.headers["cache-control"] == "no-store"

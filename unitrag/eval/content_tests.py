@@ -28,12 +28,17 @@ from ..errors import ContentInvalid
 from ..rag.calibrate.calibration import user_context
 from ..content.text.lang import detect_lang
 from ..rag.types import Source
-from .fact_report import MODES, answer_texts, fact_row
+from .fact_report import MODES, answer_excerpt, answer_texts, fact_row
 from .questions import unit_languages
 from .report import EvalProgress
 
 #: The unit must be among this many first units of the sources (Success@5).
 TOP = 5
+#: What a failing ``--min-answer-facts`` gate says besides the figure: what a content test checks, and the usual fixes.
+GATE_HINT = (f"A content test passes when its unit is among the first {TOP} sources and the answer states every fact "
+             "(each failing line above says which is not, with the answer). Usual fixes: write the fact in the unit in "
+             "one of its spellings, or add the answer's spelling to the question's facts; give the unit `questions:` "
+             "and topics in the readers' words when another unit ranks first")
 
 
 @dataclass(frozen=True)
@@ -66,10 +71,12 @@ class ContentTestReport:
                            "fact_recall": round(stated / facts, 4) if facts else None}
         return found
 
-    def failures(self) -> list[str]:
-        """``path:line: question '...' — why`` for every question that fails in some mode."""
+    def failures(self, answers: bool = True) -> list[str]:
+        """``path:line: question '...' — why`` for every question that fails in some mode; with ``answers``, a missing
+        fact is followed by the start of the answer, which shows why it was not matched (``--json`` has the answers
+        in ``questions``, and its ``failures`` stay without them)."""
         return [f"{row['path']}:{row['line']}: question '{row['question']}' — {'; '.join(reasons)}"
-                for row in self.rows if (reasons := _reasons(row))]
+                for row in self.rows if (reasons := _reasons(row, answers))]
 
     def gate(self, least: float | None) -> list[str]:
         """``--min-answer-facts``: in every answer mode, the share of content tests passing must reach ``least``."""
@@ -78,7 +85,7 @@ class ContentTestReport:
         if not self.rows:
             return [f"no unit question has facts, so no content test ran, below --min-answer-facts {least}"]
         return [f"unit questions ({mode}): {m['passed']}/{m['questions']} pass their content test "
-                f"({m['pass_rate']:.4f}), below --min-answer-facts {least}"
+                f"({m['pass_rate']:.4f}), below --min-answer-facts {least}. {GATE_HINT}"
                 for mode, m in self.modes.items() if m["pass_rate"] < least]
 
     def summary_lines(self) -> list[str]:
@@ -96,7 +103,7 @@ class ContentTestReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "unit_questions", "pipeline": self.pipeline, "top": TOP, "modes": self.modes,
-                "failures": self.failures(), "questions": self.rows}
+                "failures": self.failures(answers=False), "questions": self.rows}
 
 
 def load_content_tests(cfg: Config) -> list[ContentTest]:
@@ -164,8 +171,9 @@ def first_units(sources: Sequence[Source], top: int) -> list[str]:
     return list(units)
 
 
-def _reasons(row: dict[str, Any]) -> list[str]:
-    """Why a content test fails, in an author's words; empty when it passes in every mode."""
+def _reasons(row: dict[str, Any], answers: bool = True) -> list[str]:
+    """Why a content test fails, in an author's words; empty when it passes in every mode. With ``answers``, a mode's
+    missing facts come with its answer, on one line (not after the guard or "not found": that answer is known)."""
     reasons = []
     if not row["built"]:
         reasons.append(f"unit {row['unit']} is not in the knowledge base (run `unitrag build`)")
@@ -179,7 +187,9 @@ def _reasons(row: dict[str, Any]) -> list[str]:
     for mode, got in modes.items():
         if got["missing"]:
             missing = "; ".join(" / ".join(f'"{s}"' for s in spellings) for spellings in got["missing"])
-            reasons.append(f"missing facts{f' ({mode})' if len(modes) > 1 else ''}: {missing}")
+            said = f" (the answer: \"{answer_excerpt(got.get('answer', ''))}\")" \
+                if answers and row["guard"] is None and not row["not_found"] else ""
+            reasons.append(f"missing facts{f' ({mode})' if len(modes) > 1 else ''}: {missing}{said}")
     return reasons
 
 

@@ -23,6 +23,8 @@ MODES = ("extractive", "llm")
 #: Failing questions listed per mode in the table output (JSON and Markdown list all of them).
 SHOWN_FAILING = 15
 _ANSWER_SHOWN = 300
+#: The most of an answer a failing line shows, on one line: enough to see what it said instead of a fact.
+ANSWER_EXCERPT = 160
 
 
 def answer_texts(answer: Any, llm_configured: bool, focus: Any = None) -> dict[str, str]:
@@ -44,6 +46,13 @@ def fact_row(q: LabelledQuestion, texts: dict[str, str]) -> dict[str, Any]:
         row[mode] = {"facts": len(q.answer_facts), "stated": len(q.answer_facts) - len(missing), "missing": missing,
                      "answer": text[:_ANSWER_SHOWN]}
     return row
+
+
+def answer_excerpt(text: str, limit: int = ANSWER_EXCERPT) -> str:
+    """``text`` on one line (each run of whitespace one space), cut to ``limit`` characters with "…": a failing line
+    names a missing fact, and only the answer beside it shows why ("shuts down" written for "shut down")."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
 
 
 def fact_figures(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -97,12 +106,14 @@ def fact_table(figures: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 
 def failing_lines(figures: dict[str, Any], limit: int | None = None) -> list[str]:
-    """``mode id (category): missing "spelling" / "spelling"; ...`` per failing question, ``limit`` per mode."""
+    """``mode id (category): missing "spelling" / "spelling"; ... (the answer: "...")`` per failing question, ``limit``
+    per mode: the answer's start beside the missing facts, so that the author sees why they were not matched."""
     lines = []
     for mode, m in figures["modes"].items():
         for fail in m["failing"][:limit]:
             missing = "; ".join(" / ".join(f'"{s}"' for s in spellings) for spellings in fail["missing"])
-            lines.append(f"{mode} {fail['id']} ({fail['category']}): missing {missing}")
+            lines.append(f"{mode} {fail['id']} ({fail['category']}): missing {missing} "
+                         f"(the answer: \"{answer_excerpt(fail.get('answer', ''))}\")")
         if limit is not None and len(m["failing"]) > limit:
             lines.append(f"{mode}: {len(m['failing']) - limit} more failing (see --json)")
     return lines

@@ -18,6 +18,50 @@ from .report import RETRIEVAL_CATEGORIES, EvalReport
 SMALL_SET = 30  # items a figure is measured on below which its threshold is judged with its confidence bound
 Z = 1.96  # two-sided 95%
 
+_CALIBRATE = ("fit the answerability gate on your own labelled questions, dev questions in two or more files "
+              "(`unitrag calibrate --write calibration.json && unitrag build`)")
+#: Per gate, what its figure measures and the usual fixes: said with each failure and warning, so that a failing gate
+#: tells its author where to look, not only that more questions would steady it.
+HINTS: dict[str, str] = {
+    "--min-ndcg": "nDCG@10 is how high the questions' expected units rank among the first 10 sources. Usual fixes: "
+                  "give the units they miss `questions:` in the readers' words and the right topics, split a unit that "
+                  "buries the answer, check each question's expected_units",
+    "--min-success": "Success@5 is the share of answerable questions with an expected unit among the first 5 sources "
+                     "(same language, or each cross-lingual direction). Usual fixes: give the units missed `questions:` "
+                     "and topics in the readers' words (in the other language too, for a cross-lingual category), "
+                     "check each question's expected_units",
+    "--min-notfound-f1": "not-found F1 weighs answering \"not found\" to the questions labelled unanswerable (recall) "
+                         "against answering it to answerable ones (precision). Usual fixes: " + _CALIBRATE + "; list "
+                         "the topics you do not cover in content/topics.yaml (a topic no unit carries is a declared "
+                         "gap, and a question naming one leans to \"not found\"); give units `questions:` in the "
+                         "readers' words; check the labels (`unanswerable: true`)",
+    "--min-notfound-precision": "not-found precision is the share of \"not found\" answers that went to questions "
+                                "labelled unanswerable: below it, answerable questions were answered \"not found\". "
+                                "Usual fixes: give the units those questions should find `questions:` in the readers' "
+                                "words (or write the unit that is missing); " + _CALIBRATE + "; check the labels (a "
+                                "question no unit answers is `unanswerable: true`)",
+    "--min-guard-recall": "red-flag recall is the share of questions labelled `guard: red_flag` that a red-flag rule "
+                          "stopped. Usual fixes: give the rule in content/guard.yaml more examples in the readers' "
+                          "words (6 or more per language) or a pattern for the wording it missed; check the labels",
+    "--min-guard-precision": "a stop type's precision is the share of the questions its rules stopped that are "
+                             "labelled so: below it, the guard stopped questions it should have answered. Usual fixes: "
+                             "narrow the pattern that stopped them, or add near-misses like them to the rule in "
+                             "content/guard.yaml; check the labels",
+    "--min-guard-pass": "near-misses passed is the share of questions labelled `guard: pass` or `caution` that were "
+                        "answered, not stopped. Usual fixes: add near-misses like them to the rule in content/guard.yaml "
+                        "(each lowers such scores a little), or narrow the pattern that stops them",
+    "--min-answer-facts": "The figure is the share of questions with answer_facts whose answer states every fact (the failing "
+                          "questions are listed with their missing facts and the answer). Usual fixes: state the fact "
+                          "in the unit in one of its spellings, or add the answer's spelling to answer_facts; check "
+                          "that the question finds its unit",
+}
+
+
+def hinted(message: str, option: str) -> str:
+    """``message`` followed by what the gate ``option`` measures and its usual fixes (as is for an unknown option)."""
+    hint = HINTS.get(option)
+    return f"{message}. {hint}" if hint else message
+
 
 @dataclass(frozen=True)
 class Figure:
@@ -85,19 +129,20 @@ def judge(figure: Figure, least: float | None) -> GateResult:
         return result
     if figure.value is None:
         if figure.required:
-            result.failures.append(f"{figure.name} is n/a, below {figure.option} {least}")
+            result.failures.append(hinted(f"{figure.name} is n/a, below {figure.option} {least}", figure.option))
         return result
     if figure.value >= least:
         return result
     measured = f"{figure.name} is {figure.value:.4f} on {figure.n} {figure.items}, below {figure.option} {least}"
     if figure.n >= SMALL_SET or figure.optimistic is None:
-        result.failures.append(measured)
+        result.failures.append(hinted(measured, figure.option))
     elif figure.optimistic < least:  # a small set, but clearly below: a real regression
-        result.failures.append(f"{measured}, and so is its optimistic value {figure.optimistic:.4f} (95% upper bound, or one more right)")
+        result.failures.append(hinted(f"{measured}, and so is its optimistic value {figure.optimistic:.4f} (95% upper "
+                                      "bound, or one more right)", figure.option))
     else:
-        result.warnings.append(f"{measured}, but on fewer than {SMALL_SET} {figure.items} that is within noise (could be "
-                               f"{figure.optimistic:.4f}): not failing. Add labelled questions so it is measured on at "
-                               f"least {SMALL_SET} and the gate holds")
+        result.warnings.append(hinted(f"{measured}, but on fewer than {SMALL_SET} {figure.items} that is within noise "
+                                      f"(could be {figure.optimistic:.4f}): not failing. Add labelled questions so it "
+                                      f"is measured on at least {SMALL_SET} and the gate holds", figure.option))
     return result
 
 

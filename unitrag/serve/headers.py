@@ -8,6 +8,9 @@
 - every ``/v1`` response: ``Cache-Control: no-store`` (answers and sources depend on the caller and on the artifact
   being served) and ``Vary`` on the credential headers (``Authorization``, ``X-API-Key``, and the operator's roles
   header when one is configured): a shared cache must never hand one caller's answer to another.
+- every error response (4xx, 5xx), whatever its path (a 404 for ``//v1/health``, a 405, a 413): ``Cache-Control:
+  no-store``, so that a cache in front never keeps a refusal (a 404 while a path is mistyped, a 503 while the
+  database is down) and answers later requests with it.
 
 Set here, outermost, so that refusals made by the other middleware (413, 415, 429, CORS) carry them too.
 """
@@ -78,8 +81,9 @@ class SecurityHeaders:
                 headers["x-frame-options"] = "DENY"
                 if "content-security-policy" not in headers:
                     headers["content-security-policy"] = FRAMING_ONLY_CSP if docs else API_CSP
-                if api:
+                if api or message["status"] >= 400:
                     headers["cache-control"] = "no-store"
+                if api:
                     headers["vary"] = _vary(headers.get("vary"), self.vary)
             await send(message)
 

@@ -114,7 +114,21 @@ def answer_json(answer: Answer) -> dict[str, Any]:
             "numbered": {"text": text, "references": [r.to_dict() for r in references]}}
 
 
-@router.get("/health")
+def no_query_params(request: Request) -> None:
+    """A GET endpoint that reads no query parameter refuses any, as ``/v1/search`` refuses one it does not take
+    (``known_search_params``): ``/v1/units/x?role=staff`` is not silently the anonymous unit, nor a typo ignored."""
+    given = query_names(request)  # 400 first for a name or value that is not UTF-8, as on /v1/search
+    if given:
+        route = request.scope.get("route")
+        endpoint = getattr(route, "path", request.url.path)
+        raise HTTPException(422, f"unknown query parameter {given[0]!r} for {endpoint}; it takes no query parameters")
+
+
+#: What every GET endpoint but /v1/search (which checks its own, ``known_search_params``) depends on.
+NO_QUERY = [Depends(no_query_params)]
+
+
+@router.get("/health", dependencies=NO_QUERY)
 def health(server: StateDep) -> dict[str, Any]:
     """The artifact being served: its id changes when a new build is swapped in. ``status`` is "degraded" while
     the last reload failed (an older build still serving); ``last_reload`` says how and when it ended;
@@ -134,13 +148,13 @@ def health(server: StateDep) -> dict[str, Any]:
     }
 
 
-@router.get("/me")
+@router.get("/me", dependencies=NO_QUERY)
 def me(roles: RolesDep) -> dict[str, Any]:
     """The roles this request's credentials hold (the preview page shows role controls only then)."""
     return {"authenticated": bool(roles), "roles": list(roles)}
 
 
-@router.get("/about")
+@router.get("/about", dependencies=NO_QUERY)
 def about(server: StateDep, roles: RolesDep) -> dict[str, Any]:
     """What the knowledge base is (name, description, languages, from ``unitrag.toml``) and example questions and
     topics from the artifact, for the units these credentials may read: the preview page's texts and examples."""
@@ -230,7 +244,7 @@ async def ask(body: AskBody, server: StateDep, roles: RolesDep) -> dict[str, Any
     return JSONResponse(answer_json(answer))  # type: ignore[return-value]
 
 
-@router.get("/units/{unit_id}")
+@router.get("/units/{unit_id}", dependencies=NO_QUERY)
 def unit(unit_id: str, server: StateDep, roles: RolesDep) -> dict[str, Any]:
     """A unit's metadata and its chunks' text; restricted units only for a role that may read them."""
     with server.holder.lease() as loaded:
@@ -259,7 +273,7 @@ def unit_rows(unit_ids: pa.Array, unit_id: str) -> list[int]:
     return np.flatnonzero(pc.equal(unit_ids, unit_id).fill_null(False).to_numpy(zero_copy_only=False)).tolist()
 
 
-@router.get("/citations/{citation_id}")
+@router.get("/citations/{citation_id}", dependencies=NO_QUERY)
 def citation(citation_id: str, server: StateDep, roles: RolesDep) -> dict[str, Any]:
     """One entry of the citation registry, when a unit the caller may read cites it: one cited only by restricted
     units is the same 404 as an unknown id (its title would tell what the restricted content covers)."""
@@ -270,7 +284,7 @@ def citation(citation_id: str, server: StateDep, roles: RolesDep) -> dict[str, A
         return dict(row)
 
 
-@router.get("/topics")
+@router.get("/topics", dependencies=NO_QUERY)
 def topics(server: StateDep, roles: RolesDep) -> dict[str, Any]:  # roles: the credentials are checked (401) all the same
     """The topic taxonomy (ids, names and synonyms per language, groups), whole: a topic only units the caller may not
     read carry is listed as a declared gap (one no unit carries) is, and nothing else tells the two apart (serve.visible)."""
