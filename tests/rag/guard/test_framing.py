@@ -119,6 +119,23 @@ def test_a_thing_crushed_or_a_figure_beside_a_sign_is_not_figurative(question: s
     assert not framing(question).figurative, framing(question)
 
 
+@pytest.mark.parametrize("question", [
+    "屋顶的太阳能板着火了", "光伏板烧起来了怎么办", "逆变器正在冒烟", "the battery box has caught fire",
+    "smoke is coming out of the inverter", "the isolator is sparking",
+])
+def test_a_fire_told_as_it_is_is_a_sign_in_any_domain(question: str) -> None:
+    """A new team's solar help desk: "屋顶的太阳能板着火了" scored just under its fire rule's threshold, told as it is."""
+    assert framing(question).sign, framing(question)
+
+
+@pytest.mark.parametrize("question", [
+    "这家火锅的特辣锅底简直是生化武器，吃完我整个人都在冒烟",  # a person smoking with spice: a figure
+    "嗓子都冒烟了，能喝冰水吗", "家用储能电池会不会起火？", "Can a home battery catch fire?", "is smoking bad for my blood pressure",
+])
+def test_a_person_smoking_with_spice_or_a_fire_risk_asked_is_no_fire_sign(question: str) -> None:
+    assert not framing(question).sign, framing(question)
+
+
 def test_a_rules_pattern_beside_a_figure_and_a_time_word_still_stops() -> None:
     """Another knowledge base's rule, by pattern: the author's own words keep the time word's say."""
     rule = {"id": "red-flag-battery-fire", "type": "red_flag", "patterns_en": [r"\bsmok(e|ing)\b"], "patterns_zh": [],

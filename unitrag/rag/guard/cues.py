@@ -110,6 +110,9 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(sugar|glucose|reading|bg|bs|meter)( level)? (is|was|'s|reads|read|says|said|shows|showed|at|of|down to|dropped to|dipped to)( only| just| like| about| around| now)? ([0-2]\.\d|3\.[0-4]|[1-4]\d)\b(?! ?(mg|g\b|grams?|years?|yrs?|kg|lbs?|%|calories|kcal|minutes?|mins?|hours?|days?|weeks?|percent|teaspoons?|tsp|cubes?))(?![\d.])",
             r"\bnow (very |really |so |a bit |kind of |kinda )?(dizzy|lightheaded|light-headed|faint|confused|drowsy|breathless|grey|gray|pale|clammy)\b|\b(get|gets|getting|feel|feels|feeling) (so |really |very )?(lightheaded|light-headed|dizzy|faint) (when|every time|whenever|if) (i|he|she|they) (stand|stands|get up|gets up|sit up)\b",
             r"\b(sweaty|clammy|pale|grey|gray) and (kind of |kinda |sort of |a bit |really |very |all )?(grey|gray|pale|clammy|sweaty)\b|\b(elephant|someone|a weight|a truck) (is )?(sitting|standing) on (him|her|me)\b|\b(left|right) arm (is |feels |went |gone |has gone )?(weird|funny|tingly|heavy|numb|dead)\b",
+            # a fire told as it is, in any domain (a new team's solar help desk, stop 50: "屋顶的太阳能板着火了" scored just
+            # under its rule's threshold): the thing is on fire or smoking now, not whether it could
+            r"\b(is|are|'s|'re|has|have|just|it'?s|they'?re|got) (caught|catching|on) fire\b|\b(smoke|flames?|sparks?) (is |are |keeps? |started )?(coming|pouring|billowing|shooting|flying) (out|from|off)\b|\b(is|are|'s|'re) (sparking|in flames)\b",
             # several people with the signs at once (guard27 dev, stop 44): "now all 4 of us have pounding headaches"
             r"\b(all|both) (of us|(\d+|two|three|four|five|six) of us) (have|are|feel|got|'ve got)\b[^.!?]{0,40}\b(headaches?|sick|dizzy|vomiting|drowsy|confused|nauseous)\b",
         ),
@@ -132,6 +135,9 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"拉(了|出)?[^，。！？,.!?]{0,6}(暗红|鲜红|血|黑色|柏油)|(暗红色|鲜红色|黑色|柏油样)的?(稀便|大便|便便)|心跳(很|特别|好|非常)快",
             # a glucose reading that low, told as measured, and the shaking and dimming sight beside it
             r"(血糖|测出来|测了|测的|读数)[^，。！？,.!?\d]{0,6}([0-2]\.\d|3\.[0-4])(?![\d.])|眼前(发黑|一黑|发花)|(手|全身|浑身)抖得(厉害|不行|停不下来|[^，。！？,.!?]{0,4}(都|也)(拿不|打不|握不))",
+            # a fire told as it is (stop 50), not a throat "smoking" with thirst nor anger
+            r"^(?![\s\S]*(整个人|我|你|他|她|嗓子|喉咙|头顶?|脑袋|气得)(都|也)?(快|要)?(在)?冒烟)[\s\S]*?"
+            r"(冒(黑|白|浓)?烟了|着火了|起火了|烧起来了|冒火花了?|打火花了|(正在|在)(冒(黑|白|浓)?烟|打火花|冒火花|燃烧))",
         ),
     },
     WARNING: {
@@ -287,6 +293,8 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"想死的心都有|(累|饿|困|热|冷|忙|烦|笑|渴|撑|无聊|尴尬|气|吵|闷)死(我)?了|(累|饿|困|热|忙|烦|笑)得要死|[\u4e00-\u9fff]{1,4}(得|到)(我)?(都|快)?想死|想死你了|要死要活地",
             r"(被|让)[^，。！？,.!?]{0,6}(血虐|虐惨|虐哭|完虐|吊打|打爆|碾压|坑惨|坑死|秒杀|屠了)|(虐|馋|丑|帅|美|萌|甜)(死|哭)(我)?了|(累|困|饿|忙)成狗|(累|困)瘫了|要(了)?我(的)?(老)?命|笑到(肚子疼|哭|岔气|不行|停不下来)|(心态)?崩(溃)?了|破防了|打断(你|我|他|她)的腿",
             r"[（(]夸张[)）]|开玩笑的|(说|讲)得?夸张",  # guard27 dev
+            # a person "smoking" with spice, heat, thirst or anger (stop 50, beside the fire cue): 辣得整个人都在冒烟
+            r"(辣|烫|热|渴|气|急)[^，。！？,.!?]{0,12}冒烟|(整个人|我|头|头顶|脑袋|嗓子|喉咙|嘴巴?)(都|也)?(快|要)?(在)?冒烟",
         ),
     },
     # the everyday cause of a sign, named by the asker: the mimics a triage nurse would ask about first (beetroot reddens
