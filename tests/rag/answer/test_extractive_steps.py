@@ -75,3 +75,19 @@ def test_chinese_steps_are_numbered_in_full_width_brackets_and_bullets_stay_best
     bulleted = ask("衣服上的油渍怎么去？晾干后还有油渍怎么办？", "zh",
                    [source(1, "油渍", re.sub(r"\d\. ", "- ", text), ["a"], lang="zh")])
     assert "（" not in bulleted and bulleted.splitlines()[1].startswith("1. 油渍：去油渍的步骤：晾干后检查油渍")
+
+
+TRUING = ("Truing a wheel:\n\n"
+          "1. Spin the wheel and find where the rim wobbles most.\n"
+          "2. Tighten the spoke on the opposite side a quarter turn.\n"
+          "3. Seen from the tyre, the nipple turned anticlockwise pulls the rim, so the wobble moves back.\n"
+          "4. Stop when it runs true within 1 mm.")
+
+
+def test_the_steps_between_two_quoted_steps_are_quoted_too() -> None:
+    """A reader's "how to true a wheel" got steps (1) and (3), and not step 2, the one to do."""
+    answer = ask("where does the rim wobble", "en", [source(1, "Wheels", TRUING, ["park"])])
+    line = answer.splitlines()[1]
+    numbers = [int(n) for n in re.findall(r"\((\d)\) ", line)]
+    assert numbers == list(range(numbers[0], numbers[-1] + 1)) and len(numbers) >= 3, line
+    assert "Tighten the spoke on the opposite side" in line

@@ -168,7 +168,18 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
                 chosen.append(taken)
                 seen.append(set(tokenize(taken.span.words)) or {taken.span.words})
                 used += len(taken.span.words)
-    return chosen
+    return _steps_between(chosen, quotes)
+
+
+def _steps_between(chosen: list[Quote], quotes: Sequence[Quote]) -> list[Quote]:
+    """``chosen`` with the steps of a numbered list between two of its quoted steps: a reader's "how to true a wheel"
+    got steps (1) and (3), and step 2, the one to do, was left out for the length budget."""
+    out = list(chosen)
+    for key in _numbered(chosen):
+        numbers = [q.span.ordinal for q in chosen if _list_of(q) == key]
+        low, high = min(numbers), max(numbers)
+        out += [q for q in quotes if _list_of(q) == key and low < q.span.ordinal < high and q not in out]
+    return out
 
 
 def _authored_first(quotes: Sequence[Quote], authored: Sequence[str]) -> tuple[list[Quote], frozenset[str]]:
