@@ -55,7 +55,7 @@ def test_the_title_line_a_story_starts_with_is_not_a_span_nor_a_heading_a_contex
 
 def test_bold_lines_head_what_follows_but_a_long_bold_sentence_is_a_sentence() -> None:
     assert shown("**Safety:**\nRare reactions occur.") == [("sentence", "Safety", "Rare reactions occur.")]
-    assert shown("**安全性。**\n静脉铁偶见过敏反应。") == [("sentence", "安全性。", "静脉铁偶见过敏反应。")]
+    assert shown("**安全性。**\n静脉铁偶见过敏反应。") == [("sentence", "安全性", "静脉铁偶见过敏反应。")]
     long_bold = "**Do not stop treatment without asking the doctor who prescribed it.**"
     assert shown(long_bold) == [("sentence", "", "Do not stop treatment without asking the doctor who prescribed it.")]
 
@@ -131,3 +131,10 @@ def test_a_sentence_that_points_back_knows_the_one_before_it_in_its_paragraph_on
     assert by_words["That valve is one-way."].leans_on == -1  # it opens its paragraph: nothing before it to lean on
     assert by_words["Beans keep in a cool cupboard."].leans_on == -1
     assert by_words["因此包装袋上有单向阀。"].leans_on == by_words["新烘的豆子会持续释放二氧化碳。"].position
+
+
+def test_a_bold_label_with_its_full_stop_outside_labels_its_sentence() -> None:
+    """A reader saw "…亮度。两种单位。" and "异响和油污。：碟片…": a label quoted as a sentence, a heading's full stop kept."""
+    found = spans("**两种单位**。尺烛光是英美资料常用的照度单位。\n\n**异响和油污。**\n\n碟片沾上油会尖叫。")
+    assert [(s.context, s.words) for s in found] == [("两种单位", "尺烛光是英美资料常用的照度单位。"),
+                                                      ("异响和油污", "碟片沾上油会尖叫。")]

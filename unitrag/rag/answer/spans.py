@@ -41,7 +41,8 @@ _BOLD_HEADING_CHARS = 40
 # "**How often:** Every …") labels its first sentence: said before it, not a sentence of its own to quote. One that runs
 # on ("**Serum B12** is the usual first test") is the sentence's subject.
 _BOLD_LEAD = re.compile(r"^\s*(\*\*|__)(?P<text>[^*_]{1,%d}?[.:：。！？!?])\1\s*(?=\S)|"
-                        r"^\s*(\*\*|__)(?P<named>[^*_]{1,%d}?)\3\s*[:：]\s*(?=\S)" % (_BOLD_HEADING_CHARS, _BOLD_HEADING_CHARS))
+                        r"^\s*(\*\*|__)(?P<named>[^*_]{1,%d}?)\3\s*[:：.。]\s*(?=\S)"  # "**两种单位**。尺烛光…"
+                        % (_BOLD_HEADING_CHARS, _BOLD_HEADING_CHARS))
 _END_PUNCT = ".!?。！？…"
 _SPACE = re.compile(r"\s+")
 # A sentence ends at 。！？!? (plus closing quotes/brackets), at ；… runs, or at a "." followed by
@@ -268,7 +269,7 @@ class _Reader:
     def set_heading(self, text: str) -> None:
         self.flush()
         self.lists = {}
-        text = _flat(text).rstrip(":：")
+        text = _flat(text).rstrip(":：。.")  # "**异响和油污。**" heads what follows: no "异响和油污。：" when shown
         self.heading, self.lead = ("" if _same(text, self.title) else text), ""
 
     def read(self, text: str) -> list[Span]:
