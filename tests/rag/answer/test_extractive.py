@@ -462,3 +462,12 @@ def test_how_much_is_answered_by_the_amount_not_by_the_sentence_naming_the_vitam
     sources = [source(1, "Food sources", text, ["ods"], topics=["vitamin-b12", "vegan-diet"])]
     answer = extractive_answer(question, "en", sources, focus=(known.focus(question, ("vitamin-b12",)), known))
     assert answer.splitlines()[1].startswith("1. Food sources: The US RDA for adults is 2.4 µg per day.")
+
+
+def test_when_is_answered_by_the_sentence_naming_a_time_of_day() -> None:
+    """A new team's "When during the day should I wash my solar panels?" never quoted "early in the morning"."""
+    text = ("Rain washes off ordinary dust from the panels. Clean panels early in the morning or in the evening, "
+            "when the glass is cool. Use a soft brush and plain water on the panels.")
+    answer = ask("When during the day should I clean my solar panels?", "en", [source(1, "Panel care", text, ["own"])])
+    assert answer.splitlines()[1].startswith("1. Panel care: Clean panels early in the morning or in the evening")
+    assert Lexicon().focus("when should i water it?").asks_time and not Lexicon().focus("what to do when it leaks").asks_time

@@ -58,6 +58,13 @@ _ASKS_AMOUNT = re.compile(
     r"|\bwhen\b|\bdos(?:e|es|age|ing)\b|多少|几|多久|多长|多高|多低|多大|多重|多远|多快|剂量|范围|标准|上限|下限|阈值|界值|几点|何时|什么时候",
     re.IGNORECASE,
 )
+#: Questions after a time of day ("when should I wash the panels?", 什么时候浇水): a span naming one states it, as a
+#: quantity states an amount (a new team's "early in the morning or in the evening" was never quoted).
+_ASKS_TIME = re.compile(r"^\W*(?:and |so |ok |but )?when\b|\bwhen (?:should|do|can|is|are|to|does|would)\b|\bwhat time\b"
+                        r"|\btime of (?:the )?day\b|几点|何时|什么时候|什么时间|哪个时间|早上还是晚上|白天还是晚上", re.IGNORECASE)
+_TIME_OF_DAY = re.compile(r"\b(?:mornings?|evenings?|night|nighttime|noon|midday|afternoons?|dawn|dusk|sunrise|sunset|bedtime"
+                          r"|o'?clock|\d{1,2}(?::\d{2})?\s?[ap]\.?m)\b|早上|早晨|清晨|上午|中午|正午|下午|傍晚|晚上|夜里|夜间|凌晨"
+                          r"|睡前|\d{1,2}点", re.IGNORECASE)
 #: Questions after a list: the items of a list answer them together.
 _ASKS_LIST = re.compile(r"\b(?:which|what\s+are|list|name)\b|哪些|哪几|有什么|是什么|几条|几个|几种"
                         r"|\bwhat\s+(?!does\b|is\b|was\b|has\b)[a-z]{3,}s\s+(?:are|do|have|has|can|should|contain|give|help|to|"
@@ -139,6 +146,7 @@ class SpanReading:
     quantity: bool
     title_terms: frozenset[str] = frozenset()  # its source's title: what the whole chunk is about
     signpost: bool = False  # it only says what its text covers (``signposts``): never quoted
+    time: bool = False  # it names a time of day ("early in the morning", 傍晚)
 
 
 @dataclass
@@ -210,7 +218,8 @@ class Lexicon:
         folded = to_simplified(question)  # 多長時間 asks for an amount as 多长时间 does (the terms are folded already)
         return QuestionFocus(terms, topics, numbers_in(question), bool(_ASKS_AMOUNT.search(folded)),
                              bool(_ASKS_LIST.search(folded)), frozenset(t for t in tokenize(question) if t in terms),
-                             lang, bridge, tuple(authored), bool(_ASKS_STEPS.search(folded)))
+                             lang, bridge, tuple(authored), bool(_ASKS_STEPS.search(folded)),
+                             bool(_ASKS_TIME.search(folded)))
 
     def _weighted(self, texts: Iterable[tuple[float, str]]) -> dict[str, float]:
         """Each term of the texts at its idf times its text's weight (the largest where texts share it)."""
@@ -243,7 +252,7 @@ class Lexicon:
         title_terms = frozenset(tokenize(title))
         readings = tuple(SpanReading(span, frozenset(tokenize(f"{span.context} {span.words}")),
                                      numbers_in(span.words), bool(_QUANTITY.search(span.words)), title_terms,
-                                     is_signpost(span.words))
+                                     is_signpost(span.words), bool(_TIME_OF_DAY.search(span.words)))
                          for span in found)
         return ChunkReading(readings, joined, starts)
 
@@ -270,6 +279,7 @@ class QuestionFocus:
     bridge: Mapping[str, float] = field(default_factory=dict)  # terms of paraphrases in the other language → weight
     authored: tuple[str, ...] = ()  # the units whose authors wrote this question among their own, nearest first
     asks_steps: bool = False  # "how do I …", "怎么…": a procedure, which a numbered list's steps give
+    asks_time: bool = False  # "when should I …", 什么时候: a time of day states it
 
     def relevance(self, reading: SpanReading, named: frozenset[str] = frozenset(), source_topics: Sequence[str] = (),
                   source_lang: str = "") -> float:
@@ -288,7 +298,8 @@ class QuestionFocus:
             topics = sum(1.0 if t in named else part if t in source_topics else 0.0 for t in self.topics) / len(self.topics)
         # about something else: it names other topics only, in a source not on any topic the question names
         off = 1.0 if self.topics and named and not (named | set(source_topics)) & self.topics else 0.0
-        numbers = 1.0 if (self.numbers & reading.numbers) or (self.asks_amount and reading.quantity) else 0.0
+        numbers = 1.0 if ((self.numbers & reading.numbers) or (self.asks_amount and reading.quantity)
+                          or (self.asks_time and reading.time)) else 0.0
         return W_TERMS * terms + W_TOPICS * topics + W_NUMBERS * numbers - W_OFF_TOPIC * off
 
     @staticmethod
