@@ -58,6 +58,13 @@ def test_the_readme_shows_the_name_and_description_as_text_not_markup(tmp_path: 
     assert head[0] == "# Garden &lt;b&gt;club&lt;/b&gt;" and "<" not in "".join(head)
 
 
+def test_an_ampersand_in_the_name_stays_one_in_the_readme(tmp_path: Path) -> None:
+    """A new team's "City Waste & Recycling Help Desk" was written as "City Waste &amp; Recycling" in its README."""
+    init_knowledge_base(tmp_path / "kb", identity=KnowledgeBaseIdentity.checked("Waste & Recycling", "Bins & pickups"))
+    head = (tmp_path / "kb" / "README.md").read_text(encoding="utf-8").splitlines()[:3]
+    assert head[0] == "# Waste & Recycling" and head[2] == "Bins & pickups"
+
+
 def test_init_names_its_own_options_in_an_error(tmp_path: Path) -> None:
     import subprocess
     import sys

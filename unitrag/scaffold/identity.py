@@ -7,7 +7,6 @@ sample's. They are checked by the same rules as ``unitrag.toml`` itself (``confi
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from dataclasses import dataclass
@@ -60,6 +59,11 @@ def titled_readme(readme_text: str, identity: KnowledgeBaseIdentity) -> str:
     """The template's README.md under the knowledge base's own name (and its description, when it has one)."""
     if not readme_text.startswith(README_TITLE + "\n"):
         raise AssertionError(f"the template's README.md does not start with {README_TITLE!r}: the scaffold cannot name it")
-    # the author's words, shown as text: a "<" in them must not open an HTML tag where the README is rendered
-    about = f"\n\n{html.escape(identity.description, quote=False)}" if identity.description else ""
-    return f"# {html.escape(identity.name, quote=False)}{about}" + readme_text[len(README_TITLE):]
+    # the author's words, shown as text: a "<" in them must not open an HTML tag where the README is rendered; an "&"
+    # stays one ("Waste & Recycling", not "&amp;" in the file), as Markdown shows a lone "&" as written
+    about = f"\n\n{_as_text(identity.description)}" if identity.description else ""
+    return f"# {_as_text(identity.name)}{about}" + readme_text[len(README_TITLE):]
+
+
+def _as_text(words: str) -> str:
+    return words.replace("<", "&lt;").replace(">", "&gt;")
