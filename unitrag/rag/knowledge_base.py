@@ -362,7 +362,7 @@ class KnowledgeBase:
             timings["total"] = (time.perf_counter() - started) * 1000
             refusal = not_found_text(self.store.prompts, answer_lang, max_chars=self.config.max_prompt_chars,
                                      identity=self.identity)  # never an exception: the built-in text at worst
-            text = not_found_answer(refusal, answer_lang, result.sources)
+            text = not_found_answer(refusal, answer_lang, result.sources, asked_in=result.lang, written_in=self.languages)
             gate = self.retriever.gate
             return Answer(question, answer_lang, text, True, None, result.sources, [], None,
                           timings_ms=timings, broadened=result.broadened, caution=caution, corrected=result.corrected,

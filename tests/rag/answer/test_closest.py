@@ -26,3 +26,11 @@ def test_the_answer_names_the_closest_material_after_the_refusal_in_the_question
 def test_nothing_close_off_the_topics_leaves_the_refusal_alone() -> None:
     assert not_found_answer("Not found.", "en", [source(1, "Calcium", False)]) == "Not found."
     assert not_found_answer("Not found.", "en", []) == "Not found."
+
+
+def test_a_question_in_another_language_than_the_one_the_knowledge_base_is_written_in_is_told_so() -> None:
+    """An English-only help desk's "旧电池放哪个垃圾桶？" got an English "not found" and no word of why."""
+    told = not_found_answer("Sorry, nothing.", "en", [], asked_in="zh", written_in=("en",))
+    assert told == "Sorry, nothing.\n本知识库只有英文内容，用英文提问可能找到更多结果。"
+    assert not_found_answer("Sorry, nothing.", "en", [], asked_in="en", written_in=("en",)) == "Sorry, nothing."
+    assert not_found_answer("Sorry, nothing.", "en", [], asked_in="zh", written_in=("en", "zh")) == "Sorry, nothing."

@@ -71,11 +71,21 @@ def closest_titles(sources: Sequence[Source]) -> list[str]:
     return titles
 
 
-def not_found_answer(refusal: str, lang: str, sources: Sequence[Source]) -> str:
-    """The not-found text, then (when there is any) a line naming the closest material."""
+#: Said, in the question's language, when a knowledge base written in one language gets a question in another: the
+#: gate reads a question across languages less surely (an English-only help desk's "旧电池放哪个垃圾桶？").
+WRITTEN_IN = {("zh", "en"): "本知识库只有英文内容，用英文提问可能找到更多结果。",
+              ("en", "zh"): "This knowledge base is written in Chinese only: asking in Chinese may find more."}
+
+
+def not_found_answer(refusal: str, lang: str, sources: Sequence[Source], *, asked_in: str = "",
+                     written_in: Sequence[str] = ()) -> str:
+    """The not-found text, then (when there is any) a line naming the closest material, and a line saying which
+    language the knowledge base is written in when it is one the question (``asked_in``) is not."""
     titles = closest_titles(sources)
-    if not titles:
-        return refusal
     lang = "zh" if lang.startswith("zh") else "en"
-    joined = "；".join(titles) + "。" if lang == "zh" else "; ".join(titles) + "."
-    return f"{refusal}\n{CLOSEST_LEAD[lang]}{joined}"
+    text = refusal
+    if titles:
+        joined = "；".join(titles) + "。" if lang == "zh" else "; ".join(titles) + "."
+        text = f"{refusal}\n{CLOSEST_LEAD[lang]}{joined}"
+    hint = WRITTEN_IN.get((asked_in, written_in[0])) if len(written_in) == 1 else None
+    return f"{text}\n{hint}" if hint else text
