@@ -95,11 +95,13 @@ def test_sentences_keep_abbreviations_and_decimals_whole() -> None:
         "孕妇每天需要碘。", "这比普通成人多！", "真的吗？", "“是的。”", "最后一句没有句号"]
 
 
-def test_a_full_stop_before_a_word_in_lower_case_ends_no_sentence() -> None:
-    """A reader's answer quoted "Products containing Bacillus thuringiensis subsp." and lost the Bti fact."""
+def test_a_botanical_or_a_measuring_abbreviation_ends_no_sentence() -> None:
+    """A reader's answer quoted "Products containing Bacillus thuringiensis subsp." and lost the Bti fact. A word in lower
+    case after a full stop still starts one: questions are typed so, and the guard splits them with this."""
     assert split_sentences("Products with Bacillus thuringiensis subsp. *israelensis* (Bti) kill larvae. Repeat weekly.") == [
         "Products with Bacillus thuringiensis subsp. *israelensis* (Bti) kill larvae.", "Repeat weekly."]
     assert split_sentences("Smith et al. Found it first. Use approx. 5 g.") == ["Smith et al. Found it first.", "Use approx. 5 g."]
+    assert split_sentences("the socket is smoking right now. why?") == ["the socket is smoking right now.", "why?"]
 
 
 def test_nothing_but_headings_and_tags_gives_no_span() -> None:

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from unitrag.rag.guard.screen import Guard
-from unitrag.rag.guard.framing import read_framing
+from unitrag.rag.guard.framing import FIRE, read_framing
 from unitrag.content.text.lang import normalize_question
 from unitrag.rag.types import GuardOutcome
 
@@ -123,9 +123,12 @@ def test_a_thing_crushed_or_a_figure_beside_a_sign_is_not_figurative(question: s
     "屋顶的太阳能板着火了", "光伏板烧起来了怎么办", "逆变器正在冒烟", "the battery box has caught fire",
     "smoke is coming out of the inverter", "the isolator is sparking",
 ])
-def test_a_fire_told_as_it_is_is_a_sign_in_any_domain(question: str) -> None:
-    """A new team's solar help desk: "屋顶的太阳能板着火了" scored just under its fire rule's threshold, told as it is."""
-    assert framing(question).sign, framing(question)
+def test_a_fire_told_as_it_is_is_a_fire_sign_which_makes_nothing_acute_alone(question: str) -> None:
+    """A new team's solar help desk: "屋顶的太阳能板着火了" scored just under its fire rule's threshold, told as it is. A
+    fire is a sign only for a rule whose examples tell fires (``Guard._agrees``): for the sample's bodily rules, "my
+    kitchen is on fire" or 胃里像着火了一样 must not turn a note into a stop, nor lend a GI-bleeding score."""
+    read = framing(question)
+    assert FIRE in read.sign_kinds and not read.sign, read
 
 
 @pytest.mark.parametrize("question", [
@@ -133,7 +136,7 @@ def test_a_fire_told_as_it_is_is_a_sign_in_any_domain(question: str) -> None:
     "嗓子都冒烟了，能喝冰水吗", "家用储能电池会不会起火？", "Can a home battery catch fire?", "is smoking bad for my blood pressure",
 ])
 def test_a_person_smoking_with_spice_or_a_fire_risk_asked_is_no_fire_sign(question: str) -> None:
-    assert not framing(question).sign, framing(question)
+    assert FIRE not in framing(question).sign_kinds, framing(question)
 
 
 def test_a_rules_pattern_beside_a_figure_and_a_time_word_still_stops() -> None:

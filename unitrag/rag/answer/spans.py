@@ -46,11 +46,12 @@ _BOLD_LEAD = re.compile(r"^\s*(\*\*|__)(?P<text>[^*_]{1,%d}?[.:：。！？!?])\
 _END_PUNCT = ".!?。！？…"
 _SPACE = re.compile(r"\s+")
 # A sentence ends at 。！？!? (plus closing quotes/brackets), at ；… runs, or at a "." followed by
-# whitespace and not preceded by a common abbreviation or a single letter (e.g., Dr., U.S.), nor followed by a
-# word in lower case ("Bacillus thuringiensis subsp. israelensis", "approx. 5 g"): a sentence starts with a capital.
+# whitespace and not preceded by a common abbreviation or a single letter (e.g., Dr., U.S., "Bacillus thuringiensis
+# subsp. israelensis", "approx. 5 g"). A word in lower case after it still starts a sentence: people type questions
+# so ("my chest hurts right now. what should i do"), and the guard reads them with this.
 _ZH_END = re.compile(r"[。！？!?]+[”’」』）)]*|…{1,2}")
 _EN_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bNo)(?<!\bFig)"
-                     r"(?<!\bsubsp)(?<!\bspp)(?<!\bapprox)(?<!\bcf)(?<!\bet al)(?<!\b[A-Z])\.[”’\")]*(?=\s|$|<)(?!\s+[*_]*[a-z])")
+                     r"(?<!\bsubsp)(?<!\bspp)(?<!\bapprox)(?<!\bcf)(?<!\bet al)(?<!\b[A-Z])\.[”’\")]*(?=\s|$|<)")
 #: A sentence opening with one of these says nothing alone ("That is why good bags have a valve", "因此要放凉"):
 #: it leans on the sentence before it in its paragraph, which is quoted with it.
 _POINTS_BACK = re.compile(

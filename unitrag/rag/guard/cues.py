@@ -29,8 +29,12 @@ NOW = "now"
 #: alone it is the time of most grief, breakups and hard weeks, so ``Framing.recent_only`` tells it apart.
 RECENT = "recent"
 FIGURE_OF_SPEECH = "figure_of_speech"
+#: A fire told as happening (着火了, "smoke is coming out of"), in any domain: a sign only for a rule whose own examples
+#: tell fires (a solar help desk's burning-equipment rule), never one that makes a question acute for a bodily rule
+#: ("my kitchen is on fire" is no GI bleed, 胃里像着火了一样 no anaphylaxis).
+FIRE = "fire"
 #: The kinds of a sign told as it is.
-SIGN_KINDS = (SIGN, WARNING, TURN)
+SIGN_KINDS = (SIGN, WARNING, TURN, FIRE)
 #: The kinds that explain a sign or a goodbye (``everyday_cause``, ``life_event``): they count against the classifier only.
 EXPLAINED = ("everyday_cause", "life_event")
 #: A symptom told as coming again and again with an occasion ("I get out of breath on the stairs", 每次爬楼就喘): no kind
@@ -110,9 +114,6 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(sugar|glucose|reading|bg|bs|meter)( level)? (is|was|'s|reads|read|says|said|shows|showed|at|of|down to|dropped to|dipped to)( only| just| like| about| around| now)? ([0-2]\.\d|3\.[0-4]|[1-4]\d)\b(?! ?(mg|g\b|grams?|years?|yrs?|kg|lbs?|%|calories|kcal|minutes?|mins?|hours?|days?|weeks?|percent|teaspoons?|tsp|cubes?))(?![\d.])",
             r"\bnow (very |really |so |a bit |kind of |kinda )?(dizzy|lightheaded|light-headed|faint|confused|drowsy|breathless|grey|gray|pale|clammy)\b|\b(get|gets|getting|feel|feels|feeling) (so |really |very )?(lightheaded|light-headed|dizzy|faint) (when|every time|whenever|if) (i|he|she|they) (stand|stands|get up|gets up|sit up)\b",
             r"\b(sweaty|clammy|pale|grey|gray) and (kind of |kinda |sort of |a bit |really |very |all )?(grey|gray|pale|clammy|sweaty)\b|\b(elephant|someone|a weight|a truck) (is )?(sitting|standing) on (him|her|me)\b|\b(left|right) arm (is |feels |went |gone |has gone )?(weird|funny|tingly|heavy|numb|dead)\b",
-            # a fire told as it is, in any domain (a new team's solar help desk, stop 50: "屋顶的太阳能板着火了" scored just
-            # under its rule's threshold): the thing is on fire or smoking now, not whether it could
-            r"\b(is|are|'s|'re|has|have|just|it'?s|they'?re|got) (caught|catching|on) fire\b|\b(smoke|flames?|sparks?) (is |are |keeps? |started )?(coming|pouring|billowing|shooting|flying) (out|from|off)\b|\b(is|are|'s|'re) (sparking|in flames)\b",
             # several people with the signs at once (guard27 dev, stop 44): "now all 4 of us have pounding headaches"
             r"\b(all|both) (of us|(\d+|two|three|four|five|six) of us) (have|are|feel|got|'ve got)\b[^.!?]{0,40}\b(headaches?|sick|dizzy|vomiting|drowsy|confused|nauseous)\b",
         ),
@@ -135,9 +136,6 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"拉(了|出)?[^，。！？,.!?]{0,6}(暗红|鲜红|血|黑色|柏油)|(暗红色|鲜红色|黑色|柏油样)的?(稀便|大便|便便)|心跳(很|特别|好|非常)快",
             # a glucose reading that low, told as measured, and the shaking and dimming sight beside it
             r"(血糖|测出来|测了|测的|读数)[^，。！？,.!?\d]{0,6}([0-2]\.\d|3\.[0-4])(?![\d.])|眼前(发黑|一黑|发花)|(手|全身|浑身)抖得(厉害|不行|停不下来|[^，。！？,.!?]{0,4}(都|也)(拿不|打不|握不))",
-            # a fire told as it is (stop 50), not a throat "smoking" with thirst nor anger
-            r"^(?![\s\S]*(整个人|我|你|他|她|嗓子|喉咙|头顶?|脑袋|气得)(都|也)?(快|要)?(在)?冒烟)[\s\S]*?"
-            r"(冒(黑|白|浓)?烟了|着火了|起火了|烧起来了|冒火花了?|打火花了|(正在|在)(冒(黑|白|浓)?烟|打火花|冒火花|燃烧))",
         ),
     },
     WARNING: {
@@ -272,6 +270,17 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"预防|防止|降低[^，。！？,.!?]{0,4}风险|避免(发生|再)|宣传|放(在|到)[^，。！？,.!?]{0,6}(够不着|拿不到|碰不到)|儿童安全(锁|盖)",
             r"(怎么|如何)(收纳|存放|保存|放置)[^，。！？,.!?]{0,6}(安全|稳妥)",
             r"注意有没有|提前(了解|知道|准备)|以防万一|有备无患",  # guard27 dev
+        ),
+    },
+    FIRE: {
+        # a new team's solar help desk (stop 50): "屋顶的太阳能板着火了" scored just under its fire rule's threshold
+        "en": (
+            r"\b(is|are|'s|'re|has|have|just|it'?s|they'?re|got) (caught|catching|on) fire\b|\b(smoke|flames?|sparks?) (is |are |keeps? |started )?(coming|pouring|billowing|shooting|flying) (out|from|off)\b|\b(is|are|'s|'re) (sparking|in flames)\b",
+        ),
+        "zh": (
+            # not a throat "smoking" with thirst nor anger, nor a person with spice (辣得整个人都在冒烟)
+            r"^(?![\s\S]*(整个人|我|你|他|她|嗓子|喉咙|头顶?|脑袋|气得)(都|也)?(快|要)?(在)?冒烟)[\s\S]*?"
+            r"(冒(黑|白|浓)?烟了|着火了|起火了|烧起来了|冒火花了?|打火花了|(正在|在)(冒(黑|白|浓)?烟|打火花|冒火花|燃烧))",
         ),
     },
     FIGURE_OF_SPEECH: {

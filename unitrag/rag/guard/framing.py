@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from .cues import (  # noqa: F401  (the kinds are re-exported: callers name them from here)
-    ACUTE, CUES, EXPLAINED, FIGURE_OF_SPEECH, HABITUAL, NOW, RECENT, SIGN, SIGN_KINDS, TURN, WARNING,
+    ACUTE, CUES, EXPLAINED, FIGURE_OF_SPEECH, FIRE, HABITUAL, NOW, RECENT, SIGN, SIGN_KINDS, TURN, WARNING,
 )
 
 
@@ -135,7 +135,7 @@ def may_tell_warning(normalized_question: str) -> bool:
 def read_framing(normalized_question: str) -> Framing:
     """The framing of a question (already ``lang.normalize_question``-ed): a few compiled regexes, microseconds."""
     sign_kinds = tuple(kind for kind in SIGN_KINDS if any(_happening(p, normalized_question, told=True) for p in _COMPILED[kind]))
-    sign = bool(sign_kinds)
+    sign = any(kind != FIRE for kind in sign_kinds)  # a fire is a sign only to a rule that tells fires (``Guard._agrees``)
     kinds = tuple(kind for kind, patterns in _COMPILED.items()
                   if kind not in (ACUTE, NOW, RECENT, HABITUAL, *SIGN_KINDS) and any(p.search(normalized_question) for p in patterns))
     now = "past" not in kinds and "resolved" not in kinds and any(_happening(p, normalized_question) for p in _COMPILED[NOW])

@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from ...content.guard_rules import CHECK_ORDER, CompiledRule, compile_rule, first_match
-from .framing import SIGN, TURN, WARNING, Framing, may_tell_warning, read_framing
+from .framing import FIRE, SIGN, TURN, WARNING, Framing, may_tell_warning, read_framing
 from .sentences import acute_sentences
 from ..answer.prompt import UNNAMED
 from .second_opinion import SecondOpinion
@@ -256,13 +256,13 @@ class Guard:
         """Whether the question tells a sign of the kind ``rule``'s examples tell (a warning sign for a suicide rule, a
         bodily one for the others; a turn, "that's what's happening to him", for any): "out of breath on the stairs
         and pale" lends nothing to a suicide score that a diet question happened to reach."""
-        if not framing.sign:
+        if not framing.sign_kinds:
             return False
         if rule not in self._sign_kinds:
             assert self.semantic is not None
             told = [read_framing(normalize_question(text)).sign_kinds for text in self.semantic.example_texts(rule)]
-            warnings, signs = sum(WARNING in kinds for kinds in told), sum(SIGN in kinds for kinds in told)
-            self._sign_kinds[rule] = WARNING if warnings > signs else SIGN
+            counts = {kind: sum(kind in kinds for kinds in told) for kind in (SIGN, WARNING, FIRE)}  # SIGN on a tie
+            self._sign_kinds[rule] = max(counts, key=lambda kind: counts[kind])
         return TURN in framing.sign_kinds or self._sign_kinds[rule] in framing.sign_kinds
 
     def _by_sentence(self, question: str, lang: str, framing: Callable[[], Framing],
