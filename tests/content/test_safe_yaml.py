@@ -232,3 +232,13 @@ def test_a_tab_that_stops_the_parser_is_named_as_a_tab() -> None:
         load_yaml(text)
     problem = yaml_problem(raised.value, "u.md", "frontmatter", first_line=2, text=text)
     assert problem.line == 4 and "a tab: YAML indents with spaces only" in problem.message
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("order: " + "9" * 5000, "a number of 5,000 characters"),  # int() refuses past 4,300 digits: it was a traceback
+    ("title: !!binary aGVsbG8=", "!!binary"),
+])
+def test_a_value_content_never_holds_is_a_yaml_problem_at_its_line(text: str, said: str) -> None:
+    with pytest.raises(yaml.YAMLError) as caught:
+        load_yaml("id: x\n" + text)
+    assert said in caught.value.problem and caught.value.problem_mark.line == 1

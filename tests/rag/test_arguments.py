@@ -152,3 +152,10 @@ def test_json_once_reads_what_json_reads_otherwise():
     assert json_once(text) == json.loads(text)
     with pytest.raises(ValueError):
         json_once('{"roles": ')
+
+
+def test_a_word_said_again_and_again_is_cut_to_three() -> None:
+    """An attacker's 300 "hi" in front of "my chest hurts" diluted its embedding until the guard let it pass."""
+    assert question_text("hi " * 300 + "my chest hurts", 2000) == "hi hi hi my chest hurts"
+    assert question_text("你好" * 100 + "我胸口疼", 2000) == "你好你好你好我胸口疼"
+    assert question_text("very very good tea, 谢谢谢谢", 2000) == "very very good tea, 谢谢谢谢"  # a few repeats are speech

@@ -59,9 +59,28 @@ class ControlInValue(yaml.YAMLError):
         self.problem_mark = mark
 
 
+class ValueRefused(yaml.YAMLError):
+    """A value YAML can write but content never holds: a number of thousands of digits (Python refuses to read one
+    past 4,300, which ended `validate` in a traceback), or bytes (``!!binary``) where text is expected."""
+
+    def __init__(self, problem: str, mark: yaml.Mark) -> None:
+        self.problem = problem
+        super().__init__(problem)
+        self.problem_mark = mark
+
+
 class _Loader(_BASE_LOADER):  # type: ignore[misc, valid-type]
-    """The safe loader, refusing a key repeated in one mapping (``title: a`` then ``title: b``) and a value holding a
-    control character (``ControlInValue``)."""
+    """The safe loader, refusing a key repeated in one mapping (``title: a`` then ``title: b``), a value holding a
+    control character (``ControlInValue``), a number too long to read and ``!!binary`` bytes (``ValueRefused``)."""
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> Any:
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:
+            raise ValueRefused(f"a number of {len(node.value):,} characters: write a number of sensible size", node.start_mark) from None
+
+    def construct_yaml_binary(self, node: yaml.ScalarNode) -> Any:
+        raise ValueRefused("a !!binary value: content holds text, write it as text", node.start_mark)
 
     def construct_scalar(self, node: yaml.ScalarNode) -> Any:
         found = CONTROL_CHARACTERS.search(node.value) if isinstance(node.value, str) else None
@@ -83,6 +102,8 @@ class _Loader(_BASE_LOADER):  # type: ignore[misc, valid-type]
         return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
 
 
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
+_Loader.add_constructor("tag:yaml.org,2002:binary", _Loader.construct_yaml_binary)
 LOADER = _Loader
 
 

@@ -148,9 +148,18 @@ def says_something(text: str) -> bool:
     return any(not _REPEATS.fullmatch(word.casefold()) for word in _WORD.findall(seen))
 
 
+#: A word said again and again ("hi hi hi … my chest hurts", 你好你好你好…): 300 of them in front of an emergency
+#: diluted its embedding until the guard let it pass (an attacker, stop 50).
+_REPEATED_WORD = re.compile(r"\b(\w+)\b(?:[^\w\n]{1,3}\1\b){%d,}" % PADDING_RUN, re.IGNORECASE)
+_REPEATED_HAN = re.compile(r"([\u3400-\u9fff]{1,4}?)\1{%d,}" % (2 * PADDING_RUN - 1))
+
+
 def unpadded(text: str) -> str:
-    """``text`` with every run of more than ``PADDING_RUN`` of one symbol or punctuation mark cut to ``PADDING_RUN``."""
-    return _PADDING.sub(r"\1" * PADDING_RUN, text)
+    """``text`` with every run of more than ``PADDING_RUN`` of one symbol or punctuation mark, one word or one
+    Chinese phrase cut to ``PADDING_RUN`` of it."""
+    text = _PADDING.sub(r"\1" * PADDING_RUN, text)
+    text = _REPEATED_WORD.sub(lambda m: " ".join([m.group(1)] * PADDING_RUN), text)
+    return _REPEATED_HAN.sub(lambda m: m.group(1) * PADDING_RUN, text)
 
 
 def readable(text: str, argument: str) -> str:
