@@ -30,43 +30,42 @@ ALIAS_MESSAGE = (
 )
 
 
-class AliasRefused(yaml.YAMLError):
-    """The text uses a YAML alias; ``problem_mark`` is where (as for any YAML error)."""
+class Refused(yaml.YAMLError):
+    """A YAML text the safe loader reads but content must not hold; ``problem`` says why and ``problem_mark`` is
+    where, as for any YAML error (so ``yaml_problem`` reports it at its line)."""
+
+    def __init__(self, problem: str, mark: yaml.Mark) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.problem_mark = mark
+
+
+class AliasRefused(Refused):
+    """The text uses a YAML alias."""
 
     def __init__(self, mark: yaml.Mark) -> None:
-        super().__init__(ALIAS_MESSAGE)
-        self.problem = ALIAS_MESSAGE
-        self.problem_mark = mark
+        super().__init__(ALIAS_MESSAGE, mark)
 
 
-class DuplicateKey(yaml.YAMLError):
-    """A mapping names the same key twice; ``problem_mark`` is the second one."""
+class DuplicateKey(Refused):
+    """A mapping names the same key twice; the mark is the second one."""
 
     def __init__(self, key: Any, mark: yaml.Mark) -> None:
-        self.problem = f"{key!r} is given twice in one mapping: keep one (YAML would silently drop the first)"
-        super().__init__(self.problem)
-        self.problem_mark = mark
+        super().__init__(f"{key!r} is given twice in one mapping: keep one (YAML would silently drop the first)", mark)
 
 
-class ControlInValue(yaml.YAMLError):
+class ControlInValue(Refused):
     """A quoted value spells a control character as an escape (``"\\e[2J"``): the file's bytes are clean, the value
     is not, and it would reach every terminal that prints it (``ask``, ``search``) and every API client."""
 
     def __init__(self, char: str, mark: yaml.Mark) -> None:
-        self.problem = (f"a value holds the control character U+{ord(char):04X} (written as an escape such as \\e, "
-                        "\\x1b or \\u202e): remove it (only tab and newline are allowed in content)")
-        super().__init__(self.problem)
-        self.problem_mark = mark
+        super().__init__(f"a value holds the control character U+{ord(char):04X} (written as an escape such as \\e, "
+                         "\\x1b or \\u202e): remove it (only tab and newline are allowed in content)", mark)
 
 
-class ValueRefused(yaml.YAMLError):
+class ValueRefused(Refused):
     """A value YAML can write but content never holds: a number of thousands of digits (Python refuses to read one
     past 4,300, which ended `validate` in a traceback), or bytes (``!!binary``) where text is expected."""
-
-    def __init__(self, problem: str, mark: yaml.Mark) -> None:
-        self.problem = problem
-        super().__init__(problem)
-        self.problem_mark = mark
 
 
 class _Loader(_BASE_LOADER):  # type: ignore[misc, valid-type]
