@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..access import DEFAULT_ROLE, is_role_name
-from ..config import DEFAULT_NAME, Config, localized_identity, looks_like_database
+from ..config import Config, looks_like_database
 from ..content.models import UNIT_KINDS
-from ..errors import InvalidArgument, UserError
+from ..errors import InvalidArgument
 from ..providers.embedders import Embedder
 from .example_questions import EXAMPLES_PER_LANG, example_questions
+from .kb_identity import kb_identity, kb_languages, restricted_role
 from .arguments import choice, describe, names, question_text, readable, result_count, switch
 from .search.crosslingual import Probe
 from .search.postprocess import Boosts, postprocess
@@ -38,7 +38,6 @@ TITLES_FOR_SCRIPT = 200
 
 if TYPE_CHECKING:
     from ..postgres.url import DatabaseUrl
-    from .answer.prompt import Identity
     from .ask_stream import AskStream
     from .answer.generate import Generation
 
@@ -91,9 +90,9 @@ class KnowledgeBase:
 
         self.store = store
         self.config = config
-        self.identity = _identity(config, store.manifest)  # what the prompts say this knowledge base is
+        self.identity = kb_identity(config, store.manifest)  # what the prompts say this knowledge base is
         self.restricted_role = restricted_role(store.manifest)  # the role its units were validated with
-        self.languages = _languages(config, store.manifest)  # what it answers in when a question could be either
+        self.languages = kb_languages(config, store.manifest)  # what it answers in when a question could be either
         self.encoder = encoder
         self.guard = Guard.from_rows(store.guard_rules, semantic=semantic_guard, embed=encoder.encode,
                                     embed_many=encoder.encode_many, llm=self._get_llm,
@@ -463,44 +462,3 @@ def _open_arguments(config: Any, embedder: Any, llm: Any) -> tuple[Config, Any]:
         raise InvalidArgument(f"llm: expected an LLM (unitrag.providers.llm.load_llm(spec)) or a spec string, got "
                               f"{describe(llm)}")
     return config, llm
-
-
-def restricted_role(manifest: dict[str, Any]) -> str:
-    """The restricted role an artifact's units were validated with (``clinician`` for one built before roles were
-    named): a caller's roles are checked against it, whatever the app's own unitrag.toml says."""
-    built = (manifest.get("identity") or {}).get("restricted_role", DEFAULT_ROLE)
-    if not is_role_name(built):
-        raise UserError(f"the artifact's restricted role {built!r} is not a role name: rebuild it with `unitrag build`")
-    return str(built)
-
-
-def _languages(config: Config, manifest: dict[str, Any]) -> tuple[str, ...]:
-    """The config's languages when it sets others than the default, else the ones the artifact was built with: an app
-    that opens a Chinese-only knowledge base without its unitrag.toml answers as ``unitrag ask`` does there."""
-    if config.languages != Config.languages:
-        return config.languages
-    built = (manifest.get("identity") or {}).get("languages")
-    if isinstance(built, list) and built and all(lang in LANGS for lang in built):
-        return tuple(built)
-    return config.languages
-
-
-def _identity(config: Config, manifest: dict[str, Any]) -> "Identity":
-    """The config's name and description, else the ones the artifact was built with: an app that opens
-    ``dist/kb.duckdb`` with no unitrag.toml beside it still names its knowledge base."""
-    from .answer.prompt import Identity
-
-    localized = localized_identity(config)
-    if config.name != DEFAULT_NAME or config.description or localized:
-        return Identity(config.name, config.description, localized)
-    built = manifest.get("identity") or {}
-    return Identity(str(built.get("name") or DEFAULT_NAME), str(built.get("description") or ""),
-                    _built_localized(built.get("localized")))
-
-
-def _built_localized(value: Any) -> dict[str, dict[str, str]]:
-    """The artifact's per-language names as written by ``config.identity_record``; anything else is none."""
-    if not isinstance(value, dict):
-        return {}
-    return {lang: {key: text for key, text in texts.items() if key in ("name", "description") and isinstance(text, str)}
-            for lang, texts in value.items() if lang in LANGS and isinstance(texts, dict)}
