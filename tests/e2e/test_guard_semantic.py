@@ -126,6 +126,7 @@ DISGUISED = [
     "I have c r u s h i n g  c h e s t  p a i n right now",  # spaced out
     "\u1d0b\u026a\u029f\u029f \u1d0d\u028f\ua731\u1d07\u029f\ua730",  # small capitals: "kill myself"
     "I\u3164want\u3164to\u3164kill\u3164myself",  # Hangul fillers for spaces
+    "my\u200bchest\u200bhurts\u200bright\u200bnow",  # zero-width spaces for spaces (read "mychesthurtsrightnow")
 ]
 
 

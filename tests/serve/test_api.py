@@ -160,6 +160,20 @@ def test_every_get_endpoint_refuses_an_unknown_query_parameter_as_search_does(cl
     assert client.get(path).status_code in (200, 404)  # without one, as before
 
 
+@pytest.mark.parametrize("path", ["/v1/ask", "/v1/ask/stream"])
+def test_ask_refuses_a_query_parameter_rather_than_seem_to_honour_it(client, path):
+    """``POST /v1/ask?role=clinician`` was answered as the anonymous caller, as if the role had been read."""
+    refused = client.post(path + "?role=clinician", json={"question": QUESTION})
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["error"].startswith(f"unknown query parameter 'role' for {path}")
+
+
+def test_a_long_unknown_parameter_name_is_quoted_shortened(client):
+    name = "x" * 5000
+    for response in (client.get("/v1/health", params={name: "1"}), client.get("/v1/search", params={"q": QUESTION, name: "1"})):
+        assert response.status_code == 422 and len(response.json()["error"]) < 300, response.text[:200]
+
+
 @pytest.mark.parametrize("body, argument", [
     (b'{"question": "salt \\ud800 per day"}', "question"),
     (b'{"question": "salt per day", "user": {"current_topic": "sodium\\udc00"}}', "current_topic"),

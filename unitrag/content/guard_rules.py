@@ -17,6 +17,7 @@ from typing import Any, Literal, get_args
 import regex
 
 from ..languages import LANGS
+from .text.excerpt import excerpt
 from .text.han_script import to_simplified
 from .text.unicode_fold import normalize_question
 
@@ -123,7 +124,7 @@ SHOWN_PATTERN_CHARS = 60
 
 def shown_pattern(source: str) -> str:
     """A pattern as its author wrote it, cut to ``SHOWN_PATTERN_CHARS`` for a one-line message."""
-    return source if len(source) <= SHOWN_PATTERN_CHARS else source[:SHOWN_PATTERN_CHARS - 1] + "…"
+    return excerpt(source, SHOWN_PATTERN_CHARS)
 
 
 #: A counted repeat (``{n}``, ``{n,m}``) of at least this lower bound, around a part that repeats without bound, is

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from .problems import Problem
+from .text.excerpt import excerpt
 
 _CUES = re.compile(
     r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?"
@@ -41,8 +42,7 @@ def instruction_notes(path: str, body: str, first_line: int) -> list[Problem]:
         found = _CUES.search(line)
         if found is None:
             continue
-        shown = line.strip()
-        shown = shown if len(shown) <= SHOWN_CHARS else shown[:SHOWN_CHARS - 1] + "…"
+        shown = excerpt(line.strip(), SHOWN_CHARS)
         notes.append(Problem(path, first_line + offset, "body",
                              f"{shown!r} reads as an instruction to a language model ({found.group(0)!r}): an LLM given "
                              "this unit as a source may follow it, and the extractive answer may quote it; reword it, "

@@ -15,6 +15,7 @@ from .defined_ids import DefinedIds
 from .errors import problems_from_validation
 from .files import SizeLimit, display_path, read_text
 from .guard_rules import pattern_problem
+from .text.excerpt import excerpt
 from .models import Citation, GuardRule, LabelledQuestion, Taxonomy, Topic, TopicGroup
 from .problems import Problem
 from .safe_yaml import load_yaml, yaml_problem
@@ -254,8 +255,7 @@ def markup_note(text: str) -> str | None:
     found = _MARKUP.search(text)
     if found is None:
         return None
-    shown = found.group(0) if len(found.group(0)) <= 40 else found.group(0)[:39] + "…"
-    return (f"{shown!r} is markup: `unitrag ask` prints a rule's text as written and the HTTP API returns it as is, "
+    return (f"{excerpt(found.group(0), 40)!r} is markup: `unitrag ask` prints a rule's text as written and the HTTP API returns it as is, "
             "so an app that renders it as HTML or Markdown would run it; write plain text (the page shows it as text)")
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..content.models import LabelledQuestion
+from ..content.text.excerpt import excerpt
 from ..rag.answer.citations import strip_citations
 from ..rag.answer.extractive import extractive_answer
 from .answer_facts import missing_facts
@@ -51,8 +52,7 @@ def fact_row(q: LabelledQuestion, texts: dict[str, str]) -> dict[str, Any]:
 def answer_excerpt(text: str, limit: int = ANSWER_EXCERPT) -> str:
     """``text`` on one line (each run of whitespace one space), cut to ``limit`` characters with "…": a failing line
     names a missing fact, and only the answer beside it shows why ("shuts down" written for "shut down")."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
+    return excerpt(" ".join(text.split()), limit)
 
 
 def fact_figures(rows: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -115,16 +115,17 @@ def answer_json(answer: Answer) -> dict[str, Any]:
 
 
 def no_query_params(request: Request) -> None:
-    """A GET endpoint that reads no query parameter refuses any, as ``/v1/search`` refuses one it does not take
-    (``known_search_params``): ``/v1/units/x?role=staff`` is not silently the anonymous unit, nor a typo ignored."""
+    """An endpoint that reads no query parameter refuses any, as ``/v1/search`` refuses one it does not take
+    (``known_search_params``): ``/v1/units/x?role=staff`` is not silently the anonymous unit, nor a typo ignored,
+    nor ``POST /v1/ask?role=clinician`` an answer that looks like it honoured the role. A name is quoted shortened."""
     given = query_names(request)  # 400 first for a name or value that is not UTF-8, as on /v1/search
     if given:
         route = request.scope.get("route")
         endpoint = getattr(route, "path", request.url.path)
-        raise HTTPException(422, f"unknown query parameter {given[0]!r} for {endpoint}; it takes no query parameters")
+        raise HTTPException(422, f"unknown query parameter {shown(given[0])} for {endpoint}; it takes no query parameters")
 
 
-#: What every GET endpoint but /v1/search (which checks its own, ``known_search_params``) depends on.
+#: What every endpoint but /v1/search (which checks its own, ``known_search_params``) depends on.
 NO_QUERY = [Depends(no_query_params)]
 
 
@@ -180,7 +181,7 @@ def known_search_params(request: Request) -> None:
     given = query_names(request)
     unknown = sorted(set(given) - set(SEARCH_PARAMS))
     if unknown:
-        raise HTTPException(422, f"unknown query parameter {unknown[0]!r} for /v1/search; known: {', '.join(SEARCH_PARAMS)}")
+        raise HTTPException(422, f"unknown query parameter {shown(unknown[0])} for /v1/search; known: {', '.join(SEARCH_PARAMS)}")
     once_each(given, SEARCH_REPEATABLE, "/v1/search")
     for name in SEARCH_INTEGERS & set(given):
         digits_only(request.query_params[name], name)
@@ -234,7 +235,7 @@ def as_query_parameter(message: str) -> str:
     return f"{SEARCH_ARGUMENTS[argument]}{sep}{rest}" if sep and argument in SEARCH_ARGUMENTS else message
 
 
-@router.post("/ask", dependencies=[Depends(plain_json_body)])
+@router.post("/ask", dependencies=[Depends(plain_json_body), *NO_QUERY])
 async def ask(body: AskBody, server: StateDep, roles: RolesDep) -> dict[str, Any]:
     """An answer with checked citations: ``unitrag ask --json``, plus ``numbered`` for display."""
     user = user_context(body.user, roles, server)

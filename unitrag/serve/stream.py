@@ -30,7 +30,7 @@ from ..rag.ask_stream import AskStream
 from .limits import within
 from .plain import plain_json_body
 from .reload import KbHolder, Loaded
-from .routes import AskBody, RolesDep, StateDep, answer_json, user_context
+from .routes import NO_QUERY, AskBody, RolesDep, StateDep, answer_json, user_context
 
 log = logging.getLogger("unitrag.serve")
 router = APIRouter(prefix="/v1")
@@ -100,7 +100,7 @@ class EventStream(StreamingResponse):
                 await run_in_threadpool(self._end)
 
 
-@router.post("/ask/stream", dependencies=[Depends(plain_json_body)], response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
+@router.post("/ask/stream", dependencies=[Depends(plain_json_body), *NO_QUERY], response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
 async def ask_stream(body: AskBody, server: StateDep, roles: RolesDep) -> StreamingResponse:
     """``POST /v1/ask`` as Server-Sent Events: ``sources``, ``token``..., then ``done`` (or ``error``)."""
     user = user_context(body.user, roles, server)

@@ -17,6 +17,9 @@ from unitrag.rag.arguments import question_text
     ("\u1d0b\u026a\u029f\u029f", "kill"),
     ("I\u3164want", "I want"),
     ("c r u s h i n g  c h e s t", "crushing  chest"),
+    ("my\u200bchest\u200bhurts", "my chest hurts"),  # invisible characters for spaces: the words they part
+    ("I\u2060want\u200b\u200bto\ufeffdie", "I want to die"),
+    ("k\u200bi\u200bl\u200bl\u200bmyself", "kill myself"),
 ])
 def test_a_disguised_word_reads_as_the_word(typed: str, read: str) -> None:
     assert letters_as_read(typed) == read
@@ -29,8 +32,17 @@ def test_a_disguised_word_reads_as_the_word(typed: str, read: str) -> None:
     "vitamin a b c",  # three spaced letters are letters
     "How much B12 do I need?",
 ])
+
 def test_ordinary_text_is_read_as_written(plain: str) -> None:
     assert letters_as_read(plain) == plain
+
+@pytest.mark.parametrize(("typed", "read"), [
+    ("kill\u200bmyself", "killmyself"),  # one break in a text of two words: taken as inside a word
+    ("my hus\u200bband is\u200bfine", "my husband isfine"),  # a text with spaces: invisible characters are in words
+    ("我想了解vita\u200bmin", "我想了解vitamin"),
+])
+def test_invisible_characters_part_words_only_where_no_space_does(typed: str, read: str) -> None:
+    assert letters_as_read(typed) == read
 
 
 def test_every_stage_gets_the_question_as_read() -> None:

@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 
+from .excerpt import excerpt
 from .unicode_fold import fold_table, is_invisible, read_as
 
 #: A malformed tag is named by what was written, cut to this many characters.
@@ -49,7 +50,7 @@ LABEL_CHARS = 80
 
 def shortened(text: str) -> str:
     """``text`` as a message quotes it: at most ``LABEL_CHARS`` characters, an ellipsis where it was cut."""
-    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+    return excerpt(text, LABEL_CHARS)
 
 
 _ENTITY = re.compile(r"&(?:amp;)*(#[0-9]{1,7};?|#[xX][0-9a-fA-F]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")

@@ -7,7 +7,9 @@ embedder, BM25 and the guard's patterns did not: each of these passed the guard 
 
 1. **Invisible characters inside a word are dropped** (zero-width spaces and joiners, soft hyphens, combining
    marks: ``unicode_fold.is_invisible``); elsewhere they stay (an emoji's joiner and variation selector make
-   its picture). A Hangul filler written between words is a space.
+   its picture). A Hangul filler written between words is a space. A text whose Latin words are parted by
+   invisible characters only, never by a space (``my\u200bchest\u200bhurts``, text copied from a page that
+   marks word breaks so), reads them as spaces: dropped, it was one word nothing knows, and passed the guard.
 2. **Compatibility letters and digits** (full-width ``ｋｉｌｌ``, mathematical 𝐤𝐢𝐥𝐥, small capitals ``ᴋɪʟʟ``) read
    as their ASCII letter; an accented letter (``café``) is a letter of its own and stays. Chinese punctuation is
    left as written: it is no letter, and the embedder reads it.
@@ -28,6 +30,8 @@ from .unicode_fold import compatibility_candidates, confusable_prototypes, is_in
 #: Hangul fillers draw nothing but are letters: written between words they are the spaces.
 _FILLERS = re.compile("[\u115f\u1160\u3164\uffa0]")
 _LATIN = re.compile(r"[A-Za-z]")
+#: A space between two words: where there is one, an invisible character between letters is inside a word.
+_SPACE_BETWEEN_WORDS = re.compile(r"[^\W_]\s+[^\W_]")
 #: A word with a letter of Latin and a letter of another alphabet (not Han, not kana: those mix with Latin in
 #: ordinary Chinese writing, "B12的吸收").
 _WORD = re.compile(r"[^\W\d_]+")
@@ -47,10 +51,12 @@ def letters_as_read(text: str) -> str:
 
 
 def _without_invisible_in_words(text: str) -> str:
-    """``text`` without the invisible characters that sit between two letters or digits (a word's)."""
+    """``text`` without the invisible characters that sit between two letters or digits (a word's), or with them
+    as spaces where they are its only word separators (rule 1)."""
     hidden = [is_invisible(ch) for ch in text]
     if not any(hidden):
         return text
+    as_space = not _SPACE_BETWEEN_WORDS.search(text) and _latin_words_parted(text, hidden) >= 2
     after, following = [""] * len(text), ""  # the next visible character after each position
     for i in range(len(text) - 1, -1, -1):
         after[i] = following
@@ -58,10 +64,31 @@ def _without_invisible_in_words(text: str) -> str:
     kept, before = [], ""
     for i, ch in enumerate(text):
         if hidden[i] and before.isalnum() and after[i].isalnum():
+            if as_space and _latin(before) and _latin(after[i]) and not hidden[i - 1]:
+                kept.append(" ")
             continue
         kept.append(ch)
         before = before if hidden[i] else ch
     return "".join(kept)
+
+
+def _latin(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+def _latin_words_parted(text: str, hidden: list[bool]) -> int:
+    """How many runs of invisible characters sit between two Latin letters or digits."""
+    runs, i = 0, 0
+    while i < len(text):
+        if not hidden[i]:
+            i += 1
+            continue
+        j = i
+        while j < len(text) and hidden[j]:
+            j += 1
+        runs += 0 < i and j < len(text) and _latin(text[i - 1]) and _latin(text[j])
+        i = j
+    return runs
 
 
 def _plain_letter(ch: str) -> str:
