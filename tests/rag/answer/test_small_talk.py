@@ -18,6 +18,9 @@ from ..test_knowledge_base import encoder, small_store  # noqa: F401  (the modul
     ("在吗？", "greeting"), ("thanks!", "thanks"), ("Thank you so much 🙏", "thanks"), ("谢谢你", "thanks"),
     ("bye", "farewell"), ("拜拜", "farewell"), ("who are you?", "about"), ("hi, what can you do?", "about"),
     ("你能做什么？", "about"), ("help", "about"),
+    # two readers' and a tea shop's: a particle, praise and "for the help" beside the thanks
+    ("谢谢啦", "thanks"), ("好的谢谢呀", "thanks"), ("thanks for the help!", "thanks"), ("thanks, you're great", "thanks"),
+    ("hi there, thanks for the help!", "greeting"), ("你好吗？", "greeting"), ("太棒了，谢谢", "thanks"),
 ])
 def test_a_message_of_small_talk_only_is_recognised(message: str, kind: str) -> None:
     assert small_talk(message) == kind
@@ -26,6 +29,7 @@ def test_a_message_of_small_talk_only_is_recognised(message: str, kind: str) -> 
 @pytest.mark.parametrize("message", [
     "hi, how much salt a day?", "thanks, and what about zinc?", "high blood pressure", "help me lower my LDL",
     "谢谢，那孕妇呢？", "你好，碘盐怎么吃", "ok", "", "hey " * (MAX_CHARS // 4 + 1),
+    "great", "好的", "thanks for the help with iron", "谢谢啦，铁剂怎么吃",
 ])
 def test_any_other_word_makes_it_a_question(message: str) -> None:
     assert small_talk(message) is None

@@ -22,13 +22,34 @@ ROWS = [
 ]
 
 
+def _near(vector: list[float], cosine: float = 0.99) -> np.ndarray:
+    """A unit vector at ``cosine`` to ``vector`` (the first or third axis), the rest toward the restricted exemplar's
+    (which a public caller does not count): another question in nearly the same words."""
+    v = np.asarray(vector, dtype=np.float32) * cosine
+    v[1] = np.sqrt(1 - cosine ** 2)
+    return v
+
+
 def test_the_score_is_the_answerable_margin_over_the_unanswerable():
     exemplars = Exemplars.from_rows(ROWS)
     assert exemplars is not None and exemplars.texts == ("iron foods?", "IV iron dose?", "zinc for colds?")
-    assert exemplars.score(np.array([1, 0, 0], np.float32)) == pytest.approx(1.0)
-    assert exemplars.score(np.array([0, 0, 1], np.float32)) == pytest.approx(-1.0)
+    assert exemplars.score(_near([1, 0, 0])) == pytest.approx(0.99)
+    assert exemplars.score(_near([0, 0, 1])) == pytest.approx(-0.99)
     between = np.array([0.8, 0, 0.6], np.float32)
     assert exemplars.score(between) == pytest.approx(0.8 - 0.6)
+
+
+def test_a_labelled_question_asked_word_for_word_is_no_exemplar_of_itself():
+    """At query time as in evaluation: ``ask`` answered a dev question with itself as its nearest neighbour, and
+    ``eval`` (which leaves the set out) scored another answer."""
+    exemplars = Exemplars.from_rows(ROWS)
+    iron, zinc = np.array([1, 0, 0], np.float32), np.array([0, 0, 1], np.float32)
+    assert exemplars.score(iron) == pytest.approx(-1.0 - 0.0)  # "iron foods?" itself: not its own answerable neighbour
+    assert exemplars.score(zinc) == pytest.approx(0.0 - -1.0)  # nor "zinc for colds?" its own unanswerable one
+    assert "iron foods?" not in exemplars.nearest_answered(iron, 3, 0.0)
+    assert "iron foods?" in exemplars.nearest_answered(_near([1, 0, 0]), 3, 0.0)
+    # an author's question of a unit still counts word for word (``AUTHORED_ANSWERS``)
+    assert exemplars.score(np.array([0, 1, 0], np.float32), restricted=True) == pytest.approx(1.0)
 
 
 def test_a_clinician_only_exemplar_counts_for_clinicians_only():
@@ -114,8 +135,8 @@ def test_one_product_a_question_whatever_reads_it_and_the_next_question_gets_its
 
     base = Exemplars.from_rows(ROWS)
     exemplars = replace(base, vectors=base.vectors.view(Counted))
-    iron, zinc = np.array([1, 0, 0], np.float32), np.array([0, 0, 1], np.float32)
+    iron, zinc = _near([1, 0, 0]), _near([0, 0, 1])
     exemplars.gate_scores(iron), exemplars.authored_units(iron), exemplars.nearest_answered(iron, 3, 0.0)
     assert len(products) == 1
-    assert exemplars.score(zinc) == pytest.approx(-1.0) and len(products) == 2  # a new vector: not the last one's
-    assert exemplars.score(iron.copy()) == pytest.approx(1.0) and len(products) == 3
+    assert exemplars.score(zinc) == pytest.approx(-0.99) and len(products) == 2  # a new vector: not the last one's
+    assert exemplars.score(iron.copy()) == pytest.approx(0.99) and len(products) == 3

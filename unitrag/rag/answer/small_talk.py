@@ -22,11 +22,12 @@ SmallTalk = Literal["greeting", "thanks", "farewell", "about"]
 #: Phrases (after lower-casing, with punctuation, emoji and spaces between Chinese characters dropped), by kind.
 _PHRASES: dict[SmallTalk, tuple[str, ...]] = {
     "greeting": ("hi", "hello", "hey", "hiya", "howdy", "yo", "good morning", "good afternoon", "good evening",
-                 "morning", "hi there", "hello there", "hey there", "你好", "您好", "嗨", "哈喽", "哈啰", "早上好",
+                 "morning", "hi there", "hello there", "hey there", "how are you", "how are you doing", "你好吗", "你好", "您好", "嗨", "哈喽", "哈啰", "早上好",
                  "上午好", "下午好", "晚上好", "早", "早安", "在吗", "在不在", "有人吗", "大家好"),
     "thanks": ("thanks", "thank you", "thx", "ty", "cheers", "many thanks", "thanks a lot", "thank you so much",
                "thank you very much", "thanks so much", "much appreciated", "great thanks", "ok thanks",
-               "okay thanks", "谢谢", "谢谢你", "谢谢您", "谢了", "多谢", "感谢", "非常感谢", "太感谢了", "辛苦了", "好的谢谢"),
+               "okay thanks", "thanks for the help", "thanks for your help", "thank you for the help",
+               "thank you for your help", "thanks for helping", "thank you for helping", "appreciate it", "谢谢", "谢谢你", "谢谢您", "谢了", "多谢", "感谢", "非常感谢", "太感谢了", "辛苦了", "好的谢谢"),
     "farewell": ("bye", "goodbye", "good bye", "bye bye", "see you", "see ya", "good night", "再见", "拜拜", "晚安",
                  "回头见"),
     "about": ("who are you", "what are you", "what can you do", "what do you do", "what do you know",
@@ -34,8 +35,12 @@ _PHRASES: dict[SmallTalk, tuple[str, ...]] = {
               "你能做什么", "你会什么", "你可以做什么", "我能问什么", "我可以问什么", "能问什么", "怎么用", "帮助"),
 }
 #: Words that may stand beside a phrase without making a question of it ("hi bot", "thanks again").
-_FILLERS = ("again", "bot", "assistant", "everyone", "all", "guys", "there", "so much", "a lot", "啊", "呀", "哦",
-            "呢", "吧", "哈", "哈哈", "嗯", "你", "您", "ok", "okay")
+_FILLERS = ("again", "bot", "assistant", "everyone", "all", "guys", "there", "so much", "a lot", "ok", "okay",
+            "great", "awesome", "perfect", "cool", "nice", "got it", "you re great", "you are great", "you re the best",
+            "you are the best", "very helpful", "that helps", "that helped",
+            # Chinese sentence particles and praise: 谢谢啦, 好的呀, 太棒了
+            "啊", "呀", "哦", "噢", "喔", "呢", "吧", "哈", "哈哈", "嗯", "啦", "嘛", "哟", "咯", "哒", "你", "您", "好的",
+            "好", "太棒了", "真棒", "厉害")
 
 _SEPARATORS = re.compile(r"[\W_]+", re.UNICODE)
 #: At most this many characters of text make small talk: a long message is a question, whatever its words.
@@ -49,7 +54,9 @@ def _alternation(phrases: Sequence[str]) -> str:
 _ANY = _alternation([p for phrases in _PHRASES.values() for p in phrases] + list(_FILLERS))
 #: The whole message: phrases and fillers only, each Latin word standing alone (not "hi" of "high").
 _ONLY = re.compile(rf"(?:(?:{_ANY})(?![a-z])\s*)+")
-_KIND = {kind: re.compile(rf"(?<![a-z])(?:{_alternation(phrases)})(?![a-z])") for kind, phrases in _PHRASES.items()}
+_PIECE = re.compile(rf"(?:{_ANY})(?![a-z])")
+#: Each phrase's kind; a filler has none. A phrase is read whole: "help" in "thanks for the help" asks for none.
+_KIND_OF = {phrase: kind for kind, phrases in _PHRASES.items() for phrase in phrases}
 
 
 def small_talk(message: str) -> SmallTalk | None:
@@ -60,8 +67,9 @@ def small_talk(message: str) -> SmallTalk | None:
     text = re.sub(r"(?<=[^\x00-\x7f]) (?=[^\x00-\x7f])", "", text)  # 你 好 → 你好
     if not text or not _ONLY.fullmatch(text):
         return None
+    kinds = {_KIND_OF.get(piece) for piece in _PIECE.findall(text)}
     for kind in ("about", "greeting", "thanks", "farewell"):  # "hi, who are you?" asks what it is
-        if _KIND[kind].search(text):
+        if kind in kinds:
             return kind  # type: ignore[return-value]
     return None  # fillers alone ("ok") ask nothing: the usual way
 

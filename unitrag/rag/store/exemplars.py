@@ -21,7 +21,11 @@ base's exemplars exist as soon as it has answerable ones (its units' questions);
 feature also needs unanswerable ones.
 
 Evaluation and calibration score a dev file's questions with ``without`` that file's texts:
-a question must not count as its own neighbour.
+a question must not count as its own neighbour. Nor does it at query time: a labelled dev question asked
+word for word (cosine ≥ ``ITSELF``) is no exemplar of itself (``_cosines``), so that ``unitrag ask`` answers it as
+``unitrag eval`` scored it. As its own nearest neighbour it had moved the gate and the answer's paraphrases: a new
+team's "房东一年能涨几次房租？" was quoted a repair rule by ``ask`` and the rent rule by ``eval``. An author's
+question of a unit still counts asked word for word: that is what ``AUTHORED_ANSWERS`` is for.
 """
 
 from __future__ import annotations
@@ -45,6 +49,9 @@ ROLES: dict[str, tuple[bool, bool]] = {
 #: answered. The sample's dev questions labelled unanswerable come no nearer than 0.945 (0 of 185 at 0.95), hence
 #: 0.96; its held-out ones no nearer than 0.946, bike-care's 0.93 (docs/benchmarks/quality.md).
 AUTHORED_ANSWERS = 0.96
+#: A labelled dev question this near the question (cosine) is the question itself, as the artifact embedded it (bf16
+#: vectors move in the fourth decimal with the batch they were embedded in), or it differing in case or punctuation.
+ITSELF = 0.999
 #: The roles of an author's own questions of a unit.
 AUTHORED = frozenset({"unit_question", "clinician_question"})
 #: The roles as an SQL list, to select the exemplars' rows (constants: nothing from outside enters it).
@@ -136,12 +143,14 @@ class Exemplars:
                                    if self.units[i]))
 
     def _cosines(self, vector: np.ndarray) -> np.ndarray:
-        """The question's cosine to every exemplar, computed once per question vector (read-only: it is shared)."""
+        """The question's cosine to every exemplar, computed once per question vector (read-only: it is shared); a
+        labelled dev question that is the question itself (``ITSELF``) at -1, as far as none is."""
         vector = np.asarray(vector, dtype=np.float32)
         key, last = vector.tobytes(), self._last[0]
         if last is not None and last[0] == key:
             return last[1]
         cosines = self.vectors @ vector
+        cosines[(cosines >= ITSELF) & ~self.authored] = -1.0
         cosines.setflags(write=False)
         self._last[0] = (key, cosines)
         return cosines
