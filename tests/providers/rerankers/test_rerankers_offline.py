@@ -131,6 +131,24 @@ def test_a_source_in_the_other_language_gets_its_term_features_from_its_cosine()
         1.5 * feats["sparse"][0] + 1.2 * feats["title"][0])  # dense 0, its real BM25 and title (above 0) kept
 
 
+def test_a_lone_bm25_hit_of_the_questions_language_is_bm25s_best_not_its_worst() -> None:
+    """A new team's "What is the extension for the duty officer?": the one English unit BM25 found ("duty officer on
+    ext. 4410": not every word, so the other language is lent its terms) ranked ninth, below eight Chinese units
+    sharing no word; its lone BM25 score had been scaled 0, as the units BM25 did not return."""
+    question = "What is the extension for the duty officer?"
+    found = FakeSource("Internal: escalating a case", "the duty officer on ext. 4410", {"dense": 0.812, "sparse": 7.41},
+                       lang="en")
+    chinese = [FakeSource(title, "无关内容", {"dense": dense}, lang="zh")
+               for title, dense in (("提前解约", 0.815), ("紧急维修", 0.804), ("涨租", 0.796), ("入户检查", 0.782))]
+    sources = [*chinese, found]
+    assert FusionReranker().features(question, sources)["sparse"] == [0.0, 0.0, 0.0, 0.0, 1.0]
+    scores = FusionReranker().score(question, sources)
+    assert scores.index(max(scores)) == 4
+    # two hits: min-max as before, the lower one at 0 with the units BM25 did not return
+    two = [*chinese, found, FakeSource("Repairs", "officer", {"dense": 0.70, "sparse": 2.0}, lang="en")]
+    assert FusionReranker().features(question, two)["sparse"] == [0.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+
+
 def test_a_question_naming_what_one_unit_of_its_language_is_about_lends_nothing_to_the_other_language() -> None:
     """"anti-islanding line workers": one English unit holds every word, "islanding" no other English unit does;
     the Chinese units nearer by cosine (the cross-language correction) say nothing of it and stay below."""
@@ -149,7 +167,6 @@ def test_a_question_naming_what_one_unit_of_its_language_is_about_lends_nothing_
     assert lent[0] > FusionReranker("cross=0").score(question, [*unrelated, named, both])[0]
     # BM25 found that unit alone: for such a question it is BM25's best (1), not its worst (0) as a lone value is
     alone = [*unrelated, named]
-    assert FusionReranker().features(question, alone, named=True)["sparse"] == [0.0, 0.0, 0.0, 1.0]
-    assert FusionReranker().features(question, alone)["sparse"] == [0.0] * 4
+    assert FusionReranker().features(question, alone)["sparse"] == [0.0, 0.0, 0.0, 1.0]
     only = FusionReranker().score(question, alone)
     assert only.index(max(only)) == 3

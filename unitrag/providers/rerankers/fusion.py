@@ -27,7 +27,7 @@ nDCG@10 0.805/0.724/0.813/0.763 → 0.833/0.764/0.862/0.787, Success@5 0.957/0.9
 every term of the question, one of them held by no other candidate in that language ("anti-islanding line
 workers"): the words were found, not missing, and lent to every unit of the other language they put unrelated
 ones first (a new team's two knowledge bases; no question of the sample's or the examples' dev and test sets
-changed rank or answer).
+changed rank or answer). A candidate only BM25 found is BM25's best, not its worst (``features``).
 
 Scores are a weighted sum, not probabilities (``calibrated = False``): an answerability
 threshold must not be read off them.
@@ -100,9 +100,12 @@ class FusionReranker(Reranker):
         super().__init__(model)
         self.weights = parse_weights(model)
 
-    def features(self, question: str, sources: Sequence[Any], *, named: bool = False) -> dict[str, list[float]]:
-        """Each feature's value per source, in [0, 1] (what ``score`` weighs); ``named``: the question names
-        what one candidate is about (``_named_in_own_language``), so a lone BM25 hit is BM25's best."""
+    def features(self, question: str, sources: Sequence[Any]) -> dict[str, list[float]]:
+        """Each feature's value per source, in [0, 1] (what ``score`` weighs). A lone BM25 hit is BM25's best (1),
+        not its worst (0, a min-max over one value): scaled 0, the one unit of the question's language holding
+        its words ("duty officer", a new team's internal unit) ranked below eight units of the other language,
+        each lent half its cosine as term features (dev: one cross-language question of 373 left the top 5;
+        test: 3 more facts stated of 1,420, S@5 unchanged; docs/benchmarks/quality.md)."""
         q_terms = set(tokenize(question))
         title_terms = [set(tokenize(_title(s))) for s in sources]
         want_coverage = self.weights["coverage"] != 0
@@ -110,7 +113,7 @@ class FusionReranker(Reranker):
         n = max(len(q_terms), 1)
         return {
             "dense": _scaled([_stage_score(s, "dense") for s in sources]),
-            "sparse": _scaled([_stage_score(s, "sparse") for s in sources], lone_best=named),
+            "sparse": _scaled([_stage_score(s, "sparse") for s in sources], lone_best=True),
             "title": [len(q_terms & t) / n for t in title_terms],
             "coverage": [len(q_terms & b) / n for b in body_terms],
         }
@@ -121,7 +124,7 @@ class FusionReranker(Reranker):
         asked = detect_lang(question)
         # the question's own words found in its language, one of them nowhere else: nothing is missing to impute
         named = _named_in_own_language(question, sources, asked)
-        features = self.features(question, sources, named=named)
+        features = self.features(question, sources)
         scores = []
         for i, source in enumerate(sources):
             values = {name: column[i] for name, column in features.items()}
