@@ -261,7 +261,7 @@ def test_an_unknown_question_field_names_the_one_it_is_near_and_the_questions_do
 
 
 @pytest.mark.parametrize("access, message", [
-    ("Clinician", "expected public or the knowledge base's restricted role, in lower case"),
+    ("Clinician", "unknown access level 'Clinician': write clinician"),
     ("clinican", "unknown access level 'clinican'"),
 ])
 def test_a_wrong_access_is_the_units_problem_alone_not_a_restricted_unit_at_its_questions(tree, access, message):

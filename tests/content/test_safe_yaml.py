@@ -203,6 +203,7 @@ def test_an_error_the_parser_finds_where_it_is_stays_there() -> None:
     ('kind：rule\nid: r\nlang: zh\n', 2, "full-width colon"),
     ('kind: rule\nid: r\nlang: zh\nquestions:\n\u3000- "电池扔哪"\n', 6, "full-width space (U+3000)"),
     ('kind: rule\nid: r\nlang: zh\nquestions:\n  - "药扔哪"\n  － "电池扔哪"\n  - "纸扔哪"\n', 7, "full-width dash"),
+    ('kind: rule\nid: r\ntopics: [a, b］\nlang: zh\n', 4, "full-width bracket ('］'"),
 ])
 def test_full_width_syntax_a_chinese_input_method_types_is_named_on_its_line(
         tmp_path: Path, frontmatter: str, line: int, says: str) -> None:
@@ -218,7 +219,8 @@ def test_full_width_syntax_a_chinese_input_method_types_is_named_on_its_line(
     assert says in problems[0].message and "YAML syntax error" in problems[0].message
 
 
-@pytest.mark.parametrize("text", ['title: "时间：十分钟"\n', "a: 1\nb: [x\n", "note: 说明：见下文 — 注意\n"])
+@pytest.mark.parametrize("text", ['title: "时间：十分钟"\n', "a: 1\nb: [x\n", "note: 说明：见下文 — 注意\n",
+                                  'title: "见[附录］"\n'])
 def test_full_width_punctuation_inside_a_value_is_never_blamed(text: str) -> None:
     from unitrag.content.safe_yaml import full_width_syntax
 

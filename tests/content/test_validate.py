@@ -396,6 +396,19 @@ def test_a_unit_restricted_to_another_role_than_the_knowledge_bases_is_a_problem
     assert validate_content(tree.root, restricted_role="mechanic").problems == []
 
 
+@pytest.mark.parametrize(("written", "says"), [
+    ("员工", "unknown access level '员工': write public (every reader) or staff (readers with that role: restricted_role "
+             "in unitrag.toml)"),
+    ("Staff", "unknown access level 'Staff': write staff (the levels are public and staff: restricted_role in unitrag.toml)"),
+    ("ｓｔａｆｆ", "unknown access level 'ｓｔａｆｆ': write staff"),
+])
+def test_an_access_that_is_no_level_is_one_problem_naming_the_knowledge_bases_levels(tree, samples, written, says):
+    """A new team's audit: `access: 员工` was told the spelling of a role, never public or the configured staff."""
+    tree.write("stories/story-one.md", samples.STORY.replace("lang: en", f"lang: en\naccess: {written}", 1))
+    problems = validate_content(tree.root, restricted_role="staff").problems
+    assert [(p.line, p.field) for p in problems] == [(6, "access")] and problems[0].message.startswith(says), problems
+
+
 def test_a_title_or_question_in_typographic_quotes_is_a_note(tree, samples):
     tree.write("rules/rule-one.md", samples.RULE.replace("title: ", "title: “", 1).replace("\nlang:", "”\nlang:", 1))
     content = validate_content(tree.root)

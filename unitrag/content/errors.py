@@ -9,20 +9,26 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ..access import ACCESS_PATTERN, ROLE_SPELLING
+from ..access import ACCESS_PATTERN
+from .full_width import described, full_width_chars, full_width_fix, to_ascii
 from .problems import Problem
 from .source_map import SourceMap
 
 #: What a field's pattern means to an author, for the patterns whose regex would be the message otherwise.
 #: An id's spelling: what units, topics, citations and rules are named by (``models.Slug``).
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
-_PATTERNS = {ACCESS_PATTERN: f"expected public or the knowledge base's restricted role, in lower case ({ROLE_SPELLING})",
-             SLUG_PATTERN: "an id is lower-case letters, digits and hyphens (lost-property, not lost_property or 失物)"}
-#: What a Chinese keyboard types in place of YAML's ASCII punctuation: named when a value holds one.
-_FULL_WIDTH = {"，": "comma", "：": "colon", "、": "enumeration comma", "；": "semicolon"}
+_PATTERNS = {SLUG_PATTERN: "an id is lower-case letters, digits and hyphens (lost-property, not lost_property or 失物)"}
+#: Patterns whose mismatch is reported where what to write is known: an access level is checked against the knowledge
+#: base's own levels, which the message names (``validate._check_access``: public and ``restricted_role``).
+_CHECKED_ELSEWHERE = {ACCESS_PATTERN}
+#: Errors of a value of the wrong type or spelling: a full-width value that fails one is told its ASCII form instead
+#: (a length or a range is no matter of the characters).
+_SPELLING_ERRORS = ("literal_error", "enum", "string_pattern_mismatch")
 
+#: The message of a required field not written.
+MISSING = "required field is missing"
 _FRIENDLY = {
-    "missing": "required field is missing",
+    "missing": MISSING,
 }
 
 #: What a problem shows of a bad value: enough to recognise it, never the whole of a huge input.
@@ -67,9 +73,11 @@ def nearest(written: str, known: Collection[str], cutoff: float) -> str | None:
 def unknown_field(key: Any, known: set[str], doc: str) -> str:
     """The message for a field no model has: the one meant when it is near one ("citationIDs": citationIds)."""
     if isinstance(key, str):
-        near = next((k for k in known if k.casefold() == key.casefold()), None) or nearest(key, known, 0.75)
+        folded = to_ascii(key)  # ｔｉｔｌｅ: full-width letters
+        near = next((k for k in known if k.casefold() == folded.casefold()), None) or nearest(folded, known, 0.75)
+        how = f"it is written {described(full_width_chars(key))}; " if folded != key else ""
         if near:
-            return f"unknown field: did you mean {near!r}? (the fields are in {doc})"
+            return f"unknown field: did you mean {near!r}? ({how}the fields are in {doc})"
     return f"unknown field (a typo? the fields are in {doc})"
 
 
@@ -83,11 +91,16 @@ def problems_from_validation(
     known: set[str] | None = None  # the model's field names, walked for the first unknown field only
     found: list[Problem] = []
     unknown = 0
-    for err in exc.errors():
-        loc = tuple(err["loc"])
-        # pydantic appends the union member name ("float", "tuple[float, float]") to the loc
-        loc = tuple(p for p in loc if not (isinstance(p, str) and ("[" in p or p in {"float", "int", "str"})))
+    errors = [(err, _field_loc(err)) for err in exc.errors()]
+    inside = {loc[:end] for _, loc in errors for end in range(len(loc))}  # where another error lies deeper
+    for err, loc in errors:
+        if err["type"].endswith("_type") and loc in inside:
+            continue  # a union member the value is not shaped as: another member's errors inside it say what is wrong
         message = _FRIENDLY.get(err["type"], err["msg"])
+        pattern = (err.get("ctx") or {}).get("pattern")
+        got = _SHORT.repr(err.get("input"))
+        fix = full_width_fix(err.get("input"), item=bool(loc) and isinstance(loc[-1], int)) \
+            if err["type"] in _SPELLING_ERRORS or err["type"].endswith(("_type", "_parsing")) else None
         if err["type"] == "extra_forbidden":
             unknown += 1
             if unknown > MAX_UNKNOWN_FIELDS:
@@ -95,17 +108,28 @@ def problems_from_validation(
             if known is None:
                 known = field_names(model) if model is not None else set()
             message = unknown_field(loc[-1] if loc else None, known, doc)
-        elif err["type"] == "string_pattern_mismatch" and (err.get("ctx") or {}).get("pattern") in _PATTERNS:
-            message = f"{_PATTERNS[err['ctx']['pattern']]} (got {_SHORT.repr(err.get('input'))}){_full_width(err.get('input'))}"
+        elif err["type"] == "string_pattern_mismatch" and pattern in _CHECKED_ELSEWHERE:
+            continue
+        elif err["type"] == "string_pattern_mismatch" and pattern in _PATTERNS:
+            message = f"{_PATTERNS[pattern]} (got {got}){f': it {fix}' if fix else ''}"
+        elif fix is not None:  # one line for the value, not one per type a union tried ("valid number", "valid tuple")
+            message = f"{got} {fix}"
         elif err["type"] not in _FRIENDLY and not err["type"].startswith("value_error"):
-            message = f"{message} (got {_SHORT.repr(err.get('input'))}){_lang_meant(err)}"
+            message = f"{message} (got {got}){_lang_meant(err)}"
         elif err["type"].startswith("value_error"):
             message = message.removeprefix("Value error, ")
         field = ".".join(shown_key(p) for p in loc) or whole
-        found.append(Problem(path, lines.line(prefix + loc), field, message))
+        problem = Problem(path, lines.line(prefix + loc), field, message)
+        if problem not in found:
+            found.append(problem)
     if unknown > MAX_UNKNOWN_FIELDS:
         found.append(Problem(path, 1, whole or "fields", f"{unknown - MAX_UNKNOWN_FIELDS} more unknown fields, not listed"))
     return found
+
+
+def _field_loc(err: Any) -> tuple[Any, ...]:
+    """Where an error is, without the union member names pydantic adds ("float", "tuple[float, float]")."""
+    return tuple(p for p in err["loc"] if not (isinstance(p, str) and ("[" in p or p in {"float", "int", "str"})))
 
 
 #: How a language is often written where ``lang`` wants zh or en: a locale, a name, the language's own name.
@@ -121,14 +145,6 @@ def _lang_meant(err: Any) -> str:
     folded = value.strip().casefold()
     meant = next((lang for lang, ways in _LANGS_MEANT.items() if folded == lang or folded.startswith(ways)), None)
     return f": write {meant}" if meant else ""
-
-
-def _full_width(value: Any) -> str:
-    """A hint when a value holds full-width punctuation (``[repairs，contract]`` is one item, not two)."""
-    found = next((char for char in _FULL_WIDTH if isinstance(value, str) and char in value), None)
-    if found is None:
-        return ""
-    return f": it holds a full-width {_FULL_WIDTH[found]} '{found}'; YAML separates items with an ASCII ', ' ([a, b])"
 
 
 def shown_key(part: Any) -> str:

@@ -17,11 +17,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
 
 from .body_script import ScriptCount, unit_scripts
 from .text.citation_tags import find_tags, line_of
-from .errors import problems_from_validation
 from .models import UNIT_KINDS, Citation, Document, GuardRule, Rule, Scene, Story, Taxonomy
 from .files import (
     SizeLimit, decode_text, display_path, display_under, link_outside, name_fault, read_bytes, tree_files,
@@ -41,6 +39,7 @@ from .registry import (
 from .safe_yaml import load_yaml, yaml_problem
 from .source_map import SourceMap
 from .unit_cache import CachedFile, UnitCache, revived_meta
+from .unit_kind import check_fields, kind_meant
 
 AnyUnit = Story | Scene | Rule | Document
 #: A unit starts with a line of three or more dashes (python-frontmatter's rule, without importing it).
@@ -128,8 +127,8 @@ class ContentSet:
 def parse_unit(path: Path, text: str, shown: str | None = None) -> tuple[LoadedUnit | None, list[Problem]]:
     """Frontmatter → a typed unit; body kept as Markdown with its first line number.
 
-    A unit whose fields fail the schema comes back with ``unit=None`` and its
-    problems; a unit whose frontmatter cannot be read at all comes back as None.
+    A unit whose fields fail the schema (or whose ``kind`` is none: ``unit_kind``) comes back with ``unit=None``
+    and its problems; a unit whose frontmatter cannot be read at all comes back as None.
     """
     shown = shown or display_path(path)  # how problems name it (the loader knows it already)
     if not _OPENING.match(text):
@@ -149,23 +148,14 @@ def parse_unit(path: Path, text: str, shown: str | None = None) -> tuple[LoadedU
         return None, [yaml_problem(exc, shown, "frontmatter", first_line=2, text=fm_text)]
     if not isinstance(meta, dict):
         return None, [Problem(shown, 1, "frontmatter", "frontmatter must be a mapping of field: value")]
-    kind = meta.get("kind")
-    if kind is None:
-        return None, [Problem(shown, 1, "kind", f"required field is missing (one of {', '.join(UNIT_KINDS)})")]
-    if kind not in UNIT_KINDS:
-        return None, [
-            Problem(shown, lines.line(("kind",)), "kind", f"unknown kind {kind!r} (expected one of {', '.join(UNIT_KINDS)})")
-        ]
     last_line = len(all_lines) - (1 if text.endswith("\n") else 0)
     body_line = min(closing + 2, last_line)  # 1-based line after the closing '---' (or that line at the end)
     loaded = LoadedUnit(unit=None, path=shown, body=body, body_line=body_line, lines=lines, meta=meta,  # type: ignore[arg-type]
                         scripts=unit_scripts(meta, body))
     loaded.body_problems = _body_problems(loaded)
-    try:
-        loaded.unit = UNIT_KINDS[kind].model_validate(meta)  # type: ignore[assignment]
-    except ValidationError as exc:
-        return loaded, problems_from_validation(exc, shown, lines, model=UNIT_KINDS[kind])
-    return loaded, []
+    unit, problems = check_fields(meta, shown, lines)  # a wrong kind too: every other field is checked all the same
+    loaded.unit = unit  # type: ignore[assignment]
+    return loaded, problems
 
 
 def load_content(
@@ -348,7 +338,7 @@ def _replayed(cached: CachedFile, shown: str, rel: str, problems: list[Problem])
 def _body_problems(lu: LoadedUnit) -> list[Problem]:
     """An empty body (but for a story), malformed citation tags, tags whose id the unit does not declare."""
     body = lu.body
-    if not body.strip() and lu.meta.get("kind") != "story":
+    if not body.strip() and kind_meant(lu.meta) not in ("story", None):  # a story's text may be its summary alone
         return [Problem(lu.path, lu.body_line, "body", "empty body: write the text of this unit below the frontmatter")]
     citation_ids = lu.meta.get("citationIds")
     declared = {cid for cid in citation_ids if isinstance(cid, str)} if isinstance(citation_ids, list) else set()

@@ -172,6 +172,8 @@ _FULL_WIDTH = (
     (re.compile(r"^\s*[－—–]\s"), "a list item starts with a full-width dash '－': write '- ' (ASCII hyphen and space)"),
     (re.compile(r"^\s*(?:-\s+)?[^\s:：#'\"]+\s*："),
      "a key is followed by a full-width colon '：': write ': ' (ASCII colon and space)"),
+    (re.compile(r"^[^#'\"]*[\[{][^\]}#'\"]*[］｝】]"),
+     "a '[' or '{' is closed by a full-width bracket ('］', '｝' or '】'): write ']' or '}' (ASCII)"),
 )
 
 

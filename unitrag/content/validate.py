@@ -12,11 +12,12 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..access import DEFAULT_ROLE, access_levels, is_role_name
+from ..access import DEFAULT_ROLE, PUBLIC, access_levels
 from ..languages import LANGS
 from .body_script import lang_contradiction, unit_scripts
 from .defined_ids import DefinedIds
 from .errors import nearest
+from .full_width import to_ascii
 from .instructions import instruction_notes
 from .second_frontmatter import second_frontmatter_note
 from .text.citation_tags import find_tags
@@ -25,6 +26,7 @@ from .loader import ContentSet, LoadedUnit, load_content
 from .registry import LoadedQuestion, stale_starter, too_long
 from .problems import Problem
 from .unit_cache import UnitCache
+from .unit_kind import kind_meant
 
 
 #: What to do about a question naming a unit that is gone (a deleted unit breaks the build through the test set,
@@ -66,10 +68,13 @@ def validate_content(
     unread = topic_ids.empty and any(p.path.endswith("topics.yaml") for p in problems)
     by_name = _ids_by_name(content)
     every = sorted(content.units + content.invalid_units, key=lambda lu: lu.path)
-    # keyed by id as written: a story whose id is no string (``id: [a]``) is its schema's problem, and no key
+    # keyed by id as written: a story whose id is no string (``id: [a]``) is its schema's problem, and no key. A kind
+    # written wrong is taken for the one meant (``unit_kind``); a unit whose kind nothing tells may be the story a scene
+    # names: its kind is its own problem, not the scene's
     stories_by_id = {lu.meta["id"]: lu.meta for lu in every
-                     if lu.meta.get("kind") == "story" and isinstance(lu.meta.get("id"), str)}
-    stories = set(stories_by_id)
+                     if kind_meant(lu.meta) == "story" and isinstance(lu.meta.get("id"), str)}
+    stories = set(stories_by_id) | {lu.meta["id"] for lu in every
+                                    if kind_meant(lu.meta) is None and isinstance(lu.meta.get("id"), str)}
     story_langs = {sid: meta.get("lang") for sid, meta in stories_by_id.items()}
     story_access = {sid: meta.get("access", "public") for sid, meta in stories_by_id.items()}
     first_seen: dict[str, LoadedUnit] = {}
@@ -102,7 +107,7 @@ def validate_content(
         _check_access(lu, restricted_role, problems)
         _check_lang(lu, story_langs, problems)
         _check_declared_lang(lu, languages, problems)
-        if meta.get("kind") == "scene":
+        if kind_meant(meta) == "scene":
             story, order = meta.get("story"), meta.get("order")
             if isinstance(story, str) and story not in stories:
                 problems.append(Problem(lu.path, lu.line_of("story"), "story", f"story {story!r} does not exist"))
@@ -119,12 +124,16 @@ def validate_content(
 
 def _check_access(lu: LoadedUnit, role: str, problems: list[Problem]) -> None:
     """A unit's ``access`` is ``public`` or this knowledge base's restricted role: another name would restrict the
-    unit to a role no caller can hold (it would never be shown), or be a typo of one."""
+    unit to a role no caller can hold (it would never be shown), or be a typo of one. The schema leaves a text that is
+    no level to this check, which names the levels (``员工``, ``Staff``); a value of another type is the schema's."""
     access = lu.meta.get("access")
-    if isinstance(access, str) and access not in access_levels(role) and is_role_name(access):
-        problems.append(Problem(lu.path, lu.line_of("access"), "access",
-                                f"unknown access level {access!r}: this knowledge base's are public and {role} "
-                                "(restricted_role in unitrag.toml)"))
+    levels = access_levels(role)
+    if not isinstance(access, str) or access in levels:
+        return
+    meant = next((level for level in levels if to_ascii(access).strip().casefold() == level), None)  # Staff, ｓｔａｆｆ
+    fix = (f"write {meant} (the levels are {PUBLIC} and {role}: restricted_role in unitrag.toml)" if meant else
+           f"write {PUBLIC} (every reader) or {role} (readers with that role: restricted_role in unitrag.toml)")
+    problems.append(Problem(lu.path, lu.line_of("access"), "access", f"unknown access level {access!r}: {fix}"))
 
 
 def _check_scene_access(lu: LoadedUnit, story_access: dict[Any, Any], problems: list[Problem]) -> None:
@@ -150,7 +159,7 @@ def _effective_access(unit: LoadedUnit, units: dict[str, LoadedUnit], story_acce
     meta = unit.meta
     if meta.get("access") is not None:
         return meta["access"]
-    if meta.get("kind") == "scene":
+    if kind_meant(meta) == "scene":
         return story_access.get(_story_of(meta), "public")
     return "public"
 
@@ -184,8 +193,8 @@ def _check_question(lq: LoadedQuestion, units: dict[str, LoadedUnit], rule_types
     """``unreadable``: ids of unit files that could not be read (already a problem each): a question naming one is
     not told the unit does not exist, nor judged on its kind or access, which nobody can know until it reads."""
     def kind_of(unit_id: str) -> Any:
-        if unit_id in units:
-            return units[unit_id].meta.get("kind")
+        if unit_id in units:  # a kind that is none: the one meant, else any (the unit's own problem)
+            return kind_meant(units[unit_id].meta) or ANY_TYPE
         return ANY_TYPE if unit_id in unreadable else None
 
     def restricted(unit_id: str) -> bool:  # an access no caller holds is the unit's own problem, reported there
@@ -257,7 +266,7 @@ def _check_lang(lu: LoadedUnit, story_langs: dict[Any, Any], problems: list[Prob
     """The unit's text against its ``lang`` (a scene without one: its story's), reported on the ``lang:`` line."""
     meta = lu.meta
     lang, inherited = meta.get("lang"), None
-    if lang is None and meta.get("kind") == "scene":
+    if lang is None and kind_meant(meta) == "scene":
         lang = inherited = story_langs.get(_story_of(meta))
     if lang not in ("en", "zh"):
         return  # missing or not a language: the schema says so
