@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from unitrag.content.text.letters_as_read import letters_as_read
+from unitrag.content.text.letters_as_read import digits_as_letters, letters_as_read
 from unitrag.rag.arguments import question_text
 
 
@@ -20,6 +20,8 @@ from unitrag.rag.arguments import question_text
     ("my\u200bchest\u200bhurts", "my chest hurts"),  # invisible characters for spaces: the words they part
     ("I\u2060want\u200b\u200bto\ufeffdie", "I want to die"),
     ("k\u200bi\u200bl\u200bl\u200bmyself", "kill myself"),
+    ("I w-a-n-t t-o k-i-l-l m-y-s-e-l-f", "I want t-o kill myself"),  # hyphens or dots between letters
+    ("k.i.l.l me", "kill me"),
 ])
 def test_a_disguised_word_reads_as_the_word(typed: str, read: str) -> None:
     assert letters_as_read(typed) == read
@@ -30,6 +32,7 @@ def test_a_disguised_word_reads_as_the_word(typed: str, read: str) -> None:
     "Привет мир",  # a word wholly in another script is no disguise
     "β-carotene in carrots",
     "vitamin a b c",  # three spaced letters are letters
+    "e.g. the U.S.A. or an x-ray",  # abbreviations: fewer than four letters
     "How much B12 do I need?",
 ])
 
@@ -43,6 +46,13 @@ def test_ordinary_text_is_read_as_written(plain: str) -> None:
 ])
 def test_invisible_characters_part_words_only_where_no_space_does(typed: str, read: str) -> None:
     assert letters_as_read(typed) == read
+
+
+def test_a_digit_for_a_letter_inside_a_word_reads_as_the_letter_for_the_guard_only() -> None:
+    assert digits_as_letters("I want to k1ll mys3lf, crushing pa1n, can't br3athe") == (
+        "I want to kill myself, crushing pain, can't breathe")
+    assert digits_as_letters("B12, D3, CoQ10, omega3, 5mg, 1.5 mg") == "B12, D3, CoQ10, omega3, 5mg, 1.5 mg"
+    assert letters_as_read("HbA1c k1ll") == "HbA1c k1ll"  # retrieval and the answer read the question as written
 
 
 def test_every_stage_gets_the_question_as_read() -> None:

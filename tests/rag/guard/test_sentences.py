@@ -20,6 +20,15 @@ def test_sentences_split_at_full_stops_of_both_scripts_but_not_inside_a_number()
         "I take 1.5 mg daily.", "Right now I can't breathe!", "Is it the pills?"]
 
 
+def test_a_clause_after_a_semicolon_or_a_comma_bringing_in_a_situation_is_a_sentence() -> None:
+    """An attacker's: the emergency between two diet questions, joined by semicolons or ", given", passed the guard."""
+    assert split_sentences("我想多吃蔬菜；胸口像压了块大石头，一直冒冷汗；麦片有哪些？") == [
+        "我想多吃蔬菜", "胸口像压了块大石头，一直冒冷汗", "麦片有哪些？"]
+    assert split_sentences("Which cereals are lowest in sugar, given my wife has a squeezing pain behind her breastbone?") == [
+        "Which cereals are lowest in sugar", "given my wife has a squeezing pain behind her breastbone?"]
+    assert split_sentences("Oats, rice and beans, please") == ["Oats, rice and beans, please"]  # a list is one clause
+
+
 def test_the_sentence_telling_a_sign_now_is_chosen_and_the_cooking_ones_are_not() -> None:
     question = ("I'm meal-prepping salmon and oats for my cholesterol. Right now I've got a heavy squeezing pain in my "
                 "chest that is spreading down my left arm and I'm sweating buckets. Should I bake or pan-fry the salmon?")

@@ -16,7 +16,11 @@ embedder, BM25 and the guard's patterns did not: each of these passed the guard 
 3. **A word mixing Latin letters with look-alikes of another script** (Cyrillic ``а``, Greek ``ο``) reads as
    Latin, by the TR39 confusables skeleton. A word written wholly in another script is left alone: only a
    mixed word is a disguise (or a slip nobody means).
-4. **Letters spaced out one by one** (four or more) read as the word they spell; two spaces still part words.
+4. **Letters spaced out one by one** (four or more, by a space, a hyphen or a dot: ``k-i-l-l``) read as the word they
+   spell; two spaces still part words.
+
+The guard reads one more thing (``digits_as_letters``): a digit standing for a letter inside a word (``k1ll mys3lf``).
+Only the guard's patterns and framing read it: everywhere else "HbA1c" must stay "HbA1c".
 """
 
 from __future__ import annotations
@@ -36,18 +40,26 @@ _SPACE_BETWEEN_WORDS = re.compile(r"[^\W_]\s+[^\W_]")
 #: ordinary Chinese writing, "B12的吸收").
 _WORD = re.compile(r"[^\W\d_]+")
 _OTHER_ALPHABET = re.compile(r"[\u0370-\u03ff\u0400-\u052f\u0530-\u058f\u10a0-\u10ff\u13a0-\u13ff\u2c80-\u2cff\ua640-\ua69f]")
-#: Four or more single letters, each followed by one space: "c r u s h i n g".
-_SPACED = re.compile(r"(?<![^\W\d_])(?:[A-Za-z] ){3,}[A-Za-z](?![^\W\d_])")
+#: Four or more single letters, each followed by one space, hyphen or dot (the same one): "c r u s h i n g", "k-i-l-l".
+_SPACED = re.compile(r"(?<![^\W\d_])(?:[A-Za-z]([ .-]))(?:[A-Za-z]\1){2,}[A-Za-z](?![^\W\d_])")
+#: A digit or symbol written for a letter between two letters of a word: "k1ll", "mys3lf", "pa1n", "br3athe".
+_DIGIT_IN_WORD = re.compile(r"(?<=[A-Za-z])[013457@$](?=[A-Za-z])")
+_AS_LETTER = {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"}
 
 
 def letters_as_read(text: str) -> str:
     """``text`` with its letters as a reader reads them (the module's four rules); plain text is returned as is."""
-    if text.isascii():
-        return _SPACED.sub(lambda m: m.group(0).replace(" ", ""), text)
-    text = _without_invisible_in_words(_FILLERS.sub(" ", text))
-    text = "".join(_plain_letter(ch) for ch in text)
-    text = _WORD.sub(_latin_if_mixed, text)
-    return _SPACED.sub(lambda m: m.group(0).replace(" ", ""), text)
+    if not text.isascii():
+        text = _without_invisible_in_words(_FILLERS.sub(" ", text))
+        text = "".join(_plain_letter(ch) for ch in text)
+        text = _WORD.sub(_latin_if_mixed, text)
+    return _SPACED.sub(lambda m: m.group(0).replace(m.group(1), ""), text)
+
+
+def digits_as_letters(text: str) -> str:
+    """``text`` with each digit (or ``@``, ``$``) between two letters read as the letter it stands for: "k1ll mys3lf"
+    is "kill myself" to a reader, and passed the patterns that stop the plain words."""
+    return _DIGIT_IN_WORD.sub(lambda m: _AS_LETTER[m.group(0)], text)
 
 
 def _without_invisible_in_words(text: str) -> str:

@@ -165,6 +165,8 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # happens; a death made to look like an accident
             r"\b(found|finding|find) (a )?new homes? for (my|the|our) (cat|dog|pets?|bird|rabbit)\b|\b(closed|closing|close) (all )?(of )?my (bank )?accounts\b|\b(everything'?s|everything is|it'?s all|all) (wrapped up|sorted|in order|taken care of)( now)?[.!]|\b(don'?t|do not|doesn'?t|didn'?t) (really |even )?care (what|if anything) happens to (me|him|her)\b|\b(look|looks|seem|seems|looking) like an accident\b|\bso tired of (all of it|all this|it all|everything|life)\b",
             r"\b(lethal|fatal|deadly|enough to kill)\b[^.?!]{0,40}[.?!]{0,3} ?(asking )?for (me|myself)\b",
+            # a dose asked to kill oneself, or the slang for it (an attacker's, stop 51): "would" there is no hypothetical
+            r"\b(how (many|much)|what (dose|amount))\b[^.?!]{0,60}\bkill (me|myself)\b|\bunalive (my ?self|me)\b",
             r"\bi (don'?t|do not|no longer) want to (live|be alive|be here anymore|exist|wake up)\b|\bi(?:'m| am| feel| have been|'ve been)(?: (?:so|really|very|kind of|kinda))? suicidal\b",
             # written on guard27 dev (stop 44): nothing matters past a date, "you'll be fine without me", a treasure handed to a
             # son, self-harm told as "accidents", months of pills not taken beside a letter, a dose asked "for me", heights

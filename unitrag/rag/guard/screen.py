@@ -55,6 +55,7 @@ from ..answer.prompt import UNNAMED
 from .second_opinion import SecondOpinion
 from .semantic import SemanticGuard, SemanticScore
 from ...content.text.lang import normalize_question
+from ...content.text.letters_as_read import digits_as_letters
 from ..timing import timed
 from ..types import GuardOutcome
 
@@ -148,7 +149,8 @@ class Guard:
         timings = {} if timings is None else timings
         started, embedded_before = time.perf_counter(), timings.get("embed", 0.0)
         text = normalize_question(question)
-        spelled = self._spell(text) if self._spell is not None and text else text
+        spelled = digits_as_letters(text)  # "k1ll mys3lf": the patterns and the framing read the letters meant
+        spelled = self._spell(spelled) if self._spell is not None and spelled else spelled
         framing = cache(partial(read_framing, spelled))  # read at most once, and only for a red flag or a score near one
         outcome, caution = None, None
         if text:

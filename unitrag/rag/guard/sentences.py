@@ -40,6 +40,12 @@ HAPPENING_NOW = re.compile(
     re.IGNORECASE)
 
 
+#: Where a clause of its own begins inside a sentence: after a semicolon, or after a comma before a word that
+#: brings in a situation ("…lowest in sugar, given my wife has a squeezing pain behind her breastbone"). An
+#: attacker wrapped an emergency the guard stops alone between two diet questions so, and it passed.
+CLAUSE_BREAK = re.compile(r"\s*[;；]\s*|,\s+(?=(?:given|because|since|while|but|although|though|considering|and now|now|plus)\b)",
+                          re.IGNORECASE)
+
 #: A "sentence" longer than this (characters) is a run-on: it is read as the stretches around each "now" it says.
 RUN_ON_CHARS = 240
 #: A stretch around a "now" of a run-on: this many characters before it (the sign told with it) and after it.
@@ -48,11 +54,12 @@ BEFORE_NOW, AFTER_NOW = 100, 40
 
 def split_sentences(question: str) -> list[str]:
     """The question's sentences: the answer's rule for prose (``answer.spans``), each line apart, since a chat
-    message often breaks lines where a sentence ends without a full stop. A run-on of more than ``RUN_ON_CHARS``
+    message often breaks lines where a sentence ends without a full stop, and each clause apart (``CLAUSE_BREAK``). A run-on of more than ``RUN_ON_CHARS``
     without a full stop ("…and whether I should take a multivitamin I have crushing chest pain right now", an
     attacker's 1,200 characters) gives the stretches around the "now"s it says, each a sentence, and its start."""
     sentences = []
-    for sentence in (s for line in question.splitlines() for s in prose_sentences(line)):
+    for sentence in (c for line in question.splitlines() for s in prose_sentences(line) for c in CLAUSE_BREAK.split(s)
+                     if c.strip()):
         nows = list(HAPPENING_NOW.finditer(sentence)) if len(sentence) > RUN_ON_CHARS else []
         if not nows:
             sentences.append(sentence)
