@@ -60,3 +60,17 @@ def test_version_prints_the_installed_package_version(flag: str):
     result = subprocess.run([sys.executable, "-m", "unitrag", flag], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"unitrag {version('unitrag')}"
+
+
+@pytest.mark.parametrize("toml, said", [
+    ('[unitrag]\nrestricted_role = "staff"\n', "restricted role (restricted_role in its unitrag.toml; here 'staff')"),
+    ("[unitrag\n", "restricted role (restricted_role in its unitrag.toml):"),  # broken: the command says so, not help
+])
+def test_the_restricted_flag_says_which_role_it_means_here(tmp_path, toml, said):
+    """A tea shop's role is `staff`: `--restricted, --clinician` read as the health sample's role only."""
+    (tmp_path / "unitrag.toml").write_text(toml, encoding="utf-8")
+    for command in ("search", "ask"):
+        result = subprocess.run([sys.executable, "-m", "unitrag", command, "--help"], cwd=tmp_path, capture_output=True,
+                                text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "COLUMNS": "100"})
+        assert result.returncode == 0 and result.stderr == "", result.stderr
+        assert said in _flat(result.stdout) and "--restricted, --clinician" in result.stdout

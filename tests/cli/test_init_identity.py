@@ -1,4 +1,4 @@
-"""`unitrag init --name/--description/--languages`: flags, prompts on a terminal, defaults in a script."""
+"""`unitrag init --name/--description/--languages/--restricted-role`: flags, prompts on a terminal, defaults in a script."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 
 def _unitrag(cwd: Path, *args: str, **kwargs: object) -> subprocess.CompletedProcess:
@@ -56,3 +58,24 @@ def test_on_a_terminal_the_missing_ones_are_asked(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Name of the knowledge base" in result.stdout
     assert _identity(tmp_path / "kb") == ("Garden club", "Growing vegetables.", ["zh"])
+
+
+def test_the_restricted_role_flag_lands_in_unitrag_toml_and_the_readme(tmp_path: Path) -> None:
+    """A help desk had to edit `restricted_role = "agent"` into unitrag.toml by hand."""
+    result = _unitrag(tmp_path, "init", "kb", "--restricted-role", "agent", stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, result.stderr
+    kb = tmp_path / "kb"
+    assert tomllib.loads((kb / "unitrag.toml").read_text(encoding="utf-8"))["unitrag"]["restricted_role"] == "agent"
+    assert "`access: agent`" in (kb / "README.md").read_text(encoding="utf-8")
+    default = _unitrag(tmp_path, "init", "other", stdin=subprocess.DEVNULL)
+    assert default.returncode == 0, default.stderr
+    assert 'restricted_role = "staff"' in (tmp_path / "other" / "unitrag.toml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("role", ["Agent", "public", "", "a b", "x" * 33])
+def test_a_bad_restricted_role_is_one_line_naming_the_flag_and_writes_nothing(tmp_path: Path, role: str) -> None:
+    result = _unitrag(tmp_path, "init", "kb", "--name", "Desk", "--restricted-role", role, stdin=subprocess.DEVNULL)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert [line.split(" (")[0] for line in result.stderr.strip().splitlines()] == [
+        "error: --restricted-role: expected a role name"]
+    assert not (tmp_path / "kb").exists()

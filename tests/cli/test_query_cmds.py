@@ -175,3 +175,74 @@ def test_free_text_output_ends_with_a_newline(built_sample, args):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() and result.stdout.endswith("\n"), result.stdout[-200:]
     assert not result.stderr or result.stderr.endswith("\n")
+
+
+# -- --restricted on ask, whatever the role is called -------------------------------------------------
+
+
+def _accesses(result: subprocess.CompletedProcess) -> set[str]:
+    assert result.returncode == 0, result.stderr[-2000:]
+    return {source["access"] for source in json.loads(result.stdout)["sources"]}
+
+
+@pytest.mark.parametrize("flag", ["--restricted", "--clinician"])
+def test_ask_restricted_reads_the_restricted_pages_as_search_does(built_sample, flag):
+    """`ask` took the role only through a --user-context file: `ask --role agent` was "No such option"."""
+    ws, _ = built_sample
+    assert "clinician" in _accesses(_run(ws, "ask", RESTRICTED_QUESTION, flag, "--json"))
+    assert _accesses(_run(ws, "ask", RESTRICTED_QUESTION, "--json")) == {"public"}
+
+
+@pytest.mark.parametrize("roles", [[], ["clinician"]])
+def test_ask_restricted_adds_the_role_to_a_user_context_file(built_sample, tmp_path, roles):
+    ws, _ = built_sample
+    path = tmp_path / "user.json"
+    path.write_text(json.dumps({"recent_scenes": [], "roles": roles}), encoding="utf-8")
+    both = _run(ws, "ask", RESTRICTED_QUESTION, "--user-context", str(path), "--restricted", "--json")
+    assert "clinician" in _accesses(both)
+
+
+def test_the_restricted_flag_holds_the_configured_role_not_clinician(tmp_path):
+    """A help desk's role is `agent`: init names it, a unit says `access: agent`, and `ask --restricted` reads it."""
+    from unitrag.scaffold import init_knowledge_base
+    from unitrag.scaffold.identity import KnowledgeBaseIdentity
+
+    kb = tmp_path / "kb"
+    init_knowledge_base(kb, identity=KnowledgeBaseIdentity.checked("Help desk", restricted_role="agent"))
+    (kb / "content" / "documents" / "en-refund-override.md").write_text(AGENT_UNIT, encoding="utf-8")
+
+    def unitrag(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "unitrag", *args], cwd=kb, capture_output=True, text=True,
+                              timeout=300, env={"PATH": "/usr/bin:/bin", "UNITRAG_LLM": "none"})
+
+    built = unitrag("build")
+    assert built.returncode == 0, built.stdout + built.stderr
+    question = "How far may an agent override the refund limit?"
+    assert "agent" in _accesses(unitrag("ask", question, "--restricted", "--json"))
+    assert _accesses(unitrag("ask", question, "--json")) == {"public"}
+    assert "here 'agent'" in " ".join(unitrag("ask", "--help").stdout.split())
+
+
+AGENT_UNIT = """---
+kind: document
+id: en-refund-override
+title: "Refund overrides for agents"
+lang: en
+topics: [writing-units]
+access: agent
+source: "Written for a test"
+---
+# Refund overrides for agents
+
+An agent may override the refund limit up to twice the order value, once per customer per year, after
+checking the order history. Anything above that goes to the team lead.
+"""
+
+
+def test_a_user_context_path_with_an_escape_sequence_is_shown_escaped(tmp_path):
+    """`--lang` showed an escape sequence escaped; `--user-context` printed the raw ESC byte to the terminal."""
+    path = tmp_path / "\x1b[31mx.json"
+    line = _one_error_line(_ask_with_context(tmp_path, path), "--user-context", "not found")
+    assert "\x1b" not in line and f"{tmp_path}/\\x1b[31mx.json" in line
+    path.write_text("{", encoding="utf-8")
+    assert "\\x1b[31mx.json: not a readable JSON file" in _one_error_line(_ask_with_context(tmp_path, path))

@@ -73,3 +73,28 @@ def test_init_names_its_own_options_in_an_error(tmp_path: Path) -> None:
                             cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 1 and "--languages: unknown language 'fr'" in result.stderr
     assert not (tmp_path / "kb").exists()
+
+
+@pytest.mark.parametrize("languages", ["en,zh", "zh,en"])  # the template's README, and the Chinese overlay's
+def test_a_restricted_role_of_its_own_is_named_wherever_the_scaffold_names_the_role(tmp_path: Path, languages: str) -> None:
+    """`init --restricted-role agent`: unitrag.toml and the README say `agent`, never the template's `staff`, and a
+    unit marked `access: agent` validates."""
+    from unitrag.content.validate import validate_content
+
+    kb = tmp_path / "kb"
+    init_knowledge_base(kb, identity=KnowledgeBaseIdentity.checked("Help desk", "", languages, "agent"))
+    config = load_config(kb / "unitrag.toml", env={})
+    assert config.restricted_role == "agent"
+    texts = {path.relative_to(kb).as_posix(): path.read_text(encoding="utf-8") for path in kb.rglob("*") if path.is_file()}
+    assert [name for name, text in texts.items() if "staff" in text] == []
+    assert "`access: agent`" in texts["README.md"] and "`access: agent`" in texts["unitrag.toml"]
+    (kb / "content" / "documents" / "en-agents-only.md").write_text(
+        '---\nkind: document\nid: en-agents-only\ntitle: "For agents"\nlang: en\ntopics: [writing-units]\n'
+        'access: agent\nsource: "A test"\n---\n# For agents\n\nWhat only agents read.\n', encoding="utf-8")
+    assert validate_content(kb / "content", languages=config.languages, restricted_role="agent").problems == []
+
+
+def test_without_a_restricted_role_the_template_keeps_its_own() -> None:
+    assert KnowledgeBaseIdentity.checked("Kb").restricted_role == "staff"
+    with pytest.raises(UserError, match="'restricted_role': expected a role name .*got 'public'"):
+        KnowledgeBaseIdentity.checked("Kb", restricted_role="public")

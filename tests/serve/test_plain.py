@@ -63,6 +63,9 @@ def test_a_json_key_given_twice_is_refused(client, path, body, key):
     ({"kind": "poem"}, "kind: unknown 'poem'"),
     ({"topic": "no-such-topic"}, "topic: topic 'no-such-topic' not in this knowledge base"),
     ({"recent_scene": "no-such-scene"}, "recent_scene: scene 'no-such-scene' not in this knowledge base"),
+    ({"recent_scene": ""}, "recent_scene: expected non-empty strings"),  # named "recent_scenes", the library's word
+    ({"triggered_rule": ""}, "triggered_rule: expected non-empty strings"),
+    ({"kind": ""}, "kind: expected non-empty strings"),
 ])
 def test_a_search_error_names_the_query_parameter_sent(client, params, message):
     response = client.get("/v1/search", params={"q": QUESTION, **params})

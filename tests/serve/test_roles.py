@@ -157,6 +157,20 @@ def test_a_wrong_credential_is_refused_not_served_as_anonymous(client, headers):
 WRONG = "wrong-key"
 
 
+@pytest.mark.parametrize("headers", [{"x-api-key": "wrong"}, {"x-api-key": ""}, {"authorization": "Bearer wrong"},
+                                     {"authorization": "Basic abc"}])
+def test_health_refuses_a_wrong_key_as_every_other_endpoint_does(client, headers):
+    """`curl /v1/health -H 'X-API-Key: wrong'` was a 200: a client could not tell its key was refused everywhere else."""
+    for method in (client.get, client.head):
+        response = method("/v1/health", headers=headers)
+        assert response.status_code == 401 and response.headers["www-authenticate"] == "Bearer", response.text
+
+
+@pytest.mark.parametrize("headers", [{}, KEY, {"x-api-key": CLINICIAN_KEY}])
+def test_health_stays_public_and_takes_a_good_key(client, headers):
+    assert client.get("/v1/health", headers=headers).status_code == 200
+
+
 @pytest.mark.parametrize("headers", [
     [("authorization", f"Bearer {CLINICIAN_KEY}"), ("x-api-key", WRONG)],
     [("x-api-key", CLINICIAN_KEY), ("authorization", f"Bearer {WRONG}")],

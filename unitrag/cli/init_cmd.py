@@ -9,9 +9,10 @@ from typing import Annotated
 
 import typer
 
+from ..access import ROLE_SPELLING
 from ..errors import UserError
 from ..scaffold import check_target, init_knowledge_base
-from ..scaffold.identity import KnowledgeBaseIdentity, default_name
+from ..scaffold.identity import TEMPLATE_ROLE, KnowledgeBaseIdentity, default_name
 from ..scaffold.install import InstallChoice, install_choice
 from ..scaffold.starter import starter_question
 from .output import err, out
@@ -37,11 +38,15 @@ def init_cmd(
         "--languages", help="The languages its units are written in, main one first: en, zh or both; the starter "
                             "units and the suggested question are in the main one (zh,en: Chinese) "
                             "[default: asked on a terminal, else en,zh].")] = None,
+    restricted_role: Annotated[str | None, typer.Option(
+        "--restricted-role", metavar="NAME",
+        help=f"The role that reads the units not meant for everyone (restricted_role in unitrag.toml; units say "
+             f"`access: NAME`, API keys grant it): {ROLE_SPELLING} [default: {TEMPLATE_ROLE}].")] = None,
 ) -> None:
     """Scaffold a knowledge base: one unit of each kind, registries, questions, prompts, config, CI workflows."""
     choice = install_choice(install)
     check_target(directory)  # before any question: a refused folder must not cost the answers
-    identity = _identity(directory, name, description, languages)
+    identity = _identity(directory, name, description, languages, restricted_role)
     written = init_knowledge_base(directory, install=choice.requirement, identity=identity)
     out.print(f"created {directory} ({len(written)} files): the units marked `starter: true` are examples to replace; next:")
     question = starter_question(identity.languages[0])  # in the main language, as the starter units are written
@@ -51,7 +56,7 @@ def init_cmd(
 
 
 def _identity(directory: Path, name: str | None, description: str | None,
-              languages: str | None) -> KnowledgeBaseIdentity:
+              languages: str | None, restricted_role: str | None) -> KnowledgeBaseIdentity:
     """The flags, with what is missing asked on a terminal (a script or CI gets the defaults, never a prompt)."""
     asking = sys.stdin.isatty()
     if name is None:
@@ -61,9 +66,10 @@ def _identity(directory: Path, name: str | None, description: str | None,
     if languages is None and asking:
         languages = typer.prompt("Languages of its units, main one first (en, zh, en,zh or zh,en)", default="en,zh")
     try:
-        return KnowledgeBaseIdentity.checked(name, description, languages)
+        return KnowledgeBaseIdentity.checked(name, description, languages, restricted_role)
     except UserError as exc:  # the config's words ("config key 'languages'") named as the option typed here
-        raise UserError(re.sub(r"^config key '(name|description|languages)'", r"--\1", str(exc))) from None
+        raise UserError(re.sub(r"^config key '(name|description|languages|restricted_role)'",
+                               lambda m: "--" + m.group(1).replace("_", "-"), str(exc))) from None
 
 
 def _print_install(choice: InstallChoice) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -12,7 +13,7 @@ from ..errors import UserError
 from ..rag.arguments import DuplicateKey, choice, json_once, question_text, result_count
 from ..rag.types import LANGS, UserContext
 from .output import err, out, print_answer, print_json
-from .options import ConfigOpt, JsonOpt
+from .options import ConfigOpt, JsonOpt, restricted_option
 
 KbOpt = Annotated[Optional[str], typer.Option("--kb", help="Artifact path, or a postgresql:// URL published to [config: artifact].")]
 
@@ -36,16 +37,14 @@ def search(
     kb: KbOpt = None,
     k: Annotated[Optional[int], typer.Option("--k", help="How many sources [config: final_k].")] = None,
     sparse: Annotated[Optional[bool], typer.Option("--sparse/--no-sparse", help="BM25 arm fused by RRF [config: sparse].")] = None,
-    restricted: Annotated[bool, typer.Option(
-        "--restricted", "--clinician",
-        help="Search holding the knowledge base's restricted role (restricted_role: its restricted units included).")] = False,
+    restricted: Annotated[bool, restricted_option()] = False,
     config: ConfigOpt = None,
     json: JsonOpt = False,
 ) -> None:
     """Ranked sources for a question, with every stage's score (no guard, no LLM)."""
     k = None if k is None else result_count(k, "--k")
     knowledge_base = _open(question, kb, config, sparse=sparse)
-    user = UserContext(roles=(knowledge_base.restricted_role,) if restricted else ())
+    user = holding(UserContext(), knowledge_base.restricted_role, restricted)
     result = knowledge_base.search(question, k=k, user=user)
     if json:
         print_json(result.to_dict())
@@ -63,6 +62,7 @@ def ask(
     question: Annotated[str, typer.Argument(help="The question.")],
     kb: KbOpt = None,
     user_context: Annotated[Optional[Path], typer.Option("--user-context", help="JSON file with UserContext fields.")] = None,
+    restricted: Annotated[bool, restricted_option(", added to the roles of --user-context")] = False,
     lang: Annotated[Optional[str], typer.Option("--lang", help="Answer language: zh or en (default: the question's).")] = None,
     llm: Annotated[Optional[str], typer.Option("--llm", help="litellm:<model> or none [config: llm].")] = None,
     config: ConfigOpt = None,
@@ -75,12 +75,27 @@ def ask(
     try:
         knowledge_base.check_user(user)  # the ids it names: only the knowledge base knows them
     except ValueError as exc:
-        raise UserError(f"--user-context {user_context}: {exc}") from None
+        raise UserError(f"{_named(user_context)}: {exc}") from None
+    user = holding(user, knowledge_base.restricted_role, restricted)
     answer = knowledge_base.ask(question, user=user, lang=lang)
     if json:
         print_json(answer.to_dict())  # sources: every unit retrieved; cited_units: those the answer cites
         return
     print_answer(answer)
+
+
+def holding(user: UserContext, role: str, restricted: bool) -> UserContext:
+    """``user`` with ``role`` added when ``--restricted`` asks for it: the flag adds the knowledge base's own role
+    to what a ``--user-context`` file says (its ids and roles kept), so the two combine instead of one winning."""
+    return replace(user, roles=(*user.roles, role)) if restricted else user
+
+
+def _named(path: Path | None) -> str:
+    """``--user-context PATH`` for a message, the path escaped (``\\x1b``): a file name's escape sequence or newline
+    must not act on the terminal or forge a second line, as no other error's value does."""
+    from ..content.problems import printable
+
+    return f"--user-context {printable(str(path))}"
 
 
 #: The largest --user-context file read (a real one is a few hundred bytes: a few ids and a role).
@@ -99,19 +114,19 @@ def _user_context(path: Path | None) -> UserContext:
     try:
         data = json_once(read_regular(path, MAX_USER_CONTEXT_BYTES).decode("utf-8"))
     except DuplicateKey as exc:
-        raise UserError(f"--user-context {path}: the JSON {exc}") from None
+        raise UserError(f"{_named(path)}: the JSON {exc}") from None
     except FileNotFoundError:
-        raise UserError(f"--user-context file {path} not found") from None
+        raise UserError(f"{_named(path)}: file not found") from None
     except FileTooLarge:
-        raise UserError(f"--user-context {path}: larger than {MAX_USER_CONTEXT_BYTES:,} bytes; "
+        raise UserError(f"{_named(path)}: larger than {MAX_USER_CONTEXT_BYTES:,} bytes; "
                         "a user context is a few ids and roles") from None
     except NotRegularFile:
-        raise UserError(f"--user-context {path}: {NotRegularFile.message}; give a JSON file") from None
+        raise UserError(f"{_named(path)}: {NotRegularFile.message}; give a JSON file") from None
     except RecursionError:
-        raise UserError(f"--user-context {path}: JSON nested too deeply; a user context is one flat object") from None
+        raise UserError(f"{_named(path)}: JSON nested too deeply; a user context is one flat object") from None
     except (OSError, ValueError) as exc:  # UnicodeDecodeError, JSONDecodeError, an integer too long to read
-        raise UserError(f"--user-context {path}: not a readable JSON file ({exc})") from None
+        raise UserError(f"{_named(path)}: not a readable JSON file ({exc})") from None
     try:
         return UserContext.from_dict(data)
     except ValueError as exc:
-        raise UserError(f"--user-context {path}: {exc}") from None
+        raise UserError(f"{_named(path)}: {exc}") from None

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..config import CONFIG_FILE
 from ..errors import UserError
-from .identity import KnowledgeBaseIdentity, default_name, titled_readme, with_identity
+from .identity import KnowledgeBaseIdentity, default_name, titled_readme, with_identity, with_role
 from .install import install_choice
 
 TEMPLATE = Path(__file__).parent / "template"
@@ -83,15 +83,16 @@ def init_knowledge_base(target: Path, install: str | None = None,
 
     Refuses anything else, so it never overwrites a file someone wrote. ``install``: the pip requirement
     its workflows install unitrag with (checked by ``install.parse_install``; default: ``install.default_install``).
-    ``identity``: its name, description and languages for unitrag.toml, and the README's title (default: named
-    after the folder); the first of its languages is the one the starter content is written in (``template_sources``)."""
+    ``identity``: its name, description, languages and restricted role for unitrag.toml, the README's title and
+    every ``access: <role>`` the files mention (default: named after the folder, role ``staff``); the first of its
+    languages is the one the starter content is written in (``template_sources``)."""
     check_target(target)
     requirement = install_choice(install).requirement  # checked before anything is written
     identity = identity or KnowledgeBaseIdentity.checked(default_name(target))
     written = []
     for stored, source in template_sources(identity.languages[0]).items():
         relative = destination(stored)
-        text = source.read_text(encoding="utf-8")
+        text = with_role(source.read_text(encoding="utf-8"), identity.restricted_role)
         if relative.parts[:2] == (".github", "workflows"):
             text = pin_install(text, requirement)
         elif relative == Path(CONFIG_FILE):

@@ -129,12 +129,14 @@ def no_query_params(request: Request) -> None:
 NO_QUERY = [Depends(no_query_params)]
 
 
-@router.get("/health", dependencies=NO_QUERY)
+@router.get("/health", dependencies=[*NO_QUERY, Depends(granted_roles)])
 def health(server: StateDep) -> dict[str, Any]:
     """The artifact being served: its id changes when a new build is swapped in. ``status`` is "degraded" while
     the last reload failed (an older build still serving); ``last_reload`` says how and when it ended;
     ``generation`` is the publish generation served from PostgreSQL (None for an artifact file); ``units`` and
-    ``chunks`` count what every caller may read (``unitrag inspect`` counts them all)."""
+    ``chunks`` count what every caller may read (``unitrag inspect`` counts them all). Public, so a probe sends no
+    key; but a key that is sent is checked (``granted_roles``): a wrong or empty one is the 401 of every other
+    endpoint, never a 200 that tells a client its key works."""
     holder = server.holder
     loaded = holder.current
     manifest = loaded.kb.store.manifest
@@ -207,14 +209,14 @@ async def search(
     triggered_rule: Annotated[list[str] | None, Query(description="Rules the user's report triggered (repeatable).")] = None,
 ) -> dict[str, Any]:
     """Ranked sources with every stage's score (no guard, no LLM): ``unitrag search --json``."""
-    user = user_context(UserBody(current_topic=current_topic, recent_scenes=recent_scene or [],
-                                 triggered_rules=triggered_rule or []), roles, server)
-    with server.holder.lease() as loaded:
-        try:
+    try:  # the context's own checks too (``recent_scene=``: an empty name), not only the search's
+        user = user_context(UserBody(current_topic=current_topic, recent_scenes=recent_scene or [],
+                                     triggered_rules=triggered_rule or []), roles, server)
+        with server.holder.lease() as loaded:
             result = await within(server.settings.request_timeout_s, lambda: loaded.kb.search(
                 q, k=k, user=user, lang=lang, kinds=kind, topics=topic))
-        except InvalidArgument as exc:
-            raise InvalidArgument(as_query_parameter(str(exc))) from None
+    except InvalidArgument as exc:
+        raise InvalidArgument(as_query_parameter(str(exc))) from None
     return JSONResponse(result.to_dict())  # type: ignore[return-value]
 
 
