@@ -471,3 +471,13 @@ def test_when_is_answered_by_the_sentence_naming_a_time_of_day() -> None:
     answer = ask("When during the day should I clean my solar panels?", "en", [source(1, "Panel care", text, ["own"])])
     assert answer.splitlines()[1].startswith("1. Panel care: Clean panels early in the morning or in the evening")
     assert Lexicon().focus("when should i water it?").asks_time and not Lexicon().focus("what to do when it leaks").asks_time
+
+
+def test_a_sentence_two_chunks_of_a_unit_share_is_quoted_once() -> None:
+    """Two chunks of one unit overlap by a sentence: a reader got "这类机器按说明书用清洁片和清洁程序。" twice in a line."""
+    first = Source("c1", "u1", "scene", "Cleaning", "No three-way valve means no backflushing, so these machines use "
+                   "cleaning tablets as the manual says.<Cite id=\"manual\"/>", [], ["manual"], "public", "en")
+    second = Source("c2", "u1", "scene", "Cleaning", "These machines use cleaning tablets as the manual says.<Cite id=\"manual\"/>"
+                    " Backflush weekly with a blind basket.<Cite id=\"manual\"/>", [], ["manual"], "public", "en")
+    answer = ask("how often to backflush with cleaning tablets", "en", [first, second])
+    assert answer.count("use cleaning tablets as the manual says") == 1, answer

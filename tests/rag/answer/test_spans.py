@@ -140,3 +140,31 @@ def test_a_bold_label_with_its_full_stop_outside_labels_its_sentence() -> None:
     found = spans("**两种单位**。尺烛光是英美资料常用的照度单位。\n\n**异响和油污。**\n\n碟片沾上油会尖叫。")
     assert [(s.context, s.words) for s in found] == [("两种单位", "尺烛光是英美资料常用的照度单位。"),
                                                       ("异响和油污", "碟片沾上油会尖叫。")]
+
+
+def test_an_extension_or_phone_abbreviation_ends_no_sentence() -> None:
+    """A new team's escalation procedure was quoted "… duty officer on ext." after "4410 when a caller …"."""
+    assert split_sentences("Call the duty officer on ext. 4410 when a caller is locked out. Tel. 555-0100 at night.") == [
+        "Call the duty officer on ext. 4410 when a caller is locked out.", "Tel. 555-0100 at night."]
+
+
+def test_the_same_or_likewise_points_back() -> None:
+    """"The same applies when the home becomes uninhabitable" meant: no break fee; quoted alone it meant nothing."""
+    found = spans("Without a fee a tenant can leave at once. No other compensation can be claimed. "
+                  "The same applies when the home becomes uninhabitable.\n\n在通知期内可以退租。同样适用于房屋无法居住的情况。")
+    by_words = {s.words: s for s in found}
+    assert by_words["The same applies when the home becomes uninhabitable."].leans_on == by_words[
+        "No other compensation can be claimed."].position
+    assert by_words["同样适用于房屋无法居住的情况。"].leans_on == by_words["在通知期内可以退租。"].position
+
+
+def test_an_uncited_item_takes_the_citation_of_the_nearest_cited_item_of_its_list_not_every_id_of_its_unit() -> None:
+    """A reader's heater answer: "加热棒功率：每升约 1 瓦" has no tag of its own; the item above it cites the heater
+    guide, and the answer showed the white-spot paper (the unit's first id) as its source."""
+    found = spans("## 怎么办\n\n1. 每天核对水温 <Cite id=\"heater-guide\"/>。\n2. 加热棒功率：每升约 1 瓦。\n\n"
+                  "白点病常在水温变化时暴发 <Cite id=\"white-spot\"/>。\n\n| 鱼 | 温度 |\n|---|---|\n| 孔雀鱼 | 24 |")
+    by_words = {s.words: s for s in found}
+    assert by_words["加热棒功率：每升约 1 瓦。"].cited == ("heater-guide",)
+    assert all(not s.cited for s in found if s.kind == "row")  # nothing in its table cites: every id, as before
+    unheaded = spans("Prose under no heading with no tag.\n\nAnother paragraph.<Cite id=\"a\"/>")
+    assert unheaded[0].cited == ()  # no list, table or heading to share: every id of its unit, as before

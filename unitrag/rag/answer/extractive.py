@@ -309,6 +309,14 @@ def _numbered(quotes: Sequence[Quote]) -> set[tuple[str, int]]:
     return {key for key, numbers in steps.items() if len(numbers) > 1}
 
 
+def _not_repeated(quotes: list[Quote]) -> list[Quote]:
+    """A unit's quotes but one whose words another of them holds whole: two chunks of a unit overlap by a
+    sentence, and a reader got "这类机器按说明书用清洁片和清洁程序。" twice on one line."""
+    words = [q.span.words.casefold() for q in quotes]
+    return [q for i, q in enumerate(quotes)
+            if not any(j != i and words[i] in other and (words[i] != other or j < i) for j, other in enumerate(words))]
+
+
 def quoted_lines(chosen: Sequence[Quote], lang: str, allowed: set[str] | None) -> list[str]:
     """One line per unit, in the order of its best quote (``in_reading_order``); the unit's title once, a context
     once, a numbered list's steps with their numbers, each span then its tags."""
@@ -317,6 +325,7 @@ def quoted_lines(chosen: Sequence[Quote], lang: str, allowed: set[str] | None) -
         by_source.setdefault(quote.source.unit_id, []).append(quote)
     lines = []
     for quotes in by_source.values():
+        quotes = _not_repeated(quotes)
         source = quotes[0].source
         text_lang = answer_lang(source.lang or lang)
         ordered = in_reading_order(quotes)

@@ -47,17 +47,18 @@ _END_PUNCT = ".!?。！？…"
 _SPACE = re.compile(r"\s+")
 # A sentence ends at 。！？!? (plus closing quotes/brackets), at ；… runs, or at a "." followed by
 # whitespace and not preceded by a common abbreviation or a single letter (e.g., Dr., U.S., "Bacillus thuringiensis
-# subsp. israelensis", "approx. 5 g"). A word in lower case after it still starts a sentence: people type questions
+# subsp. israelensis", "approx. 5 g", "on ext. 4410"). A word in lower case after it still starts a sentence: people type questions
 # so ("my chest hurts right now. what should i do"), and the guard reads them with this.
 _ZH_END = re.compile(r"[。！？!?]+[”’」』）)]*|…{1,2}")
 _EN_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bNo)(?<!\bFig)"
-                     r"(?<!\bsubsp)(?<!\bspp)(?<!\bapprox)(?<!\bcf)(?<!\bet al)(?<!\b[A-Z])\.[”’\")]*(?=\s|$|<)")
+                     r"(?<!\bsubsp)(?<!\bspp)(?<!\bapprox)(?<!\bcf)(?<!\bet al)(?<!\b[A-Z])(?<!\b[Ee]xt)(?<!\b[Tt]el)(?<!\bincl)"
+                     r"\.[”’\")]*(?=\s|$|<)")
 #: A sentence opening with one of these says nothing alone ("That is why good bags have a valve", "因此要放凉"):
 #: it leans on the sentence before it in its paragraph, which is quoted with it.
 _POINTS_BACK = re.compile(
     r"(?:(?:That|This|These|Those|Such|It|They|Therefore|Thus|Hence|Otherwise|Both|Neither)\b|As a result\b|"
-    r"For this reason\b|Because of this\b|In that case\b|If so\b|If not\b|Even so\b"
-    r"|这|那(?![里儿])|因此|所以|因而|于是|否则|它|其中|此时|这时)")
+    r"For this reason\b|Because of this\b|In that case\b|If so\b|If not\b|Even so\b|The same\b|Likewise\b|Similarly\b"
+    r"|这|那(?![里儿])|因此|所以|因而|于是|否则|它|其中|此时|这时|同样|同理)")
 _CJK_GAP = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])")
 
 
@@ -70,7 +71,8 @@ class Span:
     kind: SpanKind
     position: int
     words: str = ""  # the text without tags: what is shown and measured
-    cited: tuple[str, ...] = ()  # the ids its tags cite, else those that close its paragraph (``_Reader.flush``)
+    cited: tuple[str, ...] = ()  # the ids its tags cite, else those that close its paragraph (``_Reader.flush``), else
+    # those of the nearest cited span of its list, table or heading (``_cited_by_neighbours``)
     list_no: int = 0  # an item's list (1, 2, … in the text's order; 0: not an item)
     ordinal: int = 0  # an item's number in a numbered list, as the list renders it (0: not numbered)
     leans_on: int = -1  # the position of the sentence before it, when it points back to it ("That is why …")
@@ -311,7 +313,28 @@ class _Reader:
                 self.block.append(line.strip())
             i += 1
         self.flush()
-        return self.spans
+        return _cited_by_neighbours(self.spans)
+
+
+def _cited_by_neighbours(found: list[Span]) -> list[Span]:
+    """A span its paragraph leaves uncited takes the tags of the nearest cited span of its own list, table or
+    heading (the one before it first): an item "加热棒功率：每升约 1 瓦" under a heading whose first item cites the
+    heater guide was cited with every id of its unit, and the answer showed the white-spot paper as its source."""
+    def group(span: Span) -> tuple[object, ...] | None:
+        if span.kind == "item":
+            return ("item", span.list_no)
+        return (span.kind, span.context) if span.context else None
+
+    out = list(found)
+    for i, span in enumerate(found):
+        key = group(span)
+        if span.cited or key is None:
+            continue
+        near = sorted((j for j, other in enumerate(found) if other.cited and group(other) == key),
+                      key=lambda j: (abs(j - i), j > i))
+        if near:
+            out[i] = replace(span, cited=found[near[0]].cited)
+    return out
 
 
 def spans(text: str, title: str = "") -> list[Span]:
