@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -14,6 +14,9 @@ from ..rag.arguments import DuplicateKey, choice, json_once, question_text, resu
 from ..rag.types import LANGS, UserContext
 from .output import err, out, print_answer, print_json
 from .options import ConfigOpt, JsonOpt, restricted_option
+
+if TYPE_CHECKING:
+    from ..rag.knowledge_base import KnowledgeBase
 
 KbOpt = Annotated[Optional[str], typer.Option("--kb", help="Artifact path, or a postgresql:// URL published to [config: artifact].")]
 
@@ -44,7 +47,7 @@ def search(
     """Ranked sources for a question, with every stage's score (no guard, no LLM)."""
     k = None if k is None else result_count(k, "--k")
     knowledge_base = _open(question, kb, config, sparse=sparse)
-    user = holding(UserContext(), knowledge_base.restricted_role, restricted)
+    user = holding(UserContext(), knowledge_base, restricted)
     result = knowledge_base.search(question, k=k, user=user)
     if json:
         print_json(result.to_dict())
@@ -76,7 +79,7 @@ def ask(
         knowledge_base.check_user(user)  # the ids it names: only the knowledge base knows them
     except ValueError as exc:
         raise UserError(f"{_named(user_context)}: {exc}") from None
-    user = holding(user, knowledge_base.restricted_role, restricted)
+    user = holding(user, knowledge_base, restricted)
     answer = knowledge_base.ask(question, user=user, lang=lang)
     if json:
         print_json(answer.to_dict())  # sources: every unit retrieved; cited_units: those the answer cites
@@ -84,10 +87,10 @@ def ask(
     print_answer(answer)
 
 
-def holding(user: UserContext, role: str, restricted: bool) -> UserContext:
-    """``user`` with ``role`` added when ``--restricted`` asks for it: the flag adds the knowledge base's own role
-    to what a ``--user-context`` file says (its ids and roles kept), so the two combine instead of one winning."""
-    return replace(user, roles=(*user.roles, role)) if restricted else user
+def holding(user: UserContext, knowledge_base: KnowledgeBase, restricted: bool) -> UserContext:
+    """``user`` with the knowledge base's restricted role added when ``--restricted`` asks for it: the flag adds it to
+    what a ``--user-context`` file says (its ids and roles kept), so the two combine instead of one winning."""
+    return replace(user, roles=(*user.roles, knowledge_base.restricted_role)) if restricted else user
 
 
 def _named(path: Path | None) -> str:
