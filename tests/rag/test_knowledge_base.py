@@ -124,6 +124,16 @@ def test_a_knowledge_base_that_declares_one_language_answers_in_it_by_default(en
     assert kb.ask("how much salt a day?").lang == "en"  # both declared: the question's
 
 
+def test_not_found_in_a_one_language_knowledge_base_is_said_whole_in_the_askers_language(encoder, kb):
+    """A Chinese-only tea shop answered "is matcha good for you" with 抱歉…没有找到 and an English line beside it."""
+    one = KnowledgeBase(kb.store, encoder, Config(llm="none", languages=("zh",)))
+    english = one.ask("which programming language should I learn for data science?")
+    assert english.not_found and english.lang == "en", english.answer
+    assert not any("\u4e00" <= ch <= "\u9fff" for ch in english.answer.replace(one.identity.name, "")), english.answer
+    assert "Chinese only" in english.answer
+    assert one.ask("which programming language should I learn for data science?", lang="zh").lang == "zh"  # asked for
+
+
 def test_a_closed_knowledge_base_refuses_every_question(encoder):
     from unitrag.rag.store.prompt_texts import KnowledgeBaseClosed
 

@@ -359,6 +359,8 @@ class KnowledgeBase:
         timings.update(result.timings_ms)
         if not result.sources or not self.retriever.answerable(result.sources):
             timings["total"] = (time.perf_counter() - started) * 1000
+            if lang is None and result.lang not in self.languages:  # "is matcha good for you" to a Chinese-only shop: the
+                answer_lang = result.lang  # whole reply in English, the hint to ask in Chinese with it, not 抱歉… beside it
             refusal = not_found_text(self.store.prompts, answer_lang, max_chars=self.config.max_prompt_chars,
                                      identity=self.identity)  # never an exception: the built-in text at worst
             text = not_found_answer(refusal, answer_lang, result.sources, asked_in=result.lang, written_in=self.languages)
