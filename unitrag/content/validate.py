@@ -18,6 +18,7 @@ from .body_script import lang_contradiction, unit_scripts
 from .defined_ids import DefinedIds
 from .errors import nearest
 from .full_width import to_ascii
+from .body_markup import markup_notes
 from .instructions import instruction_notes
 from .second_frontmatter import second_frontmatter_note
 from .text.citation_tags import find_tags
@@ -100,6 +101,7 @@ def validate_content(
                                         f"{did_you_mean(cid, citation_ids)}"))
         problems.extend(lu.body_problems)  # found per file by the loader (and cached with it)
         content.notes.extend(instruction_notes(lu.path, lu.body, lu.body_line))
+        content.notes.extend(markup_notes(lu.path, lu.body, lu.body_line))
         content.notes.extend(curly_quoted_notes(lu))
         second = second_frontmatter_note(lu.path, lu.body, lu.body_line)
         if second is not None:
