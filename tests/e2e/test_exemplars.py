@@ -54,16 +54,21 @@ def test_a_clinicians_exemplars_do_not_make_a_public_question_look_answered(kb: 
     assert clinician > public
 
 
-def test_a_dev_question_is_measured_without_its_own_file(kb: KnowledgeBase, built_sample):
+def test_a_dev_question_is_no_exemplar_of_itself_asked_or_measured(kb: KnowledgeBase, built_sample):
+    """Measured, a dev question's file is left out of the exemplars; asked word for word, the question itself is (two
+    new teams found ``eval`` scoring one answer and ``ask`` giving another: the question was its own neighbour)."""
     ws, _ = built_sample
     problems: list = []
     questions = [q for q in load_questions([ws.root / "content" / "eval" / "questions.yaml"], problems)
                  if q.question.user is None and q.question.guard is None and q.question.answerable][:3]
     assert problems == [] and questions
     samples, _ = measure(kb, questions)
+    assert len(samples) == len(questions)
     for sample in samples:
-        with_itself = kb.search(sample.question).sources[0].scores["exemplar"]
-        assert with_itself > sample.values["exemplar"] + 0.02, sample.id  # its own text would be a cosine of 1
+        asked = kb.search(sample.question).sources[0].scores["exemplar"]
+        with kb.retriever.exemplars_without([sample.question]):
+            without_itself = kb.search(sample.question).sources[0].scores["exemplar"]
+        assert asked == pytest.approx(without_itself, abs=1e-6), sample.id  # its own text was a cosine of 1
 
 
 def test_an_authors_own_question_is_answered_from_its_unit_first(kb: KnowledgeBase, built_sample):
