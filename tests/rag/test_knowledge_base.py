@@ -52,6 +52,14 @@ def test_a_plain_question_still_works(kb):
     assert kb.ask("How much salt a day?").sources
 
 
+@pytest.mark.parametrize("question", ["x", "qq", "zz?", "a1"])
+def test_a_short_question_of_no_word_the_knowledge_base_knows_is_not_found_whatever_the_gate(kb, question):
+    """A team's calibrated gate (a cosine threshold) answered "x" from its repair units: a short text's cosine to
+    every chunk is high with e5. This knowledge base has no gate at all, and still says "not found"."""
+    assert kb.ask(question).not_found
+    assert not kb.ask("salt").not_found  # a word it knows: answered, however short
+
+
 # -- question length (item 6) ----------------------------------------------------------------
 
 

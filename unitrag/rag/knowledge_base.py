@@ -77,6 +77,10 @@ class _Retrieved:
         return {cid for s in self.result.sources for cid in s.citation_ids}
 
 
+#: A question this short (letters and digits) is "not found" unless the knowledge base knows one of its words.
+UNKNOWN_SHORT = 4
+
+
 class KnowledgeBase:
     """Load once at start-up (vectors into memory); thread-safe afterwards."""
 
@@ -357,7 +361,7 @@ class KnowledgeBase:
                           None, [], [], None, timings_ms=timings, caution=caution)
         result = self.search(question, user=user)
         timings.update(result.timings_ms)
-        if not result.sources or not self.retriever.answerable(result.sources):
+        if not result.sources or not self.retriever.answerable(result.sources) or self._says_nothing_known(question, user):
             timings["total"] = (time.perf_counter() - started) * 1000
             if lang is None and result.lang not in self.languages:  # "is matcha good for you" to a Chinese-only shop: the
                 answer_lang = result.lang  # whole reply in English, the hint to ask in Chinese with it, not 抱歉… beside it
@@ -370,6 +374,15 @@ class KnowledgeBase:
                           gate=gate.reading(result.sources) if gate is not None and result.sources else None)
         read = result.corrected or question
         return _Retrieved(question, answer_lang, result, timings, started, self.retriever.focus(read, user), caution)
+
+    def _says_nothing_known(self, question: str, user: UserContext) -> bool:
+        """A question of at most ``UNKNOWN_SHORT`` letters or digits none of which the knowledge base knows (no term of
+        its text, no topic): "x", "qq". Its cosine to every chunk is what a short text's is anywhere, high with e5, and a
+        team's calibrated gate (a cosine threshold) answered "x" from its repair units."""
+        if sum(ch.isalnum() for ch in question) > UNKNOWN_SHORT:
+            return False
+        focus, _ = self.retriever.focus(question, user)
+        return not focus.terms and not focus.topics
 
     def _answer_lang(self, question: str) -> str:
         """The language to answer in when the caller names none: the knowledge base's own when it declares one only
