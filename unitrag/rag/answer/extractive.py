@@ -17,11 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ...content.text.citation_tags import canonical_tag, strip_tags
 from ...content.text.tokenize import tokenize
 from .focus import Lexicon, QuestionFocus, plain_lexicon
-from .spans import Span, plain_title, split_sentences  # noqa: F401 - split_sentences: part of this module's API
+from .spans import Span, plain_title, spans, split_sentences  # noqa: F401 - split_sentences: part of this module's API
 from ..types import Source
 
 LEAD = {"zh": "根据知识库资料：", "en": "From the knowledge base:"}
@@ -229,11 +230,22 @@ def _repeats(terms: set[str], other: set[str]) -> bool:
 
 
 def _cite_ids(source: Source, inline: list[str], allowed: set[str] | None) -> list[str]:
-    """The ids the span cites, else all the source's citation ids; only the source's own, and only allowed ones."""
+    """The ids the span cites (its own, its paragraph's, its list's or table's: ``spans``); only the source's own, and
+    only allowed ones. A span citing none is cited with all the source's ids only when its text cites nowhere inline
+    (the author cited the unit as a whole); where it does elsewhere, the span's paragraph was left uncited and gets
+    none: an IT help desk's answer credited NIST with a sentence of a paragraph that cites nothing."""
     own = [cid for cid in dict.fromkeys(source.citation_ids or ()) if isinstance(cid, str) and _ID_OK.match(cid)]
     if allowed is not None:
         own = [cid for cid in own if cid in allowed]
-    return [cid for cid in inline if cid in own] or own
+    if inline:
+        return [cid for cid in inline if cid in own] or own
+    return [] if _cites_inline(source.text) else own
+
+
+@lru_cache(maxsize=1024)
+def _cites_inline(text: str) -> bool:
+    """Whether some span of ``text`` cites (a well-formed tag the answer can keep)."""
+    return any(span.cited for span in spans(text))
 
 
 def _shown(span: Span, lang: str, context_shown: bool = False, title: str = "", number: int = 0) -> str:

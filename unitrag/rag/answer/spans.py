@@ -72,7 +72,7 @@ class Span:
     position: int
     words: str = ""  # the text without tags: what is shown and measured
     cited: tuple[str, ...] = ()  # the ids its tags cite, else those that close its paragraph (``_Reader.flush``), else
-    # those of the nearest cited span of its list, table or heading (``_cited_by_neighbours``)
+    # those of the nearest cited item of its list or row of its table (``_cited_by_neighbours``)
     list_no: int = 0  # an item's list (1, 2, … in the text's order; 0: not an item)
     ordinal: int = 0  # an item's number in a numbered list, as the list renders it (0: not numbered)
     leans_on: int = -1  # the position of the sentence before it, when it points back to it ("That is why …")
@@ -317,13 +317,14 @@ class _Reader:
 
 
 def _cited_by_neighbours(found: list[Span]) -> list[Span]:
-    """A span its paragraph leaves uncited takes the tags of the nearest cited span of its own list, table or
-    heading (the one before it first): an item "加热棒功率：每升约 1 瓦" under a heading whose first item cites the
-    heater guide was cited with every id of its unit, and the answer showed the white-spot paper as its source."""
+    """An item or a row its own text leaves uncited takes the tags of the nearest cited item of its list, or row of its
+    table (the one before it first): a list or a table is often cited once. An item "加热棒功率：每升约 1 瓦" whose list's
+    first item cites the heater guide was cited with every id of its unit, and the answer showed the white-spot paper
+    as its source. A sentence borrows from no other paragraph (``extractive._cite_ids``)."""
     def group(span: Span) -> tuple[object, ...] | None:
         if span.kind == "item":
             return ("item", span.list_no)
-        return (span.kind, span.context) if span.context else None
+        return ("row", span.context) if span.kind == "row" else None
 
     out = list(found)
     for i, span in enumerate(found):
