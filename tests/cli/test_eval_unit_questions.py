@@ -60,3 +60,22 @@ def test_unit_questions_refuse_options_of_the_other_evaluations(tmp_path: Path):
     result = _unitrag(tmp_path, "eval", "--unit-questions", "--min-ndcg", "0.5", "--variants", "full")
     assert result.returncode == 1
     assert "--variants, --min-ndcg do not apply" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_unit_question_the_guard_should_stop_passes_when_it_is_stopped_and_fails_when_not(tmp_path: Path):
+    """An IT help desk's scene on what to do after clicking a phishing link had that question as its own: the red flag
+    stops it, so its content test could only fail and the pull-request check stayed red. `guard: red_flag` says so."""
+    kb = tmp_path / "kb"
+    init_knowledge_base(kb)
+    _edit(kb / SCENE, '  - "Should I split a long page into several units?"\n',
+          '  - "Should I split a long page into several units?"\n'
+          '  - q: "I just pushed our production password to the public repo"\n    guard: red_flag\n'
+          '  - q: "Should a unit have a title?"\n    guard: red_flag\n')
+    assert _unitrag(kb, "build").returncode == 0
+    run = _unitrag(kb, "eval", "--unit-questions", "--min-answer-facts", "1", "--json")
+    report = json.loads(run.stdout)
+    by_question = {q["question"]: q for q in report["questions"]}
+    assert by_question["I just pushed our production password to the public repo"]["found"]  # stopped as expected
+    assert report["failures"] == [f"{SCENE}:16: question 'Should a unit have a title?' — the guard should stop it as "
+                                  "red_flag; it was answered: give the rule an example in these words, or a pattern"]
+    assert run.returncode == 1 and report["modes"]["extractive"]["passed"] == 2

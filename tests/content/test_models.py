@@ -354,6 +354,16 @@ def test_a_bad_question_list_is_an_error_naming_the_field(questions):
     assert all(error["loc"][1] == "questions" for error in info.value.errors())
 
 
+def test_a_question_the_guard_should_stop_is_no_exemplar_and_has_no_facts():
+    unit = UNIT_ADAPTER.validate_python({**STORY, "questions": [
+        "What should I eat for iron?", {"q": "I swallowed my whole bottle of iron pills", "guard": "red_flag"}]})
+    assert unit.questions[1].guard == "red_flag"
+    assert unit.question_texts == ["What should I eat for iron?"]  # not taught to the gate as a question it answers
+    for wrong in ({"q": "x?", "guard": "red_flag", "facts": ["2 mg"]}, {"q": "x?", "guard": "caution"}):
+        with pytest.raises(ValidationError):
+            UNIT_ADAPTER.validate_python({**STORY, "questions": [wrong]})
+
+
 def test_a_rules_exemption_for_the_restricted_role_is_a_boolean_off_by_default():
     data = {"id": "g", "type": "red_flag", "patterns": {"en": ["x"]}, "response": {"en": "a", "zh": "b"}}
     assert GuardRule.model_validate(data).exempt_restricted_role is False

@@ -70,6 +70,18 @@ class UnitQuestion(_Strict):
         description="The facts an answer drawn from this unit states, each a list of accepted spellings (any one is "
                     "enough) or a bare string; matched like a labelled question's answer_facts. `unitrag eval "
                     "--unit-questions` fails when the unit is not among the first 5 sources or a fact is not stated.")
+    guard: Literal["red_flag", "out_of_scope"] | None = Field(
+        default=None,
+        description="The guard stops this question before any unit is read (a unit about what to do in an emergency "
+                    "its red flag stops: \"I clicked a phishing link and typed my password\"): its content test passes "
+                    "when the guard stops it so, and it teaches the answerability gate nothing. No facts with it.")
+
+    @model_validator(mode="after")
+    def _guard_or_facts(self) -> "UnitQuestion":
+        if self.guard is not None and self.facts:
+            raise ValueError("a question the guard stops is answered with the rule's response, not this unit: give it "
+                             "facts or guard, not both")
+        return self
 
 
 def _plain_question(entry: object) -> object:
@@ -114,8 +126,9 @@ class UnitBase(_Strict):
 
     @property
     def question_texts(self) -> list[str]:
-        """The questions' text, facts or not: what is embedded as answerability exemplars."""
-        return [q.q for q in self.questions]
+        """The questions' text, facts or not, but those the guard stops (``UnitQuestion.guard``): what is embedded as
+        answerability exemplars and sets where the guard may not stop."""
+        return [q.q for q in self.questions if q.guard is None]
 
 
 class Story(UnitBase):

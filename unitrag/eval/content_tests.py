@@ -6,7 +6,9 @@ restricted unit's holding the restricted role), and passes in an answer mode whe
 the first ``TOP`` sources and that mode's answer states every fact (``eval.answer_facts``, the matcher
 of labelled questions' ``answer_facts``; the modes are ``eval.fact_report``'s). Written next to the
 text it tests, it fails the pull request whose edit stops a unit answering its own question: a number
-deleted or changed, a sentence split from its subject, a new unit that buries it.
+deleted or changed, a sentence split from its subject, a new unit that buries it. A question the guard should stop
+(``{q: ..., guard: red_flag}``: a unit about what to do in the emergency its red flag stops) passes when the guard
+stops it so; without the label it could only fail, and an IT help desk's pull-request check stayed red.
 
 The unit questions stay among the answerability exemplars while they are asked: a content test asks
 what a reader asking exactly that question gets. How the gate does on questions it has not seen is
@@ -125,11 +127,13 @@ def content_tests(content: ContentSet, role: str = DEFAULT_ROLE) -> list[Content
     for lu in sorted(content.units, key=lambda u: (u.path, u.id)):
         restricted = access.get(lu.id, ("", "public"))[1] != "public"
         for i, asked in enumerate(lu.unit.questions):
-            if not asked.facts:
+            if not asked.facts and asked.guard is None:
                 continue
+            labels: dict[str, Any] = ({"guard": asked.guard} if asked.guard is not None
+                                      else {"expected_units": [lu.id], "answer_facts": asked.facts})
             question = LabelledQuestion(
-                id=f"{lu.id}-q{i + 1}", question=asked.q, lang=detect_lang(asked.q), expected_units=[lu.id],
-                answer_facts=asked.facts, user=QuestionUser(roles=[role]) if restricted else None)
+                id=f"{lu.id}-q{i + 1}", question=asked.q, lang=detect_lang(asked.q), **labels,
+                user=QuestionUser(roles=[role]) if restricted else None)
             tests.append(ContentTest(lu.path, lu.line_of("questions", i), lu.id, question))
     return tests
 
@@ -144,9 +148,13 @@ def run_content_tests(kb: Any, tests: Sequence[ContentTest], progress: EvalProgr
         q, user = test.question, user_context(test.question)
         answer = kb.ask(q.question, user=user)
         top = first_units(answer.sources, TOP)
+        stopped = answer.guard.type if answer.guard is not None else None
+        # a question the guard should stop passes when it is stopped so ("found": what it tests was found)
+        found = stopped == q.guard if q.guard is not None else test.unit_id in top
         report.rows.append({
             "id": q.id, "unit": test.unit_id, "path": test.path, "line": test.line, "question": q.question,
-            "roles": list(user.roles), "built": test.unit_id in built, "found": test.unit_id in top, "top": top,
+            "roles": list(user.roles), "built": test.unit_id in built, "found": found, "top": top,
+            "expected_guard": q.guard, "guard_type": stopped,
             "guard": answer.guard.rule if answer.guard is not None else None, "not_found": answer.not_found,
             "answer_facts": fact_row(q, answer_texts(answer, llm_configured, _focus(kb, q.question, llm_configured))),
         })
@@ -177,6 +185,12 @@ def _reasons(row: dict[str, Any], answers: bool = True) -> list[str]:
     reasons = []
     if not row["built"]:
         reasons.append(f"unit {row['unit']} is not in the knowledge base (run `unitrag build`)")
+    if row.get("expected_guard") is not None:
+        if not row["found"]:
+            got = f"stopped as {row['guard_type']} (rule {row['guard']})" if row["guard"] else "answered"
+            reasons.append(f"the guard should stop it as {row['expected_guard']}; it was {got}: give the rule an example "
+                           "in these words, or a pattern")
+        return reasons
     if row["guard"] is not None:
         reasons.append(f"stopped by the guard (rule {row['guard']})")
     elif row["not_found"]:
