@@ -194,6 +194,17 @@ def test_undeclared_cite_reported_once_per_id(tree):
     assert "content/citations/*.yaml" in content.problems[0].message
 
 
+def test_an_undeclared_cite_that_is_a_slip_of_a_declared_id_names_it(tree):
+    """An IT help desk was told to add its typo "acme-it-handbok" to citationIds and the registry."""
+    tree.write(
+        "documents/doc-one.md",
+        "---\nkind: document\nid: doc-one\ntitle: T\nlang: en\ntopics: [folate]\nsource: s\ncitationIds: [cit-a]\n---\n"
+        'One <Cite id="cit-aa"/>.\n',
+    )
+    [problem] = [p for p in validate_content(tree.root).problems if p.field == "body"]
+    assert problem.message == '<Cite id="cit-aa"/> is not declared in citationIds: did you mean \'cit-a\', which citationIds declares?'
+
+
 @pytest.mark.parametrize(
     "tag",
     [

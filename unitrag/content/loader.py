@@ -8,6 +8,7 @@ file gives on its own (its unit, its problems, its body's) is kept by the unit c
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 import re
@@ -350,8 +351,10 @@ def _body_problems(lu: LoadedUnit) -> list[Problem]:
             found.append(Problem(lu.path, line, "body", f"malformed citation tag {tag.written!r}: write <Cite id=\"...\"/>"))
         elif tag.id not in declared and tag.id not in reported:
             reported.add(tag.id)
-            found.append(Problem(lu.path, line, "body", f"<Cite id=\"{tag.id}\"/> is not declared in citationIds: add {tag.id!r} there "
-                                 "(and to content/citations/*.yaml, if it is a new source)"))
+            near = difflib.get_close_matches(tag.id, sorted(declared), n=1, cutoff=0.8)  # a slip: "acme-it-handbok"
+            fix = (f"did you mean {near[0]!r}, which citationIds declares?" if near else
+                   f"add {tag.id!r} there (and to content/citations/*.yaml, if it is a new source)")
+            found.append(Problem(lu.path, line, "body", f"<Cite id=\"{tag.id}\"/> is not declared in citationIds: {fix}"))
     return found
 
 
