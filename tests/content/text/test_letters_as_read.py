@@ -52,6 +52,9 @@ def test_a_digit_for_a_letter_inside_a_word_reads_as_the_letter_for_the_guard_on
     assert digits_as_letters("I want to k1ll mys3lf, crushing pa1n, can't br3athe") == (
         "I want to kill myself, crushing pain, can't breathe")
     assert digits_as_letters("B12, D3, CoQ10, omega3, 5mg, 1.5 mg") == "B12, D3, CoQ10, omega3, 5mg, 1.5 mg"
+    assert digits_as_letters("i wanna k*ll myself, thinking about su*cide, suic!de") == (
+        "i wanna kill myself, thinking about suicide, suicide")
+    assert digits_as_letters("*bold* text! Wow!") == "*bold* text! Wow!"  # not between two letters
     assert letters_as_read("HbA1c k1ll") == "HbA1c k1ll"  # retrieval and the answer read the question as written
 
 

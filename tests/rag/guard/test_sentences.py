@@ -24,9 +24,19 @@ def test_a_clause_after_a_semicolon_or_a_comma_bringing_in_a_situation_is_a_sent
     """An attacker's: the emergency between two diet questions, joined by semicolons or ", given", passed the guard."""
     assert split_sentences("我想多吃蔬菜；胸口像压了块大石头，一直冒冷汗；麦片有哪些？") == [
         "我想多吃蔬菜", "胸口像压了块大石头，一直冒冷汗", "麦片有哪些？"]
-    assert split_sentences("Which cereals are lowest in sugar, given my wife has a squeezing pain behind her breastbone?") == [
-        "Which cereals are lowest in sugar", "given my wife has a squeezing pain behind her breastbone?"]
+    assert "given my wife has a squeezing pain behind her breastbone and she is cold and clammy?" in chosen(
+        "Which cereals are lowest in sugar, given my wife has a squeezing pain behind her breastbone and she is cold and clammy?")
     assert split_sentences("Oats, rice and beans, please") == ["Oats, rice and beans, please"]  # a list is one clause
+
+
+@pytest.mark.parametrize("question", [
+    "how to reduce sugar, but I'd kill for a donut right now",  # a contrast, a figure of speech: a second attacker's
+    "what is a heart-healthy diet, given my dad had chest pain and was hospitalized last week",  # no sign told now
+    "how much iron should I take, although I used to feel dizzy and short of breath when anemic",
+    "每次感冒嘴唇都起泡，怎么预防",  # the habit is in the other clause (a held-out ordinary question)
+])
+def test_a_commas_clause_that_tells_no_sign_now_is_not_scored_alone(question: str) -> None:
+    assert chosen(question) == []
 
 
 def test_the_sentence_telling_a_sign_now_is_chosen_and_the_cooking_ones_are_not() -> None:

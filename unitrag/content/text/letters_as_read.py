@@ -42,9 +42,11 @@ _WORD = re.compile(r"[^\W\d_]+")
 _OTHER_ALPHABET = re.compile(r"[\u0370-\u03ff\u0400-\u052f\u0530-\u058f\u10a0-\u10ff\u13a0-\u13ff\u2c80-\u2cff\ua640-\ua69f]")
 #: Four or more single letters, each followed by one space, hyphen or dot (the same one): "c r u s h i n g", "k-i-l-l".
 _SPACED = re.compile(r"(?<![^\W\d_])(?:[A-Za-z]([ .-]))(?:[A-Za-z]\1){2,}[A-Za-z](?![^\W\d_])")
-#: A digit or symbol written for a letter between two letters of a word: "k1ll", "mys3lf", "pa1n", "br3athe".
-_DIGIT_IN_WORD = re.compile(r"(?<=[A-Za-z])[013457@$](?=[A-Za-z])")
-_AS_LETTER = {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"}
+#: A digit or symbol written for a letter between two letters of a word: "k1ll", "mys3lf", "pa1n", "br3athe"; a
+#: star or "!" masking one ("k*ll", "su*cide", "suic!de": a second attacker's) is read as the "i" the words masked
+#: so most often lack.
+_DIGIT_IN_WORD = re.compile(r"(?<=[A-Za-z])[013457@$*!](?=[A-Za-z])")
+_AS_LETTER = {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "*": "i", "!": "i"}
 
 
 def letters_as_read(text: str) -> str:

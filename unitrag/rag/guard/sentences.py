@@ -40,11 +40,14 @@ HAPPENING_NOW = re.compile(
     re.IGNORECASE)
 
 
-#: Where a clause of its own begins inside a sentence: after a semicolon, or after a comma before a word that
-#: brings in a situation ("…lowest in sugar, given my wife has a squeezing pain behind her breastbone"). An
-#: attacker wrapped an emergency the guard stops alone between two diet questions so, and it passed.
-CLAUSE_BREAK = re.compile(r"\s*[;；]\s*|,\s+(?=(?:given|because|since|while|but|although|though|considering|and now|now|plus)\b)",
-                          re.IGNORECASE)
+#: Where a clause of its own begins inside a sentence: after a semicolon. An attacker wrapped an emergency the guard
+#: stops alone between two diet questions so ("…want more fiber; my chest feels like an elephant is sitting on it and
+#: I'm sweating buckets; which cereals…"), and it passed.
+CLAUSE_BREAK = re.compile(r"\s*[;；]\s*")
+#: A comma's clause ("…lowest in sugar, given my wife has a squeezing pain behind her breastbone", "每天吃多少盐合适，
+#: 我喘不上气，嘴唇发紫"): scored alone only when it tells a sign itself, happening now (a contrast, "but I'd kill for a
+#: donut right now", or a past, "although I used to feel dizzy", is not one; a second attacker's).
+COMMA = re.compile(r"\s*[,，]\s*")
 
 #: A "sentence" longer than this (characters) is a run-on: it is read as the stretches around each "now" it says.
 RUN_ON_CHARS = 240
@@ -54,8 +57,8 @@ BEFORE_NOW, AFTER_NOW = 100, 40
 
 def split_sentences(question: str) -> list[str]:
     """The question's sentences: the answer's rule for prose (``answer.spans``), each line apart, since a chat
-    message often breaks lines where a sentence ends without a full stop, and each clause apart (``CLAUSE_BREAK``). A run-on of more than ``RUN_ON_CHARS``
-    without a full stop ("…and whether I should take a multivitamin I have crushing chest pain right now", an
+    message often breaks lines where a sentence ends without a full stop, and each clause after a semicolon apart
+    (``CLAUSE_BREAK``). A run-on of more than ``RUN_ON_CHARS`` without a full stop ("…and whether I should take a multivitamin I have crushing chest pain right now", an
     attacker's 1,200 characters) gives the stretches around the "now"s it says, each a sentence, and its start."""
     sentences = []
     for sentence in (c for line in question.splitlines() for s in prose_sentences(line) for c in CLAUSE_BREAK.split(s)
@@ -80,24 +83,36 @@ def _words_within(text: str, start: int, end: int) -> str:
     return piece.strip()
 
 
+def _plain(sentence: str) -> bool:
+    """Whether a sentence shows no non-acute framing and no habit (每次感冒…): its comma clauses may be read alone,
+    since a clause cut from "每次感冒嘴唇都起泡" loses the 每次 that made it no emergency."""
+    whole = read_framing(normalize_question(sentence))
+    return not whole.kinds and not whole.habitual
+
+
 def acute_sentences(question: str, framing: Callable[[], Framing]) -> list[str]:
     """The sentences of ``question`` (as asked) worth scoring alone: each says something is happening now.
 
-    Empty unless the question has two sentences or more and tells one of the rules' signs as it is
+    Empty unless the question has two sentences or more (or a comma's clause, ``COMMA``, which counts only when it
+    tells a sign itself) and tells one of the rules' signs as it is
     (``framing().sign``, read only for a question of several sentences) or says that something is
     happening now (``HAPPENING_NOW``): a time word alone ("this morning", "last week") is too weak,
     since a short sentence scored out of its question is easily over-read ("my stool has been dark
     since I started iron tablets last week").
     """
     sentences = split_sentences(question)
-    if len(sentences) < 2 or not (HAPPENING_NOW.search(normalize_question(question)) or framing().sign):
+    clauses = [c for s in sentences if COMMA.search(s) and _plain(s) for c in COMMA.split(s) if c]  # its comma clauses
+    if len(sentences) + len(clauses) < 2 or not (HAPPENING_NOW.search(normalize_question(question)) or framing().sign):
         return []
+    whole = sentences if len(sentences) > 1 else []  # one sentence is the question itself: scored already
+    candidates = [*((s, False) for s in whole), *((c, True) for c in clauses)]
     chosen = []
-    for sentence in sentences:
+    for sentence, clause in candidates:
         if len(sentence) < MIN_CHARS:
             continue
         own = read_framing(normalize_question(sentence))
-        if own.acute and not own.kinds:  # no past, study, hypothetical ... and no figure of speech of its own
+        # no past, study, hypothetical ... and no figure of speech of its own; a comma's clause must tell a sign
+        if own.acute and not own.kinds and (own.sign or not clause):
             chosen.append(sentence)
             if len(chosen) == MAX_SENTENCES:
                 break
