@@ -140,6 +140,8 @@ def test_not_found_in_a_one_language_knowledge_base_is_said_whole_in_the_askers_
     assert not any("\u4e00" <= ch <= "\u9fff" for ch in english.answer.replace(one.identity.name, "")), english.answer
     assert "Chinese only" in english.answer
     assert one.ask("which programming language should I learn for data science?", lang="zh").lang == "zh"  # asked for
+    hello = one.ask("hello there!")  # small talk too: an English-only help desk greeted "你好" in English
+    assert hello.lang == "en" and hello.answer.startswith("Hello!"), hello.answer
 
 
 def test_a_closed_knowledge_base_refuses_every_question(encoder):

@@ -355,7 +355,9 @@ class KnowledgeBase:
         caution = outcome  # None, or a caution: answered as any question, with its note
         talk = small_talk(question)
         if talk is not None:  # "hi", "谢谢", "who are you": a reply naming the knowledge base, not "not found"
+            answer_lang = self._reply_lang(question, lang, answer_lang)
             examples = [e["text"] for e in self.example_questions(user.roles) if e["lang"] == prompt_lang(answer_lang)]
+            examples = examples or [e["text"] for e in self.example_questions(user.roles)]  # the only ones it has
             timings["total"] = (time.perf_counter() - started) * 1000
             return Answer(question, answer_lang, small_talk_reply(talk, answer_lang, self.identity, examples), True,
                           None, [], [], None, timings_ms=timings, caution=caution)
@@ -363,8 +365,7 @@ class KnowledgeBase:
         timings.update(result.timings_ms)
         if not result.sources or not self.retriever.answerable(result.sources) or self._says_nothing_known(question, user):
             timings["total"] = (time.perf_counter() - started) * 1000
-            if lang is None and result.lang not in self.languages:  # "is matcha good for you" to a Chinese-only shop: the
-                answer_lang = result.lang  # whole reply in English, the hint to ask in Chinese with it, not 抱歉… beside it
+            answer_lang = self._reply_lang(question, lang, answer_lang)
             refusal = not_found_text(self.store.prompts, answer_lang, max_chars=self.config.max_prompt_chars,
                                      identity=self.identity)  # never an exception: the built-in text at worst
             text = not_found_answer(refusal, answer_lang, result.sources, asked_in=result.lang, written_in=self.languages)
@@ -374,6 +375,15 @@ class KnowledgeBase:
                           gate=gate.reading(result.sources) if gate is not None and result.sources else None)
         read = result.corrected or question
         return _Retrieved(question, answer_lang, result, timings, started, self.retriever.focus(read, user), caution)
+
+    def _reply_lang(self, question: str, lang: str | None, answer_lang: str) -> str:
+        """The language of a fixed reply (small talk, "not found"): the asker's when the caller named none and the
+        knowledge base is written in another only. "is matcha good for you" to a Chinese-only shop got 抱歉… beside an
+        English hint, and "你好" to an English-only help desk an English greeting; a quote stays in the units' language."""
+        from ..content.text.lang import detect_lang
+
+        asked = detect_lang(question)
+        return asked if lang is None and asked not in self.languages else answer_lang
 
     def _says_nothing_known(self, question: str, user: UserContext) -> bool:
         """A question of at most ``UNKNOWN_SHORT`` letters or digits none of which the knowledge base knows (no term of
