@@ -355,3 +355,21 @@ def test_the_content_script_is_read_from_the_public_titles(encoder) -> None:
     module.TERMS.update({"zh-a": "盐 血压", "zh-b": "钠 检查"})
     kb = KnowledgeBase(module.make_store(rows=rows), encoder, Config(llm="none"))
     assert kb.in_content_script("檢查血壓") == "检查血压"  # read as the public (simplified) titles are written
+
+
+def test_eval_scores_the_answer_ask_gives_whatever_language_the_label_names(encoder, kb):
+    """An English-only help desk's eval asked its Chinese questions with lang=zh (the label) and scored a
+    Chinese-framed answer (根据知识库资料…) that readers, who name no language, never get."""
+    from unitrag.content.models import LabelledQuestion
+    from unitrag.eval.questions import evaluate_questions
+    from unitrag.eval.variants import VARIANTS
+    from unitrag.rag.answer.citations import strip_citations
+
+    one = KnowledgeBase(kb.store, encoder, Config(llm="none", languages=("en",)))
+    one.retriever.gate = None
+    asked = LabelledQuestion(id="q1", question="每天吃多少盐合适？", lang="zh", expected_units=["en-salt"],
+                             answer_facts=[["5 g"]])
+    report = evaluate_questions(one, [asked], [VARIANTS["full"]])
+    scored = report.rows[0]["answer_facts"]["extractive"]["answer"]
+    assert scored == strip_citations(one.ask(asked.question).answer)[:len(scored)]
+    assert scored.startswith("From the knowledge base"), scored

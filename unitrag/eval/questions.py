@@ -68,7 +68,9 @@ def _evaluate(
             if user.holds(kb.restricted_role):
                 leaks += _leaks(q, "full (anonymous)", rank(kb, q.question, VARIANTS["full"], depth).sources, UserContext(),
                                 kb.restricted_role)
-            answer = kb.ask(q.question, user=user, lang=q.lang)
+            # asked as a caller asks, naming no language: the label's ``lang`` is the question's, for the figures, and
+            # an English-only help desk's eval scored a Chinese-framed answer its readers never got
+            answer = kb.ask(q.question, user=user)
             leaks += _leaks(q, "ask", answer.sources, user, kb.restricted_role)
             row["not_found"] = {"expected": q.unanswerable, "got": answer.not_found}
             if not answer.not_found and answer.faithfulness is not None:
