@@ -483,3 +483,13 @@ def test_a_rule_exempting_the_restricted_role_answers_it_and_still_stops_the_pub
     # a red flag that does not exempt the role still stops the clinician
     stroke = UNSEEN["red-flag-stroke"][0]
     assert kb.screen(stroke, "en", None, UserContext(roles=["clinician"])).rule == "red-flag-stroke"
+
+
+@pytest.mark.parametrize(("question", "stops"), [
+    ("I'm pregnant", False), ("我怀孕了", False), ("血糖", False),  # a second attacker's: stopped as emergencies
+    ("我怀孕了，现在下面出了好多血", True), ("pregnant 16周 有bleeding 好多", True), ("I'm pregnant and bleeding a lot right now", True),
+])
+def test_a_bare_word_of_a_rules_topic_passes_and_its_sign_still_stops(kb: KnowledgeBase, question: str, stops: bool) -> None:
+    """The rules' near-misses say a bare pregnancy or glucose word must pass; the classifier alone could not learn it."""
+    guarded = kb.ask(question).guard
+    assert (guarded is not None and guarded.stops) is stops, (question, guarded)

@@ -89,3 +89,21 @@ def test_a_warning_told_that_nothing_stopped_gets_the_warning_rules_note(questio
         assert got.response == f"{WARNING_RULE}: the note"
     else:
         assert got is None
+
+
+def test_a_question_that_is_one_of_the_rules_near_misses_in_other_words_passes_the_classifier() -> None:
+    """An attacker's "I'm pregnant": scored 0.98 for bleeding in pregnancy, and "I am pregnant" written as a near-miss
+    did not move it (a linear score cannot tell it from the examples that tell bleeding beside it)."""
+    shares = {NONE: 0.1, BODILY: 0.9}
+    model = [{"class": name, "type": None if name == NONE else "red_flag", "weights": [0.0, 0.0, 0.0],
+              "intercept": math.log(p), "threshold": None if name == NONE else 0.5, "metrics": None}
+             for name, p in shares.items()]
+    example = {"rule_id": BODILY, "role": "example", "text": "pregnant and bleeding", "embedding": [0.6, 0.8, 0.0]}
+    near_miss = {"rule_id": BODILY, "role": "near_miss", "text": "I am pregnant", "embedding": [1.0, 0.0, 0.0]}
+    semantic = SemanticGuard(model, [example, near_miss])
+    asked = {"near-miss": np.array([0.99, 0.141, 0.0], np.float32), "example": np.array([0.6, 0.8, 0.0], np.float32),
+             "between": np.array([0.8, 0.6, 0.0], np.float32)}
+    said = {name: semantic.scores(vector)[0] for name, vector in asked.items()}
+    assert said["near-miss"].said_to_pass and not said["near-miss"].fires  # 0.99 to the near-miss, 0.71 to the example
+    assert said["example"].fires  # nearer an example than any near-miss: stops as before
+    assert said["between"].fires  # 0.8 to the near-miss: under NEAR_MISS_ITSELF

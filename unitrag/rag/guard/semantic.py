@@ -24,6 +24,8 @@ import numpy as np
 from ...artifact.reader import has_table, rows_as_dicts
 
 NONE = "(none)"  # the class of questions no rule should stop (compiler.guard_fit.NONE)
+#: A question this near (cosine) one of a rule's near-misses, and nearer than to any of its examples, is that near-miss.
+NEAR_MISS_ITSELF = 0.95
 
 
 @dataclass(frozen=True)
@@ -37,10 +39,18 @@ class SemanticScore:
     nearest_example: str
     nearest_similarity: float
     shares: Mapping[str, float] = field(default_factory=dict)  # each rule of the type: its probability
+    near_miss_similarity: float = 0.0  # the best cosine to the rule's near-misses (questions its authors say must pass)
 
     @property
     def fires(self) -> bool:
-        return self.score >= self.threshold
+        return self.score >= self.threshold and not self.said_to_pass
+
+    @property
+    def said_to_pass(self) -> bool:
+        """The question is one of the rule's near-misses in other words (cosine ≥ ``NEAR_MISS_ITSELF``, nearer than any
+        example): its authors said it must pass, and a linear score cannot learn a bare "I am pregnant" apart from the
+        examples that tell bleeding beside it (0.98 with it a near-miss)."""
+        return self.near_miss_similarity >= NEAR_MISS_ITSELF and self.near_miss_similarity > self.nearest_similarity
 
 
 class SemanticGuard:
@@ -56,13 +66,17 @@ class SemanticGuard:
         none = next((r for r in model if r["class"] == NONE), None)
         self.metrics: dict[str, Any] = json.loads(none["metrics"]) if none and none.get("metrics") else {}
         examples: dict[str, list[tuple[str, Any]]] = {}
+        near_misses: dict[str, list[Any]] = {}
         for row in example_rows:
             if row["role"] == "example":
                 examples.setdefault(row["rule_id"], []).append((row["text"], row["embedding"]))
+            elif row["role"] == "near_miss":
+                near_misses.setdefault(row["rule_id"], []).append(row["embedding"])
         self._examples = {
             rule: ([text for text, _ in pairs], np.array([vec for _, vec in pairs], dtype=np.float32))
             for rule, pairs in examples.items()
         }
+        self._near_misses = {rule: np.array(vectors, dtype=np.float32) for rule, vectors in near_misses.items()}
 
     def example_texts(self, rule: str | None = None) -> list[str]:
         """The examples of ``rule`` (every rule's when None), as written: the guard's own words and signs."""
@@ -74,7 +88,8 @@ class SemanticGuard:
         if not has_table(con, "guard_model"):
             return None
         model = rows_as_dicts(con, "SELECT * FROM guard_model")
-        examples = rows_as_dicts(con, "SELECT rule_id, role, text, embedding FROM guard_examples WHERE role = 'example'")
+        examples = rows_as_dicts(con, "SELECT rule_id, role, text, embedding FROM guard_examples "
+                                      "WHERE role IN ('example', 'near_miss')")
         return cls(model, examples) if len(model) > 1 else None
 
     def with_thresholds(self, **thresholds: float) -> "SemanticGuard":
@@ -95,8 +110,10 @@ class SemanticGuard:
                 continue
             best = max(columns, key=lambda i: p[i])
             text, similarity = self.nearest(self.classes[best], vector)
+            near_miss = self._near_misses.get(self.classes[best])
+            passing = float((near_miss @ np.asarray(vector, dtype=np.float32)).max()) if near_miss is not None else 0.0
             found.append(SemanticScore(rule_type, self.classes[best], float(p[columns].sum()), self.thresholds[rule_type],
-                                       text, similarity, {self.classes[i]: float(p[i]) for i in columns}))
+                                       text, similarity, {self.classes[i]: float(p[i]) for i in columns}, passing))
         return found
 
     def nearest(self, rule: str, vector: np.ndarray) -> tuple[str, float]:
