@@ -72,8 +72,8 @@ def test_every_red_flag_rule_has_unseen_cases(kb: KnowledgeBase) -> None:
 
 @pytest.mark.parametrize(("rule", "lang", "question"), ALL_EMERGENCIES)
 def test_unseen_emergency_is_stopped_as_a_red_flag(kb: KnowledgeBase, rule: str, lang: str, question: str) -> None:
-    guarded = kb.ask(question).guard
-    assert guarded is not None and (guarded.type, guarded.reason) == ("red_flag", "similarity")
+    guarded = kb.ask(question).guard  # by the classifier: on the whole question, or on a clause of it ("sentence")
+    assert guarded is not None and guarded.type == "red_flag" and guarded.reason in ("similarity", "sentence")
 
 
 @pytest.mark.parametrize(("rule", "lang", "question"), EMERGENCIES)
@@ -81,7 +81,7 @@ def test_unseen_emergency_no_pattern_matches_is_stopped_by_similarity(kb: Knowle
     assert not any(r.matches(normalize_question(question)) for r in kb.guard.rules), "a pattern matches: not a similarity test"
     answer = kb.ask(question)
     assert answer.guard is not None, answer.answer[:80]
-    assert (answer.guard.rule, answer.guard.reason) == (rule, "similarity")
+    assert answer.guard.rule == rule and answer.guard.reason in ("similarity", "sentence")
     assert answer.answer == next(r for r in kb.guard.rules if r.id == rule).response(answer.lang)
     assert answer.sources == [] and "generate" not in answer.timings_ms
     why = answer.to_dict()["guard"]
