@@ -79,6 +79,9 @@ def test_explicit_path(cwd):
 def test_explicit_path_missing(cwd):
     with pytest.raises(UserError, match="not found"):
         load_config(cwd / "nope.toml", env={})
+    with pytest.raises(UserError) as raised:  # an attacker's path with an escape sequence: shown escaped, not raw
+        load_config(cwd / "\x1b[31mx.toml", env={})
+    assert "\x1b" not in str(raised.value) and "\\x1b[31mx.toml" in str(raised.value)
 
 
 @pytest.mark.parametrize("value", ["abc", "0", "-3", "1.5", ""])

@@ -357,7 +357,7 @@ def load_config(path: Path | None = None, env: dict[str, str] | None = None, **c
         section = data.get("unitrag", {k: v for k, v in data.items() if not isinstance(v, dict)})
         config = config.with_overrides(**section)
     elif path is not None:
-        raise UserError(f"config file {path} not found")
+        raise UserError(f"config file {str(path)!r} not found")  # quoted as repr escapes it: no raw ESC to a terminal
     from_env = {
         key[len(ENV_PREFIX):].lower(): value
         for key, value in env.items()
