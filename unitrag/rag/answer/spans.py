@@ -47,8 +47,8 @@ _END_PUNCT = ".!?。！？…"
 _SPACE = re.compile(r"\s+")
 # A sentence ends at 。！？!? (plus closing quotes/brackets), at ；… runs, or at a "." followed by
 # whitespace and not preceded by a common abbreviation or a single letter (e.g., Dr., U.S., "Bacillus thuringiensis
-# subsp. israelensis", "approx. 5 g", "on ext. 4410"). A word in lower case after it still starts a sentence: people type questions
-# so ("my chest hurts right now. what should i do"), and the guard reads them with this.
+# subsp. israelensis", "approx. 5 g", "on ext. 4410"). A word in lower case after it still starts a sentence:
+# people type questions so ("my chest hurts right now. what should i do"), and the guard reads them with this.
 _ZH_END = re.compile(r"[。！？!?]+[”’」』）)]*|…{1,2}")
 _EN_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bNo)(?<!\bFig)"
                      r"(?<!\bsubsp)(?<!\bspp)(?<!\bapprox)(?<!\bcf)(?<!\bet al)(?<!\b[A-Z])(?<!\b[Ee]xt)(?<!\b[Tt]el)(?<!\bincl)"

@@ -110,17 +110,22 @@ class SemanticGuard:
                 continue
             best = max(columns, key=lambda i: p[i])
             text, similarity = self.nearest(self.classes[best], vector)
-            near_miss = self._near_misses.get(self.classes[best])
-            passing = float((near_miss @ np.asarray(vector, dtype=np.float32)).max()) if near_miss is not None else 0.0
+            _, passing = _most_similar(self._near_misses.get(self.classes[best]), vector)
             found.append(SemanticScore(rule_type, self.classes[best], float(p[columns].sum()), self.thresholds[rule_type],
                                        text, similarity, {self.classes[i]: float(p[i]) for i in columns}, passing))
         return found
 
     def nearest(self, rule: str, vector: np.ndarray) -> tuple[str, float]:
         """The rule's example most similar to ``vector`` (cosine; vectors are unit length), and that similarity."""
-        texts, matrix = self._examples.get(rule, ([], np.zeros((0, 0), np.float32)))
-        if not texts:
-            return "", 0.0
-        similarities = matrix @ np.asarray(vector, dtype=np.float32)
-        i = int(similarities.argmax())
-        return texts[i], float(similarities[i])
+        texts, matrix = self._examples.get(rule, ([], None))
+        i, similarity = _most_similar(matrix, vector)
+        return (texts[i], similarity) if texts else ("", 0.0)
+
+
+def _most_similar(matrix: np.ndarray | None, vector: np.ndarray) -> tuple[int, float]:
+    """The row of ``matrix`` (unit vectors) most similar to ``vector`` and its cosine; (0, 0.0) without rows."""
+    if matrix is None or not len(matrix):
+        return 0, 0.0
+    similarities = matrix @ np.asarray(vector, dtype=np.float32)
+    i = int(similarities.argmax())
+    return i, float(similarities[i])

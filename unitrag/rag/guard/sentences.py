@@ -58,8 +58,9 @@ BEFORE_NOW, AFTER_NOW = 100, 40
 def split_sentences(question: str) -> list[str]:
     """The question's sentences: the answer's rule for prose (``answer.spans``), each line apart, since a chat
     message often breaks lines where a sentence ends without a full stop, and each clause after a semicolon apart
-    (``CLAUSE_BREAK``). A run-on of more than ``RUN_ON_CHARS`` without a full stop ("…and whether I should take a multivitamin I have crushing chest pain right now", an
-    attacker's 1,200 characters) gives the stretches around the "now"s it says, each a sentence, and its start."""
+    (``CLAUSE_BREAK``). A run-on of more than ``RUN_ON_CHARS`` without a full stop ("…and whether I should take a
+    multivitamin I have crushing chest pain right now", an attacker's 1,200 characters) gives the stretches around the
+    "now"s it says, each a sentence, and its start."""
     sentences = []
     for sentence in (c for line in question.splitlines() for s in prose_sentences(line) for c in CLAUSE_BREAK.split(s)
                      if c.strip()):
@@ -101,8 +102,12 @@ def acute_sentences(question: str, framing: Callable[[], Framing]) -> list[str]:
     since I started iron tablets last week").
     """
     sentences = split_sentences(question)
+    if len(sentences) < 2 and not COMMA.search(question):  # one clause: the question itself, scored already
+        return []
+    if not (HAPPENING_NOW.search(normalize_question(question)) or framing().sign):
+        return []
     clauses = [c for s in sentences if COMMA.search(s) and _plain(s) for c in COMMA.split(s) if c]  # its comma clauses
-    if len(sentences) + len(clauses) < 2 or not (HAPPENING_NOW.search(normalize_question(question)) or framing().sign):
+    if len(sentences) + len(clauses) < 2:
         return []
     whole = sentences if len(sentences) > 1 else []  # one sentence is the question itself: scored already
     candidates = [*((s, False) for s in whole), *((c, True) for c in clauses)]
