@@ -168,3 +168,21 @@ def test_bm25_alone_never_gates_a_knowledge_base_in_two_languages(unit_langs: li
         assert result.fitted is None or result.fitted.feature != "sparse"
         assert not any(row["feature"] == "sparse" for row in result.candidates)
         assert "cross-language question" in result.not_candidates["sparse"]
+
+
+def test_candidates_with_equal_auc_are_ranked_by_their_not_found_f1():
+    """A new team's calibrate chose ``max_dense + gap`` (F1 0.80) over ``+ topic`` (F1 0.90) at the same AUC."""
+    from unitrag.rag.calibrate.gate_fit import Sample, choose
+    from unitrag.rag.gate import FEATURES
+
+    dense = np.r_[np.linspace(0.86, 0.92, 12), np.linspace(0.78, 0.84, 8)]
+    labels = [True] * 12 + [False] * 8
+    samples = [Sample(id=f"q{i}", question=f"q{i}", lang="en", answerable=y, group="en", top_units=[],
+                      values={**dict.fromkeys(FEATURES), "max_dense": float(x), "topic": float(y), "gap": 0.0})
+               for i, (x, y) in enumerate(zip(dense, labels))]
+
+    def probabilities(x, y, groups, mix):  # the same order either way; only the mix with topic puts p = 0.5 between
+        return 1 / (1 + np.exp(-(x - (0.85 if mix and "topic" in mix else 0.70)) * 10))
+
+    _, best, _ = choose(samples, probabilities, {"gap": -5.0})
+    assert best is not None and "topic" in best[2]

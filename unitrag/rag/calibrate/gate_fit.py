@@ -148,7 +148,7 @@ def choose(
     forced = tuple(m for m in mixes if m in toward)
     optional = [m for m in mixes if m not in forced]
     rows: list[dict[str, Any]] = []
-    best: tuple[float, Spec] | None = None
+    best: tuple[tuple[float, float], Spec] | None = None
     for feature in FEATURES:
         if feature in MIX_FEATURES or feature in not_candidates:
             continue  # a mix-only feature, or one this pipeline does not produce (e.g. no reranker)
@@ -165,12 +165,12 @@ def choose(
             _, mix = columns(samples, feature, mixed)
             for per_lang in (False, True):
                 p_out = probabilities(x, y, [s.group for s in samples] if per_lang else None, mix)
-                loo = auc(p_out, y)
+                loo, f1 = round(auc(p_out, y), 4), round(rates(p_out, y)["not_found_f1"], 4)
                 rows.append({"feature": feature, "mix": list(mixed), "per_lang": per_lang, "auc": round(raw, 4),
-                             "auc_by_lang": by_lang_raw, "loo_auc": round(loo, 4),
-                             "loo_not_found_f1": round(rates(p_out, y)["not_found_f1"], 4)})
-                if raw > 0.5 and (best is None or loo > best[0]):
-                    best = (loo, (feature, per_lang, mixed))
+                             "auc_by_lang": by_lang_raw, "loo_auc": loo, "loo_not_found_f1": f1})
+                rank = (loo, 0.0 if math.isnan(f1) else f1)  # equal AUCs: the better "not found" F1
+                if raw > 0.5 and (best is None or rank > best[0]):
+                    best = (rank, (feature, per_lang, mixed))
     return rows, (best[1] if best else None), not_candidates
 
 
