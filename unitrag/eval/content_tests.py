@@ -85,7 +85,9 @@ class ContentTestReport:
         if least is None:
             return []
         if not self.rows:
-            return [f"no unit question has facts, so no content test ran, below --min-answer-facts {least}"]
+            return [f"no unit question has facts, so no content test ran (--min-answer-facts {least}): give a question in "
+                    "a unit's `questions:` the facts its answer must state, {q: ..., facts: [...]} (docs/authoring.md); "
+                    "deleting the starter units deletes the starter's one"]
         return [f"unit questions ({mode}): {m['passed']}/{m['questions']} pass their content test "
                 f"({m['pass_rate']:.4f}), below --min-answer-facts {least}. {GATE_HINT}"
                 for mode, m in self.modes.items() if m["pass_rate"] < least]
