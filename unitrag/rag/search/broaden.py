@@ -17,6 +17,7 @@ from typing import Any, Literal
 from ...artifact.bounded_sandbox import render_bounded
 from ...artifact.prompts import TEMPLATE_ENV
 from ...content.text.lang import normalize_question
+from ...content.text.tokenize import EN_STOPWORDS
 
 #: A line longer than this in an LLM's reply is prose, not a sub-query.
 MAX_QUERY_CHARS = 300
@@ -102,6 +103,9 @@ def _spaced(form: str) -> list[str]:
 def _form_pattern(form: str) -> str | None:
     """A name as a regex: spaces and hyphens interchangeable, an English plural 's' optional, whole words.
 
+    Not where the singular is a stop word of the analyzer (``tokenize.EN_STOPWORDS``): "cans" matches "can" only as a
+    noun (``_as_noun``), so "Where can I...?" names no topic.
+
     A vitamin's name also matches its everyday shorthand (``_VITAMIN_WORDS``).
     """
     form = normalize_question(form)
@@ -113,11 +117,16 @@ def _form_pattern(form: str) -> str | None:
             prefix, form = shorthand, form[match.end():]
             break
     parts = [prefix, *_spaced(form)]
-    if form.isascii() and form[-1] in "sS" and len(form) > 3:
-        parts[-1] += "?"
-    elif form.isascii() and form[-1].isdigit():
-        parts[-1] += "s?"  # "omega-3s", "B12s": a plural after a number
-    pattern = "".join(parts)
+    plural = form.isascii() and form[-1] in "sS" and len(form) > 3
+    if plural and form[:-1].lower() in EN_STOPWORDS:
+        # "cans" without its s is the modal "can" ("Where can I...?", "Can you...?"): the singular only as a noun
+        pattern = f"(?:{''.join(parts)}|{_as_noun(''.join(parts[:-1]))})"
+    else:
+        if plural:
+            parts[-1] += "?"
+        elif form.isascii() and form[-1].isdigit():
+            parts[-1] += "s?"  # "omega-3s", "B12s": a plural after a number
+        pattern = "".join(parts)
     if _ELEMENT_SYMBOL.fullmatch(form):
         pattern = f"(?-i:{pattern})"  # "Mg" is magnesium, "mg" a milligram: a chemical symbol keeps its case
     if re.match(f"[{_ALNUM}]", first):
@@ -125,6 +134,18 @@ def _form_pattern(form: str) -> str | None:
     if re.match(f"[{_ALNUM}]", form[-1]):
         pattern += f"(?![{_ALNUM}])"
     return pattern
+
+
+#: Words that make the next one a noun: "a can", "the can", "my can" (not "this", "that", "one": "this can be
+#: recycled", "a bin that can take glass", "one can recycle it").
+_DETERMINERS = ("a", "an", "the", "each", "every", "any", "my", "your", "our", "his", "her", "their", "its")
+
+
+def _as_noun(word: str) -> str:
+    """``word`` (a regex) where it can only be a noun: after a determiner ("a can", "the can"), before "of" ("can of
+    beans"), or ending a clause ("an empty can?", "a soda can, rinsed"); a function word anywhere else names nothing."""
+    behind = "|".join(f"(?<=(?<![{_ALNUM}]){d}\\s)" for d in _DETERMINERS)  # each look-behind of a fixed width
+    return f"(?:(?:{behind}){word}|{word}(?=\\s+of(?![{_ALNUM}])|\\s*(?:[.?!,;:)]|$)))"
 
 
 def _mention_regex(forms: Iterable[str]) -> re.Pattern[str] | None:
