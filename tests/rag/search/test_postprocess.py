@@ -107,6 +107,21 @@ def test_the_units_whose_authors_wrote_the_question_come_first():
     assert [s.chunk_id for s in postprocess([src("x", 0.9), src("owned", 0.5)], UserContext(), k=5)] == ["x", "owned"]
 
 
+def test_a_story_asked_its_own_question_comes_first_itself_not_one_of_its_scenes():
+    """A new team's audit: "What are the four bin colours for?", word for word a story's own question, was answered
+    from the red bin's scene and a rule: the story's own chunk was among the candidates (the authored probe) but ranked
+    below its scenes, so the roll-up dropped it and one scene stood for it. The story's chunk is kept and comes first;
+    a story not authored for the question is still rolled up."""
+    ranked = [src("scene-red", 0.9, story="bins"), src("rule-oil", 0.85, kind="rule", story=None),
+              src("scene-green", 0.8, story="bins"), src("bins", 0.7, kind="story", story="bins"),
+              src("scene-a", 0.6, story="s2"), src("s2", 0.5, kind="story", story="s2")]
+    final = postprocess(ranked, UserContext(), k=5, authored=("bins",))
+    assert [s.chunk_id for s in final] == ["bins", "scene-red", "rule-oil", "scene-green", "scene-a"]
+    assert "bins" not in [s.chunk_id for s in postprocess(ranked, UserContext(), k=6)]
+    assert [s.chunk_id for s in roll_up(ranked, keep={"bins"})] == ["scene-red", "rule-oil", "scene-green", "bins",
+                                                                     "scene-a"]
+
+
 def test_the_users_context_still_comes_before_an_authored_unit():
     """A question on the iodine page that a B12 unit's author also wrote ("how much a day?") is about iodine there."""
     ranked = [src("a-iron", 0.9), src("b-iodine", 0.45, topics=("iodine",)), src("c-b12", 0.4, topics=("b12",))]

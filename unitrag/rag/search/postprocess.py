@@ -1,7 +1,7 @@
 """After ranking: roll-up, page limits and user-context boosts, then the final top-k.
 
 * A story summary ranked below one of its own scenes says less than the scene: it is
-  dropped (roll-up).
+  dropped (roll-up), unless the question is one the story's authors wrote for it.
 * At most ``max_pages`` pages of one scene, so one long scene cannot fill the prompt.
 * Boosts from what the app knows about the user: a rule their report triggered,
   a scene they read recently, the topic they are looking at.
@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..types import Source, UserContext
@@ -26,14 +26,16 @@ class Boosts:
     named_topic: float = 2.5
 
 
-def roll_up(ranked: list[Source]) -> list[Source]:
-    """Drop a story chunk when one of its scenes ranks above it."""
+def roll_up(ranked: list[Source], keep: Collection[str] = ()) -> list[Source]:
+    """Drop a story chunk when one of its scenes ranks above it, unless the story is one of ``keep``: the question is
+    one its authors wrote for the story itself (``authored_first`` then puts it first), which its summary answers and
+    no one scene does ("What are the four bin colours for?" is no question about the red bin alone)."""
     seen_stories: set[str] = set()
     kept = []
     for source in ranked:
         if source.kind == "scene" and source.story_id:
             seen_stories.add(source.story_id)
-        if source.kind == "story" and source.unit_id in seen_stories:
+        if source.kind == "story" and source.unit_id in seen_stories and source.unit_id not in keep:
             continue
         kept.append(source)
     return kept
@@ -99,19 +101,20 @@ def postprocess(
 ) -> list[Source]:
     """Roll-up → page limit → boosts → the ``authored`` units first → (``focused``) the user's context first (what the
     caller says it is about outranks a question many units were written for) → top ``k``; ``ranked`` is best first."""
-    boosted = boost(limit_pages(roll_up(ranked), max_pages), user, boosts, named)
+    boosted = boost(limit_pages(roll_up(ranked, keep=frozenset(authored)), max_pages), user, boosts, named)
     return focus(authored_first(boosted, authored), user if focused else None)[:k]
 
 
 def authored_first(sources: list[Source], units: Sequence[str]) -> list[Source]:
-    """The chunks of ``units`` first, in that order, and for a story the roll-up left out its best scene (the rest keep
-    their order): the question is, nearly word for word, one their authors wrote for them (``Exemplars.authored_units``);
-    no fusion of scores outranks the author saying so, and such questions were answered from other units before."""
+    """The chunks of ``units`` first, in that order, and for a story without its own chunk among the sources (a ``kinds``
+    filter, say, left it out; the roll-up keeps an authored story's) its best scene (the rest keep their order): the
+    question is, nearly word for word, one their authors wrote for them (``Exemplars.authored_units``); no fusion of
+    scores outranks the author saying so, and such questions were answered from other units before."""
     if not units:
         return sources
     place = {unit: n for n, unit in enumerate(units)}
     present = {u for s in sources for u in (s.unit_id, s.scene_id) if u in place}
-    # a story whose own chunk the roll-up left out (its scenes say it): its best scene stands for it, only that one
+    # a story whose own chunk is not among the sources: its best scene stands for it, only that one
     standing: dict[str, str] = {}
     for source in sources:
         if source.story_id in place and source.story_id not in present and source.story_id not in standing:
