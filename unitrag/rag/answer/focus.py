@@ -58,6 +58,10 @@ _ASKS_AMOUNT = re.compile(
     r"|\bwhen\b|\bdos(?:e|es|age|ing)\b|多少|几|多久|多长|多高|多低|多大|多重|多远|多快|剂量|范围|标准|上限|下限|阈值|界值|几点|何时|什么时候",
     re.IGNORECASE,
 )
+#: Words of the question's form, not its subject: "how much"/"how many" ask for a quantity (``asks_amount``), as 多少
+#: does (a stop word already). As focus terms, rare in a knowledge base's text, they outweighed what was asked: a title
+#: "Deposits: how much, and when you get them back" was quoted before the price row for "how much is a 6 person tent".
+QUESTION_FORM_TERMS = frozenset(tokenize("much many"))
 #: Questions after a time of day ("when should I wash the panels?", 什么时候浇水): a span naming one states it, as a
 #: quantity states an amount (a new team's "early in the morning or in the evening" was never quoted).
 _ASKS_TIME = re.compile(r"^\W*(?:and |so |ok |but )?when\b|\bwhen (?:should|do|can|is|are|to|does|would)\b|\bwhat time\b"
@@ -228,6 +232,8 @@ class Lexicon:
             if weight_of <= 0:
                 continue
             for term in tokenize(text):
+                if term in QUESTION_FORM_TERMS:
+                    continue
                 weight = 1.0 if self.idf is None else self.idf.get(term)
                 if weight is not None and weight > 0 and weight * weight_of > terms.get(term, 0.0):
                     terms[term] = weight * weight_of
