@@ -105,8 +105,9 @@ def test_ask_says_not_found_in_the_question_language_without_an_llm(kb: Knowledg
     assert answer.citations == [] and "generate" not in answer.timings_ms
 
 
-def test_a_not_found_answer_says_what_the_gate_read_and_an_answered_one_does_not(kb: KnowledgeBase):
-    """A new team's audit: `ask --json` gave no score or threshold for a "not found"; its author could not tell why."""
+def test_an_answer_says_what_the_gate_read_whether_not_found_or_answered(kb: KnowledgeBase):
+    """A new team's audit: `ask --json` gave no score or threshold for a "not found"; its author could not tell why.
+    Another could not tell why "Can you recommend a good hotel?" was answered: the gate's reading was null."""
     refused = kb.ask(OFF_TOPIC["en"])
     gate = kb.retriever.gate
     assert refused.not_found and refused.gate is not None and gate is not None
@@ -114,7 +115,8 @@ def test_a_not_found_answer_says_what_the_gate_read_and_an_answered_one_does_not
     assert refused.gate["input"] == pytest.approx(gate.value(refused.sources), abs=1e-4)
     assert refused.to_dict()["gate"] == refused.gate
     answered = kb.ask(ANSWERABLE[0])
-    assert not answered.not_found and answered.gate is None and answered.to_dict()["gate"] is None
+    assert not answered.not_found and answered.gate is not None and answered.to_dict()["gate"] == answered.gate
+    assert answered.gate["rule"] == gate.formula and answered.gate["p_answerable"] >= 0.5
 
 
 def test_the_committed_gate_still_separates_the_labelled_questions(kb: KnowledgeBase, calibration: Calibration):

@@ -405,12 +405,13 @@ class KnowledgeBase:
     def _answer(self, step: "_Retrieved", generation: "Generation") -> Answer:
         cited = [cid for cid in dict.fromkeys(generation.report.valid_ids)]
         step.timings["total"] = (time.perf_counter() - step.started) * 1000
+        gate = self.retriever.gate
         return Answer(
             step.question, step.lang, generation.text, False, None, step.result.sources, self._resolve(cited),
             generation.report, extractive=generation.extractive, llm_error=generation.error,
             timings_ms=step.timings, broadened=step.result.broadened, llm_calls=generation.attempts,
             llm_error_kind=generation.error_kind, caution=step.caution, quoted_units=generation.quoted_units,
-            corrected=step.result.corrected,
+            corrected=step.result.corrected, gate=gate.reading(step.result.sources) if gate is not None else None,
         )
 
     def example_questions(self, roles: Collection[str] = (), per_lang: int = EXAMPLES_PER_LANG) -> list[dict[str, str]]:

@@ -55,8 +55,9 @@ class Answer:
     quoted_units: list[str] | None = None
     #: The question as retrieval read it, misspelled topic words corrected (``search.spelling``); None: as asked.
     corrected: str | None = None
-    #: A "not found": what the answerability gate read and decided (``AnswerabilityGate.reading``), for its author to
-    #: see why; None when answered, or when no gate decided (no sources at all).
+    #: What the answerability gate read and decided (``AnswerabilityGate.reading``), for its author to see why a question
+    #: was answered "not found", or answered (a new team could not tell why "Can you recommend a good hotel?" was
+    #: answered); None when no gate decided (no sources, a guard's or small talk's reply, no gate for the pipeline).
     gate: dict[str, Any] | None = None
 
     @property
