@@ -93,10 +93,16 @@ def problems_from_validation(
     unknown = 0
     errors = [(err, _field_loc(err)) for err in exc.errors()]
     inside = {loc[:end] for _, loc in errors for end in range(len(loc))}  # where another error lies deeper
+    tried = _union_members(errors)
     for err, loc in errors:
         if err["type"].endswith("_type") and loc in inside:
             continue  # a union member the value is not shaped as: another member's errors inside it say what is wrong
+        if loc in tried and tried[loc][0] is not err:
+            continue  # said with the first member's: "a valid number or a valid tuple", on one line
         message = _FRIENDLY.get(err["type"], err["msg"])
+        if loc in tried:
+            message = "Input should be " + " or ".join(dict.fromkeys(
+                e["msg"].removeprefix("Input should be ") for e in tried[loc]))
         pattern = (err.get("ctx") or {}).get("pattern")
         got = _SHORT.repr(err.get("input"))
         fix = full_width_fix(err.get("input"), item=bool(loc) and isinstance(loc[-1], int)) \
@@ -125,6 +131,17 @@ def problems_from_validation(
     if unknown > MAX_UNKNOWN_FIELDS:
         found.append(Problem(path, 1, whole or "fields", f"{unknown - MAX_UNKNOWN_FIELDS} more unknown fields, not listed"))
     return found
+
+
+def _union_members(errors: list[tuple[Any, tuple[Any, ...]]]) -> dict[tuple[Any, ...], list[Any]]:
+    """The errors of a union's members at one place, where two or more say what the value should be and none lies
+    deeper: ``threshold: 40cm`` was two problems, "a valid number" and "a valid tuple", for one mistake."""
+    members: dict[tuple[Any, ...], list[Any]] = {}
+    for err, loc in errors:
+        if len(loc) < len(err["loc"]) and err["msg"].startswith("Input should be "):
+            members.setdefault(loc, []).append(err)
+    deeper = {loc[:end] for _, loc in errors for end in range(len(loc))}
+    return {loc: errs for loc, errs in members.items() if len(errs) > 1 and loc not in deeper}
 
 
 def _field_loc(err: Any) -> tuple[Any, ...]:
