@@ -93,7 +93,7 @@ def problems_from_validation(
     unknown = 0
     errors = [(err, _field_loc(err)) for err in exc.errors()]
     inside = {loc[:end] for _, loc in errors for end in range(len(loc))}  # where another error lies deeper
-    tried = _union_members(errors)
+    tried = _union_members(errors, inside)
     for err, loc in errors:
         if err["type"].endswith("_type") and loc in inside:
             continue  # a union member the value is not shaped as: another member's errors inside it say what is wrong
@@ -133,15 +133,17 @@ def problems_from_validation(
     return found
 
 
-def _union_members(errors: list[tuple[Any, tuple[Any, ...]]]) -> dict[tuple[Any, ...], list[Any]]:
+def _union_members(
+    errors: list[tuple[Any, tuple[Any, ...]]], inside: set[tuple[Any, ...]],
+) -> dict[tuple[Any, ...], list[Any]]:
     """The errors of a union's members at one place, where two or more say what the value should be and none lies
-    deeper: ``threshold: 40cm`` was two problems, "a valid number" and "a valid tuple", for one mistake."""
+    deeper (``inside``: the places another error lies under): ``threshold: 40cm`` was two problems, "a valid number"
+    and "a valid tuple", for one mistake."""
     members: dict[tuple[Any, ...], list[Any]] = {}
     for err, loc in errors:
         if len(loc) < len(err["loc"]) and err["msg"].startswith("Input should be "):
             members.setdefault(loc, []).append(err)
-    deeper = {loc[:end] for _, loc in errors for end in range(len(loc))}
-    return {loc: errs for loc, errs in members.items() if len(errs) > 1 and loc not in deeper}
+    return {loc: errs for loc, errs in members.items() if len(errs) > 1 and loc not in inside}
 
 
 def _field_loc(err: Any) -> tuple[Any, ...]:
