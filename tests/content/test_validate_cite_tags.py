@@ -33,6 +33,33 @@ def test_an_undeclared_cite_that_is_a_slip_of_a_declared_id_names_it(tree):
     assert problem.message == '<Cite id="cit-aa"/> is not declared in citationIds: did you mean \'cit-a\', which citationIds declares?'
 
 
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_a_cite_of_a_registered_id_never_suggests_the_broken_id_citation_ids_declares(tree, tmp_path, cached):
+    """A car rental's unit declared last year's price list, which the registry no longer holds, and cited this
+    year's: the body's "did you mean" named the broken id, steering the author away from the fix."""
+    from unitrag.content.unit_cache import UnitCache
+
+    tree.write("citations/rac.yaml", '- id: rac-price-list-2025\n  title: "Price list 2025"\n  year: 2025\n')
+    tree.write(
+        "documents/doc-one.md",
+        "---\nkind: document\nid: doc-one\ntitle: T\nlang: en\ntopics: [folate]\nsource: s\n"
+        "citationIds: [rac-price-list-2024]\n---\n"
+        'Prices <Cite id="rac-price-list-2025"/>.\n',
+    )
+    cache = UnitCache(tmp_path / "cache") if cached else None
+    for _ in range(2 if cached else 1):  # warm: the body's problems come from the unit cache
+        problems = validate_content(tree.root, cache=cache).problems
+        if cache is not None:
+            cache.save()
+    assert [(p.line, p.field, p.message) for p in problems] == [
+        (8, "citationIds", "citation 'rac-price-list-2024' is not in the registry (content/citations/*.yaml): "
+                           "did you mean 'rac-price-list-2025'?"),
+        (10, "body", '<Cite id="rac-price-list-2025"/> is not declared in citationIds: citationIds should declare '
+                     "'rac-price-list-2025' in place of 'rac-price-list-2024', which is not in the registry"),
+    ]
+
+
 @pytest.mark.parametrize(
     "tag",
     [

@@ -148,9 +148,15 @@ def _run(command: "str | None") -> int:
         print("aborted", file=sys.stderr)
         return 1
     except Exception as exc:  # a KeyboardInterrupt is no Exception: it reaches ``main``
-        # usage errors (typer vendors click, so match the shape, not the class)
+        # usage errors (typer vendors click, so match the shape, not the class): one line, exit 2
         if hasattr(exc, "show") and isinstance(getattr(exc, "exit_code", None), int) and not caused_by_interrupt(exc):
-            exc.show()
+            from .usage import asks_for_help, usage_message
+
+            if asks_for_help(exc):
+                exc.show()
+            else:
+                known = any(command in commands for commands in COMMAND_MODULES.values())
+                print(f"error: {usage_message(exc, command if known else None, sys.argv[2:])}", file=sys.stderr)
             return exc.exit_code
         raise
     return code if isinstance(code, int) else 0

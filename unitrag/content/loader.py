@@ -8,7 +8,6 @@ file gives on its own (its unit, its problems, its body's) is kept by the unit c
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
 import re
@@ -20,6 +19,8 @@ from typing import Any
 import yaml
 
 from .body_script import ScriptCount, unit_scripts
+from .defined_ids import DefinedIds
+from .errors import nearest
 from .text.citation_tags import find_tags, line_of
 from .models import UNIT_KINDS, Citation, Document, GuardRule, Rule, Scene, Story, Taxonomy
 from .files import (
@@ -153,7 +154,7 @@ def parse_unit(path: Path, text: str, shown: str | None = None) -> tuple[LoadedU
     body_line = min(closing + 2, last_line)  # 1-based line after the closing '---' (or that line at the end)
     loaded = LoadedUnit(unit=None, path=shown, body=body, body_line=body_line, lines=lines, meta=meta,  # type: ignore[arg-type]
                         scripts=unit_scripts(meta, body))
-    loaded.body_problems = _body_problems(loaded)
+    loaded.body_problems = body_problems(loaded)
     unit, problems = check_fields(meta, shown, lines)  # a wrong kind too: every other field is checked all the same
     loaded.unit = unit  # type: ignore[assignment]
     return loaded, problems
@@ -336,8 +337,13 @@ def _replayed(cached: CachedFile, shown: str, rel: str, problems: list[Problem])
     return unit
 
 
-def _body_problems(lu: LoadedUnit) -> list[Problem]:
-    """An empty body (but for a story), malformed citation tags, tags whose id the unit does not declare."""
+def body_problems(lu: LoadedUnit, registry: DefinedIds | None = None) -> list[Problem]:
+    """An empty body (but for a story), malformed citation tags, tags whose id the unit does not declare.
+
+    A tag that is a slip of a declared id names that id. Read on its own (``registry`` None, what the unit cache
+    keeps) every declared id may be named; validation calls again with the citation registry for a unit declaring
+    an id it lacks, so that no suggestion names an id that is itself a problem: when the tag is the registered one
+    and the declared id near it is not, citationIds is what to fix."""
     body = lu.body
     if not body.strip() and kind_meant(lu.meta) not in ("story", None):  # a story's text may be its summary alone
         return [Problem(lu.path, lu.body_line, "body", "empty body: write the text of this unit below the frontmatter")]
@@ -351,11 +357,23 @@ def _body_problems(lu: LoadedUnit) -> list[Problem]:
             found.append(Problem(lu.path, line, "body", f"malformed citation tag {tag.written!r}: write <Cite id=\"...\"/>"))
         elif tag.id not in declared and tag.id not in reported:
             reported.add(tag.id)
-            near = difflib.get_close_matches(tag.id, sorted(declared), n=1, cutoff=0.8)  # a slip: "acme-it-handbok"
-            fix = (f"did you mean {near[0]!r}, which citationIds declares?" if near else
-                   f"add {tag.id!r} there (and to content/citations/*.yaml, if it is a new source)")
-            found.append(Problem(lu.path, line, "body", f"<Cite id=\"{tag.id}\"/> is not declared in citationIds: {fix}"))
+            found.append(Problem(lu.path, line, "body", f"<Cite id=\"{tag.id}\"/> is not declared in citationIds: "
+                                                        f"{_undeclared_fix(tag.id, declared, registry)}"))
     return found
+
+
+def _undeclared_fix(cited: str, declared: set[str], registry: DefinedIds | None) -> str:
+    """What to do about a tag citing an id citationIds lacks: the declared id it is a slip of, if that one is
+    registered (``acme-it-handbok``); else citationIds' own slip, when the tag is the registered id; else declare it."""
+    registered = declared if registry is None else {cid for cid in declared if cid in registry.valid}
+    near = nearest(cited, registered, 0.8)
+    if near:
+        return f"did you mean {near!r}, which citationIds declares?"
+    if registry is not None and cited in registry.valid:  # citationIds: [price-list-2024]; the registry, the tag: 2025
+        meant = nearest(cited, {cid for cid in declared if cid not in registry}, 0.8)
+        if meant:
+            return f"citationIds should declare {cited!r} in place of {meant!r}, which is not in the registry"
+    return f"add {cited!r} there (and to content/citations/*.yaml, if it is a new source)"
 
 
 def unit_size_limit(max_unit_bytes: int | None) -> SizeLimit | None:

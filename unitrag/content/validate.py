@@ -23,7 +23,7 @@ from .instructions import instruction_notes
 from .second_frontmatter import second_frontmatter_note
 from .text.citation_tags import find_tags
 from .text.scripts import HAN, LATIN
-from .loader import ContentSet, LoadedUnit, load_content
+from .loader import ContentSet, LoadedUnit, body_problems, load_content
 from .registry import LoadedQuestion, stale_starter, too_long
 from .problems import Problem
 from .unit_cache import UnitCache
@@ -99,7 +99,10 @@ def validate_content(
                 problems.append(Problem(lu.path, lu.line_of("citationIds", i), "citationIds",
                                         f"citation {cid!r} is not in the registry (content/citations/*.yaml)"
                                         f"{did_you_mean(cid, citation_ids)}"))
-        problems.extend(lu.body_problems)  # found per file by the loader (and cached with it)
+        # found per file by the loader (and cached with it); again, against the registry, for a unit declaring an id
+        # the registry lacks: a tag's "did you mean" must not name that id
+        unregistered = any(cid not in citation_ids.valid for _, cid in _strings(meta.get("citationIds")))
+        problems.extend(body_problems(lu, citation_ids) if unregistered else lu.body_problems)
         content.notes.extend(instruction_notes(lu.path, lu.body, lu.body_line))
         content.notes.extend(markup_notes(lu.path, lu.body, lu.body_line))
         content.notes.extend(curly_quoted_notes(lu))
