@@ -55,6 +55,9 @@ def test_a_digit_for_a_letter_inside_a_word_reads_as_the_letter_for_the_guard_on
     assert digits_as_letters("i wanna k*ll myself, thinking about su*cide, suic!de") == (
         "i wanna kill myself, thinking about suicide, suicide")
     assert digits_as_letters("*bold* text! Wow!") == "*bold* text! Wow!"  # not between two letters
+    # a two-letter word's last letter as a digit (stop 53's attacker): "t0", "g0", "m3"; a vitamin's name stays
+    assert digits_as_letters("I w4nt t0 d1e t0night, let m3 g0") == "I want to die tonight, let me go"
+    assert digits_as_letters("K2, B6, E3 and d0se 50") == "K2, B6, E3 and dose 50"
     assert letters_as_read("HbA1c k1ll") == "HbA1c k1ll"  # retrieval and the answer read the question as written
 
 

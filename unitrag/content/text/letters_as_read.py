@@ -44,8 +44,8 @@ _OTHER_ALPHABET = re.compile(r"[\u0370-\u03ff\u0400-\u052f\u0530-\u058f\u10a0-\u
 _SPACED = re.compile(r"(?<![^\W\d_])(?:[A-Za-z]([ .-]))(?:[A-Za-z]\1){2,}[A-Za-z](?![^\W\d_])")
 #: A digit or symbol written for a letter between two letters of a word: "k1ll", "mys3lf", "pa1n", "br3athe"; a
 #: star or "!" masking one ("k*ll", "su*cide", "suic!de": a second attacker's) is read as the "i" the words masked
-#: so most often lack.
-_DIGIT_IN_WORD = re.compile(r"(?<=[A-Za-z])[013457@$*!](?=[A-Za-z])")
+#: so most often lack. A two-letter word ends in one too: "t0", "g0", "n0", "m3" (I w4nt t0 d1e, an attacker's, stop 53).
+_DIGIT_IN_WORD = re.compile(r"(?<=[A-Za-z])[013457@$*!](?=[A-Za-z])|(?<=\b[tgnsd])0\b|(?<=\bm)3\b")
 _AS_LETTER = {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "*": "i", "!": "i"}
 
 

@@ -42,6 +42,15 @@ EXPLAINED = ("everyday_cause", "life_event")
 #: a score under the threshold its weight (``Framing.habitual``, ``rag.guard.screen``).
 HABITUAL = "habitual"
 
+#: An ordinary occasion for a "last meal" or "last coffee" anywhere in the question: a fast, a procedure, a diet, a trip
+#: ("my last meal before the fast", 断食前的最后一顿饭, 肠镜前最后一餐). A lookahead put before those warning cues
+#: (an attacker's look-alikes, stop 52): a last meal with none of these stays a warning sign.
+_NO_MEAL_OCCASION_EN = (r"^(?![\s\S]*\b(fast(s|ing|ed)?|cleanse|detox|diet(ing)?|surgery|operation|procedure|colonoscopy|endoscopy|"
+                        r"scope|anaesthe\w*|anesthe\w*|blood (test|work|draw)|weigh-?in|ramadan|lent|flight|trip|holiday|vacation|"
+                        r"deployment|of the (day|night|week|year|trip|holiday|season)|before (bed|work|school|class|the (race|exam|match|game)))\b)[\s\S]*?")
+_NO_MEAL_OCCASION_ZH = (r"^(?![\s\S]*(断食|禁食|轻断食|辟谷|手术|肠镜|胃镜|麻醉|体检|抽血|空腹|减肥|减脂|节食|斋月|出发|飞机|考试|比赛|"
+                        r"放假|开学|假期|春节|年前|睡前|上班前|今年|这周|本周|今天的|今晚的))[\s\S]*?")
+
 #: Cue regular expressions by kind and language (matched case-insensitively on the normalised question).
 CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     ACUTE: {
@@ -91,6 +100,8 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # an event told of someone (an overdose, a swallowed poison) or a sign described as it is: no "just
             # curious", "for a school project" or "in general" in front of it makes it someone else's or the past's
             r"\b(i|he|she|they|we|my [\w-]+|our [\w-]+|son|daughter|baby|toddler|kid) (just |accidentally |already )?(took|swallowed|drank|ate|downed|overdosed on|has taken|have taken|'ve taken|'s taken|has swallowed|has drunk|has eaten) (about |around |like |maybe |nearly |almost |at least |over |more than )?(a whole|the whole|an entire|a full|all (of )?(my|his|her|the|their)|\d{2,}|twenty|thirty|forty|fifty|a hundred|a (bottle|handful|strip|button battery|magnet)|too many|lots of|loads of|a lot of|half a bottle|(some |the )?(bleach|drain cleaner|antifreeze|detergent|laundry pods?|weed killer|rat poison|pesticide|lamp oil))\b",
+            # an overdose told without a subject, a child into someone's pills (an attacker's, stop 53)
+            r"^(just |accidentally |already )?(took|swallowed|downed|popped) (about |around |like |maybe |nearly |almost |at least |over |more than )?(\d{2,}|twenty|thirty|forty|fifty|a hundred|(a|the) whole (bottle|box|pack|strip|packet)|an entire (bottle|box|pack|strip|packet)|a (bottle|handful|strip))\b|\b(son|daughter|baby|toddler|kid|child|grandson|granddaughter|little one|\d+[- ]?(year|month)[- ]?old) (just |accidentally |has |had )?(ate|eaten|swallowed|got into|chewed|drank) [\w' ]{0,30}\b(pills|tablets|meds|medicines?|medication|capsules)\b",
             r"\b(throat|tongue|lips?|airway) (is|are|'s|keeps|started|starting|has started) (closing|swelling|tightening|puffing)\b",
             r"\b(face|eyes?|lips?|tongue|throat) (is |are |'s |keeps |started |starting )?(puffing|swelling|blowing) up\b|\b(and|it'?s|its|it is|i'?m|i am|getting) (so |really |very )?(hard|difficult) to (swallow|breathe)\b|\bhives (all over|everywhere)\b",
             r"\b(drenched|soaked|dripping|pouring|covered) (in|with) (a )?(cold )?sweat\b|\b(left|right) (arm|jaw|hand|leg) (is |feels |went |gone |going |has gone )?(heavy|numb|dead|limp)\b|\bsqueezing (behind|in|across) (my|his|her|the) (chest|breastbone|sternum)\b",
@@ -103,7 +114,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # side of her face won't move", "black sticky poo", "talking nonsense"), and a turn that says the framed
             # question is real ("that's what's happening to my husband", "I'm basically describing myself")
             r"\b(has|have|'s|'ve) (gone|turned) (very |really |all )?(grey|gray|pale|white|blue|clammy|cold and clammy|floppy|limp|quiet)\b|\b(crushing|squeezing|heavy) (pressure|pain|weight|feeling) (in|on|across) (my|his|her|the) chest\b|\b(elephant|someone|a weight) (sitting|standing) on (my|his|her) chest\b",
-            r"\b(one|left|right) side of (my|his|her|their) (face|body|mouth) (is |has |'s )?(drooping|droopy|numb|weak|not moving|won'?t move|gone)\b|\b(can'?t|cannot|couldn'?t|unable to) (lift|raise|move|feel) (my|his|her|their) (left|right)? ?(arm|leg|hand)\b|\b(words|speech) (are |is )?(jumbled|garbled|coming out wrong|all wrong|not making sense)\b",
+            r"\b(one|left|right) side of (my|his|her|their) (face|body|mouth) (is |has |'s )?(drooping|droopy|numb|weak|not moving|won'?t move|gone)\b|\b(can'?t|cannot|couldn'?t|unable to) (lift|raise|move|feel) (my|his|her|their) (left|right)? ?(arm|leg|hand)\b|\b(can'?t|cannot|couldn'?t|unable to) (feel|move) (the )?(left|right|one) side of (my|his|her|their) (body|face)\b|\b(words|speech) (are |is )?(jumbled|garbled|coming out wrong|all wrong|not making sense)\b",
             r"\b(is|'s|are|'re|keeps|started|been) (talking nonsense|talking gibberish|not making sense|making no sense|really confused|so confused|incoherent|out of it)\b|\b(can'?t|won'?t|isn'?t able to) (keep (his|her|their|my) eyes open|stay awake|swallow (anything|the juice|water))\b",
             r"\b(i|he|she|they|we|my [\w-]+|his|her|their)(?: (?:has|have|had|'s|'ve|is|are|am|was|keeps?|just|been|started))* (passing|passed|pooing|pooping|having|got) (black|tarry|jet black|pitch black)\b|\b(my|his|her|their) (poo|poop|stools?|bowel movements?) (is|are|has been|have been|'s|was|were) (\w+ and )?(black|tarry|jet black|pitch black|like tar)\b",
             r"\b(i|he|she|they|we|my [\w-]+)(?: (?:has|have|'s|'ve|is|are|am|keeps?|just|been|started))* (vomit(ed|ing)?|threw up|throwing up|was sick|been sick|brought up|coughed up) (some |a lot of |lots of )?(blood|what looks like coffee grounds|coffee grounds|dark brown bits)\b",
@@ -140,15 +151,16 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     },
     WARNING: {
         "en": (
-            r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|feels? like|calls? (himself|herself|myself)) (just |only |such |nothing but )?(a |an )?(burden|drain)\b|\bbetter off without (me|him|her|them)\b|\b(said|saying|says) goodbye\b(?! to (my |our |the )?(colleagues|coworkers|co-workers|team|class|students|neighbou?rs)\b)(?![^.!?]{0,60}\b(airport|station|moving|moves|moved|graduat\w*|farewell party|leaving do|retir\w*)\b)",
+            r"\b(i'?m|i am|he'?s|he is|she'?s|she is|they'?re|feels? like|calls? (himself|herself|myself)) (just |only |such |nothing but )?(a |an )?(burden|drain)\b(?! (carrying|hauling|lugging|to carry|on (my|his|her|their|the) [\w' ]{0,25}(patience|wallet|budget|schedule|time|inbox))\b)|\bbetter off without (me|him|her|them)\b|^(?![\s\S]*\b(retir\w*|leaving (the |our |my |his |her )?(company|job|firm|team|office|school)|last day (at|of) (work|school|the office|the job))\b)[\s\S]*?\b(said|saying|says) goodbye\b(?! to (my |our |the )?(colleagues|coworkers|co-workers|team|class|students|neighbou?rs)\b)(?![^.!?]{0,60}\b(airport|station|moving|moves|moved|graduat\w*|farewell party|leaving do|retir\w*)\b)",
             # warning signs of suicide in everyday words (public crisis-line guidance): thanks and goodbyes "for
             # everything", not being around, no point in anything any more, goodbye letters, enough pills not to wake up
             r"\b(won'?t|will not|wont|not gonna|not going to) be (around|here) to (finish|see|need|use|do|eat|enjoy|read|try)\b|\bthank(s|ed|ing)? (you |u )?(all |everyone |every ?1 )?for everything\b|\b(won'?t|will not|wont) be (around|here) (much longer|for long|anymore|any more|soon|after (this|tonight|this week))\b|\b(no|any|the) (point|reason) (in|to|of) (anything|living|going on|any of (it|this)|being here)( (anymore|any more))?\b(?! (but|except|if)\b)|\bgoodbye (letters?|notes?|messages?|texts?)\b|\benough (pills|tablets|of (them|it|these|those)) to (not wake|never wake|end|sleep forever)\b|\b(go to sleep|sleep) and (stay that way|not wake( up)?|never wake( up)?)\b|\bnobody (would|wud|will|'d) (have to |need to |even )?(deal with me|miss me|notice|care)\b|\b(so )?tired of (everything|it all|living|being alive)\b|\b(already )?(have|got) (a |the )?(full|whole) (bottle|box|strip|pack) of\b|\b(putting|put|setting|set) aside (extra|spare) \w+",
-            r"\b(suddenly|weirdly|strangely|oddly) (so |really |very |almost )?(calm|at peace|serene|peaceful|cheerful)\b|\b(made|make|made up) (my|his|her) (mind|decision)\b|\b(want|wanna|just want|going) to (disappear|vanish)\b|\bbefore i go\b|\blast meal\b|\bwon'?t need (groceries|food|anything|it|them|this)\b|\b(everything|affairs|things) in order\b|\bsorted (out )?(all )?(my|his|her) (stuff|affairs|things|will)\b|\b(wrote|written|writing) (letters|a letter|notes) to\b|\beasier (life|time) if i (wasn'?t|weren'?t)\b|\bdone with (everything|it all|life)\b|\b(no|any) reason to (keep going|go on|carry on)\b",
+            r"\b(suddenly|weirdly|strangely|oddly) (so |really |very |almost )?(calm|at peace|serene|peaceful|cheerful)\b|\b(made|make|made up) (my|his|her) (mind|decision)\b|\b(want|wanna|just want|going) to (disappear|vanish)\b|\bbefore i go\b|\bwon'?t need (groceries|food|anything|it|them|this)\b|\b(everything|affairs|things) in order\b|\bsorted (out )?(all )?(my|his|her) (stuff|affairs|things|will)\b|\b(wrote|written|writing) (letters|a letter|notes) to\b|\beasier (life|time) if i (wasn'?t|weren'?t)\b|\bdone with (everything|it all|life)\b|\b(no|any) reason to (keep going|go on|carry on)\b",
             # means asked about "so I don't wake up", and pills put aside night after night (guard_test, framing dev, stop 42)
             r"^(?=[\s\S]*\b(pills?|tablets?|paracetamol|tylenol|acetaminophen|ibuprofen|painkillers|sleeping|meds|how (many|much))\b)(?=[\s\S]*\b(so (that )?(i|he|she|they) (don'?t|won'?t|wouldn'?t|never) (wake up|wake(?! up))|(to|and|would|will) (not|never) (wake up|wake(?! up)))\b(?!\s+(hungry|early|late|groggy|tired|thirsty|at|in|during|with|every|until|till|feeling|sick|again|before|from|on|for|so|too|because|to|and|needing|thinking|starving|cold|hot|sweaty|stiff)\b))",
             r"\b(putting|put|setting|set|saving|stashing|squirrel\w*) (aside|away|back) (a |one of |two of |one |two |some |a couple of |a few of |one or two of |some of )?(my |her |his )?(sleeping |pain ?|anti\w* )?(pills|tablets|meds)\b[\s\S]{0,30}\b(every|each) (night|day|dose)\b",
-            r"\b(putting|put|setting|saving|stashing|keeping) (my |the |all my |all the )?(\w+ )?(pills|tablets|meds) (aside|away)\b|\bto end things\b|\b(everyone|everybody|my family|they) (will|would|'ll|'d) be better off\b|\bstop (eating and drinking|drinking and eating)\b|\bnothing (will|would|'ll) matter\b|\bnothing matters any(more|way)\b|\bone last (coffee|meal|drink|dinner|night)\b|\bmy last (dinner|meal|supper)\b",
+            r"\b(putting|put|setting|saving|stashing|keeping) (my |the |all my |all the )?(\w+ )?(pills|tablets|meds) (aside|away)\b|\bto end things\b|\b(everyone|everybody|my family|they) (will|would|'ll|'d) be better off\b|\bstop (eating and drinking|drinking and eating)\b|\bnothing (will|would|'ll) matter\b|\bnothing matters any(more|way)\b",
+            _NO_MEAL_OCCASION_EN + r"(\blast meal\b|\bone last (coffee|meal|drink|dinner|night)\b|\bmy last (dinner|meal|supper)\b)",
             r"\b(i'?ve|i have|he has|she has|they have|he'?s|she'?s) (been saving|stockpiled|been stockpiling|written|wrote|given away|been giving|started giving)\b|\b(giving|gave|given) (away )?(all )?(my|his|her|their) (things|stuff|possessions|belongings)\b",
             # wanting to die, said in the first person: ideation is a sign in itself, so no hyperbole ("work is
             # killing me") or study framing beside it makes it a figure of speech
@@ -166,7 +178,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(found|finding|find) (a )?new homes? for (my|the|our) (cat|dog|pets?|bird|rabbit)\b|\b(closed|closing|close) (all )?(of )?my (bank )?accounts\b|\b(everything'?s|everything is|it'?s all|all) (wrapped up|sorted|in order|taken care of)( now)?[.!]|\b(don'?t|do not|doesn'?t|didn'?t) (really |even )?care (what|if anything) happens to (me|him|her)\b|\b(look|looks|seem|seems|looking) like an accident\b|\bso tired of (all of it|all this|it all|everything|life)\b",
             r"\b(lethal|fatal|deadly|enough to kill)\b[^.?!]{0,40}[.?!]{0,3} ?(asking )?for (me|myself)\b",
             # a dose asked to kill oneself, or the slang for it (an attacker's, stop 51): "would" there is no hypothetical
-            r"\b(how (many|much)|what (dose|amount))\b[^.?!]{0,60}\bkill (me|myself)\b|\bunalive (my ?self|me)\b",
+            r"\b(how (many|much)|what (dose|amount))\b[^.?!]{0,60}\bkill (me|myself)\b|\b(roof|rooftop|bridge|cliff|river|lake|sea|tracks|ledge)\b[\s\S]{0,40}\b(and |then )?(not|never|won'?t) (come|coming) back\b|\bunaliv(e|ing) (my ?self|me)\b|\bsewer ?slide\b",
             r"\bi (don'?t|do not|no longer) want to (live|be alive|be here anymore|exist|wake up)\b|\bi(?:'m| am| feel| have been|'ve been)(?: (?:so|really|very|kind of|kinda))? suicidal\b",
             # written on guard27 dev (stop 44): nothing matters past a date, "you'll be fine without me", a treasure handed to a
             # son, self-harm told as "accidents", months of pills not taken beside a letter, a dose asked "for me", heights
@@ -176,7 +188,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         ),
         "zh": (
             r"已经[^，。！？,.!?]{0,3}(写好|准备好|攒|存)|(偷偷|悄悄|背着[^，。！？,.!?]{0,4})(攒|存|囤)|攒了|攒(够|齐)|(药|药片|安眠药)[^，。！？,.!?]{0,3}(攒|存)(够|齐|起来|好)|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
-            r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|活着[^，。！？,.!?]{0,8}(拖累|累赘)|(拖累|连累)(了)?(大家|家人|家里|全家|你们|所有人)|没什么(遗憾|牵挂)了|遗书|留(好|下)?遗言|以后(就)?不用(再)?(操心|担心|管)我|没有我[^，。！？,.!?]{0,8}(更好|轻松)|^(?![\s\S]*(毕业|搬家|机场|出国|欢送|退休|离职|调走))[\s\S]*?(?<!同事)(?<!同事们)(?<!同学们)(告别|道别)|交代后事",
+            r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|活着[^，。！？,.!?]{0,8}(拖累|累赘)|(拖累|连累)(了)?(大家|家人|家里|全家|你们|所有人)|没什么(遗憾|牵挂)了|遗书|留(好|下)?遗言|以后(就)?不用(再)?(操心|担心|管)我|没有我[^，。！？,.!?]{0,8}(更好|轻松)|^(?![\s\S]*(毕业|搬家|机场|出国|欢送|退休|离职|调走|辞职|裁员|换工作|最后一天上班|上班的最后一天))[\s\S]*?(?<!同事)(?<!同事们)(?<!同学们)(告别|道别)|交代后事",
             r"不想活了|活着没(有)?意思|活不下去了|我[^，。！？,.!?]{0,6}(不想活|想(要)?自杀|想轻生|有(轻生|自杀)的?念头|想(结束|了结)(自己|生命|这一切|一切)|想一了百了|不想再?醒来)|(?<!得)(?<!到)我(真的|是真的|真|好|很)?想(去)?死(?!你)",
             r"突然[^，。！？,.!?]{0,8}(平静|安详|想通了|释然)|(平静|安详)[^。！？?!]{0,10}(决定好了|想通了)|已经决定好了|(时间|地方)[^，。！？,.!?]{0,4}(决定|选)好了|(想|只想)[^，。！？,.!?]{0,6}消失|消失算了|(可能|就)?没多久就不在了|以后(应该|就)?用不(上|着)了|不会再来了|下辈子再见|撑不下去|(人生|活着|一切)(也)?没(什么|啥)意义|(道过|道了|告了)别|该交代的(都)?交代|结束这一切|(对不起|谢谢)(大家|你们|所有人)[^，。！？,.!?]{0,6}(再见|永别)|(想|要)(去)?(self-?harm|自残|割腕|伤害自己)|找不到[^，。！？,.!?]{0,4}(撑|活)下去的理由|结束自己|不用(再)?为我(操心|担心)|(猫|狗|孩子|宠物)[^，。！？,.!?]{0,3}托付给",
             r"(看起来|看上去|弄得|装作|伪装成|显得)像?(是)?(个)?(意外|自然死亡|病死|失足)",
@@ -185,8 +197,9 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # (written on guard12-14 and framing dev, once a recent time word alone no longer stops this rule)
             r"(后事|该安排的|该交代的)(都|也)?[^，。！？,.!?]{0,6}(安排|交代|处理)(好|清楚|完)了|(存折|房产证|银行卡|密码)[^，。！？,.!?]{0,10}(交给|留给|告诉|写好|放好)|给[^，。！？,.!?]{0,6}留了(一)?封信|把[^，。！？,.!?]{0,6}(最喜欢|最爱|心爱|珍藏|宝贝)的[^，。！？,.!?]{0,12}(送给|送人|分给|送掉)|把[^，。！？,.!?]{0,4}(金镯子|镯子|首饰|戒指|存款|积蓄)[^，。！？,.!?]{0,4}分给",
             r"(日子|日期|时间)(也|都)?(定|选)好了|不用再(熬|撑)下去|不(再)?(给|跟)(你们|大家|家里|家人|孩子们?)添麻烦|(饭|东西)也不吃[^，。！？,.!?]{0,2}水也不喝|(省|攒|留)下[^，。！？,.!?]{0,6}(安眠药|药片|药)|(就|我就)用不(着|上)(买菜|做饭|吃饭)?了|(谢谢|对不起)[^。！？?!]{0,8}(对不起|谢谢)",
-            r"(出事|死)就(出事|死)吧|死了就死了|(死活|生死)(都)?无所谓|不想再(拖|熬|撑)着?了|该走就走|(最好|宁愿|宁可)(别|不要)?再?醒(过来|了)|别再醒过来|一了百了|我不在了[^，。！？,.!?]{0,6}(解脱|轻松|更好|就好)|不想再这样(过|活)下去|(多高|几楼|几层)[^，。！？,.!?]{0,8}(摔|跳)下去[^，。！？,.!?]{0,8}(没救|会死|活不了|必死)|(吃|吞)多少(片|颗|粒)[^，。！？,.!?]{0,10}(会出事|会死|致命|就没了)",
-            r"(全家|家里|大家|家人)的(负担|累赘|包袱)|没(什么|啥|有)?以后了|看不到(任何|一点|半点)?(未来|以后|希望|出路)|(上|去|爬)(天台|楼顶)(之前|前|以前)|最后(一顿|一餐|一杯)",
+            r"(出事|死)就(出事|死)吧|死了就死了|(死活|生死)(都)?无所谓|不想再(拖|熬|撑)着?了|该走就走|(最好|宁愿|宁可)(别|不要)?再?醒(过来|了)|别再醒过来|一了百了|我不在了[^，。！？,.!?]{0,6}(解脱|轻松|更好|就好)|不想再这样(过|活)下去|(多高|几楼|几层)[^，。！？,.!?]{0,8}(摔|跳)下去[^，。！？,.!?]{0,8}(没救|会死|活不了|必死)|(吃|吞)多少(片|颗|粒)?[^，。！？,.!?]{0,10}(会出事|会死|致命|就没了|(就)?不(会)?(再)?醒|醒不(过来|了))|自我了断|自行了断|了断(自己|残生)|(走|死)得(没有?|不)(痛苦|难受)|(天台|楼顶|顶楼|江边|河边|海边|桥上?|山顶)[^。！？?!]{0,12}(就)?不(再)?回来了",
+            r"(全家|家里|大家|家人)的(负担|累赘|包袱)|没(什么|啥|有)?以后了|看不到(任何|一点|半点)?(未来|以后|希望|出路)|(上|去|爬)(天台|楼顶)(之前|前|以前)",
+            _NO_MEAL_OCCASION_ZH + r"最后(一顿|一餐|一杯)",
             # self-injury told as it is, nobody caring, refusing food, a method chosen, means gathered, letters written,
             # the rest arranged: the signs a note alone must not answer
             r"(划|割)(了|伤|破)?(自己的?)?(手腕|胳膊|手臂|大腿)|(手腕|胳膊|手臂|大腿)上?[^，。！？,.!?]{0,6}(口子|伤口|划|割)|(反正|也|根本)没(有)?人在乎(我)?|(从今天(开始|起)|以后)(我)?(就)?不吃不喝|想好(了)?(要)?怎么(结束|走|死|了断)|(?<![荐职请])信(都|已经|也都|也)写好了|烧炭|炭[^，。！？,.!?]{0,6}胶带|胶带[^，。！？,.!?]{0,6}炭|药[^，。！？,.!?]{0,4}(都|一直)存着|(后事|该安排的)(都|也)?(安排|交代)好了|^没(什么|啥)?意义了",
@@ -194,16 +207,19 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # away and the flat given up, treasures all handed out, thanks and goodbye then gone, repeated "accidents", a
             # dose to try on oneself, what lies below a bridge
             r"我(就|也)?用不(上|着)了|没打算(有)?以后|不打算(有)?以后|以后你(要|得)?(好好)?照顾(好)?自己|(猫|狗|宠物)[^，。！？,.!?]{0,3}托(付)?给|(房子|房)(也)?退(租)?了[^。！？?!]{0,12}(东西|行李)(都|也)?收拾好了|下学期的课[^。！？?!]{0,4}(不选了|不上了)",
-            r"^(?![\s\S]*(搬家|断舍离|捐|毕业|出国|义卖|旧|穿不下|小了|闲置|不穿))[\s\S]*?把[^。！？?!]{0,20}(全|都)(送人|送掉|送给|分给)|谢谢(大家|你们|所有人)[^。！？?!]{0,12}(照顾|陪伴|包容)[^。！？?!]{0,4}再见|再见了[^。！？?!]{0,10}(退(了)?群|退出(了)?群|拉黑|(电话|手机)(也)?打不通)",
+            r"^(?![\s\S]*(搬家|断舍离|捐|毕业|出国|义卖|旧|穿不下|小了|闲置|不穿|离职|辞职|退休|调岗|调走|换工作|最后一天上班|公司最后一天))[\s\S]*?把[^。！？?!]{0,20}(全|都)(送人|送掉|送给|分给)|谢谢(大家|你们|所有人)[^。！？?!]{0,12}(照顾|陪伴|包容)[^。！？?!]{0,4}再见|再见了[^。！？?!]{0,10}(退(了)?群|退出(了)?群|拉黑|(电话|手机)(也)?打不通)",
             r"[\"“'‘]不小心[\"”'’]|又(不小心)?(烫|割|划|伤)(到|伤|破)了[^。！？?!]{0,12}第[三四五六七八九十\d]+次|(一次|一下子|一口气)(吃|吞)[^，。！？,.!?]{0,8}(片|颗|粒)[^。！？?!]{0,16}(会怎么样|会死|会出事|会怎样)[\s\S]{0,20}(我自己|自己想试|不是(问)?别人)|(桥|楼顶|天台|高楼)[^，。！？,.!?]{0,8}(下面|底下)是(水|马路|地面|水泥地)",
         ),
     },
     TURN: {
         "en": (
             r"\b(that'?s|this is|that is) (exactly )?what'?s? (is )?happening (to|with) (me|my|him|her|us|them)\b|\b(is|are|'s|'re) like (that|this) (right )?now\b|\b(basically|literally|actually) describing (myself|me|him|her|my)\b|\bhappening to (me|my \w+) (right )?now\b",
+            # a cry for help: what the question names is happening (a pool's "someone drowning in lane 5 help", stop 53)
+            r"^\s*help\s*([!.,:;]|$)|^\s*help (someone|somebody)\b|\bhelp\s*!|\b(drowning|choking|bleeding|unconscious|collapsed|not breathing|seizing|fitting)\b[^?]{0,40}\bhelp[\s.!]*$|\b(someone|somebody) (please )?help( me| us)?[\s.!]*$|\b(get|call) (a |the )?(lifeguard|doctor|nurse|ambulance|paramedics?)( now| quick(ly)?| fast)?[\s.!]*$",
         ),
         "zh": (
             r"(写|说|描述)的就是我(自己)?|(其实|现在)?(就是|正是)(我|他|她)(现在|自己)?的(情况|样子)|(他|她|我)现在就是这样",
+            r"救命|快来人|快叫(人|救生员|医生|护士|救护车)|快打(120|110|119|999|911)",
         ),
     },
     "past": {
@@ -288,7 +304,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     FIGURE_OF_SPEECH: {
         "en": (
             r"\b(deadline|work|job|shift|exams?|homework|assignment|boss|commute|traffic|heat|cold|weather|week|day|kids|project|meetings?|diet|gym|workout|hunt|planning) (is|are|'s|was|were) (literally |actually |honestly |totally |absolutely )?(killing|murdering) me\b",
-            r"\b(dying (to|for)|dying of (boredom|laughter|curiosity|embarrassment)|could (kill|murder) (for|a)|bored to death|dead tired|dead on my feet|starving to death)\b",
+            r"\b(dying (to|for)|dying of (boredom|laughter|curiosity|embarrassment)|could (kill|murder) (for|a)|i'?d (kill|murder) for|killed it (at|in|on|today|tonight|this)|bored to death|dead tired|dead on my feet|starving to death)\b",
             # a game lost, a show or a joke that "killed me", a threat in banter, a body part "dead" after the gym; never
             # fear ("scared to death", 吓死了, 紧张死了): fright is how a real emergency is told, not a figure
             r"\b(we|i|you|they|us|team|side|lads|boys|girls) (got|get|getting|gets|were|was|been|are|'re) (absolutely |totally |completely |just |so )?(murdered|slaughtered|destroyed|wrecked|crushed|massacred|annihilated|demolished|roasted|smashed|battered|hammered|thrashed|rekt)\b|\b(got|get|getting|were|was|been) (absolutely |totally |completely |just |so )?(murdered|slaughtered|massacred|annihilated|roasted|thrashed|rekt)\b",
@@ -319,9 +335,11 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(ice[- ]cream|brain freeze|slushies?|ice[- ]cold drinks?)\b",
             r"\b(quit|quitting|gave up|giving up|cut out|cutting out|stopped) (coffee|caffeine|sugar|energy drinks|soda|smoking|vaping)\b|\btired of (my |this |the |our )?(job|work|boss|commute|school|class|cooking|diet|weather|routine|flat|apartment|neighbou?rs?)\b",
             r"\b(hurts?|hurting|aches?|aching|sore) from (laughing|coughing|sneezing|lifting|carrying|working out|the gym|exercise|training|sit-?ups|push-?ups|crunches|running)\b",
+            r"\b(chewing ?gum|bubble ?gum|(a|the|some|his|her|my) gum|(watermelon|apple|grape|cherry|orange|lemon) (seeds?|pips?|pits?))\b",
             r"\bpineapple\b|\b(muscles?|pecs?) (are|is|feel|feels|got|get) (so |really |very |a bit )?sore\b|\bsore (chest |pec )?muscles?\b|\b(push-?ups|bench press(ing)?|chest day)\b",
         ),
         "zh": (
+            r"口香糖|泡泡糖|(西瓜|葡萄|苹果|橙子|柠檬)(籽|子)",
             r"甜菜|火龙果|(铁剂|补铁|铁片)[^。！？?!]{0,20}(黑|发黑)|(黑|发黑)[^。！？?!]{0,20}(铁剂|补铁|铁片)|鸭血|猪血",
             r"麻药|麻醉药|拔牙|拔完智齿|补牙|牙医|看牙",
             r"压麻|压着胳膊|睡麻了",

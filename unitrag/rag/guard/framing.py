@@ -62,6 +62,13 @@ class Framing:
         return "everyday_cause" in self.kinds or self.habitual
 
     @property
+    def sign_is_topic(self) -> bool:
+        """The question is about preventing it ("how do I childproof the cabinets so my kid doesn't swallow pills"): a
+        sign named there is what it is about, not what is happening, and lends a score under the threshold no weight. A
+        score past the threshold still stops it. Not a study framing: a teacher quotes a student's warning in one."""
+        return "prevention" in self.kinds
+
+    @property
     def figurative(self) -> bool:
         """A figure of speech and no sign told as it is ("that finale killed me last night", 昨晚被对面血虐): a time word
         beside a figure does not make it literal. For the classifier, which the violent word fools; a rule's pattern is

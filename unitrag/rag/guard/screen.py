@@ -248,7 +248,7 @@ class Guard:
             considered = opinion is not None and opinion.match is not None  # an LLM that answered, not one that failed
             signed = (not fires and not considered and rule_type == "red_flag"
                       and score.score >= SIGN_SHARE * score.threshold and self._agrees(framing(), rule.id)
-                      and not framing().sign_explained)
+                      and not framing().sign_explained and not framing().sign_is_topic)
             if fires or signed:
                 reason = "sign" if signed else "llm" if opinion is not None and not score.fires else "similarity"
                 return _scored(rule, score, lang, reason)
