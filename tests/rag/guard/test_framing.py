@@ -8,7 +8,7 @@ import time
 import pytest
 
 from unitrag.rag.guard.screen import Guard
-from unitrag.rag.guard.framing import FIRE, read_framing
+from unitrag.rag.guard.framing import FIRE, TURN, read_framing
 from unitrag.content.text.lang import normalize_question
 from unitrag.rag.types import GuardOutcome
 
@@ -350,3 +350,27 @@ def test_a_sign_still_happening_is_not_over(question: str) -> None:
 def test_an_everyday_cause_explains_a_sign_told_only_with_a_time_word() -> None:
     read = framing("Red poo this morning, but I had a huge beetroot salad last night. Normal, right?")
     assert read.timed_only and read.explained, read
+
+
+@pytest.mark.parametrize(("question", "cried"), [
+    # a new team's pool (stop 53): "someone drowning in lane 5 help" got only the note, 救命 有人溺水 passed
+    ("someone drowning in lane 5 help", True),
+    ("救命 有人溺水", True),
+    ("help! my son is choking", True),
+    ("有人溺水了快叫救生员", True),
+    ("get the lifeguard now", True),
+    # help asked for, not cried for
+    ("what can i eat to help", False),
+    ("my grandpa feels lonely since moving to the care home, how can we help", False),
+    ("help me choose a swim lesson for my 5 year old", False),
+    ("can anyone help me find the lost property office", False),
+    ("my 3 year old only eats beige food. pasta, bread, chips. help", False),
+])
+def test_a_cry_for_help_says_the_question_is_happening(question: str, cried: bool) -> None:
+    assert (TURN in framing(question).sign_kinds) is cried, question
+
+
+def test_a_sign_named_in_a_prevention_question_lends_no_weight() -> None:
+    childproof = framing("How do I childproof my cabinets so my kid doesn't swallow iron pills?")
+    assert childproof.sign_is_topic and childproof.sign
+    assert not framing("my kid just swallowed a handful of iron pills").sign_is_topic
