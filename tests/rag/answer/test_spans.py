@@ -158,6 +158,16 @@ def test_the_same_or_likewise_points_back() -> None:
     assert by_words["同样适用于房屋无法居住的情况。"].leans_on == by_words["在通知期内可以退租。"].position
 
 
+def test_a_limit_or_time_the_sentence_before_set_is_pointed_back_to() -> None:
+    """A reader's gear shop: "After that, the late fee is $10 per hour" was quoted without the grace period it follows."""
+    found = spans("Every return has a 60-minute grace period. After that, the late fee is $10 per hour.\n\n"
+                  "每件行李可免费托运20公斤。超出部分每公斤收费10元。")
+    by_words = {s.words: s for s in found}
+    assert by_words["After that, the late fee is $10 per hour."].leans_on == by_words[
+        "Every return has a 60-minute grace period."].position
+    assert by_words["超出部分每公斤收费10元。"].leans_on == by_words["每件行李可免费托运20公斤。"].position
+
+
 def test_an_uncited_item_takes_the_citation_of_the_nearest_cited_item_of_its_list_not_every_id_of_its_unit() -> None:
     """A reader's heater answer: "加热棒功率：每升约 1 瓦" has no tag of its own; the item above it cites the heater
     guide, and the answer showed the white-spot paper (the unit's first id) as its source."""

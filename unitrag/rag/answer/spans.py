@@ -58,7 +58,10 @@ _EN_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bDr)(?<!\bM
 _POINTS_BACK = re.compile(
     r"(?:(?:That|This|These|Those|Such|It|They|Therefore|Thus|Hence|Otherwise|Both|Neither)\b|As a result\b|"
     r"For this reason\b|Because of this\b|In that case\b|If so\b|If not\b|Even so\b|The same\b|Likewise\b|Similarly\b"
-    r"|这|那(?![里儿])|因此|所以|因而|于是|否则|它|其中|此时|这时|同样|同理)")
+    # a time or a limit the sentence before set ("After that, the late fee is $10 per hour": a reader's, stop 53)
+    r"|(?:After|Before|Beyond|Past|Apart from|Other than|Except for) (?:that|this|then)\b|Until then\b|By then\b|"
+    r"At that point\b|Instead\b|Even then\b"
+    r"|这|那(?![里儿])|因此|所以|因而|于是|否则|它|其中|此时|这时|同样|同理|此后|之后|在此之前|除此之外|超出(的)?部分|超过(的)?部分)")
 _CJK_GAP = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])")
 
 
