@@ -43,7 +43,10 @@ def test_wrapped_prose_is_joined_and_split_into_sentences_with_their_citations()
     text = 'Stomach acid frees B12\nfrom food <Cite id="nih"/>. It then binds\nintrinsic factor.'
     found = spans(text)
     assert [s.words for s in found] == ["Stomach acid frees B12 from food.", "It then binds intrinsic factor."]
-    assert found[0].cited == ("nih",) and found[1].cited == ()
+    # the sentence after the paragraph's last tag is the same source's (a new team's timetable quoted it uncited)
+    assert found[0].cited == ("nih",) and found[1].cited == ("nih",)
+    other = spans('Fares rose in July <Cite id="fares"/>. Ferries run every 20 minutes.\n\nPiers close at 01:00.')
+    assert [s.cited for s in other] == [("fares",), ("fares",), ()]  # a paragraph that cites nowhere stays uncited
 
 
 def test_the_title_line_a_story_starts_with_is_not_a_span_nor_a_heading_a_context() -> None:

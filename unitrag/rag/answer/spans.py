@@ -166,8 +166,9 @@ def _leading_tags(piece: str) -> int:
 
 def _backed(sentences: list[str]) -> list[str]:
     """Each sentence with the tags that back it: its own, else those of the next sentence of its paragraph that
-    cites ("S1. S2.<Cite a/>": a is the paragraph's source, S1's too). A sentence after the paragraph's last tag
-    keeps none here, and is then cited with all its source's ids (``extractive``)."""
+    cites ("S1. S2.<Cite a/>": a is the paragraph's source, S1's too), else, after the paragraph's last tag, those of
+    the last sentence before it that cites ("S1.<Cite a/> S2.": a new team's timetable quoted S2 with no source at
+    all). Only a paragraph that cites nowhere leaves its sentences without tags (``extractive`` decides those)."""
     out, tags = list(sentences), ""
     for i in range(len(out) - 1, -1, -1):
         own = "".join(canonical_tag(t.id) for t in find_tags(out[i]) if t.id)
@@ -175,6 +176,13 @@ def _backed(sentences: list[str]) -> list[str]:
             tags = own
         elif tags:
             out[i] += tags
+    last = ""
+    for i, sentence in enumerate(out):
+        own = "".join(canonical_tag(t.id) for t in find_tags(sentence) if t.id)
+        if own:
+            last = own
+        elif last:
+            out[i] += last
     return out
 
 
