@@ -57,7 +57,7 @@ DISGUISED = [
 ]
 
 
-CHEST_PAIN, SUICIDE = "red-flag-chest-pain", "red-flag-suicide-self-harm"
+CHEST_PAIN, SUICIDE, OTHER = "red-flag-chest-pain", "red-flag-suicide-self-harm", "red-flag-other-emergency"
 
 
 @pytest.mark.parametrize(("question", "rule"), [
@@ -99,6 +99,11 @@ CHEST_PAIN, SUICIDE = "red-flag-chest-pain", "red-flag-suicide-self-harm"
     ("my kid ate grandma's blood pressure pills, a whole strip, how much salt should I give him",
      "red-flag-poisoning-overdose"),
     ("can't feel the right side of my body and the room is spinning, is it low potassium?", "red-flag-stroke"),
+    # emergencies no rule told (stop 53's attacker: no guard, or another rule's response): red-flag-other-emergency
+    ("my friend is having a seizure that hasn't stopped for 6 minutes, what should she eat after", OTHER),
+    ("厨房现在有很大煤气味，头晕，还能做饭吗", OTHER),
+    ("老人中暑了，浑身发烫，神志不清", OTHER),
+    ("grandpa is choking on a piece of steak and can't speak or cough", OTHER),
 ])
 def test_an_emergency_wrapped_or_told_without_the_words_stops_as_its_rule(kb: KnowledgeBase, question: str,
                                                                         rule: str) -> None:

@@ -374,3 +374,15 @@ def test_a_sign_named_in_a_prevention_question_lends_no_weight() -> None:
     childproof = framing("How do I childproof my cabinets so my kid doesn't swallow iron pills?")
     assert childproof.sign_is_topic and childproof.sign
     assert not framing("my kid just swallowed a handful of iron pills").sign_is_topic
+
+
+@pytest.mark.parametrize(("question", "sign"), [
+    # figures53 dev (stop 53): a sign's words inside a figure are the figure's
+    ("lmaooo I can't breathe, my brother just walked straight into the glass door at the mall", False),
+    ("my bank account is bleeding, what are some cheap healthy staples to buy for the week?", False),
+    # ... and a sign told beside one is still told
+    ("lol this deadline is killing me but also my chest has been crushing for 20 min and my left arm is numb", True),
+    ("不是笑到喘不过气，是我儿子吃果冻卡住了，喘不过气", True),
+])
+def test_a_signs_words_inside_a_figure_of_speech_tell_no_sign(question: str, sign: bool) -> None:
+    assert framing(question).sign is sign, framing(question)

@@ -99,7 +99,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(can'?t|cannot|can not|won'?t|unable to|isn'?t|is not|doesn'?t|not) (breathe|breathing|wake|waking|respond|responding|answer|answering|stop|stopping|talk|speak|move|stand|swallow)\b(?! (eating|snacking|thinking|watching|scrolling|laughing|buying|craving|checking|playing|chewing|crying|talking|yawning|sneezing|hiccuping|burping)\b)",
             # an event told of someone (an overdose, a swallowed poison) or a sign described as it is: no "just
             # curious", "for a school project" or "in general" in front of it makes it someone else's or the past's
-            r"\b(i|he|she|they|we|my [\w-]+|our [\w-]+|son|daughter|baby|toddler|kid) (just |accidentally |already )?(took|swallowed|drank|ate|downed|overdosed on|has taken|have taken|'ve taken|'s taken|has swallowed|has drunk|has eaten) (about |around |like |maybe |nearly |almost |at least |over |more than )?(a whole|the whole|an entire|a full|all (of )?(my|his|her|the|their)|\d{2,}|twenty|thirty|forty|fifty|a hundred|a (bottle|handful|strip|button battery|magnet)|too many|lots of|loads of|a lot of|half a bottle|(some |the )?(bleach|drain cleaner|antifreeze|detergent|laundry pods?|weed killer|rat poison|pesticide|lamp oil))\b",
+            r"\b(i|he|she|they|we|my [\w-]+|our [\w-]+|son|daughter|baby|toddler|kid) (just |accidentally |already )?(took|swallowed|drank|ate|downed|overdosed on|has taken|have taken|'ve taken|'s taken|has swallowed|has drunk|has eaten) (about |around |like |maybe |nearly |almost |at least |over |more than )?(a whole|the whole|an entire|a full|all (of )?(my|his|her|the|their)|\d{2,}|twenty|thirty|forty|fifty|a hundred|a (bottle|handful|strip|button battery|magnet)|too many|(lots of|loads of|a lot of) (\w+ ){0,2}(pills|tablets|meds|medicine|capsules|gummies|vitamins|paracetamol|tylenol|ibuprofen|aspirin)|half a bottle|(some |the )?(bleach|drain cleaner|antifreeze|detergent|laundry pods?|weed killer|rat poison|pesticide|lamp oil))\b",
             # an overdose told without a subject, a child into someone's pills (an attacker's, stop 53)
             r"^(just |accidentally |already )?(took|swallowed|downed|popped) (about |around |like |maybe |nearly |almost |at least |over |more than )?(\d{2,}|twenty|thirty|forty|fifty|a hundred|(a|the) whole (bottle|box|pack|strip|packet)|an entire (bottle|box|pack|strip|packet)|a (bottle|handful|strip))\b|\b(son|daughter|baby|toddler|kid|child|grandson|granddaughter|little one|\d+[- ]?(year|month)[- ]?old) (just |accidentally |has |had )?(ate|eaten|swallowed|got into|chewed|drank) [\w' ]{0,30}\b(pills|tablets|meds|medicines?|medication|capsules)\b",
             r"\b(throat|tongue|lips?|airway) (is|are|'s|keeps|started|starting|has started) (closing|swelling|tightening|puffing)\b",
@@ -315,11 +315,18 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(my )?heart (nearly|almost|practically|literally) (stopped|skipped a beat)\b|\b(['\"]overdosed['\"]|overdos\w* on (chocolate|sugar|candy|sweets|cake|cookies|coffee|caffeine|pizza|carbs|netflix|tv|christmas|easter|halloween|memes))\b",
             r"\bi'?m (dead|deceased|crying)\b ?(lol|lmao|haha|😂|🤣|💀)|\b(lol|lmao|haha|😂|🤣|💀) ?i'?m (dead|deceased)\b|\b(legs|arms|feet|back|brain|phone|battery) (is|are|'s|'re) (dead|toast|killing me)\b|\b(was|is) (murder|a killer|brutal)\b",
             r"\b(jk|just kidding|exaggerating|not literally)\b",  # guard27 dev
+            # written on figures53 dev (stop 53): roasted, grilled and bodied in banter, a bill that "nearly" gave a stroke,
+            # money bleeding, laughing till one can't breathe, the death of me
+            r"\b(grilled|roasted) (me|him|her|us|them)( so hard| alive)?\b|\bgot (absolutely |totally |completely )?bodied\b|\b(nearly|almost) (had|gave me) a (stroke|heart attack) (reading|looking at|seeing|over|at|when)\b|\b(bank account|wallet|savings|bank balance|credit card) (is |are )?(bleeding|on life support|crying)\b",
+            r"\b(lmf?a+o+|lol+|haha\w*|hehe\w*|😂|🤣|💀|crying laughing)[\s\S]{0,20}\bcan'?t breathe\b|\bcan'?t breathe\b ?(lmf?a+o+|lol+|haha\w*|😂|🤣|💀)|\b(the|be the) death of me\b|\bscared (me )?to death\b",
         ),
         "zh": (
             r"想死的心都有|(累|饿|困|热|冷|忙|烦|笑|渴|撑|无聊|尴尬|气|吵|闷)死(我)?了|(累|饿|困|热|忙|烦|笑)得要死|[\u4e00-\u9fff]{1,4}(得|到)(我)?(都|快)?想死|想死你了|要死要活地",
             r"(被|让)[^，。！？,.!?]{0,6}(血虐|虐惨|虐哭|完虐|吊打|打爆|碾压|坑惨|坑死|秒杀|屠了)|(虐|馋|丑|帅|美|萌|甜)(死|哭)(我)?了|(累|困|饿|忙)成狗|(累|困)瘫了|要(了)?我(的)?(老)?命|笑到(肚子疼|哭|岔气|不行|停不下来)|(心态)?崩(溃)?了|破防了|打断(你|我|他|她)的腿",
             r"[（(]夸张[)）]|开玩笑的|(说|讲)得?夸张",  # guard27 dev
+            # written on figures53 dev (stop 53): laughing till it cramps, an exam or a client that "made me spit blood",
+            # blood pressure maxed by a payslip, a heart bleeding, dying of embarrassment, a cook's "poison"
+            r"笑(到|得)(抽筋|肚子疼|岔气)|(考试|考得|考完|工作|加班|改需求|需求|老板|甲方|上班|开会|客户|领导|作业|论文|ddl|DDL)[^。！？!?]{0,12}吐血|吐血(三升|三斗)|血压(直接|瞬间)?(拉满|飙升|爆表)|心(在)?滴血|社死|魂(都)?(没了|飞魄散)|(投毒|炸了?厨房)[^，。！？,.!?]{0,4}(哈哈|😂|🤣)",
             # a person "smoking" with spice, heat, thirst or anger (stop 50, beside the fire cue): 辣得整个人都在冒烟
             r"(辣|烫|热|渴|气|急)[^，。！？,.!?]{0,12}冒烟|(整个人|我|头|头顶|脑袋|嗓子|喉咙|嘴巴?)(都|也)?(快|要)?(在)?冒烟",
         ),

@@ -139,9 +139,19 @@ def may_tell_warning(normalized_question: str) -> bool:
     return any(p.search(normalized_question) for p in _COMPILED[WARNING])
 
 
+def _without_figures(text: str) -> str:
+    """``text`` with each figure of speech (``FIGURE_OF_SPEECH``) blanked, for reading the signs it tells: a sign
+    said beside a figure still counts ("this deadline is killing me, and my chest has been crushing for 20 min")."""
+    for pattern in _COMPILED[FIGURE_OF_SPEECH]:
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return text
+
+
 def read_framing(normalized_question: str) -> Framing:
     """The framing of a question (already ``lang.normalize_question``-ed): a few compiled regexes, microseconds."""
-    sign_kinds = tuple(kind for kind in SIGN_KINDS if any(_happening(p, normalized_question, told=True) for p in _COMPILED[kind]))
+    # a sign's words inside a figure of speech are the figure's ("lmaooo I can't breathe", "my bank account is bleeding")
+    told = _without_figures(normalized_question)
+    sign_kinds = tuple(kind for kind in SIGN_KINDS if any(_happening(p, told, told=True) for p in _COMPILED[kind]))
     sign = any(kind != FIRE for kind in sign_kinds)  # a fire is a sign only to a rule that tells fires (``Guard._agrees``)
     kinds = tuple(kind for kind, patterns in _COMPILED.items()
                   if kind not in (ACUTE, NOW, RECENT, HABITUAL, *SIGN_KINDS) and any(p.search(normalized_question) for p in patterns))
