@@ -14,6 +14,7 @@ Pure string work, no model: it runs on every extractive answer.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -169,21 +170,12 @@ def _backed(sentences: list[str]) -> list[str]:
     cites ("S1. S2.<Cite a/>": a is the paragraph's source, S1's too), else, after the paragraph's last tag, those of
     the last sentence before it that cites ("S1.<Cite a/> S2.": a new team's timetable quoted S2 with no source at
     all). Only a paragraph that cites nowhere leaves its sentences without tags (``extractive`` decides those)."""
-    out, tags = list(sentences), ""
-    for i in range(len(out) - 1, -1, -1):
-        own = "".join(canonical_tag(t.id) for t in find_tags(out[i]) if t.id)
-        if own:
-            tags = own
-        elif tags:
-            out[i] += tags
-    last = ""
-    for i, sentence in enumerate(out):
-        own = "".join(canonical_tag(t.id) for t in find_tags(sentence) if t.id)
-        if own:
-            last = own
-        elif last:
-            out[i] += last
-    return out
+    own = ["".join(canonical_tag(t.id) for t in find_tags(sentence) if t.id) for sentence in sentences]
+    cited = [i for i, tags in enumerate(own) if tags]
+    if not cited:
+        return list(sentences)
+    backing = [own[cited[min(bisect_right(cited, i), len(cited) - 1)]] for i in range(len(sentences))]
+    return [sentence if own[i] else sentence + backing[i] for i, sentence in enumerate(sentences)]
 
 
 def split_sentences(text: str) -> list[str]:
