@@ -94,14 +94,15 @@ def validate_content(
                 problems.append(Problem(lu.path, lu.line_of("topics", i), "topics",
                                         f"unknown topic {topic!r} (not in topics.yaml)"
                                         f"{_named(topic, by_name) or did_you_mean(topic, topic_ids)}"))
+        unregistered = False  # an id the registry lacks, even one of a failed entry (``DefinedIds.valid``)
         for i, cid in _strings(meta.get("citationIds")):
+            unregistered = unregistered or cid not in citation_ids.valid
             if cid not in citation_ids:
                 problems.append(Problem(lu.path, lu.line_of("citationIds", i), "citationIds",
                                         f"citation {cid!r} is not in the registry (content/citations/*.yaml)"
                                         f"{did_you_mean(cid, citation_ids)}"))
         # found per file by the loader (and cached with it); again, against the registry, for a unit declaring an id
         # the registry lacks: a tag's "did you mean" must not name that id
-        unregistered = any(cid not in citation_ids.valid for _, cid in _strings(meta.get("citationIds")))
         problems.extend(body_problems(lu, citation_ids) if unregistered else lu.body_problems)
         content.notes.extend(instruction_notes(lu.path, lu.body, lu.body_line))
         content.notes.extend(markup_notes(lu.path, lu.body, lu.body_line))

@@ -139,22 +139,26 @@ def may_tell_warning(normalized_question: str) -> bool:
     return any(p.search(normalized_question) for p in _COMPILED[WARNING])
 
 
-def _without_figures(text: str) -> str:
-    """``text`` with each figure of speech (``FIGURE_OF_SPEECH``) blanked, for reading the signs it tells: a sign
-    said beside a figure still counts ("this deadline is killing me, and my chest has been crushing for 20 min")."""
+def _without_figures(text: str) -> tuple[str, bool]:
+    """``text`` with each figure of speech (``FIGURE_OF_SPEECH``) blanked, for reading the signs it tells (a sign
+    said beside a figure still counts: "this deadline is killing me, and my chest has been crushing for 20 min"), and
+    whether it had one."""
+    found = 0
     for pattern in _COMPILED[FIGURE_OF_SPEECH]:
-        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
-    return text
+        text, n = pattern.subn(lambda m: " " * len(m.group(0)), text)
+        found += n
+    return text, found > 0
 
 
 def read_framing(normalized_question: str) -> Framing:
     """The framing of a question (already ``lang.normalize_question``-ed): a few compiled regexes, microseconds."""
     # a sign's words inside a figure of speech are the figure's ("lmaooo I can't breathe", "my bank account is bleeding")
-    told = _without_figures(normalized_question)
+    told, figurative = _without_figures(normalized_question)
     sign_kinds = tuple(kind for kind in SIGN_KINDS if any(_happening(p, told, told=True) for p in _COMPILED[kind]))
     sign = any(kind != FIRE for kind in sign_kinds)  # a fire is a sign only to a rule that tells fires (``Guard._agrees``)
     kinds = tuple(kind for kind, patterns in _COMPILED.items()
-                  if kind not in (ACUTE, NOW, RECENT, HABITUAL, *SIGN_KINDS) and any(p.search(normalized_question) for p in patterns))
+                  if kind not in (ACUTE, NOW, RECENT, HABITUAL, *SIGN_KINDS)
+                  and (figurative if kind == FIGURE_OF_SPEECH else any(p.search(normalized_question) for p in patterns)))
     now = "past" not in kinds and "resolved" not in kinds and any(_happening(p, normalized_question) for p in _COMPILED[NOW])
     timed = (not any(kind in kinds for kind in OVER) or sign or now) \
         and any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
