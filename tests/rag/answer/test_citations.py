@@ -323,9 +323,34 @@ def test_a_year_or_a_quantity_in_brackets_is_no_reference(plain: str) -> None:
     assert check_citations(plain, WHITELIST).invalid_ids == []
 
 
+@pytest.mark.parametrize("linked", [
+    'Raise the temperature [<Cite id="nih-b12"/>](javascript:alert(1)).',
+    'Raise the temperature [see this <Cite id="nih-b12"/>](javascript:alert(document.cookie))',
+    'Raise the temperature <Cite id="nih-b12"/> [click]( JAVASCRIPT:alert(1))',
+    'Raise the temperature [<Cite id="nih-b12"/>](vbscript:msgbox(1)).',
+    'Raise the temperature [<Cite id="nih-b12"/>](jav&#x61;script:alert(1)).',
+    'Raise the temperature [<Cite id="nih-b12"/>](data:text/html,hi) or [here](//evil.example).',
+    'Raise the temperature <Cite id="nih-b12"/>.\n\n[more]: javascript:alert(1)',
+    'Raise the temperature <Cite id="nih-b12"/> <javascript:alert(1)>',
+    'Raise the temperature <a href=" javascript:alert(1)"><Cite id="nih-b12"/></a>',
+])
+def test_a_link_to_anything_but_a_path_of_the_site_is_no_faithful_answer(linked: str) -> None:
+    """An attacker's mock LLM wrapped a checked marker in ``(javascript:alert(1))``: it passed the check, and an app
+    rendering the answer as Markdown showed a [1] that runs script."""
+    report = check_citations(linked, WHITELIST)
+    assert report.invalid_ids and report.score < 1.0
+
+
+def test_a_link_to_a_path_of_the_site_is_no_reference_and_is_numbered_away() -> None:
+    wrapped = 'Absorbed by diffusion [<Cite id="nih-b12"/>](/v1/units/en-b12-absorption).'
+    assert check_citations(wrapped, WHITELIST).invalid_ids == []
+    assert number_citations(wrapped, [NIH])[0] == "Absorbed by diffusion [1]."
+
+
 @pytest.mark.parametrize("wrapped", [
     'Absorbed by diffusion. [<Cite id="nih-b12"/>](https://evil.example/fake-study)',
     'Absorbed by diffusion. <a href="https://evil.example/fake-study"><Cite id="nih-b12"/></a>',
+    'Absorbed by diffusion. [<Cite id="nih-b12"/>](javascript:alert(1))',
 ])
 def test_a_checked_marker_is_numbered_without_the_link_around_it(wrapped: str) -> None:
     text, references = number_citations(wrapped, [NIH])

@@ -150,7 +150,7 @@ def number_citations(answer: str, citations: Sequence[ResolvedCitation]) -> tupl
 
 
 #: A numbered marker inside a Markdown link or an HTML anchor: ``[[1]](https://…)``, ``<a href="…">[1]</a>``.
-_LINKED_MARKER = re.compile(r"\[[ \t]*(\[\d{1,4}\])[ \t]*\]\([^()\n]*\)|<a\b[^<>]*>[ \t]*(\[\d{1,4}\])[ \t]*</a\s*>", re.IGNORECASE)
+_LINKED_MARKER = re.compile(r"\[[ \t]*(\[\d{1,4}\])[ \t]*\]\((?:[^()\n]|\([^()\n]*\))*\)|<a\b[^<>]*>[ \t]*(\[\d{1,4}\])[ \t]*</a\s*>", re.IGNORECASE)
 
 
 def _unlinked(text: str) -> str:

@@ -131,13 +131,22 @@ _BIBLIOGRAPHIC = regex.compile(
     r"|trial|stud(?:y|ies))|指南|杂志|学报|期刊|研究|协会|学会|委员会|组织|中心|大学|出版社|报告|综述|试验|[《》]"
 )
 
+#: A link whose target is anything but a plain path of this site (``/v1/units/…``, ``#…``): a Markdown link or image
+#: to a scheme (``javascript:``, ``data:``, ``mailto:``…), another host (``//``) or either hidden behind an escape
+#: (``jav&#x61;script:``); and a reference definition, an autolink or an HTML attribute naming one. An answer a reader's app renders as Markdown or HTML must not carry one past the check (an attacker's
+#: mock LLM wrapped a checked marker in ``(javascript:alert(1))``, which a link-unaware check let through).
+_TARGET = r"[ \t]*<?[ \t]*(?:[A-Za-z][A-Za-z0-9+.\-]{0,31}[ \t]*:|//|\\|&|%)[^\s>]{0,80}"
+LINKED = (r"\]\((?![ \t]*(?:/(?![/\\])|#)[\w\-./#?=]*[ \t]*\))[^\n]{0,80}?(?:\)|$)|"
+          rf"(?m:^)[ \t]{{0,3}}\[[^\]\n]{{1,80}}\]:{_TARGET}|<[A-Za-z][A-Za-z0-9+.\-]{{1,31}}:[^\s<>]{{0,80}}>"
+          rf"|(?i:\b(?:href|src|srcset|action|formaction|xlink:href|poster|background)[ \t]*=[ \t]*[\"']?){_TARGET}")
+
 #: A reference told in words rather than cited: a link, a DOI, a PubMed id, "Smith et al.", an author or a journal and a
 #: year in brackets ("(Smith, 2021)", "(see "Oral B12 megadoses", Lancet 2019)", "（张三等，中华医学杂志，2021）").
 #: None of these can be checked against the sources, so an answer that tells one is no faithful answer: an
 #: attacker's mock LLM had each of them pass the check with score 1.0. A year alone in brackets ("(2015)") and a time
 #: ("(as of 2021)", "（截至2021年）") are no reference.
 TOLD_REFERENCE = regex.compile(
-    r"(?i:https?://|www\.)[^\s<>)\]）】]+|(?i:\bdoi\b)[ \t]*:?[ \t]*10\.\d{4,9}/\S+|(?<![\w.])10\.\d{4,9}/[^\s<>]+"
+    LINKED + r"|(?i:https?://|www\.)[^\s<>)\]）】]+|(?i:\bdoi\b)[ \t]*:?[ \t]*10\.\d{4,9}/\S+|(?<![\w.])10\.\d{4,9}/[^\s<>]+"
     r"|(?i:\bpmid\b)[ \t]*:?[ \t]*\d{4,9}|(?<![^\W\d_])\p{Lu}[\p{L}'’\-]+[ \t]+(?i:et[ \t]+al)\b\.?"
     r"|[(（\[［](?![ \t]*(?i:as of|since|in|from|until|by|before|after|around|circa|c\.|updated|revised|截至|自|从|于|到))"
     r"[^()（）\[\]［］\n]{0,80}?[\p{L}\p{Han}][^()（）\[\]［］\n]{0,80}?[,，、 \t](?:19|20)\d\d[a-z]?[ \t]*(?:年)?[)）\]］]"
@@ -146,7 +155,12 @@ TOLD_REFERENCE = regex.compile(
 
 def told_references(text: str) -> list[str]:
     """Each reference ``text`` tells in words (``TOLD_REFERENCE``), as written, shortened for a report."""
-    return [shortened(" ".join(m.group(0).split())) for m in TOLD_REFERENCE.finditer(text)]
+    return [shortened(" ".join(_target(m.group(0)).split())) for m in TOLD_REFERENCE.finditer(text)]
+
+
+def _target(told: str) -> str:
+    """A Markdown link's target as written (``https://…`` for ``](https://…)``); any other reference as told."""
+    return told[2:-1 if told.endswith(")") else None].strip() if told.startswith("](") else told
 
 
 #: The most characters past an inline marker that can change what it is ("²" then "³", "(2)" then ".").
