@@ -92,7 +92,7 @@ def test_bad_int_in_env(cwd, value):
 
 def test_bad_int_in_file(cwd):
     toml(cwd, '[unitrag]\nchunk_tokens = "many"\n')
-    with pytest.raises(UserError, match="chunk_tokens.*positive whole number"):
+    with pytest.raises(UserError, match="chunk_tokens.*expected a whole number in the config file, got the string"):
         load_config(env={})
 
 
@@ -221,8 +221,8 @@ def test_a_config_over_the_size_cap_is_refused_unread(cwd):
 
 def test_max_question_chars_cannot_be_configured_away(cwd):
     toml(cwd, "[unitrag]\nmax_question_chars = 99999999999999999999999\n")  # the audit's value: build rc 0 before
-    with pytest.raises(UserError, match=r"^config key 'max_question_chars': at most 32,000 \(.*\), got "
-                                        r"99999999999999999999999$"):
+    with pytest.raises(UserError, match=r"^config key 'max_question_chars': expected a positive whole number \(1 to "
+                                        r"32,000: .*\), got 99999999999999999999999$"):
         load_config(env={})
 
 
@@ -231,9 +231,10 @@ def test_every_number_takes_its_bound_and_refuses_past_it(cwd, key):
     bound = NUMBER_LIMITS[key][0]
     assert getattr(load_config(env={}, **{key: bound}), key) == bound
     past = bound + 1 if isinstance(bound, int) else bound * 1.5
-    for source in ({"env": {f"UNITRAG_{key.upper()}": str(past)}}, {"env": {}, key: past}):
-        with pytest.raises(UserError, match=rf"^config key {key!r}: at most "):
-            load_config(**source)
+    span = f"1 to {bound:,}" if isinstance(bound, int) else f"above 0, at most {bound:,.0f}"
+    for source in ({"env": {f"UNITRAG_{key.upper()}": str(past)}}, {"env": {}, key: past}, {"env": {}, key: 0}):
+        with pytest.raises(UserError, match=rf"^config key {key!r}: expected a positive \w+ number \({span}: "):
+            load_config(**source)  # past the bound or under it: one message, the whole range
 
 
 def test_every_number_setting_has_a_bound_and_final_k_is_searchs_own():
@@ -244,12 +245,12 @@ def test_every_number_setting_has_a_bound_and_final_k_is_searchs_own():
 
 
 @pytest.mark.parametrize("key, value, message", [
-    ("max_question_chars", "²", "expected a positive whole number, got '²'"),  # isdigit() but not int(): a traceback before
-    ("max_question_chars", "9" * 5000, "at most 32,000"),  # int() of it raised ValueError (4,300 digits): a traceback
+    ("max_question_chars", "²", "expected a positive whole number (1 to 32,000: "),  # isdigit() but not int(): a traceback before
+    ("max_question_chars", "9" * 5000, "(1 to 32,000: "),  # int() of it raised ValueError (4,300 digits): a traceback
     ("final_k", " 7 ", None),
-    ("boost_rule", "inf", "expected a positive finite number, got 'inf'"),
+    ("boost_rule", "inf", "expected a positive finite number (above 0, at most 100: "),
     ("boost_rule", "nan", "expected a positive finite number"),
-    ("boost_rule", "1e300", "at most 100 ("),
+    ("boost_rule", "1e300", "(above 0, at most 100: "),
     ("boost_rule", "1e999", "expected a positive finite number"),  # float() of it is inf
 ])
 def test_numbers_from_the_environment_are_one_line(cwd, key, value, message):
@@ -271,7 +272,7 @@ def test_numbers_from_the_file_are_one_line(cwd, line):
 
 
 def test_a_number_too_long_to_show_is_named_by_its_size():
-    with pytest.raises(UserError, match=r"at most 32,000 .*got a number of about 5,000 digits"):
+    with pytest.raises(UserError, match=r"\(1 to 32,000: .*got a number of about 5,000 digits"):
         Config().with_overrides(max_question_chars=10 ** 5000)
 
 
@@ -295,3 +296,60 @@ def test_a_misspelled_setting_in_the_environment_is_said_not_silently_ignored(cw
     said = [r.getMessage() for r in caplog.records]
     assert said == ["environment variable UNITRAG_RESTRICTED_ROLES is not a setting, and is ignored: did you mean "
                     "UNITRAG_RESTRICTED_ROLE?"]
+
+
+# -- the file's tables and its values' TOML types ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, says", [
+    ("[unitrag]\nbatch_size = 4\n[servve]\nport = 9000\n",
+     "unknown table [servve]: did you mean [serve]? (the tables are [unitrag], [serve], [publish])"),
+    ("chunk_tokens = 100\n[unitrg]\nbatch_size = 4\n", "unknown table [unitrg]: did you mean [unitrag]?"),
+    ("[tool.black]\nline-length = 88\n", "unknown table [tool]: (the tables are [unitrag], [serve], [publish])"),
+    ('llm = "litellm:x/y"\n[unitrag]\nbatch_size = 4\n', "'llm' is outside any table, and no loader reads it: move "
+                                                         "it under [unitrag]"),
+    ("unitrag = 5\n", "[unitrag] must be a table"),
+    ("[[serve]]\nport = 1\n", "[serve] must be a table"),
+])
+def test_a_table_no_loader_reads_is_one_error_naming_it(cwd, text, says):
+    """`[servve]` (a typo of [serve]) was ignored without a word, while a wrong key inside a table is refused."""
+    toml(cwd, text)
+    with pytest.raises(UserError) as raised:
+        load_config(env={})
+    assert str(raised.value).startswith(f"unitrag.toml: {says}"), str(raised.value)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("file", ["unitrag.toml", "unitrag/scaffold/template/unitrag.toml",
+                                  *sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("examples/*/unitrag.toml"))])
+def test_the_config_files_unitrag_ships_and_writes_load(file):
+    assert load_config(ROOT / file, env={}).name
+
+
+@pytest.mark.parametrize("line, says", [
+    ('batch_size = "16"', "config key 'batch_size' (unitrag.toml): expected a whole number in the config file, got the "
+                          "string '16': write it without quotes"),
+    ("batch_size = 16.0", "config key 'batch_size' (unitrag.toml): expected a whole number in the config file, got a "
+                          "number"),
+    ('boost_rule = "1.5"', "config key 'boost_rule' (unitrag.toml): expected a number in the config file, got the string"),
+    ('sparse = "false"', "config key 'sparse' (unitrag.toml): expected true or false in the config file, got the string"),
+    ('languages = "en,zh"', "config key 'languages' (unitrag.toml): expected a list in the config file, got the string "
+                            "'en,zh': write a list, even of one"),
+])
+def test_a_value_of_the_wrong_toml_type_is_one_line_naming_the_key_and_the_type(cwd, line, says):
+    """`batch_size = "16"` was read as the environment's text is: the file's types mean something."""
+    toml(cwd, f"[unitrag]\n{line}\n")
+    with pytest.raises(UserError) as raised:
+        load_config(env={})
+    assert str(raised.value).startswith(says), str(raised.value)
+
+
+def test_the_environments_text_is_still_parsed_as_its_settings_type(cwd):
+    toml(cwd, "[unitrag]\nbatch_size = 8\nboost_rule = 2\nsparse = false\n")
+    config = load_config(env={"UNITRAG_CHUNK_TOKENS": "300", "UNITRAG_TRANSLATE_QUERIES": "no",
+                              "UNITRAG_LANGUAGES": "zh", "UNITRAG_BOOST_TOPIC": "1.25"})
+    assert (config.batch_size, config.boost_rule, config.sparse) == (8, 2.0, False)
+    assert (config.chunk_tokens, config.translate_queries, config.languages, config.boost_topic) == (
+        300, False, ("zh",), 1.25)

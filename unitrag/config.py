@@ -10,7 +10,6 @@ import difflib
 import hashlib
 import json
 import logging
-import math
 import os
 import re
 import tomllib
@@ -19,7 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from .access import DEFAULT_ROLE, parse_role
-from .errors import UserError, huge_int_digits, safe_repr
+from .config_values import (  # noqa: F401  (re-exported: the other loaders name them from here)
+    TABLES, TOML_KINDS, bounded_number, check_tables, check_toml_types, shown_value, toml_type, whole_number,
+)
+from .errors import UserError
 from .languages import LANGS
 from .regular_file import FileTooLarge, NotRegularFile, read_regular
 
@@ -45,11 +47,13 @@ MAX_CONFIG_BYTES = 1_000_000
 
 
 def _read_toml(file: Path) -> dict[str, Any]:
-    """The config file parsed, or one UserError naming it."""
+    """The config file parsed and its tables checked (``check_tables``), or one UserError naming it."""
     try:
-        return tomllib.loads(_read_config_bytes(file).decode("utf-8"))
+        data = tomllib.loads(_read_config_bytes(file).decode("utf-8"))
     except ValueError as exc:  # TOMLDecodeError, UnicodeDecodeError, an integer of over 4,300 digits
         raise UserError(f"{file}: not valid TOML: {str(exc).split('; use sys.')[0]}") from None
+    check_tables(file, data)
+    return data
 
 
 def _read_config_bytes(file: Path) -> bytes:
@@ -159,40 +163,6 @@ NUMBER_LIMITS: dict[str, tuple[int | float, str]] = {
 }
 
 
-def shown_value(value: Any, limit: int = 60) -> str:
-    """A setting's value for a message, cut short; never raises (``repr`` of an int of over 4,300 digits does, and so
-    may an object's own ``__repr__``, handed to ``Config.with_overrides``)."""
-    digits = huge_int_digits(value)
-    if digits is not None:
-        return f"a number of about {digits:,} digits"
-    text = safe_repr(value)
-    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
-
-
-def whole_number(value: Any) -> int | None:
-    """An int, or a string of ASCII digits as one (``UNITRAG_FINAL_K=5``), else None. Other digits (``"²"``, which
-    ``str.isdigit`` takes and ``int`` refuses) and strings too long for ``int`` (over 4,300 digits) are None, never
-    a traceback; a string of more than 30 digits reads as a number past every bound."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
-        digits = value.strip()
-        return int(digits) if len(digits) <= 30 else 10 ** 30
-    return None
-
-
-def check_bound(key: str, number: int | float, limits: dict[str, tuple[int | float, str]], where: str,
-                given: Any) -> None:
-    """``number`` (read from ``given``) within ``key``'s upper bound in ``limits``, or one UserError naming ``where``,
-    the bound and why, and the value as given."""
-    if key in limits and number > limits[key][0]:
-        bound, why = limits[key]
-        said = f"{bound:,}" if isinstance(bound, int) else f"{bound:g}"
-        raise UserError(f"{where}: at most {said} ({why}), got {shown_value(given)}")
-
-
 def _coerce(key: str, value: Any) -> Any:
     kind = _TYPES.get(key)
     if kind is None:
@@ -209,21 +179,9 @@ def _coerce(key: str, value: Any) -> Any:
         if isinstance(value, str) and value.strip().lower() in {"1", "true", "yes", "on", "0", "false", "no", "off"}:
             return value.strip().lower() in {"1", "true", "yes", "on"}
         raise UserError(f"config key {key!r}: expected true or false, got {shown_value(value)}")
-    if kind in ("float", float):
-        try:
-            number = float(value)
-        except (TypeError, ValueError, OverflowError):
-            number = -1.0
-        if isinstance(value, bool) or not number > 0 or not math.isfinite(number):
-            raise UserError(f"config key {key!r}: expected a positive finite number, got {shown_value(value)}")
-        check_bound(key, number, NUMBER_LIMITS, f"config key {key!r}", value)
-        return number
-    if kind in ("int", int):
-        whole = whole_number(value)
-        if whole is None or whole <= 0:
-            raise UserError(f"config key {key!r}: expected a positive whole number, got {shown_value(value)}")
-        check_bound(key, whole, NUMBER_LIMITS, f"config key {key!r}", value)
-        return whole
+    if kind in ("float", float, "int", int):
+        whole = kind in ("int", int)
+        return bounded_number(key, value, NUMBER_LIMITS, f"config key {key!r}", whole=whole, low=1 if whole else None)
     if key == "artifact" and isinstance(value, (str, Path)):
         _not_a_database(value)
         check_artifact_name(Path(value))
@@ -355,6 +313,7 @@ def load_config(path: Path | None = None, env: dict[str, str] | None = None, **c
         data = _read_toml(file)
         # without a [unitrag] table the file's top-level keys are the settings; other tables ([serve], [publish]) are theirs
         section = data.get("unitrag", {k: v for k, v in data.items() if not isinstance(v, dict)})
+        check_toml_types(section, _TYPES, lambda key: f"config key {key!r} ({file})")
         config = config.with_overrides(**section)
     elif path is not None:
         raise UserError(f"config file {str(path)!r} not found")  # quoted as repr escapes it: no raw ESC to a terminal

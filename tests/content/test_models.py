@@ -172,6 +172,15 @@ def test_defaults_for_access_and_lang():
     assert scene.lang is None and scene.access is None  # inherited from the story later
 
 
+def test_a_scenes_blank_access_is_an_error_at_the_field_not_the_storys_access():
+    """`access:` (null) on a scene of a public story was taken as left out: the scene built public, silently."""
+    with pytest.raises(ValidationError) as exc:
+        Scene.model_validate({**SCENE, "access": None})
+    assert [e["loc"] for e in exc.value.errors()] == [("access",)]
+    assert "access is blank" in exc.value.errors()[0]["msg"]
+    assert Scene.model_validate({**SCENE, "access": "public"}).access == "public"
+
+
 @pytest.mark.parametrize(
     "field, value",
     [("lang", "fr"), ("access", "Private!"), ("order", 0), ("order", "x"),

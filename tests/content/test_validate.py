@@ -424,6 +424,17 @@ def test_a_body_that_starts_with_a_second_frontmatter_block_is_a_note_at_its_lin
         "text begins with them)"]
 
 
+@pytest.mark.parametrize("blank", ["access:", "access: ~", "access: null"])
+def test_a_scenes_blank_access_is_a_problem_on_its_line_and_no_key_takes_the_storys(tree, samples, blank):
+    """A blank `access:` on a scene of a public story passed validate and was served to anonymous callers."""
+    tree.write("scenes/story-one/01-scene-one.md", samples.SCENE.replace("order: 1\n", f"order: 1\n{blank}\n"))
+    problems = validate_content(tree.root).problems
+    assert [(p.path, p.line, p.field) for p in problems] == [("content/scenes/story-one/01-scene-one.md", 7, "access")]
+    assert problems[0].message.startswith("access is blank: write public or the restricted role"), problems
+    tree.write("scenes/story-one/01-scene-one.md", samples.SCENE)  # no key at all: the story's access, as before
+    assert validate_content(tree.root).problems == []
+
+
 def test_a_story_whose_access_is_no_level_gives_its_public_scene_no_second_problem(tree, samples):
     """`access:` left empty on the story is the story's problem; its public scene was told the story is "None-only"."""
     tree.write("stories/story-one.md", samples.STORY.replace("lang: en", "lang: en\naccess:", 1))

@@ -35,6 +35,22 @@ def test_a_bad_serve_section_is_refused_before_any_worker_starts(tmp_path, monke
     assert isinstance(result.exception, UserError) and "port" in str(result.exception)
 
 
+@pytest.mark.parametrize(("args", "env", "said"), [
+    (["--llm", "bogus:x"], {}, "unknown llm 'bogus:x'"),
+    ([], {"UNITRAG_LLM": "bogus:x"}, "unknown llm 'bogus:x'"),
+    (["--llm", "litellm:openai/fake"], {"UNITRAG_LLM_API_BASE": "file:///etc/passwd"}, "UNITRAG_LLM_API_BASE: not an http(s) URL"),
+    (["--llm", "litellm:openai/fa\nke"], {}, "a model name has no spaces or line breaks"),
+])
+def test_an_llm_that_cannot_be_used_is_refused_before_the_server_starts(tmp_path, monkeypatch, args, env, said):
+    """An attacker's ``serve --llm bogus:x`` announced its address, then answered every question with a 500."""
+    monkeypatch.chdir(tmp_path)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    (tmp_path / "kb.duckdb").write_bytes(b"")  # never opened: the LLM is refused first
+    result = CliRunner().invoke(app, ["serve", "--kb", "kb.duckdb", *args])
+    assert isinstance(result.exception, UserError) and said in str(result.exception)
+
+
 @pytest.mark.parametrize("port", ["99999", "65536", "-1"])
 def test_a_port_out_of_range_is_one_line_naming_the_flag_and_the_range(tmp_path, monkeypatch, port):
     monkeypatch.chdir(tmp_path)
@@ -226,15 +242,20 @@ def test_a_failed_reload_is_remembered_until_a_newer_build_opens():
 
 
 @pytest.mark.parametrize("key, value, message", [
-    ("request_timeout_s", "nan", "expected a non-negative number"),  # nan passed `< 0`, and every request waited on it
-    ("header_timeout_s", "inf", "expected a non-negative number"),
-    ("body_timeout_s", "1e308", "at most 86400 (a day"),
-    ("reload_poll_s", "86401", "at most 86400"),
-    ("workers", "9" * 30, "at most 64"),  # each worker loads the knowledge base and its embedder
-    ("rate_limit_per_minute", str(10 ** 400), "at most 1,000,000"),  # float(10**400) raised in every request
-    ("rate_limit_clients", "10000001", "at most 10,000,000"),
-    ("max_body_bytes", "9" * 5000, "expected a non-negative number"),
-    ("workers", "²", "expected a non-negative number"),
+    ("request_timeout_s", "nan", "expected a finite number (0 to 86,400: a day"),  # nan passed `< 0`: every request waited
+    ("header_timeout_s", "inf", "expected a finite number (0 to 86,400: a day"),
+    ("body_timeout_s", "1e308", "(0 to 86,400: a day"),
+    ("reload_poll_s", "86401", "(0 to 86,400: "),
+    ("workers", "9" * 30, "(1 to 64: "),  # each worker loads the knowledge base and its embedder
+    ("rate_limit_per_minute", str(10 ** 400), "(0 to 1,000,000: "),  # float(10**400) raised in every request
+    ("rate_limit_clients", "10000001", "(1 to 10,000,000: "),
+    ("max_body_bytes", "9" * 5000, "expected a whole number (0 to 16,777,216: "),
+    ("workers", "²", "expected a positive whole number (1 to 64: "),
+    # the bound under it is said too: workers = 0 was "expected a non-negative number", though the range is 1 to 64
+    ("workers", "0", "expected a positive whole number (1 to 64: each worker process"),
+    ("rate_limit_clients", "0", "expected a positive whole number (1 to 10,000,000: "),
+    ("max_body_bytes", "-1", "expected a whole number (0 to 16,777,216: "),
+    ("keep_alive_s", "-0.5", "expected a finite number (0 to 86,400: a day)"),
 ])
 def test_a_serve_number_past_its_bound_is_one_line_naming_the_key(tmp_path, key, value, message):
     from unitrag.serve import load_serve_settings

@@ -40,6 +40,7 @@ def serve(
     import uvicorn
 
     from ..postgres.url import SCHEMES, DatabaseUrl, redacted_location
+    from ..providers.llm import load_llm
     from ..serve.accesslog import log_config
     from ..serve.app import CONFIG_FILE_ENV
     from ..serve.connections import uvicorn_options
@@ -47,7 +48,9 @@ def serve(
 
     flags = {"kb": kb, "host": host, "port": port, "workers": workers}
     settings = load_serve_settings(config, **flags)  # refuses a bad [serve] section before any worker starts
-    location = settings.kb or str(load_config(config, llm=llm).artifact)
+    loaded = load_config(config, llm=llm)
+    load_llm(loaded.llm)  # an unknown provider or a bad endpoint is one line now, not a 500 on every question
+    location = settings.kb or str(loaded.artifact)
     shown = redacted_location(location)  # a URL's password is never printed
     if location.startswith(SCHEMES):
         DatabaseUrl.parse(location)  # a bad URL is one line now, not an error in every worker

@@ -149,6 +149,16 @@ class Scene(UnitBase):
     lang: Lang | None = Field(default=None, description="Defaults to the story's language.")
     access: Access | None = Field(default=None, description="Defaults to the story's access level.")
 
+    @field_validator("access", mode="before")
+    @classmethod
+    def _access_written_or_left_out(cls, access: object) -> object:
+        # only a key left out takes the story's access (pydantic never validates the default); a blank `access:` is a
+        # mistake, as on every other kind, and must not quietly make a scene of a public story public
+        if access is None:
+            raise ValueError("access is blank: write public or the restricted role (restricted_role in unitrag.toml), "
+                             "or remove the key to take the story's access")
+        return access
+
 
 Comparison = Literal["<", "<=", ">", ">=", "between"]
 #: A number a trigger compares with: finite, and a number as written ("5", true and .nan are not).

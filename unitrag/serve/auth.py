@@ -105,7 +105,7 @@ def parse_api_keys(value: Any) -> tuple[ApiKey, ...]:
     (``sha256:<hex>=role+role,sha256:<hex>=role``); an error names an entry by its position (1 is the first)."""
     if isinstance(value, Mapping):
         source = "[serve.api_keys]"
-        pairs = [(n, k, [v] if isinstance(v, str) else v) for n, (k, v) in enumerate(value.items(), 1)]
+        pairs = [(n, k, v) for n, (k, v) in enumerate(value.items(), 1)]
     elif isinstance(value, str):
         source = "UNITRAG_API_KEYS"
         pairs = []
@@ -119,8 +119,9 @@ def parse_api_keys(value: Any) -> tuple[ApiKey, ...]:
             pairs.append((n, key, roles.split("+")))
     else:
         raise UserError("[serve] api_keys: expected a table of \"sha256:<hex>\" = [roles]")
-    if any(not isinstance(r, (list, tuple)) or not all(isinstance(x, str) for x in r) for _, _, r in pairs):
-        raise UserError(f"{source}: each key maps to a list of role names")
+    for n, _, roles in pairs:  # a file's lone string is a mistake, as any setting's string where a list belongs
+        if not isinstance(roles, (list, tuple)) or not all(isinstance(x, str) for x in roles):
+            raise UserError(f'{source} entry {n}: expected a list of role names, even for one: = ["clinician"]')
     return tuple(api_key(str(k), [x.strip() for x in r], f"{source} entry {n}") for n, k, r in pairs)
 
 

@@ -9,14 +9,13 @@ variables, then ``unitrag serve`` flags (each later source wins, key by key, as 
 from __future__ import annotations
 
 import logging
-import math
 import os
 import re
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from ..config import check_bound, config_table, misspelled_setting, shown_value
+from ..config import bounded_number, check_toml_types, config_table, misspelled_setting, shown_value
 from ..errors import UserError
 from .auth import ApiKey, parse_api_keys
 
@@ -58,6 +57,9 @@ class ServeSettings:
 
 _FIELDS = {f.name: f for f in fields(ServeSettings)}
 _TUPLES = {"trusted_proxies", "cors_origins"}
+#: Each key's type as ``check_toml_types`` knows it: ``api_keys`` is the [serve.api_keys] table (``parse_api_keys``
+#: reads ``UNITRAG_API_KEYS``' text, never a file's string).
+_TOML_KINDS = {**{name: str(field.type) for name, field in _FIELDS.items()}, "api_keys": "table"}
 #: A day: the longest any of the server's waits may be set to (each takes 0 for no limit, where it has one).
 MAX_SECONDS = 86_400.0
 #: The largest value each number may take, and why (``port`` has its own range): a bound past these is a mistake
@@ -70,6 +72,8 @@ LIMITS: dict[str, tuple[int | float, str]] = {
     **{key: (MAX_SECONDS, "a day; 0 turns it off" if key != "keep_alive_s" else "a day")
        for key in ("request_timeout_s", "header_timeout_s", "body_timeout_s", "keep_alive_s", "reload_poll_s")},
 }
+#: The least value of the numbers that take no 0 (the others' 0 is "off" or "no limit").
+MINIMUMS = {"workers": 1, "rate_limit_clients": 1}
 
 
 def _coerce(key: str, value: Any) -> Any:
@@ -90,21 +94,9 @@ def _coerce(key: str, value: Any) -> Any:
     kind = _FIELDS[key].type
     if key == "port":
         return _port(value)
-    number: int | float | None = None  # None: a string setting (host, kb, roles_header)
-    try:
-        if kind in ("int", int):
-            number = int(value)
-            if isinstance(value, bool) or number < 0 or (key in ("workers", "rate_limit_clients") and number == 0):
-                raise ValueError
-        elif kind in ("float", float):
-            number = float(value)
-            if isinstance(value, bool) or not number >= 0 or not math.isfinite(number):  # nan, inf: never a wait
-                raise ValueError
-    except (TypeError, ValueError, OverflowError):
-        raise UserError(f"[serve] {key}: expected a non-negative number, got {shown_value(value)}") from None
-    if number is not None:
-        check_bound(key, number, LIMITS, f"[serve] {key}", value)
-        return number
+    if kind in ("int", int, "float", float):  # nan, inf: never a wait
+        whole = kind in ("int", int)
+        return bounded_number(key, value, LIMITS, f"[serve] {key}", whole=whole, low=MINIMUMS.get(key, 0))
     if not isinstance(value, str):
         raise UserError(f"[serve] {key}: expected a string, got {shown_value(value)}")
     if key == "roles_header" and value.strip():
@@ -201,7 +193,9 @@ def _port(value: Any) -> int:
 def load_serve_settings(path: Path | None = None, env: dict[str, str] | None = None, **cli: Any) -> ServeSettings:
     """The effective server settings: ``[serve]`` in the config file < environment < flags."""
     env = dict(os.environ) if env is None else env
-    settings = ServeSettings().with_overrides(**config_table("serve", path))
+    section = config_table("serve", path)
+    check_toml_types(section, _TOML_KINDS, lambda key: f"[serve] {key}")
+    settings = ServeSettings().with_overrides(**section)
     from_env: dict[str, Any] = {
         key[len(ENV_PREFIX):].lower(): value for key, value in env.items()
         if key.startswith(ENV_PREFIX) and key[len(ENV_PREFIX):].lower() in _FIELDS

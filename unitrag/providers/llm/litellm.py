@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from ...errors import UserError
+from ..endpoint import endpoint_url, plain_model_name
 from ..litellm_support import error_reason, import_litellm
 from .base import LLM, FailureKind, LLMUnavailable, is_usable
 from .redact import endpoint_secrets, redact_secrets
@@ -74,8 +75,8 @@ class LiteLLMChat(LLM):
             raise UserError("llm litellm: needs a model, e.g. litellm:deepseek/deepseek-chat or litellm:openai/gpt-4o-mini")
         if importlib.util.find_spec("litellm") is None:
             raise UserError(f"llm litellm:{model} needs the litellm package; install it with `pip install unitrag[api]`")
-        super().__init__(model)
-        self.api_base = api_base or os.environ.get(API_BASE_ENV) or None
+        super().__init__(plain_model_name(model, "llm litellm"))
+        self.api_base = endpoint_url(api_base, "api_base") or endpoint_url(os.environ.get(API_BASE_ENV), API_BASE_ENV)
         self.api_key = api_key or os.environ.get(API_KEY_ENV) or None
         self.timeout = float(timeout)
         self.num_retries = max(0, int(num_retries))
