@@ -134,3 +134,15 @@ def test_a_triggered_rule_in_the_other_language_joins_the_sources(kb: KnowledgeB
     finally:
         kb.retriever.crosslingual.context = True
         kb.retriever.focused = focused
+
+
+def test_the_questions_own_best_match_is_reranked_though_topic_probes_bury_it(kb: KnowledgeBase, monkeypatch):
+    """"膳食指南…多少盐、多少油、多少蔬菜" names salt, oil and vegetables: the probes for those topics heap the fused
+    ranking with their units, and the guidelines overview, the question's own first BM25 match, fell below the
+    reranker's cut (``OWN_KEPT``)."""
+    from unitrag.rag.search import retrieval
+
+    question = "膳食指南建议每天吃多少盐、多少油、多少蔬菜"
+    assert "zh-dietary-guidelines-overview" in _units(kb, question)
+    monkeypatch.setattr(retrieval, "OWN_KEPT", 0)
+    assert "zh-dietary-guidelines-overview" not in _units(kb, question), "without the kept matches the cut drops it"

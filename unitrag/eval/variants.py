@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..rag.search.postprocess import focus, postprocess
+from ..rag.search.retrieval import reranked
 from ..rag.types import SearchFilter, Source, UserContext
 
 
@@ -77,14 +78,15 @@ def rank(kb: Any, question: str, variant: Variant, depth: int, user: UserContext
         question, queries, probes, authored = read.text, read.queries, read.probes, read.authored
     where = SearchFilter(restricted=user.holds(kb.restricted_role))
     sparse = kb.config.sparse if variant.postprocess else variant.sparse  # full: whatever the config runs
-    candidates = kb.retriever.candidates(queries, where, timings, sparse=sparse, dense=variant.dense, depth=depth,
-                                         probes=probes)
+    candidates, also = kb.retriever.first_stage(queries, where, timings, sparse=sparse, dense=variant.dense, depth=depth,
+                                                probes=probes)
     focused = variant.postprocess and kb.retriever.focused(question, user)
     candidates = focus(candidates, user if focused else None)
     head, tail = candidates, []
     if variant.rerank and kb.retriever.reranker is not None:
-        head = kb.retriever.rerank(question, candidates, timings)
-        tail = candidates[kb.config.rerank_k:]
+        read = {s.chunk_id for s in reranked(candidates, kb.config.rerank_k, also)}
+        head = kb.retriever.rerank(question, candidates, timings, also)
+        tail = [s for s in candidates if s.chunk_id not in read]
     if variant.postprocess:
         head = postprocess(head, user, len(head), kb.boosts, kb.config.max_pages, focused, kb.retriever.named_topics(question, user),
                            authored)

@@ -40,6 +40,12 @@ _SPARSE_LOCK = threading.Lock()
 #: questions (authors' unit questions, dev questions) at this cosine or more: the bridge to a source in the other
 #: language, whose words the question does not share (rag.answer.focus).
 PARAPHRASES, PARAPHRASE_COSINE = 3, 0.85
+#: The first this many chunks of each of the question's own first-stage lists (dense, BM25) are reranked whatever
+#: their fused rank: probes for a topic the question names ("blue bin") heap RRF on that topic's chunks, and a new
+#: team's unit ranked first by BM25 fell below the reranker's cut (``rerank_k``), out of every answer. Two, fixed
+#: before measuring: Success@5 on the sample's and the examples' dev sets 514 → 518 of 550, test 578 → 580 of 594,
+#: six new teams' dev and test sets 213 → 216 of 235 (docs/benchmarks/quality.md).
+OWN_KEPT = 2
 
 
 @dataclass
@@ -87,11 +93,11 @@ class Retriever:
         reranker's cut keeps them.
         """
         user = user or UserContext()
-        found = focus(self.candidates(queries, where, timings, sparse=sparse, probes=probes),
-                      user if self.focused(queries[0], user) else None)
+        fused, also = self.first_stage(queries, where, timings, sparse=sparse, probes=probes)
+        found = focus(fused, user if self.focused(queries[0], user) else None)
         self.mark_topics(queries[0], found, user)
         self.mark_exemplars(queries[0], found, user)
-        return self.rerank(queries[0], found, timings) if self.reranker is not None else found
+        return self.rerank(queries[0], found, timings, also) if self.reranker is not None else found
 
     def candidates(
         self, queries: list[str], where: SearchFilter, timings: dict[str, float], *,
@@ -109,6 +115,14 @@ class Retriever:
         a query is the caller's question as the runtime reads it: a question at the limit with a misspelled
         word corrected ("chifon" read as "chiffon") is a few characters longer, and was the caller's to send.
         """
+        return self.first_stage(queries, where, timings, sparse=sparse, dense=dense, depth=depth, probes=probes)[0]
+
+    def first_stage(
+        self, queries: list[str], where: SearchFilter, timings: dict[str, float], *,
+        sparse: bool, dense: bool = True, depth: int | None = None, probes: Sequence[Probe] = (),
+    ) -> tuple[list[Source], frozenset[str]]:
+        """``candidates``, and the chunks the reranker also reads, past its cut: the first ``OWN_KEPT`` of each of
+        the question's own lists (those fused below ``depth`` are added at the end)."""
         for query in queries:
             question_text(query, QUERY_CHARS_PER_QUESTION_CHAR * self.config.max_question_chars)
         k = depth or self.config.dense_k
@@ -138,8 +152,13 @@ class Retriever:
                     if use_sparse:
                         index = self.sparse_index if narrowed.restricted else self.public_sparse
                         sparse_lists.append((*index.search(query, k, self.store.filter_mask(narrowed)), keep))
+        by_rank = bool(probes) or (bool(sparse_lists) and bool(dense_lists))
+        # the question's own lists come first in each arm (``searches``: the queries, then the probes); only a reranker
+        # reads them, and only where probes or the other arm could have buried them (``by_rank``)
+        own = [row for rows, _, _ in (*dense_lists[:len(queries)], *sparse_lists[:len(queries)])
+               for row in rows[:OWN_KEPT].tolist()] if by_rank and self.reranker is not None else []
         with timed(timings, "fuse"):
-            return self._fuse(dense_lists, sparse_lists, k, by_rank=bool(probes) or (bool(sparse_lists) and bool(dense_lists)))
+            return self._fuse(dense_lists, sparse_lists, k, by_rank, own)
 
     def _unit_rows(self, units: tuple[str, ...], vector: np.ndarray, where: SearchFilter) -> tuple[np.ndarray, np.ndarray]:
         """The chunks of ``units`` the caller may see, by the question's cosine (best first; unscored without vectors)."""
@@ -288,10 +307,12 @@ class Retriever:
                 probes.append(Probe(translation, "translate", lang=other, sparse=True))
         return probes
 
-    def rerank(self, question: str, candidates: list[Source], timings: dict[str, float]) -> list[Source]:
-        """The top ``rerank_k`` candidates re-scored by the reranker, best first (the rest are dropped)."""
+    def rerank(self, question: str, candidates: list[Source], timings: dict[str, float],
+               also: Collection[str] = ()) -> list[Source]:
+        """The top ``rerank_k`` candidates and those of ``also`` (chunk ids: ``first_stage``) re-scored by the
+        reranker, best first (the rest are dropped)."""
         with timed(timings, "rerank"):
-            head = candidates[: self.config.rerank_k]
+            head = reranked(candidates, self.config.rerank_k, also)
             for source, score in zip(head, self.reranker.score(question, head)):
                 source.scores["rerank"] = float(score)
                 source.score = float(score)
@@ -350,9 +371,10 @@ class Retriever:
 
     def _fuse(
         self, dense: list[tuple[np.ndarray, np.ndarray, bool]], sparse: list[tuple[np.ndarray, np.ndarray, bool]], k: int,
-        by_rank: bool,
-    ) -> list[Source]:
-        """Best dense and sparse score per chunk (from the lists marked to keep theirs), plus RRF of all lists.
+        by_rank: bool, kept: Sequence[int] = (),
+    ) -> tuple[list[Source], frozenset[str]]:
+        """Best dense and sparse score per chunk (from the lists marked to keep theirs), plus RRF of all lists; and
+        the chunk ids of ``kept`` (rows), which the reranker reads wherever they fused (appended when below ``k``).
 
         ``by_rank`` (both arms, or probes): RRF ranks; else (one arm of the queries alone) that arm's own score.
         """
@@ -367,6 +389,7 @@ class Retriever:
                     rrf[row] = rrf.get(row, 0.0) + 1.0 / (RRF_K + rank)
         final = rrf if by_rank else (best_dense if dense else best_sparse)
         top = sorted(final, key=lambda row: final[row], reverse=True)[:k]  # stable: ties keep first-seen order
+        top += [row for row in dict.fromkeys(kept) if row not in top]
         stage_scores = []
         for row in top:
             scores = {"dense": best_dense[row]} if row in best_dense else {}
@@ -378,7 +401,8 @@ class Retriever:
         sources = self.store.sources(top, stage_scores)  # one fetch of prompt texts, for the k kept only
         for row, source in zip(top, sources):
             source.score = final[row]
-        return sources
+        kept_rows = set(kept)
+        return sources, frozenset(source.chunk_id for row, source in zip(top, sources) if row in kept_rows)
 
     def answerable(self, sources: list[Source]) -> bool:
         """The answerability gate on the final-stage score (calibrated per model); an author's own question of a
@@ -386,6 +410,11 @@ class Retriever:
         if self.gate is None or (sources and sources[0].scores.get("authored", 0.0) >= AUTHORED_ANSWERS):
             return True
         return bool(self.gate.answerable(sources))
+
+
+def reranked(candidates: Sequence[Source], cut: int, also: Collection[str] = ()) -> list[Source]:
+    """The candidates the reranker reads: the first ``cut``, then those of ``also`` (chunk ids) below it."""
+    return [*candidates[:cut], *(s for s in candidates[cut:] if s.chunk_id in also)]
 
 
 def _narrowed(where: SearchFilter, probe: Probe) -> SearchFilter:
