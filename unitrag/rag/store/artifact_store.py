@@ -28,6 +28,7 @@ from ...artifact.postings import read_postings
 from ...artifact.integrity import check_counts
 from ...artifact.reader import ArtifactDamaged, has_table, open_artifact, read_manifest, rows_as_dicts
 from ...artifact.vectors import TABLE as VECTORS, in_order, read_stored
+from ...errors import UserError
 from .columns import Column, RowsByKey, categories, columns_of, rows_with_any, table_of
 from .dense import top_k
 from .keys import KeyIndex
@@ -198,7 +199,7 @@ class ChunkStore:
             manifest=manifest, ids=ids, vectors=vectors, columns=arrow,
             access=categories(arrow["access"]), lang=categories(arrow["lang"]), kind=categories(arrow["kind"]),
             index=KeyIndex(ids.array),
-            citations={c["id"]: c for c in citations}, topics=topics, guard_rules=guard_rules, prompts=prompts,
+            citations={c["id"]: c for c in clickable(citations)}, topics=topics, guard_rules=guard_rules, prompts=prompts,
             units=RowsByKey(units if isinstance(units, pa.Table) else _units_table(units), "unit_id", _parsed_unit),
             calibration=calibration, texts=HeldTexts(arrow["text_for_prompt"]) if "text_for_prompt" in arrow else None,
         )
@@ -334,3 +335,22 @@ def in_chunk_order(table: pa.Table) -> pa.Table:
         return table
     ordered = pc.all(pc.less(ids.slice(0, len(ids) - 1), ids.slice(1))).as_py()
     return table if ordered else table.take(pc.sort_indices(ids))
+
+
+def clickable(citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The citations as stored, each URL one a reader may be sent to (``content.urls.check_url``, as ``validate``
+    holds the registry to): a ``javascript:`` URL written into an artifact or a published database after the build
+    was served as every answer's reference link. A tampered one is refused at open, as a tampered role is."""
+    from ...content.urls import check_url
+
+    for citation in citations:
+        url = citation.get("url")
+        if url is None:
+            continue
+        try:
+            check_url(url) if isinstance(url, str) else check_url(repr(url))
+        except ValueError as exc:
+            raise UserError(f"citation {citation.get('id')!r} has a URL no reader may be sent to ({exc}); it was "
+                            "changed after `unitrag build`: rebuild the artifact (and publish it again)") from None
+    return citations
+
