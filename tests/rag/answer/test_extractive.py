@@ -496,3 +496,21 @@ def test_how_much_asks_for_an_amount_and_is_no_word_to_find() -> None:
     focus = Lexicon().focus(question)
     assert focus.asks_amount and not {"much", "mani"} & set(focus.terms)
     assert ask(question, "en", sources).splitlines()[1].startswith("1. Tent rental prices: 6-person Kingdom 6 — per day: $42")
+
+
+def test_the_table_row_the_question_names_outranks_the_row_its_paraphrase_names() -> None:
+    """A new team's unit carried the author's question "When is the garden waste collected in Old Town?": asked about
+    Millbrook, the answer quoted the Old Town row, the paraphrase's words outweighing the district the reader named."""
+    text = ("| District | Collection day | Garden waste |\n|---|---|---|\n| Northgate | Monday | Thursday |\n"
+            "| Old Town | Wednesday | Monday |\n| Millbrook | Thursday | Tuesday |")
+    known = lexicon()
+    question = "Millbrook garden waste collection day?"
+    near = {"When is the garden waste collected in Old Town?": 0.9}
+    days = [source(1, "Collection days", text, ["calendar"])]
+    answer = extractive_answer(question, "en", days, focus=(known.focus(question, (), near), known))
+    assert answer.splitlines()[1].startswith("1. Collection days: Millbrook")
+    asked_old_town = extractive_answer("Old Town garden waste collection day?", "en", days,
+                                       focus=(known.focus("Old Town garden waste collection day?", (), near), known))
+    assert asked_old_town.splitlines()[1].startswith("1. Collection days: Old Town")
+    focus = known.focus(question, (), near)
+    assert "millbrook" in focus.distinct and "garden" not in focus.distinct and "old" in focus.terms

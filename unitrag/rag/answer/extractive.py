@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from ...content.text.citation_tags import canonical_tag, strip_tags
 from ...content.text.tokenize import tokenize
-from .focus import Lexicon, QuestionFocus, plain_lexicon
+from .focus import Lexicon, QuestionFocus, SpanReading, plain_lexicon
 from .spans import Span, plain_title, spans, split_sentences  # noqa: F401 - split_sentences: part of this module's API
 from ..types import Source
 
@@ -100,13 +100,30 @@ def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon
             chunk = lexicon.read(source.text, source.title)
         except Exception:  # a malformed source must not cost the user the others
             continue
+        named_rows = _named_rows(chunk.spans, focus.distinct)
         for reading in chunk.spans:
             if reading.signpost:
                 continue  # "this article covers …" names every topic and states no fact (``signposts``)
             named = chunk.topics_of(reading.span.position, among, lexicon.topics)
-            relevance = focus.relevance(reading, named, source.topics, answer_lang(source.lang or focus.lang))
+            named_row = named_rows.get(reading.span.context, reading.span.position)
+            plain = reading.span.kind == "row" and named_row != reading.span.position
+            relevance = focus.relevance(reading, named, source.topics, answer_lang(source.lang or focus.lang), plain)
             quotes.append(Quote(reading.span, source, rank, relevance, relevance + focus.prior(reading.span, rank)))
     return sorted(quotes, key=lambda q: (-q.score, q.rank, q.span.position))
+
+
+def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str]) -> dict[str, int]:
+    """Per table (its rows' context), the one row that says a term of the question its paraphrases do not ("Millbrook"
+    of the districts' table), when exactly one does: the others are read against the question's own words only."""
+    if not distinct:
+        return {}
+    saying: dict[str, dict[str, list[int]]] = {}
+    for reading in readings:
+        if reading.span.kind == "row":
+            for term in distinct & reading.terms:
+                saying.setdefault(reading.span.context, {}).setdefault(term, []).append(reading.span.position)
+    return {table: rows[0] for table, terms in saying.items()
+            for rows in terms.values() if len(rows) == 1}
 
 
 def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_terms: Collection[str] = (),

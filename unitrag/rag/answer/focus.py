@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -215,7 +215,13 @@ class Lexicon:
         # but it stays the bar its own language's paraphrases are measured against: another question of the same unit
         # ("what happens when I remove someone from a shared vault?") is no other wording of "how do I share a vault?"
         own_best = max([*own_lang.values(), *itself.values()], default=1.0)
-        terms = self._weighted([(1.0, question), *_spread(own_lang, own_best)])
+        spread = _spread(own_lang, own_best)
+        terms = self._weighted([(1.0, question), *spread])
+        asked = self._weighted([(1.0, question)])
+        # the question's terms no paraphrase says ("Millbrook" beside "…garden waste collected in Old Town?"): where it
+        # differs from them, which a span must then say itself (``QuestionFocus.relevance``'s ``plain``)
+        paraphrased = {term for weight, text in spread if weight > 0 for term in tokenize(text)}
+        distinct = frozenset(t for t in asked if t not in paraphrased) if paraphrased else frozenset()
         # the other language's: the author's own translation of the nearest question, as near as the best of all
         bridge = self._weighted(_spread({t: c for t, c in near.items() if t not in own_lang}, max(near.values(), default=1.0)))
         topics = frozenset(t for t in named_topics if t in self.topics)
@@ -223,7 +229,7 @@ class Lexicon:
         return QuestionFocus(terms, topics, numbers_in(question), bool(_ASKS_AMOUNT.search(folded)),
                              bool(_ASKS_LIST.search(folded)), frozenset(t for t in tokenize(question) if t in terms),
                              lang, bridge, tuple(authored), bool(_ASKS_STEPS.search(folded)),
-                             bool(_ASKS_TIME.search(folded)))
+                             bool(_ASKS_TIME.search(folded)), asked, distinct)
 
     def _weighted(self, texts: Iterable[tuple[float, str]]) -> dict[str, float]:
         """Each term of the texts at its idf times its text's weight (the largest where texts share it)."""
@@ -286,14 +292,21 @@ class QuestionFocus:
     authored: tuple[str, ...] = ()  # the units whose authors wrote this question among their own, nearest first
     asks_steps: bool = False  # "how do I …", "怎么…": a procedure, which a numbered list's steps give
     asks_time: bool = False  # "when should I …", 什么时候: a time of day states it
+    asked: Mapping[str, float] = field(default_factory=dict)  # the terms of the question itself → idf
+    distinct: frozenset[str] = frozenset()  # the question's terms none of its paraphrases says
 
     def relevance(self, reading: SpanReading, named: frozenset[str] = frozenset(), source_topics: Sequence[str] = (),
-                  source_lang: str = "") -> float:
+                  source_lang: str = "", plain: bool = False) -> float:
         """How much of what was asked a span states, whatever its source's rank: ``named``, the topics it names
         (of the question's and the top sources'), ``source_topics`` its source's. A span of a source in the other
         language (``source_lang``) is also read against the knowledge base's own questions in that language that
-        say the same (``bridge``), whichever reading it states more of: its words are theirs, not the question's."""
-        terms = _share(self.terms, reading)
+        say the same (``bridge``), whichever reading it states more of: its words are theirs, not the question's.
+        ``plain``: the span is a row of a table another row of which alone says a term of the question its paraphrases
+        do not (``extractive._named_rows``: "Millbrook"): only the question's own words count as stated there, since
+        what a paraphrase adds is its own case ("…collected in Old Town?"), and the Old Town row was quoted. Measured
+        on every dev and test set and six new teams' (docs/benchmarks/quality.md, stop 54): one fact more on each of
+        a test set and a team's, none fewer."""
+        terms = _share(self.terms, reading, self.asked if plain else None)
         if self.bridge and source_lang and self.lang and source_lang != self.lang:
             terms = max(terms, _share(self.bridge, reading))
         topics = 0.0
@@ -314,10 +327,12 @@ class QuestionFocus:
         return W_RANK * RANK_PRIOR[min(rank, len(RANK_PRIOR) - 1)] + W_ORDER / (1.0 + span.position / 4.0)
 
 
-def _share(terms: Mapping[str, float], reading: SpanReading) -> float:
+def _share(terms: Mapping[str, float], reading: SpanReading, only: Collection[str] | None = None) -> float:
     """The idf-weighted share of ``terms`` a span states (a term only its source's title has counts ``W_TITLE``);
-    a number the span writes otherwise ("2" and "two dots", "two" and "2 dots") is stated."""
+    a number the span writes otherwise ("2" and "two dots", "two" and "2 dots") is stated. ``only``: the terms that
+    count as stated (the others still weigh in the whole)."""
     total = sum(terms.values())
-    said = sum(w if t in reading.terms or _states_number(t, reading)
+    said = sum(0.0 if only is not None and t not in only
+               else w if t in reading.terms or _states_number(t, reading)
                else W_TITLE * w if t in reading.title_terms else 0.0 for t, w in terms.items())
     return said / total if total else 0.0
