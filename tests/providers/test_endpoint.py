@@ -46,3 +46,17 @@ def test_a_model_name_is_one_word():
     assert plain_model_name("openai/gpt-4o-mini", "llm litellm") == "openai/gpt-4o-mini"
     with pytest.raises(UserError, match="no spaces or line breaks"):
         LiteLLMChat("openai/fa\nke")
+
+
+@pytest.mark.parametrize(("make", "setting"), [
+    ("unitrag.providers.embedders.litellm:LiteLLMEmbedder", "UNITRAG_EMBEDDER_API_BASE"),
+    ("unitrag.providers.rerankers.litellm:LiteLLMReranker", "UNITRAG_RERANKER_API_BASE"),
+])
+def test_the_embedder_and_the_reranker_read_their_endpoints_as_strictly(monkeypatch, make, setting):
+    import importlib
+
+    module, _, name = make.partition(":")
+    provider = getattr(importlib.import_module(module), name)
+    monkeypatch.setenv(setting, "ftp://x/")
+    with pytest.raises(UserError, match=setting):
+        provider("openai/some-model")
