@@ -146,3 +146,13 @@ def test_the_questions_own_best_match_is_reranked_though_topic_probes_bury_it(kb
     assert "zh-dietary-guidelines-overview" in _units(kb, question)
     monkeypatch.setattr(retrieval, "OWN_KEPT", 0)
     assert "zh-dietary-guidelines-overview" not in _units(kb, question), "without the kept matches the cut drops it"
+
+
+def test_a_not_found_the_gate_nearly_answered_names_the_closest_material(kb: KnowledgeBase, monkeypatch):
+    from unitrag.rag.answer import closest
+
+    question = "Does zinc help me get over a cold faster?"  # covered by no unit; names no topic of the sample's
+    answer = kb.ask(question)
+    assert answer.not_found and closest.CLOSEST_LEAD["en"] not in answer.answer
+    monkeypatch.setattr(closest, "NEAR_ANSWERABLE", answer.gate["p_answerable"])
+    assert closest.CLOSEST_LEAD["en"] in kb.ask(question).answer  # at the gate's p: near enough to name them

@@ -338,7 +338,7 @@ class KnowledgeBase:
 
     def _retrieve_for_answer(self, question: str, user: UserContext | None, lang: str | None) -> "Answer | _Retrieved":
         """Validate, guard, search and gate: the final answer when no LLM is needed, else what generation needs."""
-        from .answer.closest import not_found_answer, not_found_text
+        from .answer.closest import NEAR_ANSWERABLE, not_found_answer, not_found_text
         from .answer.prompt import prompt_lang
         from .answer.small_talk import small_talk, small_talk_reply
 
@@ -368,11 +368,15 @@ class KnowledgeBase:
             answer_lang = self._reply_lang(question, lang, answer_lang)
             refusal = not_found_text(self.store.prompts, answer_lang, max_chars=self.config.max_prompt_chars,
                                      identity=self.identity)  # never an exception: the built-in text at worst
-            text = not_found_answer(refusal, answer_lang, result.sources, asked_in=result.lang, written_in=self.languages)
             gate = self.retriever.gate
+            reading = gate.reading(result.sources) if gate is not None and result.sources else None
+            near = (reading is not None and reading["p_answerable"] >= NEAR_ANSWERABLE
+                    and not self._says_nothing_known(question, user))
+            text = not_found_answer(refusal, answer_lang, result.sources, asked_in=result.lang, written_in=self.languages,
+                                    near=near)
             return Answer(question, answer_lang, text, True, None, result.sources, [], None,
                           timings_ms=timings, broadened=result.broadened, caution=caution, corrected=result.corrected,
-                          gate=gate.reading(result.sources) if gate is not None and result.sources else None)
+                          gate=reading)
         read = result.corrected or question
         return _Retrieved(question, answer_lang, result, timings, started, self.retriever.focus(read, user), caution)
 

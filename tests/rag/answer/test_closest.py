@@ -34,3 +34,13 @@ def test_a_question_in_another_language_than_the_one_the_knowledge_base_is_writt
     assert told == "Sorry, nothing.\n本知识库只有英文内容，用英文提问可能找到更多结果。"
     assert not_found_answer("Sorry, nothing.", "en", [], asked_in="en", written_in=("en",)) == "Sorry, nothing."
     assert not_found_answer("Sorry, nothing.", "en", [], asked_in="zh", written_in=("en", "zh")) == "Sorry, nothing."
+
+
+def test_near_answering_the_top_sources_are_named_whatever_their_topics() -> None:
+    """A new team's "I have a broken microwave, where can I drop it off?": the gate's p 0.26, its e-waste unit third and
+    on no topic the question names ("microwave" is none): a bare refusal said nothing of where to look."""
+    sources = [source(1, "Bulky items", False), source(2, "Sorting guide", False), source(3, "E-waste drop-off", False),
+               source(4, "Fines", False)]
+    assert closest_titles(sources) == []
+    assert closest_titles(sources, near=True) == ["Bulky items", "Sorting guide", "E-waste drop-off"]
+    assert not_found_answer("Not found.", "en", sources, near=True).endswith("Sorting guide; E-waste drop-off.")

@@ -57,11 +57,18 @@ def not_found_text(templates: Mapping[str, str], lang: str, *, max_chars: int, i
 
 
 
-def closest_titles(sources: Sequence[Source]) -> list[str]:
-    """Titles of the top sources on a topic the question names (``scores["topic"]``), each once, best first."""
+#: The answerability gate's p(answerable) from which the top sources are named whatever topics they share: the gate
+#: found them nearly good enough to answer from. A new team's "I have a broken microwave, where can I drop it off?"
+#: got a bare refusal, its e-waste unit third and the gate's p 0.26 ("microwave" names no topic of theirs).
+NEAR_ANSWERABLE = 0.2
+
+
+def closest_titles(sources: Sequence[Source], near: bool = False) -> list[str]:
+    """Titles of the top sources on a topic the question names (``scores["topic"]``), each once, best first; when the
+    gate found them ``near`` answering (``NEAR_ANSWERABLE``), the top sources whatever their topics."""
     titles: list[str] = []
     for source in sources:
-        if source.scores.get("topic", 0.0) <= 0:
+        if source.scores.get("topic", 0.0) <= 0 and not near:
             continue
         title = plain_title(source.title)
         if title and title not in titles:
@@ -78,10 +85,10 @@ WRITTEN_IN = {("zh", "en"): "本知识库只有英文内容，用英文提问可
 
 
 def not_found_answer(refusal: str, lang: str, sources: Sequence[Source], *, asked_in: str = "",
-                     written_in: Sequence[str] = ()) -> str:
-    """The not-found text, then (when there is any) a line naming the closest material, and a line saying which
-    language the knowledge base is written in when it is one the question (``asked_in``) is not."""
-    titles = closest_titles(sources)
+                     written_in: Sequence[str] = (), near: bool = False) -> str:
+    """The not-found text, then (when there is any) a line naming the closest material (``closest_titles``), and a
+    line saying which language the knowledge base is written in when it is one the question (``asked_in``) is not."""
+    titles = closest_titles(sources, near)
     lang = "zh" if lang.startswith("zh") else "en"
     text = refusal
     if titles:
