@@ -108,3 +108,16 @@ def test_a_guard_only_set_reports_neither_not_found_nor_a_not_found_share_of_its
     assert not any(line.startswith("not found") for line in summary_lines(report))
     _, rows = category_rows([report])
     assert ["guard_pass", "1 (guard)"] in rows and not any(row[0].startswith("not found") for row in rows)
+
+
+def test_a_not_found_answer_states_no_fact_though_it_names_the_closest_material():
+    """A not-found answer naming "Scale insects and their honeydew" as the closest material was counted as stating
+    "honeydew": the reader was told where to look, not the fact."""
+    from unitrag.eval.fact_report import answer_texts
+    from unitrag.rag.results import Answer
+
+    told = "Sorry, nothing answers this.\nClosest material in the knowledge base: Adults need 1,000 mg with food."
+    not_found = Answer("How much calcium?", "en", told, True, None, [], [], None, extractive=True)
+    assert fact_row(CALCIUM, answer_texts(not_found, False))["extractive"]["stated"] == 0
+    found = Answer("How much calcium?", "en", "Adults need 1,000 mg with food.", False, None, [], [], None, extractive=True)
+    assert fact_row(CALCIUM, answer_texts(found, False))["extractive"]["stated"] == 2

@@ -32,6 +32,8 @@ def answer_texts(answer: Any, llm_configured: bool, focus: Any = None) -> dict[s
     """What a reader sees in each mode, from one ``ask`` answer; with an LLM configured, the extractive
     answer is built from the same sources (it is what the reader gets when the LLM is down)."""
     shown = strip_citations(answer.answer)
+    if answer.not_found:  # its first line says nothing was found; the closest material it names is titles, no fact
+        shown = shown.split("\n", 1)[0]
     if not llm_configured:
         return {"extractive": shown}
     if answer.not_found or answer.guard is not None or answer.extractive:
