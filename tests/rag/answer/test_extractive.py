@@ -514,3 +514,19 @@ def test_the_table_row_the_question_names_outranks_the_row_its_paraphrase_names(
     assert asked_old_town.splitlines()[1].startswith("1. Collection days: Old Town")
     focus = known.focus(question, (), near)
     assert "millbrook" in focus.distinct and "garden" not in focus.distinct and "old" in focus.terms
+
+
+def test_an_authored_units_questions_in_its_language_bridge_a_question_asked_in_the_other() -> None:
+    """A new team's "骨头和鱼刺能放进厨余桶吗" was asked nearly as the author wrote "厨余桶能放骨头吗？" for an English unit, whose
+    words it shares none of: the caddy sizes were quoted. The unit's English question, nearest of its own, says it."""
+    text = ("Every household gets two caddies free: a 5-litre kitchen caddy and a 23-litre outdoor caddy. "
+            "All cooked and raw food goes in: meat, bones, fish, dairy and bread.")
+    known = lexicon()
+    question = "骨头和鱼刺能放进厨余桶吗"
+    english = [source(1, "Food waste caddies", text, ["guide"])]
+    translated = {"Can meat and bones go in the food caddy?": 0.82, "What liners can I use in my caddy?": 0.76}
+    bridged = extractive_answer(question, "zh", english, focus=(known.focus(question, (), {}, (), translated), known))
+    plain = extractive_answer(question, "zh", english, focus=(known.focus(question), known))
+    assert "meat, bones, fish" in bridged.splitlines()[1]
+    assert "meat, bones, fish" not in plain.splitlines()[1], "what the translations change"
+    assert "liner" not in known.focus(question, (), {}, (), translated).bridge  # 0.06 under the nearest: no weight

@@ -140,3 +140,25 @@ def test_one_product_a_question_whatever_reads_it_and_the_next_question_gets_its
     assert len(products) == 1
     assert exemplars.score(zinc) == pytest.approx(-0.99) and len(products) == 2  # a new vector: not the last one's
     assert exemplars.score(iron.copy()) == pytest.approx(0.99) and len(products) == 3
+
+
+def test_a_units_questions_in_the_other_languages_are_its_authors_translations():
+    """厨余桶能放骨头吗？ asked of an English unit: its English questions say it in the unit's words, at their own cosines;
+    a restricted unit's only for its role, another unit's and a labelled dev question's never."""
+    def authored(role: str, unit: str | None, text: str, vector: list[float]) -> dict:
+        return {**_row(role, text, vector), "rule_id": unit}
+
+    rows = [authored("unit_question", "u-caddy", "厨余桶能放骨头吗？", [1, 0, 0]),
+            authored("unit_question", "u-caddy", "Can bones go in the food caddy?", [0.8, 0.6, 0]),
+            authored("unit_question", "u-caddy", "What liners can I use?", [0.6, 0.8, 0]),
+            authored("unit_question", "u-bins", "Which bin is the blue one?", [0.8, 0, 0.6]),
+            authored("answerable", None, "can bones go in food waste?", [0.8, 0.6, 0]),
+            authored("clinician_question", "u-caddy", "Contamination code for bones?", [0.8, 0.6, 0]),
+            authored("unanswerable", None, "parking?", [0, 0, 1])]
+    exemplars = Exemplars.from_rows(rows)
+    assert exemplars is not None
+    asked = np.array([1, 0, 0], np.float32)
+    found = exemplars.translations(asked, "u-caddy", "zh")
+    assert found == pytest.approx({"Can bones go in the food caddy?": 0.8, "What liners can I use?": 0.6})
+    assert "Contamination code for bones?" in exemplars.translations(asked, "u-caddy", "zh", restricted=True)
+    assert exemplars.translations(asked, "u-caddy", "en") == pytest.approx({"厨余桶能放骨头吗？": 1.0})

@@ -193,7 +193,8 @@ class Lexicon:
         return cls({term: float(idf[i]) for term, i in vocab.items() if counts is None or counts[i] > 0}, topics)
 
     def focus(self, question: str, named_topics: Sequence[str] = (),
-              paraphrases: Mapping[str, float] | Sequence[str] = (), authored: Sequence[str] = ()) -> "QuestionFocus":
+              paraphrases: Mapping[str, float] | Sequence[str] = (), authored: Sequence[str] = (),
+              translated: Mapping[str, float] | None = None) -> "QuestionFocus":
         """The question's focus terms (weighted by idf; a term no chunk uses cannot be matched and is left out),
         the topics it names, its numbers, and whether it asks for a quantity. ``paraphrases``: questions this
         knowledge base answers that say the same (``Exemplars.nearest_answered``, each with its cosine to the
@@ -203,7 +204,10 @@ class Lexicon:
         answer to "which foods are rich in potassium?"). Paraphrases in the other language (the authors'
         translations, lifted to the question's scale by ``Exemplars.nearest_answered``) go to ``bridge``: they
         read the other language's sources only, weighed against the best paraphrase of all. ``authored``: the units
-        whose authors wrote the question among their own (``Exemplars.authored_units``), nearest first."""
+        whose authors wrote the question among their own (``Exemplars.authored_units``), nearest first.
+        ``translated``: the nearest such unit's questions in the other language (``Exemplars.translations``), each with
+        its cosine: they bridge too, weighed against the nearest of them (a new team's 骨头和鱼刺能放进厨余桶吗, asked as the
+        author of an English unit wrote it in Chinese, quoted its caddy sizes, the English question 0.82 away)."""
         near = paraphrases if isinstance(paraphrases, Mapping) else dict.fromkeys(paraphrases, 1.0)
         # the question itself (a labelled dev question asked word for word) is no other wording of it: as the nearest,
         # it would set the bar the authors' translations are measured against, and no translation would reach it
@@ -223,7 +227,8 @@ class Lexicon:
         paraphrased = {term for weight, text in spread if weight > 0 for term in tokenize(text)}
         distinct = frozenset(t for t in asked if t not in paraphrased) if paraphrased else frozenset()
         # the other language's: the author's own translation of the nearest question, as near as the best of all
-        bridge = self._weighted(_spread({t: c for t, c in near.items() if t not in own_lang}, max(near.values(), default=1.0)))
+        bridge = self._weighted(_spread({t: c for t, c in near.items() if t not in own_lang}, max(near.values(), default=1.0))
+                                + _spread(translated or {}, max((translated or {}).values(), default=1.0)))
         topics = frozenset(t for t in named_topics if t in self.topics)
         folded = to_simplified(question)  # 多長時間 asks for an amount as 多长时间 does (the terms are folded already)
         return QuestionFocus(terms, topics, numbers_in(question), bool(_ASKS_AMOUNT.search(folded)),

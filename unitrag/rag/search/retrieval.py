@@ -342,6 +342,7 @@ class Retriever:
             named = [*named, user.current_topic]
         said_otherwise: dict[str, float] = {}
         authored: tuple[str, ...] = ()
+        translated: dict[str, float] = {}
         if self.exemplars is not None:  # the question as the knowledge base's own questions put it (the vector is cached)
             offsets = ({lang: self.crosslingual.offset(question, lang) for lang in self.crosslingual.langs}
                        if self.crosslingual is not None else None)
@@ -349,7 +350,9 @@ class Retriever:
             said_otherwise = self.exemplars.nearest_answered(vector, PARAPHRASES, PARAPHRASE_COSINE, restricted,
                                                              detect_lang(question), offsets)
             authored = self.exemplars.authored_units(vector, restricted)
-        return lexicon.focus(question, named, said_otherwise, authored), lexicon
+            if authored:
+                translated = self.exemplars.translations(vector, authored[0], detect_lang(question), restricted)
+        return lexicon.focus(question, named, said_otherwise, authored, translated), lexicon
 
     def sparse_terms(self) -> Any:
         """The BM25 index (``store.sparse.SparseIndex``), built on first use, as the public sees it: which terms the

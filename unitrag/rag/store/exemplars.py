@@ -142,6 +142,16 @@ class Exemplars:
         return tuple(dict.fromkeys(self.units[i] for i in rows[np.argsort(-cosines[rows], kind="stable")]
                                    if self.units[i]))
 
+    def translations(self, vector: np.ndarray, unit: str, lang: str, restricted: bool = False) -> dict[str, float]:
+        """The author's questions of ``unit`` in languages other than ``lang``, with their cosines to ``vector``: a
+        Chinese question asked nearly as the author of an English unit wrote it (厨余桶能放骨头吗？) is said in the unit's
+        words by its English questions ("Can meat and bones go in the food caddy?"), whatever their cross-language
+        cosine (0.82 there)."""
+        cosines = self._cosines(vector)
+        rows = [i for i, owner in enumerate(self.units) if owner == unit and self.langs[i] != lang
+                and (restricted or not self.restricted[i])]
+        return {self.texts[i]: float(cosines[i]) for i in rows}
+
     def _cosines(self, vector: np.ndarray) -> np.ndarray:
         """The question's cosine to every exemplar, computed once per question vector (read-only: it is shared); a
         labelled dev question that is the question itself (``ITSELF``) at -1, as far as none is."""
