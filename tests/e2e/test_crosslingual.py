@@ -90,14 +90,18 @@ def test_a_question_naming_nothing_else_is_about_the_current_topic(kb: Knowledge
     ("My urinary iodine result is 80 µg/L. What does that suggest?", "zh-urinary-iodine-low"),  # names iodine
     ("低密度脂蛋白胆固醇200 mg/dL算很高吗？", "en-ldl-very-high"),  # names cholesterol
 ])
-def test_a_unit_on_the_topic_a_question_names_ranks_in_the_top_five(kb: KnowledgeBase, question: str, unit: str):
+def test_a_unit_on_the_topic_a_question_names_ranks_in_the_top_five(kb: KnowledgeBase, question: str, unit: str,
+                                                                    monkeypatch):
     from unitrag.eval.variants import VARIANTS, rank
+    from unitrag.rag.search import retrieval
 
     def top5() -> list[str]:  # the units eval scores, Success@5
         return rank(kb, question, VARIANTS["full"], kb.config.dense_k).units[:5]
 
     assert unit in top5()
-    # the reranker's cross-language imputation reaches these units too: off with the boost, so the boost is tested
+    # the reranker's cross-language imputation, and the question's own best matches reranked past the cut, reach these
+    # units too: off with the boost, so the boost is tested
+    monkeypatch.setattr(retrieval, "OWN_KEPT", 0)
     boosts, kb.boosts = kb.boosts, replace(kb.boosts, named_topic=1.0)
     weights = kb.retriever.reranker.weights
     kb.retriever.reranker.weights = {**weights, "cross": 0.0}
