@@ -63,6 +63,19 @@ def test_settings_come_from_the_config_then_the_environment_then_flags(tmp_path)
         load_index_settings(config, env={})
 
 
+@pytest.mark.parametrize(("toml", "says"), [
+    ('hnsw_m = "16"', r"\[publish\] hnsw_m: expected a whole number in the config file, got the string '16': write it "
+                      "without quotes"),
+    ('halfvec = "true"', r"\[publish\] halfvec: expected true or false in the config file"),
+])
+def test_a_files_value_of_the_wrong_toml_type_is_refused_as_in_every_table(tmp_path, toml, says):
+    """An attacker's [serve] and [unitrag] quoted numbers were read as numbers; [publish]'s were too."""
+    config = tmp_path / "unitrag.toml"
+    config.write_text(f"[publish]\n{toml}\n")
+    with pytest.raises(UserError, match=says):
+        load_index_settings(config, env={"UNITRAG_PUBLISH_HNSW_M": "16"})  # the environment's text is read as ever
+
+
 def test_cli_refuses_a_bad_setting_in_one_line_before_connecting(built_sample, tmp_path):
     run = subprocess.run(
         [sys.executable, "-m", "unitrag", "publish", "--kb", str(built_sample[0].artifact), "--to",

@@ -19,7 +19,6 @@ from typing import Any
 
 from ..errors import UserError
 from ..rag.search.postprocess import focus, postprocess
-from ..rag.search.retrieval import reranked
 from ..rag.types import SearchFilter, Source, UserContext
 
 
@@ -84,8 +83,8 @@ def rank(kb: Any, question: str, variant: Variant, depth: int, user: UserContext
     candidates = focus(candidates, user if focused else None)
     head, tail = candidates, []
     if variant.rerank and kb.retriever.reranker is not None:
-        read = {s.chunk_id for s in reranked(candidates, kb.config.rerank_k, also)}
         head = kb.retriever.rerank(question, candidates, timings, also)
+        read = {s.chunk_id for s in head}
         tail = [s for s in candidates if s.chunk_id not in read]
     if variant.postprocess:
         head = postprocess(head, user, len(head), kb.boosts, kb.config.max_pages, focused, kb.retriever.named_topics(question, user),

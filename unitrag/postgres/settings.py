@@ -10,16 +10,19 @@ settings that built the index rebuilds it with the defaults (and its plan says s
 from __future__ import annotations
 
 import os
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ..config import config_table
+from ..config import check_toml_types, config_table
 from ..errors import InvalidArgument, UserError
 from .index import SPELLED, IndexSettings
 
 ENV_PREFIX = "UNITRAG_PUBLISH_"
 #: ``[publish]`` key → IndexSettings field.
 KEYS = {key: field for field, (_, key) in SPELLED.items()}
+#: Each key's type as ``check_toml_types`` knows it: a file's ``hnsw_m = "16"`` is a mistake, as in [unitrag] and [serve].
+_TOML_KINDS = {key: str(f.type) for f in fields(IndexSettings) for key in (SPELLED[f.name][1],)}
 
 
 def load_index_settings(path: Path | None = None, env: dict[str, str] | None = None, **cli: Any) -> IndexSettings:
@@ -30,6 +33,7 @@ def load_index_settings(path: Path | None = None, env: dict[str, str] | None = N
     unknown = sorted(set(section) - set(KEYS))
     if unknown:
         raise UserError(f"unknown [publish] key {unknown[0]!r} (known: {', '.join(KEYS)})")
+    check_toml_types(section, _TOML_KINDS, lambda key: f"[publish] {key}")
     given.update(section)
     given.update({key: env[ENV_PREFIX + key.upper()] for key in KEYS if env.get(ENV_PREFIX + key.upper())})
     given.update({key: value for key, value in cli.items() if value is not None})

@@ -8,6 +8,7 @@ http(s) URL with a host (and a port, if any, that is a number); anything else is
 
 from __future__ import annotations
 
+import os
 from urllib.parse import urlsplit
 
 from ..errors import UserError
@@ -30,6 +31,12 @@ def endpoint_url(value: str | None, setting: str) -> str | None:
             or any(ch.isspace() or not ch.isprintable() for ch in text)):
         raise UserError(f"{setting}: not an http(s) URL ({_shown(text)}); set it to the endpoint's address, e.g. {EXAMPLE}")
     return text
+
+
+def configured_endpoint(given: str | None, variable: str) -> str | None:
+    """The endpoint a provider was given, else the one its environment ``variable`` names (None: neither), each read
+    by ``endpoint_url``."""
+    return endpoint_url(given, "api_base") or endpoint_url(os.environ.get(variable), variable)
 
 
 def plain_model_name(model: str, provider: str) -> str:

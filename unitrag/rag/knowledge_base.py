@@ -11,6 +11,7 @@ import os
 import time
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -363,7 +364,8 @@ class KnowledgeBase:
                           None, [], [], None, timings_ms=timings, caution=caution)
         result = self.search(question, user=user)
         timings.update(result.timings_ms)
-        if not result.sources or not self.retriever.answerable(result.sources) or self._says_nothing_known(question, user):
+        nothing_known = cache(partial(self._says_nothing_known, question, user))  # asked at most once, and only if needed
+        if not result.sources or not self.retriever.answerable(result.sources) or nothing_known():
             timings["total"] = (time.perf_counter() - started) * 1000
             answer_lang = self._reply_lang(question, lang, answer_lang)
             refusal = not_found_text(self.store.prompts, answer_lang, max_chars=self.config.max_prompt_chars,
@@ -371,7 +373,7 @@ class KnowledgeBase:
             gate = self.retriever.gate
             reading = gate.reading(result.sources) if gate is not None and result.sources else None
             near = (reading is not None and reading["p_answerable"] >= NEAR_ANSWERABLE
-                    and not self._says_nothing_known(question, user))
+                    and not nothing_known())
             text = not_found_answer(refusal, answer_lang, result.sources, asked_in=result.lang, written_in=self.languages,
                                     near=near)
             return Answer(question, answer_lang, text, True, None, result.sources, [], None,

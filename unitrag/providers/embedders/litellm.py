@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import UserError
-from ..endpoint import endpoint_url, plain_model_name
+from ..endpoint import configured_endpoint, plain_model_name
 from ..litellm_support import error_reason, import_litellm
 from .base import Embedder, normalise
 
@@ -57,7 +57,7 @@ class LiteLLMEmbedder(Embedder):
         if not model:
             raise UserError("embedder litellm: needs a model, e.g. litellm:openai/text-embedding-3-small")
         super().__init__(plain_model_name(model, "embedder litellm"))
-        self.api_base = endpoint_url(api_base, "api_base") or endpoint_url(os.environ.get(API_BASE_ENV), API_BASE_ENV)
+        self.api_base = configured_endpoint(api_base, API_BASE_ENV)
         self.api_key = api_key or os.environ.get(API_KEY_ENV) or None
         self.batch_size = max(1, batch_size)
         self.timeout = timeout

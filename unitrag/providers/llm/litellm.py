@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from ...errors import UserError
-from ..endpoint import endpoint_url, plain_model_name
+from ..endpoint import configured_endpoint, plain_model_name
 from ..litellm_support import error_reason, import_litellm
 from .base import LLM, FailureKind, LLMUnavailable, is_usable
 from .redact import endpoint_secrets, redact_secrets
@@ -76,7 +76,7 @@ class LiteLLMChat(LLM):
         if importlib.util.find_spec("litellm") is None:
             raise UserError(f"llm litellm:{model} needs the litellm package; install it with `pip install unitrag[api]`")
         super().__init__(plain_model_name(model, "llm litellm"))
-        self.api_base = endpoint_url(api_base, "api_base") or endpoint_url(os.environ.get(API_BASE_ENV), API_BASE_ENV)
+        self.api_base = configured_endpoint(api_base, API_BASE_ENV)
         self.api_key = api_key or os.environ.get(API_KEY_ENV) or None
         self.timeout = float(timeout)
         self.num_retries = max(0, int(num_retries))

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...errors import UserError
-from ..endpoint import endpoint_url, plain_model_name
+from ..endpoint import configured_endpoint, plain_model_name
 from ..litellm_support import error_reason, import_litellm
 from .base import Reranker, passage
 
@@ -44,7 +44,7 @@ class LiteLLMReranker(Reranker):
         if not model:
             raise UserError("reranker litellm: needs a model, e.g. litellm:cohere/rerank-v3.5")
         super().__init__(plain_model_name(model, "reranker litellm"))
-        self.api_base = endpoint_url(api_base, "api_base") or endpoint_url(os.environ.get(API_BASE_ENV), API_BASE_ENV)
+        self.api_base = configured_endpoint(api_base, API_BASE_ENV)
         self.api_key = api_key or os.environ.get(API_KEY_ENV) or None
         self.timeout = timeout
         self.max_retries = max_retries
