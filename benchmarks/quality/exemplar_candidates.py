@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 from unitrag.content.registry import is_held_out, load_questions
 from unitrag.rag.calibrate.calibration import measure
 from unitrag.artifact.schema import UNIT_ROLES
-from unitrag.rag.gate import fit_logistic, sigmoid
+from unitrag.rag.logistic import fit_logistic, sigmoid
 from unitrag.rag.knowledge_base import KnowledgeBase
 
 

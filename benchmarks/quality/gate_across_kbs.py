@@ -33,7 +33,8 @@ import numpy as np
 from unitrag.config import load_config
 from unitrag.content.registry import load_questions
 from unitrag.rag.calibrate.calibration import measure
-from unitrag.rag.gate import default_gates, gate_for, hushed, pipeline_id
+from unitrag.rag.gate import pipeline_id
+from unitrag.rag.calibration_file import default_gates, gate_for, hushed
 from unitrag.rag.knowledge_base import KnowledgeBase
 
 BACKGROUND_ROLES = ("background", "background:domains")

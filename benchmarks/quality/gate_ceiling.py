@@ -23,7 +23,7 @@ from unitrag.content.registry import load_questions
 from unitrag.rag.calibrate.calibration import measure
 from unitrag.rag.calibrate.cross_validation import not_found_f1
 from unitrag.rag.calibrate.gate_fit import Sample, gate_probabilities
-from unitrag.rag.gate import fit_logistic, sigmoid
+from unitrag.rag.logistic import fit_logistic, sigmoid
 from unitrag.rag.knowledge_base import KnowledgeBase
 
 FEATURE_SETS = (("max_dense", "topic", "gap"), ("max_dense", "topic", "gap", "exemplar"))

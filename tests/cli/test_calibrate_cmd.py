@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.rag.calibrate.test_calibration import questions, scored
-from unitrag.cli.eval_cmds import _print_candidates, _print_verdict
+from unitrag.cli.calibrate_cmd import _print_candidates, _print_verdict
 from unitrag.rag.calibrate.calibration import run_calibration
 
 

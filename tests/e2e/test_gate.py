@@ -141,13 +141,13 @@ def test_a_fresh_calibration_separates_the_labelled_questions(calibration: Calib
 def test_no_calibration_means_the_default_gate_and_a_plain_warning(workspace, caplog, monkeypatch):
     import logging
 
-    import unitrag.rag.gate as gate_module
+    import unitrag.rag.calibration_file as gate_module
 
     (workspace.root / "calibration.json").unlink()
     report = workspace.build()
     assert report.written and report.embedded == 0 and report.plan.tables_changed == ["calibration"]
     monkeypatch.setattr(gate_module, "_warned", set())
-    with caplog.at_level(logging.WARNING, logger="unitrag.rag.gate"):
+    with caplog.at_level(logging.WARNING, logger="unitrag.rag.calibration_file"):
         kb = KnowledgeBase.open(workspace.artifact, config=workspace.config)
         KnowledgeBase.open(workspace.artifact, config=workspace.config)  # said once, not per open
     current = pipeline_id(kb.store.manifest, kb.config)

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "build_cmds": ("validate", "build", "schema", "inspect"),
     "query_cmds": ("search", "ask"),
-    "eval_cmds": ("eval", "calibrate"),
+    "eval_cmds": ("eval",),
+    "calibrate_cmd": ("calibrate",),
     "publish_cmds": ("publish",),
     "init_cmd": ("init",),
     "serve_cmd": ("serve",),

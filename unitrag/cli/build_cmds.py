@@ -165,7 +165,8 @@ def _warn_uncalibrated(cfg: Config, embedder: str) -> None:
     from ..compiler.tables import read_calibration
     from ..content.loader import registry_size_limit
     from ..content.registry import dev_question_files, load_questions
-    from ..rag.gate import build_warning, pipeline_id
+    from ..rag.gate import pipeline_id
+    from ..rag.calibration_file import build_warning
 
     questions = [lq.question for lq in load_questions(dev_question_files(cfg.content_dir), [],
                                                          registry_size_limit(cfg.max_file_bytes))]

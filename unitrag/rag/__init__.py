@@ -10,7 +10,7 @@ One subpackage per stage, wired in order by ``knowledge_base``:
 - ``calibrate``: fitting the gate to a knowledge base's own labelled questions (``unitrag calibrate``).
 
 The names below load on first use (PEP 562): a command that needs one module of the
-runtime (the build's gate warning reads ``rag.gate``) does not import the knowledge
+runtime (the build's gate warning reads ``rag.calibration_file``) does not import the knowledge
 base, the store and pyarrow with it.
 """
 

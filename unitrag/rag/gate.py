@@ -29,15 +29,11 @@ beside this module) and says so once.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
-import logging
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -45,13 +41,9 @@ import numpy as np
 from ..artifact.gate_feature import FEATURE_NAMES, parse_feature
 from ..config import Config
 from ..errors import UserError
+from .logistic import fit_logistic, fit_platt, sigmoid
 from .types import Source
 
-log = logging.getLogger(__name__)
-#: Gates fitted on the bundled sample's dev questions, for knowledge bases not calibrated on their own.
-DEFAULT_CALIBRATION = Path(__file__).with_name("default_calibration.json")
-_warned: set[str] = set()
-_hush = 0  # > 0 inside ``hushed()``
 
 def pipeline_id(manifest: Mapping[str, Any], config: Config) -> str:
     """What a gate's scores depend on: the artifact's embedder, the reranker, the sparse arm."""
@@ -106,91 +98,6 @@ def feature_value(feature: str, sources: Sequence[Source]) -> float | None:
         return None
     value = FEATURES[feature](sources)
     return None if value is None or not math.isfinite(value) else float(value)
-
-
-# -- Platt scaling ------------------------------------------------------------------------
-
-
-def sigmoid(z: Any) -> Any:
-    return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(z, dtype=np.float64)))
-
-
-def fit_logistic(columns: np.ndarray, labels: Sequence[bool], iterations: int = 100) -> tuple[np.ndarray, float]:
-    """Weights and bias of p = sigmoid(x·w + b) over the columns of ``columns`` (n × d), Platt's targets.
-
-    :func:`fit_platt` with several features: a constant column (a mix feature every question
-    shares) gets weight 0 rather than an error.
-    """
-    X = np.asarray(columns, dtype=np.float64)
-    if X.ndim == 1:
-        X = X[:, None]
-    sd = X.std(axis=0)
-    live = sd > 0
-    a0, b = fit_platt(X[:, 0], labels, iterations) if live.sum() == 1 and live[0] else (0.0, 0.0)
-    if live.sum() <= 1:
-        return np.array([a0] + [0.0] * (X.shape[1] - 1)), b
-    y = np.asarray(labels, dtype=bool)
-    n_pos, n_neg = int(y.sum()), int(y.size - y.sum())
-    mu = X.mean(axis=0)
-    Z = np.column_stack([(X[:, live] - mu[live]) / sd[live], np.ones(len(X))])
-    t = np.where(y, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-    ridge = 1e-6 * np.eye(Z.shape[1])
-    w = np.zeros(Z.shape[1])
-    for _ in range(iterations):
-        p = sigmoid(Z @ w)
-        step = np.linalg.solve(Z.T @ (Z * (p * (1.0 - p))[:, None]) + ridge, Z.T @ (p - t) + ridge @ w)
-        w = w - step
-        if np.abs(step).max() < 1e-10:
-            break
-    weights = np.zeros(X.shape[1])
-    weights[live] = w[:-1] / sd[live]
-    return weights, float(w[-1] - (weights[live] * mu[live]).sum())
-
-
-def fit_platt(features: Sequence[float], labels: Sequence[bool], iterations: int = 100) -> tuple[float, float]:
-    """(a, b) of p = sigmoid(a·x + b), by Newton's method on the cross-entropy.
-
-    Platt's targets ((n+ + 1)/(n+ + 2) and 1/(n- + 2) instead of 1 and 0) keep the
-    slope finite when the two classes are perfectly separated, as they often are on a
-    small labelled set. The feature is standardised for the iterations only.
-    """
-    x = np.asarray(features, dtype=np.float64)
-    y = np.asarray(labels, dtype=bool)
-    if x.ndim != 1 or x.shape != y.shape:
-        raise ValueError("features and labels must be two sequences of the same length")
-    n_pos = int(y.sum())
-    n_neg = int(y.size - n_pos)
-    if n_pos == 0 or n_neg == 0:
-        raise ValueError("Platt scaling needs both answerable and unanswerable examples")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("features must be finite numbers")
-    mu, sd = float(x.mean()), float(x.std())
-    if sd == 0.0:
-        raise ValueError("the feature has the same value for every example: it cannot separate anything")
-    X = np.column_stack([(x - mu) / sd, np.ones_like(x)])
-    t = np.where(y, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-    ridge = 1e-9 * np.eye(2)
-
-    def loss(w: np.ndarray) -> float:
-        z = X @ w  # log(1 + e^z) - t·z, computed without overflow
-        return float(np.sum(np.logaddexp(0.0, z) - t * z))
-
-    w = np.zeros(2)
-    current = loss(w)
-    for _ in range(iterations):
-        p = sigmoid(X @ w)
-        grad = X.T @ (p - t)
-        hess = X.T @ (X * (p * (1.0 - p))[:, None]) + ridge
-        step = np.linalg.solve(hess, grad)
-        scale = 1.0
-        while scale > 1e-6 and loss(w - scale * step) > current:
-            scale /= 2.0  # backtracking keeps every step downhill
-        w = w - scale * step
-        previous, current = current, loss(w)
-        if abs(previous - current) < 1e-12 * max(1.0, abs(current)) or np.abs(scale * step).max() < 1e-12:
-            break
-    a = w[0] / sd
-    return float(a), float(w[1] - a * mu)
 
 
 # -- the gate -----------------------------------------------------------------------------
@@ -359,120 +266,3 @@ def _mix_weights(features: np.ndarray, labels: Sequence[bool], mix: Mapping[str,
 
 def _threshold(a: float, b: float) -> float | None:
     return -b / a if a != 0 else None
-
-
-def gate_for(rows: Sequence[Mapping[str, Any]], pipeline: str) -> AnswerabilityGate | None:
-    """The gate fitted for this pipeline, or None (no calibration for it)."""
-    for row in rows:
-        if row["pipeline_id"] == pipeline:
-            return AnswerabilityGate.from_dict(row)
-    return None
-
-
-def default_gates() -> list[dict[str, Any]]:
-    """The gates fitted on the bundled sample's dev questions (empty if the file is missing)."""
-    try:
-        return list(json.loads(DEFAULT_CALIBRATION.read_text(encoding="utf-8"))["gates"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return []
-
-
-def gate_in_use(rows: Sequence[Mapping[str, Any]], pipeline: str) -> tuple[AnswerabilityGate | None, bool]:
-    """The knowledge base's own gate for ``pipeline``, else the default one; and whether it is the default."""
-    own = gate_for(rows, pipeline)
-    if own is not None:
-        return own, False
-    return gate_for(default_gates(), pipeline), True
-
-
-def uncalibrated_message(pipeline: str, default: AnswerabilityGate | None, calibration_file: str = "calibration.json",
-                         brief: bool = False) -> str:
-    """What to tell an author whose knowledge base has no gate fitted on its own questions (``brief``: one line,
-    for every ``ask`` and server start; the build gives the whole of it)."""
-    using = ("the default answerability gate, fitted on the bundled sample's questions" if default is not None
-             else "no answerability gate at all (every question is answered, none is \"not found\")")
-    if brief:
-        return (f"no answerability gate fitted on this knowledge base's questions: using {using.split(',')[0]} "
-                f"(`unitrag calibrate --write {calibration_file}`, then `unitrag build`)")
-    return (f"this knowledge base has no answerability gate fitted on its own questions for {pipeline}: it uses {using}. "
-            f"Write labelled questions in content/eval/questions.yaml (every eval/*.yaml but the *_test.yaml ones is a dev set), "
-            f"then run `unitrag calibrate --write {calibration_file}` and rebuild.")
-
-
-def build_warning(rows: Sequence[Mapping[str, Any]], pipeline: str, questions: Sequence[Any]) -> str | None:
-    """What ``unitrag build`` says when the gate it copies was not fitted on this content's questions; None if it was.
-
-    No gate for the pipeline: the default one will be used. A gate fitted on other questions
-    (another knowledge base's calibration.json, or questions edited since): refit it.
-    """
-    own = gate_for(rows, pipeline)
-    if own is None:
-        return uncalibrated_message(pipeline, gate_for(default_gates(), pipeline))
-    if questions and own.questions_digest != questions_digest(questions):
-        return (f"the answerability gate for {pipeline} in calibration.json was not fitted on this knowledge base's "
-                "labelled questions (the dev questions in content/eval/ differ from the set it was fitted on): run "
-                "`unitrag calibrate --write calibration.json` and rebuild.")
-    if own.metrics.get("kept") == "default":  # written by calibrate, but no gate of its own: said, not hidden
-        asked = own.metrics.get("questions")
-        on = f"on its {asked} dev questions " if isinstance(asked, int) else ""
-        return (f"calibration.json keeps the default answerability gate for {pipeline}: {on}a gate fitted on this "
-                "knowledge base was no better out of sample (`unitrag calibrate` says why). Add labelled questions, "
-                "answerable and not, in two or more files of content/eval/, then calibrate again.")
-    return None
-
-
-@contextlib.contextmanager
-def hushed() -> Iterator[None]:
-    """Nothing ``say_once`` would say is said inside: ``unitrag calibrate`` fits the gate the message asks for, and
-    telling its author to run it, as it runs, contradicts the verdict it prints next."""
-    global _hush
-    _hush += 1
-    try:
-        yield
-    finally:
-        _hush -= 1
-
-
-def say_once(message: str) -> None:
-    """Log ``message`` as a warning the first time only (a server opening many knowledge bases says it once)."""
-    if message not in _warned and not _hush:
-        _warned.add(message)
-        log.warning(message)
-
-
-def questions_digest(questions: Sequence[Any]) -> str:
-    """A short digest of labelled questions (id, text, labels): which set a gate was fitted on. A question with a
-    guard label never reaches the gate, so it is not part of the set (adding guard questions refits nothing)."""
-    items = sorted(json.dumps([q.id, q.question, sorted(q.expected_units), q.unanswerable], ensure_ascii=False)
-                   for q in questions if getattr(q, "guard", None) is None)
-    return hashlib.sha256("\n".join(items).encode("utf-8")).hexdigest()[:16]
-
-
-def write_calibration(path: Path, gate: AnswerabilityGate) -> None:
-    """Add ``gate`` to calibration.json, replacing the gate of the same pipeline and keeping the others."""
-    gates: list[dict[str, Any]] = []
-    if path.exists():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            gates = list(data["gates"] if isinstance(data, dict) else data)
-            if not all(isinstance(g, dict) for g in gates):
-                raise TypeError("a gate that is not an object")
-        except RecursionError:  # JSON nested deeper than the parser goes
-            raise UserError(f"{path}: not a calibration file (nested too deeply); move it away to start a new one"
-                            ) from None
-        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
-            raise UserError(f"{path}: not a calibration file ({exc}); move it away to start a new one") from None
-    gates = [g for g in gates if g.get("pipeline_id") != gate.pipeline_id] + [gate.to_dict()]
-    document = {
-        "about": "Answerability gates fitted by `unitrag calibrate` on the dev questions in content/eval/, one per query "
-                 "pipeline (embedder|reranker|sparse). `unitrag build` copies them into the artifact.",
-        "gates": sorted(gates, key=lambda g: g["pipeline_id"]),
-    }
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-        tmp.replace(path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
-        raise UserError(f"{path}: cannot write the calibration ({exc.strerror or exc})") from None

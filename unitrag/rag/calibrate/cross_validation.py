@@ -3,7 +3,7 @@
 A gate fitted and scored on the same few dozen questions flatters itself: on a fresh scaffold's
 3 + 3 questions every feature separates perfectly (AUC 1.0), and on 40 questions a fit can drop
 a feature the default gate relies on. So ``unitrag calibrate`` keeps the default gate (the one
-a knowledge base without calibration.json uses, rag.gate.default_gates) unless
+a knowledge base without calibration.json uses, rag.calibration_file.default_gates) unless
 
 - the dev questions that reach the gate hold at least :data:`MIN_PER_LABEL` of each label, and
 - the whole fitting procedure (choosing the candidate, then fitting it), repeated on k - 1 folds

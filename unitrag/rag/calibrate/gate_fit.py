@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from .cross_validation import FOLDS, kfold_probabilities, stratified_folds
-from ..gate import FEATURES, MIX_FEATURES, AnswerabilityGate, sigmoid
+from ..gate import FEATURES, MIX_FEATURES, AnswerabilityGate
+from ..logistic import sigmoid
 
 MIN_PER_CLASS = 5  # a language gets its own Platt pair only with this many questions of each label
 

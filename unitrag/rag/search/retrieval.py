@@ -193,9 +193,9 @@ class Retriever:
         """The artifact's gate for ``pipeline`` (and the cosine corrections it was fitted with), else the default.
 
         The default gate (fitted on the bundled sample's dev questions) keeps "not found" working on a
-        knowledge base not yet calibrated; using it is said once, with how to fit one (rag.gate).
+        knowledge base not yet calibrated; using it is said once, with how to fit one (rag.calibration_file).
         """
-        from ..gate import gate_in_use, say_once, uncalibrated_message
+        from ..calibration_file import gate_in_use, say_once, uncalibrated_message
 
         self.gate, is_default = gate_in_use(rows, pipeline)
         if is_default:
