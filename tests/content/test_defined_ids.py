@@ -21,3 +21,13 @@ def test_only_valid_ids_are_iterated_so_never_suggested():
 
 def test_empty_only_when_nothing_is_defined():
     assert DefinedIds([]).empty and not DefinedIds([], ["Warranty"]).empty
+
+
+def test_an_id_with_a_word_left_out_is_told_the_one_id_that_holds_its_words():
+    """A new team's <Cite id="prnp-shuttle-2025"/> was told to add the id, not that prnp-shuttle-timetable-2025 exists."""
+    from unitrag.content.errors import nearest
+
+    known = {"prnp-shuttle-timetable-2025", "prnp-fee-schedule-2025", "prnp-wilderness-permits"}
+    assert nearest("prnp-shuttle-2025", known, 0.8) == "prnp-shuttle-timetable-2025"
+    assert nearest("prnp-2025", known, 0.8) is None  # two ids hold its words: no guess
+    assert nearest("shuttle", known, 0.8) is None  # one word is no id's slip

@@ -446,3 +446,11 @@ def test_html_in_a_fenced_code_block_or_plain_markup_is_no_note(tree, samples):
     text = samples.RULE.rstrip("\n") + "\n\n```html\n<script>alert(1)</script>\n```\n\nA **bold** word and a <br> break.\n"
     tree.write("rules/rule-one.md", text)
     assert validate_content(tree.root).notes == []
+
+
+def test_a_scene_naming_a_story_with_a_slip_is_told_the_story_meant(tree, samples):
+    """A new team's misspelled story id was only told it "does not exist"."""
+    tree.write("scenes/story-one/02-slip.md", "---\nkind: scene\nid: s-slip\ntitle: T\nstory: story-onne\norder: 2\n"
+                                             "topics: [folate]\n---\nbody\n")
+    problems = [p for p in validate_content(tree.root).problems if p.field == "story"]
+    assert [p.message for p in problems] == ["story 'story-onne' does not exist: did you mean 'story-one'?"]

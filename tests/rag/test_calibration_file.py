@@ -54,3 +54,15 @@ def test_the_build_says_when_calibration_json_keeps_the_default_gate():
                              metrics={"kept": "default", "questions": 6})
     said = build_warning([kept.to_dict()], "p", plain)
     assert said is not None and "keeps the default answerability gate" in said and "on its 6 dev questions" in said
+
+
+def test_a_knowledge_base_with_labelled_questions_is_told_to_calibrate_on_them_not_to_write_them():
+    """A new team with 32 dev questions was told to "write labelled questions in content/eval/questions.yaml"."""
+    from unitrag.rag.calibration_file import build_warning
+
+    pipeline = "e5-openvino:multilingual-e5-small|reranker=fusion|sparse=on"
+    asked = build_warning([], pipeline, labelled(3, "en", True) + labelled(2, "en", False))
+    assert asked is not None and "on its 5 labelled dev questions" in asked and "Write labelled questions" not in asked
+    assert "unitrag calibrate --write calibration.json" in asked
+    none = build_warning([], pipeline, [])
+    assert none is not None and "Write labelled questions in content/eval/questions.yaml" in none

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 import reprlib
 from collections.abc import Collection, Iterator
 from typing import Any
@@ -64,10 +65,25 @@ def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
         yield from _models_in(arg)
 
 
+#: Where an id's words part.
+_ID_WORDS = re.compile(r"[-_./]+")
+
+
 def nearest(written: str, known: Collection[str], cutoff: float) -> str | None:
-    """The one of ``known`` that ``written`` is a slip of (difflib's ratio at least ``cutoff``), else None."""
+    """The one of ``known`` that ``written`` is a slip of (difflib's ratio at least ``cutoff``), else the one id that
+    holds all of its words in order, one or more left out (``prnp-shuttle-2025`` of ``prnp-shuttle-timetable-2025``),
+    else None."""
     near = difflib.get_close_matches(written, sorted(known), n=1, cutoff=cutoff)
-    return near[0] if near else None
+    if near:
+        return near[0]
+    longer = [k for k in known if _words_within(written, k)]
+    return longer[0] if len(longer) == 1 else None
+
+
+def _words_within(written: str, known: str) -> bool:
+    """Whether ``known`` says every word of ``written`` (two or more, split at - _ . /), in order, and more."""
+    words, others = _ID_WORDS.split(written.casefold()), iter(_ID_WORDS.split(known.casefold()))
+    return len(words) >= 2 and len(known) > len(written) and all(word in others for word in words)
 
 
 def unknown_field(key: Any, known: set[str], doc: str) -> str:

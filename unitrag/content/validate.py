@@ -116,7 +116,8 @@ def validate_content(
         if kind_meant(meta) == "scene":
             story, order = meta.get("story"), meta.get("order")
             if isinstance(story, str) and story not in stories:
-                problems.append(Problem(lu.path, lu.line_of("story"), "story", f"story {story!r} does not exist"))
+                problems.append(Problem(lu.path, lu.line_of("story"), "story",
+                                        f"story {story!r} does not exist{did_you_mean(story, stories)}"))
             _check_scene_access(lu, story_access, problems)
             if isinstance(story, str) and isinstance(order, int):
                 if (story, order) in scene_orders:

@@ -51,17 +51,21 @@ def gate_in_use(rows: Sequence[Mapping[str, Any]], pipeline: str) -> tuple[Answe
 
 
 def uncalibrated_message(pipeline: str, default: AnswerabilityGate | None, calibration_file: str = "calibration.json",
-                         brief: bool = False) -> str:
+                         brief: bool = False, questions: int = 0) -> str:
     """What to tell an author whose knowledge base has no gate fitted on its own questions (``brief``: one line,
-    for every ``ask`` and server start; the build gives the whole of it)."""
+    for every ``ask`` and server start; the build gives the whole of it). ``questions``: how many labelled dev
+    questions it has (a new team with 32 was told to write them)."""
     using = ("the default answerability gate, fitted on the bundled sample's questions" if default is not None
              else "no answerability gate at all (every question is answered, none is \"not found\")")
     if brief:
         return (f"no answerability gate fitted on this knowledge base's questions: using {using.split(',')[0]} "
                 f"(`unitrag calibrate --write {calibration_file}`, then `unitrag build`)")
-    return (f"this knowledge base has no answerability gate fitted on its own questions for {pipeline}: it uses {using}. "
-            f"Write labelled questions in content/eval/questions.yaml (every eval/*.yaml but the *_test.yaml ones is a dev set), "
-            f"then run `unitrag calibrate --write {calibration_file}` and rebuild.")
+    write = ("" if questions else "Write labelled questions in content/eval/questions.yaml (every eval/*.yaml but the "
+                                    "*_test.yaml ones is a dev set), then run ")
+    calibrate = f"`unitrag calibrate --write {calibration_file}` and rebuild."
+    told = (f"To fit one on its {questions} labelled dev questions, run {calibrate}" if questions
+            else write + calibrate)
+    return f"this knowledge base has no answerability gate fitted on its own questions for {pipeline}: it uses {using}. {told}"
 
 
 def build_warning(rows: Sequence[Mapping[str, Any]], pipeline: str, questions: Sequence[Any]) -> str | None:
@@ -72,7 +76,7 @@ def build_warning(rows: Sequence[Mapping[str, Any]], pipeline: str, questions: S
     """
     own = gate_for(rows, pipeline)
     if own is None:
-        return uncalibrated_message(pipeline, gate_for(default_gates(), pipeline))
+        return uncalibrated_message(pipeline, gate_for(default_gates(), pipeline), questions=len(questions))
     if questions and own.questions_digest != questions_digest(questions):
         return (f"the answerability gate for {pipeline} in calibration.json was not fitted on this knowledge base's "
                 "labelled questions (the dev questions in content/eval/ differ from the set it was fitted on): run "
