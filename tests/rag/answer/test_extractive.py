@@ -399,3 +399,22 @@ def test_how_much_asks_for_an_amount_and_is_no_word_to_find() -> None:
     focus = Lexicon().focus(question)
     assert focus.asks_amount and not {"much", "mani"} & set(focus.terms)
     assert ask(question, "en", sources).splitlines()[1].startswith("1. Tent rental prices: 6-person Kingdom 6 — per day: $42")
+
+
+def test_a_topic_one_span_of_a_source_names_is_the_sources_for_its_other_spans() -> None:
+    """A park's permit unit, not tagged camping, says 露营 in two sentences: its own question "在野外露营一晚的许可证多少钱？"
+    quoted those for the topic, not the one stating the fee (6美元), which does not say the word."""
+    from unitrag.rag.answer.extractive import candidates
+
+    known = lexicon()
+    question = "How much iodine should a pregnant woman take?"
+    focus = known.focus(question, ("iodine", "pregnancy"))
+    fee = "The daily amount is 220 µg."
+
+    def relevance_of_fee(text: str) -> float:
+        quotes = candidates(focus, [source(1, "Iodine", text, ["iom"], topics=["iodine", "salt"])], known)
+        return next(q.relevance for q in quotes if q.span.text.startswith(fee))
+
+    naming = relevance_of_fee(f"Pregnant women are screened at the first visit. {fee}")
+    silent = relevance_of_fee(f"Adults are screened at the first visit. {fee}")
+    assert naming > silent

@@ -166,6 +166,10 @@ class ChunkReading:
         """Which of the topics ``among`` the span at ``position`` names."""
         return frozenset(t for t in among if position in self._naming(t, topics))
 
+    def named_anywhere(self, among: Iterable[str], topics: Mapping[str, Any]) -> frozenset[str]:
+        """Which of the topics ``among`` some span of the chunk names."""
+        return frozenset(t for t in among if self._naming(t, topics))
+
     def _naming(self, topic_id: str, topics: Mapping[str, Any]) -> frozenset[int]:
         found = self.naming.get(topic_id)
         if found is None:
