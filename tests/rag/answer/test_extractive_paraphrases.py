@@ -141,3 +141,19 @@ def test_an_authored_units_questions_in_its_language_bridge_a_question_asked_in_
     assert "meat, bones, fish" in bridged.splitlines()[1]
     assert "meat, bones, fish" not in plain.splitlines()[1], "what the translations change"
     assert "liner" not in known.focus(question, (), {}, (), translated).bridge  # 0.06 under the nearest: no weight
+
+
+def test_a_question_of_the_opposite_case_is_no_paraphrase() -> None:
+    """A college's "本地全日制学生一年学费多少钱" was read with its nearest authored question, "非全日制按学分收费吗？一个学分多少钱？",
+    and quoted the part-time row ($160 a credit) for the full-time fee."""
+    from unitrag.rag.answer.focus import negates
+    from unitrag.content.text.tokenize import tokenize
+
+    asked = set(tokenize("本地全日制学生一年学费多少钱"))
+    assert negates(asked, set(tokenize("非全日制按学分收费吗？一个学分多少钱？")))
+    assert not negates(asked, set(tokenize("全日制学生学费什么时候交？")))
+    assert not negates(set(tokenize("非全日制按学分收费吗")), set(tokenize("非全日制一个学分多少钱")))  # both ask it
+    assert negates(set(tokenize("is the paid parking open at night")), set(tokenize("where is the unpaid parking")))
+    known = lexicon()
+    read = known.focus("本地全日制学生一年学费多少钱", (), {"非全日制按学分收费吗？一个学分多少钱？": 0.95})
+    assert "学分" not in read.terms and read.terms == known.focus("本地全日制学生一年学费多少钱").terms

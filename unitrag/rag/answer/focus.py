@@ -218,6 +218,8 @@ class Lexicon:
         asked = normalize_question(question).casefold()
         itself = {text: cosine for text, cosine in near.items() if normalize_question(text).casefold() == asked}
         near = {text: cosine for text, cosine in near.items() if text not in itself}
+        own_terms = set(tokenize(question))
+        near = {text: cosine for text, cosine in near.items() if not negates(own_terms, set(tokenize(text)))}
         lang = detect_lang(question)
         own_lang = {text: cosine for text, cosine in near.items() if detect_lang(text) == lang}
         # but it stays the bar its own language's paraphrases are measured against: another question of the same unit
@@ -334,6 +336,19 @@ class QuestionFocus:
     def prior(span: Span, rank: int) -> float:
         """What is known before reading the span: its source's rank, and its place in the source (earlier is likelier)."""
         return W_RANK * RANK_PRIOR[min(rank, len(RANK_PRIOR) - 1)] + W_ORDER / (1.0 + span.position / 4.0)
+
+
+#: Prefixes that turn a term into its opposite: 全日制 and 非全日制, "paid" and "unpaid".
+NEGATING_PREFIXES = ("非", "不", "无", "未", "non", "un")
+
+
+def negates(asked: set[str], other: set[str]) -> bool:
+    """Whether ``other`` (a paraphrase's terms) says the opposite of a term the question asked and not that opposite
+    itself: "非全日制按学分收费吗" is the nearest of the college's questions to "本地全日制学生一年学费多少钱", and its terms
+    quoted the part-time row. Such a question is about the other case, and no wording of this one."""
+    return any(term[len(prefix):] in asked and term not in asked
+               for term in other for prefix in NEGATING_PREFIXES
+               if term.startswith(prefix) and len(term) > len(prefix) + 1)
 
 
 def _share(terms: Mapping[str, float], reading: SpanReading, only: Collection[str] | None = None) -> float:
