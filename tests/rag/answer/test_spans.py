@@ -163,6 +163,11 @@ def test_an_extension_or_phone_abbreviation_ends_no_sentence() -> None:
     ("Every return has a 60-minute grace period. After that, the late fee is $10 per hour.",
      "After that, the late fee is $10 per hour.", "Every return has a 60-minute grace period."),
     ("每件行李可免费托运20公斤。超出部分每公斤收费10元。", "超出部分每公斤收费10元。", "每件行李可免费托运20公斤。"),
+    # a park's (stop 55): the kiosk for the hours the gates are not staffed, and the wheelchairs to reserve
+    ("The gates are staffed from 7:00 to 19:00. Outside those hours, pay at the kiosk.",
+     "Outside those hours, pay at the kiosk.", "The gates are staffed from 7:00 to 19:00."),
+    ("The centre lends two beach wheelchairs. Reserve them 48 hours ahead.", "Reserve them 48 hours ahead.",
+     "The centre lends two beach wheelchairs."),
 ])
 def test_the_same_likewise_or_a_limit_set_before_points_back(text: str, leaning: str, leaned_on: str) -> None:
     by_words = {s.words: s for s in spans(text)}
@@ -179,3 +184,7 @@ def test_an_uncited_item_takes_the_citation_of_the_nearest_cited_item_of_its_lis
     assert all(not s.cited for s in found if s.kind == "row")  # nothing in its table cites: every id, as before
     unheaded = spans("Prose under no heading with no tag.\n\nAnother paragraph.<Cite id=\"a\"/>")
     assert unheaded[0].cited == ()  # no list, table or heading to share: every id of its unit, as before
+
+
+def test_a_sentence_that_names_a_thing_it_is_not_about_leans_on_nothing() -> None:
+    assert all(s.leans_on == -1 for s in spans("Bikes are free. Park it is a sign near the gate. Keep left."))

@@ -15,13 +15,13 @@ as such. Plain string work that never raises: it is the fallback of last resort.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 
 from ...content.text.citation_tags import canonical_tag, strip_tags
 from ...content.text.tokenize import tokenize
 from .focus import Lexicon, QuestionFocus, SpanReading, plain_lexicon
+from .quotes import Quote, in_reading_order, list_of, numbered
 from .spans import Span, plain_title, spans, split_sentences  # noqa: F401 - split_sentences: part of this module's API
 from ..types import Source
 
@@ -70,17 +70,6 @@ def _shorten(sentence: str, limit: int) -> str:
     if space > limit // 2:
         cut = cut[:space]
     return cut.rstrip(" ,;:，；：、") + "…"
-
-
-@dataclass(frozen=True)
-class Quote:
-    """A candidate span with its source, that source's rank, what of the question it states, and its score."""
-
-    span: Span
-    source: Source
-    rank: int
-    relevance: float
-    score: float  # relevance plus the prior (rank, place)
 
 
 def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon) -> list[Quote]:
@@ -202,10 +191,10 @@ def _steps_between(chosen: list[Quote], quotes: Sequence[Quote]) -> list[Quote]:
     """``chosen`` with the steps of a numbered list between two of its quoted steps: a reader's "how to true a wheel"
     got steps (1) and (3), and step 2, the one to do, was left out for the length budget."""
     out = list(chosen)
-    for key in _numbered(chosen):
-        numbers = [q.span.ordinal for q in chosen if _list_of(q) == key]
+    for key in numbered(chosen):
+        numbers = [q.span.ordinal for q in chosen if list_of(q) == key]
         low, high = min(numbers), max(numbers)
-        out += [q for q in quotes if _list_of(q) == key and low < q.span.ordinal < high and q not in out]
+        out += [q for q in quotes if list_of(q) == key and low < q.span.ordinal < high and q not in out]
     return out
 
 
@@ -227,8 +216,8 @@ def _steps_first(quotes: Sequence[Quote], own: set[str]) -> tuple[list[Quote], l
     floor = STEPS_FLOOR * max(q.relevance for q in quotes)
     for quote in quotes:
         if quote.span.ordinal and quote.relevance >= floor and own & set(tokenize(quote.span.context)):
-            key = _list_of(quote)
-            steps = sorted((q for q in quotes if _list_of(q) == key), key=lambda q: q.span.position)
+            key = list_of(quote)
+            steps = sorted((q for q in quotes if list_of(q) == key), key=lambda q: q.span.position)
             if len({q.span.ordinal for q in steps}) > 1:
                 return [*steps, *(q for q in quotes if q not in steps)], steps
     return list(quotes), []
@@ -308,45 +297,6 @@ def _title(source: Source, lang: str) -> str:
     return ((f"{title}：" if lang == "zh" else f"{title}: ") if title else "")
 
 
-def _grouped(quotes: list[Quote], key: Callable[[Quote], object]) -> list[Quote]:
-    """The quotes with those sharing a key (None: none) moved up to the first one's place, in their order."""
-    groups: dict[object, list[Quote]] = {}
-    for i, quote in enumerate(quotes):
-        k = key(quote)
-        groups.setdefault(i if k is None else k, []).append(quote)
-    return [q for group in groups.values() for q in group]
-
-
-def in_reading_order(quotes: Sequence[Quote]) -> list[Quote]:
-    """A unit's quotes as its line gives them: the best first, then the rest in the text's order; the items and
-    rows under one context (a heading, a lead-in line) together, after the first of them; two or more steps of one
-    numbered list in the list's order, from the place of the first of them (the best step may be the last one)."""
-    ordered = [quotes[0], *sorted(quotes[1:], key=lambda q: (q.source.chunk_id, q.span.position))]
-    ordered = _grouped(ordered, lambda q: (q.source.chunk_id, q.span.context)
-                       if q.span.kind != "sentence" and q.span.context else None)
-    steps = _numbered(ordered)
-    out = _grouped(ordered, lambda q: _list_of(q) if _list_of(q) in steps else None)
-    for key in steps:  # each list's steps sit together now: put them in the list's order
-        at = [i for i, q in enumerate(out) if _list_of(q) == key]
-        for i, q in zip(at, sorted((out[i] for i in at), key=lambda q: q.span.position)):
-            out[i] = q
-    return out
-
-
-def _list_of(quote: Quote) -> tuple[str, int] | None:
-    return (quote.source.chunk_id, quote.span.list_no) if quote.span.ordinal else None
-
-
-def _numbered(quotes: Sequence[Quote]) -> set[tuple[str, int]]:
-    """The numbered lists two or more of whose steps are quoted (a long step's sentences are one step)."""
-    steps: dict[tuple[str, int], set[int]] = {}
-    for quote in quotes:
-        key = _list_of(quote)
-        if key is not None:
-            steps.setdefault(key, set()).add(quote.span.ordinal)
-    return {key for key, numbers in steps.items() if len(numbers) > 1}
-
-
 def _not_repeated(quotes: list[Quote]) -> list[Quote]:
     """A unit's quotes but one whose words another of them holds whole: two chunks of a unit overlap by a
     sentence, and a reader got "这类机器按说明书用清洁片和清洁程序。" twice on one line."""
@@ -367,13 +317,13 @@ def quoted_lines(chosen: Sequence[Quote], lang: str, allowed: set[str] | None) -
         source = quotes[0].source
         text_lang = answer_lang(source.lang or lang)
         ordered = in_reading_order(quotes)
-        steps = _numbered(ordered)
+        steps = numbered(ordered)
         ids = [_cite_ids(q.source, q.span.cited, allowed) for q in ordered]
         # each span is cited; a run of spans citing the same ids is cited once, after its last span
         title = plain_title(source.title)
         parts, shown = [], set()  # the contexts the line has shown
         for i, q in enumerate(ordered):
-            first_of_step = _list_of(q) in steps and not (i > 0 and _list_of(ordered[i - 1]) == _list_of(q)
+            first_of_step = list_of(q) in steps and not (i > 0 and list_of(ordered[i - 1]) == list_of(q)
                                                           and ordered[i - 1].span.ordinal == q.span.ordinal)
             # a context is said once a line: shown before, or heading the span just before (a sentence under it)
             said = q.span.context in shown or (i > 0 and ordered[i - 1].span.context == q.span.context)

@@ -62,6 +62,11 @@ _POINTS_BACK = re.compile(
     # a time or a limit the sentence before set ("After that, the late fee is $10 per hour": a reader's, stop 53)
     r"|(?:After|Before|Beyond|Past|Apart from|Other than|Except for) (?:that|this|then)\b|Until then\b|By then\b|"
     r"At that point\b|Instead\b|Even then\b"
+    # a place or a time the sentence before set, and a thing it named ("Outside those hours, pay at the kiosk",
+    # "Reserve them 48 hours ahead": a new team's, stop 55)
+    r"|(?:Outside|Within|During|Inside|Beyond|Besides|Unlike|Like|Under|Above|Below|Apart from|Other than|Except for) "
+    r"(?:those|these|that|this|such)\b"
+    r"|[A-Z][a-z]+ (?:them|it)\b(?! (?:is|was|are|were|has|had)\b)"
     r"|这|那(?![里儿])|因此|所以|因而|于是|否则|它|其中|此时|这时|同样|同理|此后|之后|在此之前|除此之外|超出(的)?部分|超过(的)?部分)")
 _CJK_GAP = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])")
 
