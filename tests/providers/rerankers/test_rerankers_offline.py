@@ -78,7 +78,7 @@ def test_fusion_defaults_and_spec_overrides() -> None:
             FusionReranker(bad)
 
 
-def test_fusion_features_are_scaled_and_missing_arm_scores_filled_with_the_lowest() -> None:
+def test_fusion_features_are_scaled_and_missing_arm_scores_filled_with_the_lowest_or_bm25s_zero() -> None:
     sources = [
         FakeSource("Vitamin D deficiency", "bones", {"dense": 0.8, "sparse": 10.0}),
         FakeSource("Iron", "anemia", {"dense": 0.6}),  # not returned by BM25
@@ -86,7 +86,7 @@ def test_fusion_features_are_scaled_and_missing_arm_scores_filled_with_the_lowes
     ]
     features = FusionReranker("coverage=1").features("What causes vitamin D deficiency?", sources)
     assert features["dense"] == pytest.approx([1.0, 0.0, 0.0])
-    assert features["sparse"] == pytest.approx([0.0, 0.0, 1.0])
+    assert features["sparse"] == pytest.approx([0.5, 0.0, 1.0])  # BM25's scale starts at 0, where the missing are
     # question terms: caus, vitamin, d, defici; the first title has 3 of the 4
     assert features["title"] == pytest.approx([0.75, 0.0, 0.0])
     assert features["coverage"] == pytest.approx([0.75, 0.0, 0.0])
@@ -144,9 +144,10 @@ def test_a_lone_bm25_hit_of_the_questions_language_is_bm25s_best_not_its_worst()
     assert FusionReranker().features(question, sources)["sparse"] == [0.0, 0.0, 0.0, 0.0, 1.0]
     scores = FusionReranker().score(question, sources)
     assert scores.index(max(scores)) == 4
-    # two hits: min-max as before, the lower one at 0 with the units BM25 did not return
+    # two hits: the lower one above the units BM25 did not return (a college's "email address format": the unit
+    # saying "email", BM25's second hit, was scaled 0 with them and ranked tenth)
     two = [*chinese, found, FakeSource("Repairs", "officer", {"dense": 0.70, "sparse": 2.0}, lang="en")]
-    assert FusionReranker().features(question, two)["sparse"] == [0.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+    assert FusionReranker().features(question, two)["sparse"] == pytest.approx([0.0, 0.0, 0.0, 0.0, 1.0, 2.0 / 7.41])
 
 
 def test_a_question_naming_what_one_unit_of_its_language_is_about_lends_nothing_to_the_other_language() -> None:

@@ -66,12 +66,17 @@ def parse_weights(model: str) -> dict[str, float]:
 
 
 def _scaled(values: list[float | None], *, lone_best: bool = False) -> list[float]:
-    """Min-max over the candidates; a missing value is the lowest present one; all equal → all 0, unless
-    ``lone_best`` and some are missing: then those present are 1 (the one candidate BM25 found is its best)."""
+    """Min-max over the candidates; a missing value is the lowest present one; all equal → all 0. With
+    ``lone_best`` (BM25's scores, never below 0) and some missing, the scale starts at 0, where those are: a
+    candidate BM25 found ranks above every one it did not, its lowest hit too (a college's "email address format":
+    the one English unit saying "email" was BM25's second hit, scaled 0 as the Chinese units it did not return, and
+    ranked tenth below them; dev, test and the teams' facts +1, +5, +1, docs/benchmarks/quality.md, stop 55)."""
     present = [v for v in values if v is not None]
     if not present:
         return [0.0] * len(values)
     low, high = min(present), max(present)
+    if lone_best and len(present) < len(values):
+        low = min(low, 0.0)
     span = high - low
     if span <= 0:
         return [1.0 if lone_best and v is not None and len(present) < len(values) else 0.0 for v in values]
