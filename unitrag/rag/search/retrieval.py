@@ -6,40 +6,31 @@ like any other list, so a chunk found by several sub-queries rises.
 
 from __future__ import annotations
 
-import math
 import threading
-from collections.abc import Callable, Collection, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ...access import DEFAULT_ROLE
 from ...config import Config
-from ...content.text.lang import detect_lang
 from ..arguments import question_text
-from ..store.columns import Column, list_value_counts
 from ..store.exemplars import AUTHORED_ANSWERS
 from .crosslingual import OTHER, CrossLingual, Probe
-from .postprocess import focus, in_context
+from .exemplar_reading import ExemplarReading
+from .named_topics import NamedTopics, topic_idf
+from .postprocess import focus
 from .query_embedding import QueryEncoder
 from ..store.artifact_store import ChunkStore
 from ..timing import timed
 from ..types import SearchFilter, Source, UserContext
-
-if TYPE_CHECKING:
-    from ..answer.focus import Lexicon, QuestionFocus
 
 RRF_K = 60
 #: Probes whose lists add candidates but whose scores the reranker and the gate never read: they search
 #: words other than the question's own (the gate was fitted on the question's cosines).
 UNSCORED_PROBES = frozenset({"expand", "translate"})
 _SPARSE_LOCK = threading.Lock()
-#: The extractive answer reads a question with the words of up to this many of the knowledge base's own answerable
-#: questions (authors' unit questions, dev questions) at this cosine or more: the bridge to a source in the other
-#: language, whose words the question does not share (rag.answer.focus).
-PARAPHRASES, PARAPHRASE_COSINE = 3, 0.85
 #: The first this many chunks of each of the question's own first-stage lists (dense, BM25) are reranked whatever
 #: their fused rank: probes for a topic the question names ("blue bin") heap RRF on that topic's chunks, and a new
 #: team's unit ranked first by BM25 fell below the reranker's cut (``rerank_k``), out of every answer. Two, fixed
@@ -49,7 +40,7 @@ OWN_KEPT = 2
 
 
 @dataclass
-class Retriever:
+class Retriever(NamedTopics, ExemplarReading):
     store: ChunkStore
     encoder: QueryEncoder
     config: Config
@@ -203,93 +194,9 @@ class Retriever:
         if self.gate is not None and self.gate.lang_offsets is not None and self.crosslingual is not None:
             self.crosslingual.offsets = dict(self.gate.lang_offsets)
 
-    def mark_topics(self, question: str, sources: list[Source], user: UserContext | None = None) -> None:
-        """``scores["topic"]``: 1 when a source is on what the question is about, whatever its language.
-
-        That is: it shares a topic the question names, or the caller's context points at it (the
-        current topic, a triggered rule, a recent scene: "is that safe?" refers to them). A gate feature.
-        ``scores["gap"]``: 1 on every source when the question names a topic no chunk carries, one the
-        taxonomy lists so that it is known to be missing ("zinc", "caffeine"). Another gate feature. A topic only units
-        the caller may not read carry is, for that caller, one no chunk carries: the score cannot tell it exists.
-        """
-        if self.crosslingual is None:
-            return
-        named = set(self.crosslingual.topics_in(question))
-        user = user or UserContext()
-        carried = self._carried(user)
-        gap = float(any(t not in carried for t in named))
-        for source in sources:
-            source.scores["topic"] = float(bool(named.intersection(source.topics)) or in_context(source, user))
-            source.scores["gap"] = gap
-
-    def authored_units(self, question: str, user: UserContext | None = None) -> tuple[str, ...]:
-        """The units whose authors wrote ``question`` among their own (nearly word for word; ``Exemplars.authored_units``),
-        nearest first: searched among the candidates and ranked first. The vector is cached."""
-        if self.exemplars is None:
-            return ()
-        return self.exemplars.authored_units(self.encoder.encode(question), self.reads_restricted(user or UserContext()))
-
-    def mark_exemplars(self, question: str, sources: list[Source], user: UserContext | None = None) -> None:
-        """``scores["exemplar"]`` on every source: how much nearer the question is to questions the knowledge base
-        answers than to ones it does not (rag.store.exemplars), a gate feature; and ``scores["authored"]``, its best
-        cosine to an author's question of a unit, which answers it above ``AUTHORED_ANSWERS``. The vector is cached."""
-        if self.exemplars is None or not sources:
-            return
-        found = self.exemplars.gate_scores(self.encoder.encode(question), self.reads_restricted(user))
-        for source in sources:
-            source.scores.update(found)
-
-    @contextmanager
-    def exemplars_without(self, texts: Sequence[str]) -> Iterator[None]:
-        """Score with the exemplars but ``texts``: a dev set's own questions must not be their own neighbours
-        (evaluation and calibration; not thread-safe, as neither needs it)."""
-        kept = self.exemplars
-        self.exemplars = kept.without(texts) if kept is not None else None
-        try:
-            yield
-        finally:
-            self.exemplars = kept
-
-    def _topic_idf(self) -> dict[str, float]:
-        if self.topic_idf is None:  # once (a benign race: both threads count the same)
-            self.topic_idf = topic_idf(self.store)
-        return self.topic_idf
-
-    def _public_topic_idf(self) -> dict[str, float]:
-        """``topic_idf`` over the public chunks: a public caller's named-topic weights must not move with how many
-        restricted chunks carry a topic (as BM25's statistics, ``sparse_terms``)."""
-        if self.public_topic_idf is None:
-            public = self.store.mask(restricted=False)
-            self.public_topic_idf = self._topic_idf() if public is None or public.all() else topic_idf(self.store, public)
-        return self.public_topic_idf
-
     def reads_restricted(self, user: UserContext | None) -> bool:
         """Whether ``user`` (None: anonymous) holds the knowledge base's restricted role."""
         return user is not None and user.holds(self.restricted_role)
-
-    def _carried(self, user: UserContext) -> Collection[str]:
-        """The topics a chunk ``user``'s roles may read carries: the others are, for that caller, declared gaps."""
-        return self._topic_idf().keys() if self.covered is None else self.covered(user.roles)
-
-    def named_topics(self, question: str, user: UserContext) -> dict[str, float]:
-        """The topics the question names, each weighted by how few chunks carry it (idf, normalised to sum 1);
-        none for a question about the user's context (``focused``: that context ranks first instead)."""
-        if self.crosslingual is None or self.focused(question, user):
-            return {}
-        named = self.crosslingual.topics_in(question)
-        if not named:
-            return {}
-        idf = self._topic_idf() if self.reads_restricted(user) else self._public_topic_idf()
-        carried = self._carried(user)
-        weights = {t: idf.get(t, 0.0) if t in carried else 0.0 for t in named}  # a hidden topic weighs as a gap does
-        total = sum(weights.values())
-        return {t: w / total for t, w in weights.items()} if total > 0 else {}
-
-    def focused(self, question: str, user: UserContext) -> bool:
-        """The question is about the user's context: it has one, and the question names no topic beyond its current one."""
-        if not user.has_context or self.crosslingual is None:
-            return False
-        return not set(self.crosslingual.topics_in(question)) - {user.current_topic}
 
     def probes(
         self, question: str, q_lang: str, user: UserContext | None = None, timings: dict[str, float] | None = None
@@ -317,42 +224,6 @@ class Retriever:
                 source.scores["rerank"] = float(score)
                 source.score = float(score)
             return sorted(head, key=lambda s: s.score, reverse=True)
-
-    def focus(self, question: str, user: UserContext | None = None) -> tuple[QuestionFocus, Lexicon]:
-        """The question as the extractive answer reads it: its terms weighted by this knowledge base's idf,
-        the topics it names (their names in both languages bridge a question and a source in different ones),
-        and the topic the caller is reading (``current_topic``: "how much a day?" is about it)."""
-        from ..answer.focus import Lexicon
-
-        if self.lexicon is None or self.full_lexicon is None:
-            self._sparse()
-            topics = self.crosslingual.broadener.topics if self.crosslingual is not None else {}
-            groups = self.crosslingual.broadener.groups if self.crosslingual is not None else {}
-            names = {t: v for t, v in topics.items() if t not in groups}
-            public = self.public_sparse
-            # a term of the vocabulary no chunk holds now (an incremental build keeps the words of edited-away text)
-            # is left out, as in a full build: it would weigh as the rarest word there is
-            self.full_lexicon = Lexicon.of(self.sparse_index.vocab, self.sparse_index.idf, names,
-                                           np.diff(self.sparse_index.indptr))
-            self.lexicon = (self.full_lexicon if public is self.sparse_index
-                            else Lexicon.of(public.vocab, public.idf, names, public.counts))
-        lexicon = self.full_lexicon if self.reads_restricted(user) else self.lexicon
-        named = self.crosslingual.topics_in(question) if self.crosslingual is not None else []
-        if user is not None and user.current_topic and user.current_topic not in named:
-            named = [*named, user.current_topic]
-        said_otherwise: dict[str, float] = {}
-        authored: tuple[str, ...] = ()
-        translated: dict[str, float] = {}
-        if self.exemplars is not None:  # the question as the knowledge base's own questions put it (the vector is cached)
-            offsets = ({lang: self.crosslingual.offset(question, lang) for lang in self.crosslingual.langs}
-                       if self.crosslingual is not None else None)
-            vector, restricted = self.encoder.encode(question), self.reads_restricted(user)
-            said_otherwise = self.exemplars.nearest_answered(vector, PARAPHRASES, PARAPHRASE_COSINE, restricted,
-                                                             detect_lang(question), offsets)
-            authored = self.exemplars.authored_units(vector, restricted)
-            if authored:
-                translated = self.exemplars.translations(vector, authored[0], detect_lang(question), restricted)
-        return lexicon.focus(question, named, said_otherwise, authored, translated), lexicon
 
     def sparse_terms(self) -> Any:
         """The BM25 index (``store.sparse.SparseIndex``), built on first use, as the public sees it: which terms the
@@ -438,16 +309,3 @@ def public_langs(langs: np.ndarray, public: np.ndarray | None) -> set[str]:
 
 #: How much longer than the question a query made of it may be (``candidates``).
 QUERY_CHARS_PER_QUESTION_CHAR = 2
-
-
-def topic_idf(store: ChunkStore, keep: np.ndarray | None = None) -> dict[str, float]:
-    """log(chunks / chunks carrying the topic) per topic, counted in Arrow (a few ms at 100k chunks); with ``keep``,
-    over the rows it marks only."""
-    column = store.columns["topics"]
-    if keep is None:
-        return {topic: math.log(len(store) / count) for topic, count in list_value_counts(column).items()}
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    kept = Column(pc.filter(column.array, pa.array(keep)))
-    return {topic: math.log(int(keep.sum()) / count) for topic, count in list_value_counts(kept).items()}
