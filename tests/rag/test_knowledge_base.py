@@ -312,7 +312,7 @@ def test_a_libpq_keyword_string_is_refused_without_repeating_it() -> None:
 
 
 def test_an_llm_spec_string_is_the_config_key() -> None:
-    from unitrag.rag.knowledge_base import _open_arguments
+    from unitrag.rag.kb_location import open_arguments as _open_arguments
 
     config, llm = _open_arguments(None, None, "none")
     assert llm is None and config.llm == "none"

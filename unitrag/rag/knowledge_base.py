@@ -7,7 +7,6 @@ module; this one only wires them and times them.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -15,18 +14,17 @@ from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from ..config import Config, looks_like_database
+from ..config import Config
 from ..content.models import UNIT_KINDS
 from ..errors import InvalidArgument
 from ..providers.embedders import Embedder
 from .example_questions import EXAMPLES_PER_LANG, example_questions
 from .kb_identity import kb_identity, kb_languages, restricted_role
-from .arguments import choice, describe, names, question_text, readable, result_count, switch
-from .search.crosslingual import Probe
+from .kb_location import load_store, open_arguments
+from .arguments import choice, names, question_text, result_count, switch
 from .search.postprocess import Boosts, postprocess
 from .search.query_embedding import QueryEncoder
+from .question_reading import QuestionReading, Reading  # noqa: F401 - Reading: part of this module's API
 from .results import Answer, SearchResult
 from .search.retrieval import Retriever
 from .store.artifact_store import ChunkStore, return_freed_memory
@@ -34,30 +32,10 @@ from .store.known_ids import KnownIds
 from .timing import timed
 from .types import LANGS, GuardOutcome, ResolvedCitation, SearchFilter, UserContext, user_context
 
-#: How many Chinese chunks' titles tell the script of a knowledge base's Chinese (``in_content_script``).
-TITLES_FOR_SCRIPT = 200
-
 if TYPE_CHECKING:
     from ..postgres.url import DatabaseUrl
     from .ask_stream import AskStream
     from .answer.generate import Generation
-
-
-@dataclass(frozen=True)
-class Reading:
-    """A question as retrieval reads it, before any ranking: what ``search`` runs, and ``unitrag eval`` with it."""
-
-    corrected: str  # misspelled topic words corrected (``search.spelling``); the question itself when none was
-    text: str  # ``corrected`` in the content's Han script: what is embedded, matched and reranked
-    lang: str  # the language of the question as asked
-    broadened: list[str] | None  # the sub-queries of a broad question (``search.broaden``), else None
-    probes: list[Any]  # the cross-lingual and user-context searches (``Retriever.probes``)
-    #: The units whose authors wrote this question among their own (``Retriever.authored_units``): ranked first.
-    authored: tuple[str, ...] = ()
-
-    @property
-    def queries(self) -> list[str]:
-        return [self.text, *(self.broadened or [])]
 
 
 @dataclass
@@ -82,7 +60,7 @@ class _Retrieved:
 UNKNOWN_SHORT = 4
 
 
-class KnowledgeBase:
+class KnowledgeBase(QuestionReading):
     """Load once at start-up (vectors into memory); thread-safe afterwards."""
 
     def __init__(
@@ -160,24 +138,8 @@ class KnowledgeBase:
         name, description, languages and restricted role); pass ``config=load_config()`` to read unitrag.toml
         and ``UNITRAG_*`` as the CLI does.
         """
-        config, llm = _open_arguments(config, embedder, llm)
-        store: ChunkStore
-        _check_location(path)
-        scheme, separator, _ = str(path).partition("://")
-        if not separator and not isinstance(path, Path) and looks_like_database(str(path)):
-            raise InvalidArgument("knowledge base: a libpq keyword string (host=... dbname=...) is not a location "
-                                  "unitrag opens: give postgresql://user@host/dbname, the password from PGPASSWORD or "
-                                  "~/.pgpass (the text given is not repeated: it may hold a password)")
-        if separator and scheme not in ("postgres", "postgresql"):
-            raise InvalidArgument(f"knowledge base {scheme}://...: not a location unitrag opens; give an artifact path "
-                                  "(dist/kb.duckdb) or a postgresql:// URL published with `unitrag publish`")
-        if separator:  # a postgresql:// URL, published with `unitrag publish`
-            from ..postgres.url import DatabaseUrl
-            from .store.pg_store import PgChunkStore
-
-            store = PgChunkStore.load(path if isinstance(path, DatabaseUrl) else str(path))  # str() of one hides the password
-        else:
-            store = ChunkStore.load(Path(path))
+        config, llm = open_arguments(config, embedder, llm)
+        store = load_store(path)
         # the guard's classifier and the exemplars are read with the chunks (from the artifact, or as published)
         return cls(store, QueryEncoder.for_manifest(store.manifest, embedder), config, llm, store.semantic_guard,
                    store.exemplars)
@@ -233,49 +195,6 @@ class KnowledgeBase:
         return SearchResult(question, read.lang, final, timings, read.broadened,
                             corrected=read.corrected if read.corrected != question else None)
 
-    def read(self, question: str, user: UserContext, timings: dict[str, float] | None = None) -> Reading:
-        """``question`` (already checked) as retrieval reads it: spelling, script, broadening, probes."""
-        from ..content.text.lang import detect_lang
-
-        timings = {} if timings is None else timings
-        lang = detect_lang(question)
-        with timed(timings, "spelling"):
-            corrected = self.corrected(question)
-            text = self.in_content_script(corrected)
-        with timed(timings, "broaden"):
-            broadening = self.broadener.expand(text, lang)
-        probes = self.retriever.probes(text, lang, user, timings)
-        authored = self.retriever.authored_units(text, user)
-        if authored:  # their chunks are candidates whatever the first stage ranks (``postprocess`` puts them first)
-            probes = [*probes, Probe(text, "authored", units=authored)]
-        return Reading(corrected, text, lang, list(broadening.queries) if broadening else None, probes, authored)
-
-    def corrected(self, question: str) -> str:
-        """``question`` as retrieval reads it: a misspelled topic word replaced by the knowledge base's own
-        (``search.spelling``: "colesterol" → "cholesterol"); the question itself when it has none. Checked as
-        ``search`` checks it (a string, at most ``max_question_chars``): the speller's work grows with its length."""
-        self._open_or_raise()
-        question = question_text(question, self.config.max_question_chars)
-        if self._speller is None:  # a benign race: two threads make the same speller
-            from .search.spelling import Speller
-
-            self._speller = Speller.from_topics(self.store.topics, self.retriever.sparse_terms().chunk_count)
-        corrected: str = self._speller.correct(question)
-        return corrected
-
-    def _guard_spelling(self, question: str) -> str:
-        """``question`` with misspelled emergency words read as the guard's examples write them
-        (``search.spelling.Speller.from_examples``)."""
-        if self.guard.semantic is None:
-            return question
-        if self._guard_speller is None:  # a benign race, as for ``corrected``
-            from .search.spelling import Speller
-
-            self._guard_speller = Speller.from_examples(self.guard.semantic.example_texts(),
-                                                        self.retriever.sparse_terms().chunk_count)
-        spelled: str = self._guard_speller.correct(question)
-        return spelled
-
     def screen(self, question: str, lang: str, timings: dict[str, float] | None = None,
                user: UserContext | None = None) -> GuardOutcome | None:
         """The guard's outcome for ``question`` (``Guard.check``), read in the content's script as retrieval reads
@@ -286,18 +205,6 @@ class KnowledgeBase:
         if user is not None and self.retriever.reads_restricted(user):
             return self.guard.check_restricted(question, lang, timings)
         return self.guard.check(question, lang, timings)
-
-    def in_content_script(self, question: str) -> str:
-        """``question`` in the Han script of this knowledge base's Chinese, for retrieval: 檢查 read as 检查 when the
-        units say 检查. The lexical matchers fold anyway; this lets the embedder see the content's script too. A
-        knowledge base written in traditional characters gets questions as asked."""
-        from ..content.text.han_script import to_simplified, written_in_traditional
-
-        if self._traditional is None:  # a benign race: two threads reach the same answer
-            titles = self.store.columns["title"]  # the public units' titles: a restricted one must not flip it for all
-            rows = np.flatnonzero(self.store.mask(restricted=False, lang="zh"))[:TITLES_FOR_SCRIPT]
-            self._traditional = written_in_traditional([str(titles[int(row)]) for row in rows])
-        return question if self._traditional else to_simplified(question)
 
     # -- ask ----------------------------------------------------------------------------
 
@@ -461,36 +368,3 @@ class KnowledgeBase:
                     venue=row.get("venue"), url=row.get("url"), doi=row.get("doi"),
                 ))
         return resolved
-
-
-def _check_location(path: object) -> None:
-    """What ``open`` is given is a path or a URL that says something, before anything reads it."""
-    from ..postgres.url import DatabaseUrl
-
-    if isinstance(path, DatabaseUrl):
-        return
-    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
-        raise InvalidArgument(f"knowledge base: expected an artifact path (dist/kb.duckdb) or a postgresql:// URL, "
-                              f"got {describe(path)}")
-    text = os.fspath(path)
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidArgument("knowledge base: empty path: give an artifact path (dist/kb.duckdb) or a postgresql:// URL")
-    readable(text, "knowledge base")
-
-
-def _open_arguments(config: Any, embedder: Any, llm: Any) -> tuple[Config, Any]:
-    """``open``'s config and LLM, each of its one type: a spec string for an embedder or an LLM object for a config
-    would fail later, as an AttributeError in the middle of a question."""
-    if config is not None and not isinstance(config, Config):
-        raise InvalidArgument(f"config: expected a unitrag.config.Config (load_config() reads unitrag.toml), got "
-                              f"{describe(config)}")
-    if embedder is not None and not isinstance(embedder, Embedder):
-        raise InvalidArgument(f"embedder: expected an Embedder (unitrag.providers.embedders.load_embedder(spec)), got "
-                              f"{describe(embedder)}; without one the artifact's own model is loaded")
-    config = config or Config()
-    if isinstance(llm, str):  # a spec, as config ``llm`` takes it ("none": answer extractively)
-        return config.with_overrides(llm=llm), None
-    if llm is not None and not callable(getattr(llm, "complete", None)):
-        raise InvalidArgument(f"llm: expected an LLM (unitrag.providers.llm.load_llm(spec)) or a spec string, got "
-                              f"{describe(llm)}")
-    return config, llm
