@@ -312,3 +312,18 @@ def test_several_people_with_the_signs_at_once_is_a_sign() -> None:
 ])
 def test_warning_signs_written_on_the_dev_sets_of_stop_55_are_read(question: str, warning: bool) -> None:
     assert ("warning" in framing(question).sign_kinds) is warning
+
+
+@pytest.mark.parametrize(("question", "acute"), [
+    # a new team's hotel (stop 55): a fire alarm sounding as it is told was noted, not stopped, and a child's swallowed
+    # battery too
+    ("the alarm is going off on our floor and people are running, do we stay in the room?", True),
+    ("走廊里的警报一直在响，要不要下楼？", True),
+    ("my kid swallowed a key card battery", True),
+    # ... an alarm that is no emergency, or that sounded once
+    ("my phone alarm keeps going off in my bag", False),
+    ("the car alarm is going off in the car park again, whose is it", False),
+    ("the smoke alarm went off while I was cooking toast, is breakfast included?", False),
+])
+def test_an_alarm_sounding_now_and_a_swallowed_battery_are_acute(question: str, acute: bool) -> None:
+    assert framing(question).acute is acute
