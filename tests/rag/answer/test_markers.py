@@ -255,3 +255,12 @@ def test_an_answer_with_look_alikes_is_used(answer: str) -> None:
     assert (gen.extractive, gen.attempts, gen.error_kind) == (False, 1, None)
     streamed, gen = _streamed(Says(answer), lang)
     assert (streamed, gen.extractive, gen.error_kind) == (answer, False, None)
+
+
+def test_a_title_opening_with_a_number_after_ziliao_is_no_invented_marker() -> None:
+    """A new team's metro: "以下内容来自英文资料：1-Day and 3-Day Passes" lost "资料：1" in the CLI and in the HTTP
+    ``numbered.text``, read as an invented "资料 1" marker."""
+
+    answer = "根据知识库资料：\n1. 以下内容来自英文资料：1-Day and 3-Day Passes: a 1-day pass is 20 yuan."
+    assert number_citations(answer, [])[0] == answer
+    assert number_citations("每天400微克（资料1）。", [])[0] == "每天400微克。"  # a marker the text invented still goes
