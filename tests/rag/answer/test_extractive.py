@@ -418,3 +418,11 @@ def test_a_topic_one_span_of_a_source_names_is_the_sources_for_its_other_spans()
     naming = relevance_of_fee(f"Pregnant women are screened at the first visit. {fee}")
     silent = relevance_of_fee(f"Adults are screened at the first visit. {fee}")
     assert naming > silent
+
+
+def test_a_number_of_the_question_in_one_rows_label_names_that_row() -> None:
+    """A new team's metro: "坐3个区多少钱" quoted the 1-zone row, whose fare is 3 元, not the 3-zone row's 7 元."""
+    text = ("Fares by zones crossed.\n\n| Zones | Single | Card |\n|---|---|---|\n| 1 zone | 3 yuan | 2.7 yuan |\n"
+            "| 2 zones | 5 yuan | 4.5 yuan |\n| 3 zones | 7 yuan | 6.3 yuan |\n")
+    first = ask("How much is it to ride 3 zones?", "en", [source(1, "Fares", text, ["fares"])]).splitlines()[1]
+    assert "3 zones — Single: 7 yuan" in first and "1 zone —" not in first

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from ...content.text.citation_tags import canonical_tag, strip_tags
 from ...content.text.tokenize import tokenize
-from .focus import Lexicon, QuestionFocus, SpanReading, plain_lexicon
+from .focus import Lexicon, QuestionFocus, SpanReading, numbers_in, plain_lexicon
 from .quotes import Quote, in_reading_order, list_of, numbered
 from .spans import Span, plain_title, spans, split_sentences  # noqa: F401 - split_sentences: part of this module's API
 from ..types import Source
@@ -89,15 +89,16 @@ def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon
             chunk = lexicon.read(source.text, source.title)
         except Exception:  # a malformed source must not cost the user the others
             continue
-        named_rows = _named_rows(chunk.spans, focus.distinct)
+        named_rows = _named_rows(chunk.spans, focus.distinct, focus.numbers)
         carried = _carried(source.topics, chunk.named_anywhere(focus.topics, lexicon.topics))
         for reading in chunk.spans:
             if reading.signpost:
                 continue  # "this article covers …" names every topic and states no fact (``signposts``)
             named = chunk.topics_of(reading.span.position, among, lexicon.topics)
-            named_row = named_rows.get(reading.span.context, reading.span.position)
+            named_row, naming = named_rows.get(reading.span.context, (reading.span.position, frozenset()))
             plain = reading.span.kind == "row" and named_row != reading.span.position
-            relevance = focus.relevance(reading, named, carried, answer_lang(source.lang or focus.lang), plain)
+            relevance = focus.relevance(reading, named, carried, answer_lang(source.lang or focus.lang), plain,
+                                        naming if plain else frozenset())
             quotes.append(Quote(reading.span, source, rank, relevance, relevance + focus.prior(reading.span, rank)))
     return sorted(quotes, key=lambda q: (-q.score, q.rank, q.span.position))
 
@@ -110,18 +111,25 @@ def _carried(topics: Sequence[str], named: Collection[str]) -> tuple[str, ...]:
     return (*topics, *(t for t in named if t not in topics))
 
 
-def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str]) -> dict[str, int]:
+def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str],
+                numbers: frozenset[str] = frozenset()) -> dict[str, tuple[int, frozenset[str]]]:
     """Per table (its rows' context), the one row that says a term of the question its paraphrases do not ("Millbrook"
-    of the districts' table), when exactly one does: the others are read against the question's own words only."""
-    if not distinct:
-        return {}
+    of the districts' table), or whose label says a number of the question ("3 个区" for "坐3个区多少钱", where the 1-zone
+    row's fare is 3 元), when exactly one does, and the terms that name it: the other rows are read against the
+    question's own words only, those terms left out."""
     saying: dict[str, dict[str, list[int]]] = {}
     for reading in readings:
-        if reading.span.kind == "row":
-            for term in distinct & reading.terms:
-                saying.setdefault(reading.span.context, {}).setdefault(term, []).append(reading.span.position)
-    return {table: rows[0] for table, terms in saying.items()
-            for rows in terms.values() if len(rows) == 1}
+        if reading.span.kind != "row":
+            continue
+        label = numbers_in(reading.span.words.split(" — ", 1)[0]) if numbers else frozenset()
+        for term in (distinct & reading.terms) | (numbers & label):
+            saying.setdefault(reading.span.context, {}).setdefault(term, []).append(reading.span.position)
+    named: dict[str, tuple[int, frozenset[str]]] = {}
+    for table, terms in saying.items():
+        alone = {term: rows[0] for term, rows in terms.items() if len(rows) == 1}
+        if len(set(alone.values())) == 1:  # two terms naming two rows ("从1区坐到3区"): none is the one asked
+            named[table] = (next(iter(alone.values())), frozenset(alone))
+    return named
 
 
 def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_terms: Collection[str] = (),

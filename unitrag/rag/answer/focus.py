@@ -307,7 +307,7 @@ class QuestionFocus:
     distinct: frozenset[str] = frozenset()  # the question's terms none of its paraphrases says
 
     def relevance(self, reading: SpanReading, named: frozenset[str] = frozenset(), source_topics: Sequence[str] = (),
-                  source_lang: str = "", plain: bool = False) -> float:
+                  source_lang: str = "", plain: bool = False, unsaid: Collection[str] = ()) -> float:
         """How much of what was asked a span states, whatever its source's rank: ``named``, the topics it names
         (of the question's and the top sources'), ``source_topics`` its source's. A span of a source in the other
         language (``source_lang``) is also read against the knowledge base's own questions in that language that
@@ -316,8 +316,9 @@ class QuestionFocus:
         do not (``extractive._named_rows``: "Millbrook"): only the question's own words count as stated there, since
         what a paraphrase adds is its own case ("…collected in Old Town?"), and the Old Town row was quoted. Measured
         on every dev and test set and six new teams' (docs/benchmarks/quality.md, stop 54): one fact more on each of
-        a test set and a team's, none fewer."""
-        terms = _share(self.terms, reading, self.asked if plain else None)
+        a test set and a team's, none fewer. ``unsaid``: the terms that name that other row (a number its label says),
+        which this row does not state even where it writes them (the 1-zone row's fare of 3 元 for "坐3个区多少钱")."""
+        terms = _share(self.terms, reading, set(self.asked) - set(unsaid) if plain else None)
         if self.bridge and source_lang and self.lang and source_lang != self.lang:
             terms = max(terms, _share(self.bridge, reading))
         topics = 0.0
@@ -328,7 +329,7 @@ class QuestionFocus:
             topics = sum(1.0 if t in named else part if t in source_topics else 0.0 for t in self.topics) / len(self.topics)
         # about something else: it names other topics only, in a source not on any topic the question names
         off = 1.0 if self.topics and named and not (named | set(source_topics)) & self.topics else 0.0
-        numbers = 1.0 if ((self.numbers & reading.numbers) or (self.asks_amount and reading.quantity)
+        numbers = 1.0 if ((self.numbers & reading.numbers - set(unsaid)) or (self.asks_amount and reading.quantity)
                           or (self.asks_time and reading.time)) else 0.0
         return W_TERMS * terms + W_TOPICS * topics + W_NUMBERS * numbers - W_OFF_TOPIC * off
 
