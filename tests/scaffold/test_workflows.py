@@ -151,3 +151,17 @@ def test_the_readme_lists_every_gate_the_pr_workflow_applies_with_its_threshold(
     for option, threshold in gates:
         assert f"`{option} {threshold}`" in readme or f"{option} {threshold}`" in readme, (option, threshold)
     assert "unitrag validate" in readme and "unanswerable: true" in readme
+
+
+def test_the_guard_step_shows_every_dev_file_beside_the_guards_test_set(fresh_kb):
+    """A new team's hotel wrote its dev questions in questions.yaml and questions2.yaml, as the docs say; the guard step
+    named questions.yaml alone."""
+    step = next(s for s in _steps(_load(fresh_kb / ".github" / "workflows" / "content-pr.yml"))
+                if s.get("name", "").startswith("Guard"))
+    (fresh_kb / "content" / "eval" / "questions2.yaml").write_text("[]\n", encoding="utf-8")
+    script = step["run"].replace("unitrag eval", "printf '%s\\n'").replace('| tee -a "$GITHUB_STEP_SUMMARY"', "")
+    run = subprocess.run(["bash", "-c", script], cwd=fresh_kb, capture_output=True, text=True, timeout=30, check=True)
+    given = [line for line in run.stdout.splitlines() if line.endswith(".yaml")]
+    dev = sorted(f"content/eval/{p.name}" for p in (fresh_kb / "content" / "eval").glob("*.yaml")
+                 if not p.name.endswith("_test.yaml"))  # the fixture's folder, as other tests leave it
+    assert "content/eval/questions2.yaml" in dev and given == [*dev, "content/eval/guard_test.yaml"]
