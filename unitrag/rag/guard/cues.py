@@ -74,7 +74,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"今天(早上|上午|下午|晚上)?(开始|起)|从(早上|昨晚|昨天|中午|下午)|(半个|一个|两个|几个|\d+个)多?(小时|钟头)(了|还|都)",
             r"救命|要不要(叫|打)(120|救护车)|送医院|去急诊",
             r"今晚|今天晚上|这周末",
-            r"(警报|报警器|火警|烟感|烟雾报警器)[^，。！？,.!?]{0,6}(在响|一直(在)?响|响个不停|响了|一直叫|叫个不停)",
+            r"(警报|报警器|火警|烟感|烟雾报警器)[^，。！？,.!?]{0,6}(正?在响|一直(在)?响|响个不停|一直叫|叫个不停)(?!了半天|了一会)",
         ),
     },
     RECENT: {
@@ -195,7 +195,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # calm and a last one, blades found, pills saved to take with drink "faster", the most toxic thing to drink
             r"\bmade (my )?peace with (just )?(disappearing|dying|death|going|not (being here|waking up))\b|\bsorry for everything\b(?![^.!?]{0,30}\b(i said|i did|last night|yesterday|earlier)\b)|\b(become|becoming|been) (such )?(a |an )?(burden|drain) (on|to) (my|his|her|their|the|every\w*)\b|\b(i'?m|im|i am) (just |only |nothing but )?a (complete |total |huge )?waste of (space|oxygen|air|food|money)\b|\bwon'?t need (a |my |this |the )?[\w ]{0,20}\b(much|any) longer\b",
             r"\b(can )?only see one way out\b|\b(tying|tie|tied) up (all )?(the |my )?loose ends\b(?![\s\S]{0,40}\b(work|project|holiday|vacation|leave|move|trip|office|job|thesis|semester)\b)|\b(the )?last time (i'?ll|i will|i get to) (talk|speak|write) (to|with) (you|anyone)\b|\bsay(ing)? goodbye (properly|for good)\b|\bgoodbye for good\b",
-            r"\b(keep|been|started|kept) (hitting|punching|punishing|starving) myself\b(?! (by accident|accidentally)\b)|\bpunish(ing)? myself by (not eating|starving)\b|\bfall asleep forever\b|\b(i'?m|im|i am) (so |just )?done (trying|fighting)\b|\b(now that|since) i'?ve decided\b|\bit'?ll be my last( one)?\b|\b(found|finding) (razor )?blades\b|\bwearing long sleeves (all|in) (summer|the heat)\b",
+            r"\b(keep|been|started|kept) (hitting|punching|punishing|starving) myself\b(?! (by accident|accidentally)\b)|\bpunish(ing)? myself by (not eating|starving)\b|\bfall asleep forever\b|\b(i'?m|im|i am) (so |just )?done (trying|fighting)\b|\b(now that|since) i'?ve decided\b|^(?![\s\S]*\b(question|questions|promise|one more)\b)[\s\S]*?\bit'?ll be my last( one)?\b|\b(found|finding) (razor )?blades\b|\bwearing long sleeves (all|in) (summer|the heat)\b",
             r"\b(morphine|oxycodone|opioids?|sleeping pills|painkillers)\b[\s\S]{0,80}\b(alcohol|vodka|whisky|whiskey|wine|drink)\b[\s\S]{0,40}\b(faster|quicker|stronger)\b|\b(most|more) (toxic|poisonous|deadly)\b[\s\S]{0,60}\b(drank|drink|drinking|swallowed)\b[\s\S]{0,60}\bnot for cleaning\b",
         ),
         "zh": (
