@@ -22,7 +22,7 @@ from ...content.text.citation_tags import canonical_tag, strip_tags
 from ...content.text.tokenize import tokenize
 from .focus import Lexicon, QuestionFocus, SpanReading, numbers_in, plain_lexicon
 from .quotes import Quote, in_reading_order, list_of, numbered
-from .spans import Span, plain_title, spans, split_sentences  # noqa: F401 - split_sentences: part of this module's API
+from .spans import ROW_LABEL_END, Span, plain_title, spans, split_sentences  # noqa: F401 - split_sentences: part of this module's API
 from ..types import Source
 
 LEAD = {"zh": "根据知识库资料：", "en": "From the knowledge base:"}
@@ -121,7 +121,7 @@ def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str],
     for reading in readings:
         if reading.span.kind != "row":
             continue
-        label = numbers_in(reading.span.words.split(" — ", 1)[0]) if numbers else frozenset()
+        label = numbers_in(reading.span.words.split(ROW_LABEL_END, 1)[0]) if numbers else frozenset()
         for term in (distinct & reading.terms) | (numbers & label):
             saying.setdefault(reading.span.context, {}).setdefault(term, []).append(reading.span.position)
     named: dict[str, tuple[int, frozenset[str]]] = {}

@@ -219,7 +219,8 @@ class Lexicon:
         itself = {text: cosine for text, cosine in near.items() if normalize_question(text).casefold() == asked}
         near = {text: cosine for text, cosine in near.items() if text not in itself}
         own_terms = set(tokenize(question))
-        near = {text: cosine for text, cosine in near.items() if not negates(own_terms, set(tokenize(text)))}
+        said = {text: set(tokenize(text)) for text in near}  # each paraphrase's terms, read once
+        near = {text: cosine for text, cosine in near.items() if not negates(own_terms, said[text])}
         lang = detect_lang(question)
         own_lang = {text: cosine for text, cosine in near.items() if detect_lang(text) == lang}
         # but it stays the bar its own language's paraphrases are measured against: another question of the same unit
@@ -230,7 +231,7 @@ class Lexicon:
         asked = self._weighted([(1.0, question)])
         # the question's terms no paraphrase says ("Millbrook" beside "…garden waste collected in Old Town?"): where it
         # differs from them, which a span must then say itself (``QuestionFocus.relevance``'s ``plain``)
-        paraphrased = {term for weight, text in spread if weight > 0 for term in tokenize(text)}
+        paraphrased = {term for weight, text in spread if weight > 0 for term in said[text]}
         distinct = frozenset(t for t in asked if t not in paraphrased) if paraphrased else frozenset()
         # the other language's: the author's own translation of the nearest question, as near as the best of all
         bridge = self._weighted(_spread({t: c for t, c in near.items() if t not in own_lang}, max(near.values(), default=1.0))
@@ -238,7 +239,7 @@ class Lexicon:
         topics = frozenset(t for t in named_topics if t in self.topics)
         folded = to_simplified(question)  # 多長時間 asks for an amount as 多长时间 does (the terms are folded already)
         return QuestionFocus(terms, topics, numbers_in(question), bool(_ASKS_AMOUNT.search(folded)),
-                             bool(_ASKS_LIST.search(folded)), frozenset(t for t in tokenize(question) if t in terms),
+                             bool(_ASKS_LIST.search(folded)), frozenset(t for t in own_terms if t in terms),
                              lang, bridge, tuple(authored), bool(_ASKS_STEPS.search(folded)),
                              bool(_ASKS_TIME.search(folded)), asked, distinct)
 

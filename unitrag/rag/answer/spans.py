@@ -68,6 +68,8 @@ _POINTS_BACK = re.compile(
     r"(?:those|these|that|this|such)\b"
     r"|[A-Z][a-z]+ (?:them|it)\b(?! (?:is|was|are|were|has|had)\b)"
     r"|这|那(?![里儿])|因此|所以|因而|于是|否则|它|其中|此时|这时|同样|同理|此后|之后|在此之前|除此之外|超出(的)?部分|超过(的)?部分)")
+#: What ends a table row's label in its span (``Adults 19–50 — RDA: 1,000 mg``): the row's first cell before it.
+ROW_LABEL_END = " — "
 _CJK_GAP = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])")
 
 
@@ -139,7 +141,7 @@ def _rows(lines: list[str]) -> list[str]:
         label, rest = cells[0], cells[1:]
         pairs = [f"{header[i + 1]}: {cell}" if i + 1 < len(header) and header[i + 1] else cell
                  for i, cell in enumerate(rest) if strip_tags(cell).strip()]
-        out.append(" — ".join(x for x in (label, "; ".join(pairs)) if x))
+        out.append(ROW_LABEL_END.join(x for x in (label, "; ".join(pairs)) if x))
     return out
 
 
