@@ -426,3 +426,24 @@ def test_a_number_of_the_question_in_one_rows_label_names_that_row() -> None:
             "| 2 zones | 5 yuan | 4.5 yuan |\n| 3 zones | 7 yuan | 6.3 yuan |\n")
     first = ask("How much is it to ride 3 zones?", "en", [source(1, "Fares", text, ["fares"])]).splitlines()[1]
     assert "3 zones — Single: 7 yuan" in first and "1 zone —" not in first
+
+
+def test_a_number_of_the_question_within_one_rows_range_names_that_row() -> None:
+    """A new team's renovation office: "装修押金交多少 我家135平" quoted the row for 120 m² and under (3000元), not the
+    one over 120 m² (5000元)."""
+    text = ("押金按建筑面积确定：\n\n| 房屋类型 | 押金 |\n|---|---|\n| 建筑面积 120 平方米及以下的住宅 | 3000元 |\n"
+            "| 建筑面积 120 平方米以上的住宅 | 5000元 |\n| 联排别墅 | 10000元 |\n")
+    first = ask("装修押金交多少 我家135平", "zh", [source(1, "押金", text, ["rules"], lang="zh")]).splitlines()[1]
+    assert "5000元" in first and "3000元" not in first
+    small = ask("装修押金交多少 我家90平", "zh", [source(1, "押金", text, ["rules"], lang="zh")]).splitlines()[1]
+    assert "3000元" in small and "5000元" not in small
+
+
+
+def test_a_number_of_the_question_counts_only_in_the_row_the_question_names() -> None:
+    """A new team's charging network: "is riverside park and ride open 24 hours" quoted the library hub's "24/7" row
+    before Riverside's own 05:00–01:00: the other station's number is not the one asked about."""
+    text = ("Stations:\n\n| station | opening hours |\n|---|---|\n| Central Library Hub | 24/7 |\n"
+            "| Riverside Park & Ride | 05:00–01:00 |\n")
+    first = ask("is riverside park and ride open 24 hours", "en", [source(1, "Stations", text, ["map"])]).splitlines()[1]
+    assert first.index("Riverside Park & Ride") < first.find("Central Library Hub") or "Central Library Hub" not in first

@@ -181,9 +181,25 @@ def test_an_uncited_item_takes_the_citation_of_the_nearest_cited_item_of_its_lis
                   "白点病常在水温变化时暴发 <Cite id=\"white-spot\"/>。\n\n| 鱼 | 温度 |\n|---|---|\n| 孔雀鱼 | 24 |")
     by_words = {s.words: s for s in found}
     assert by_words["加热棒功率：每升约 1 瓦。"].cited == ("heater-guide",)
-    assert all(not s.cited for s in found if s.kind == "row")  # nothing in its table cites: every id, as before
+    # nothing in its table cites: the paragraph right before it, which introduces it, backs it
+    assert all(s.cited == ("white-spot",) for s in found if s.kind == "row")
     unheaded = spans("Prose under no heading with no tag.\n\nAnother paragraph.<Cite id=\"a\"/>")
     assert unheaded[0].cited == ()  # no list, table or heading to share: every id of its unit, as before
+
+
+def test_a_list_or_table_that_cites_nowhere_is_backed_by_the_paragraph_that_introduces_it() -> None:
+    """A new team's stuck-cable steps, cited in their lead-in ("按以下步骤操作 <Cite/>："), were shown with no source but
+    the refund policy of a later sentence; its price table, after "Prices include tax <Cite/>.", with none at all."""
+    steps = spans("充电枪拔不出来时，请按以下步骤操作 <Cite id=\"handbook\"/>：\n\n1. 先结束充电。\n2. 等待30秒。\n\n"
+                  "切勿用力拉拽。占位费会全额退还 <Cite id=\"refunds\"/>。")
+    assert [s.cited for s in steps] == [("handbook",), ("handbook",), ("refunds",), ("refunds",)]
+    table = spans("Prices include tax <Cite id=\"prices\"/>.\n\n| type | price |\n|---|---|\n| AC | $0.34 |\n\n"
+                  "The idle fee is capped at $40.")
+    assert [s.cited for s in table] == [("prices",), ("prices",), ()]  # the paragraph after it cites nowhere: left so
+    own = spans("Intro <Cite id=\"a\"/>:\n\n1. First <Cite id=\"b\"/>.\n2. Second.")
+    assert [s.cited for s in own] == [("b",), ("b",)]  # a list cited inside is cited as it says
+    apart = spans("Intro <Cite id=\"a\"/>.\n\n## Prices\n\n| type | price |\n|---|---|\n| AC | $0.34 |")
+    assert [s.cited for s in apart] == [("a",), ()]  # under a heading of its own, nothing introduces it
 
 
 def test_a_sentence_that_names_a_thing_it_is_not_about_leans_on_nothing() -> None:

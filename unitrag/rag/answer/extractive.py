@@ -22,6 +22,7 @@ from ...content.text.citation_tags import canonical_tag, strip_tags
 from ...content.text.tokenize import tokenize
 from .focus import Lexicon, QuestionFocus, SpanReading, numbers_in, plain_lexicon
 from .quotes import Quote, in_reading_order, list_of, numbered
+from .row_ranges import holds
 from .spans import ROW_LABEL_END, Span, plain_title, spans, split_sentences  # noqa: F401 - split_sentences: part of this module's API
 from ..types import Source
 
@@ -98,7 +99,7 @@ def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon
             named_row, naming = named_rows.get(reading.span.context, (reading.span.position, frozenset()))
             plain = reading.span.kind == "row" and named_row != reading.span.position
             relevance = focus.relevance(reading, named, carried, answer_lang(source.lang or focus.lang), plain,
-                                        naming if plain else frozenset())
+                                        naming if plain else frozenset(), frozenset() if plain else naming & focus.numbers)
             quotes.append(Quote(reading.span, source, rank, relevance, relevance + focus.prior(reading.span, rank)))
     return sorted(quotes, key=lambda q: (-q.score, q.rank, q.span.position))
 
@@ -115,14 +116,16 @@ def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str],
                 numbers: frozenset[str] = frozenset()) -> dict[str, tuple[int, frozenset[str]]]:
     """Per table (its rows' context), the one row that says a term of the question its paraphrases do not ("Millbrook"
     of the districts' table), or whose label says a number of the question ("3 个区" for "坐3个区多少钱", where the 1-zone
-    row's fare is 3 元), when exactly one does, and the terms that name it: the other rows are read against the
+    row's fare is 3 元) or covers it ("120 平方米以上" for "我家135平"), when exactly one does, and the terms that name it: the other rows are read against the
     question's own words only, those terms left out."""
     saying: dict[str, dict[str, list[int]]] = {}
     for reading in readings:
         if reading.span.kind != "row":
             continue
-        label = numbers_in(reading.span.words.split(ROW_LABEL_END, 1)[0]) if numbers else frozenset()
-        for term in (distinct & reading.terms) | (numbers & label):
+        words = reading.span.words.split(ROW_LABEL_END, 1)[0]
+        label = numbers_in(words) if numbers else frozenset()
+        within = {n for n in numbers - label if holds(words, n)}  # "135" in "120 平方米以上" (``row_ranges``)
+        for term in ((distinct - numbers) & reading.terms) | (numbers & label) | within:
             saying.setdefault(reading.span.context, {}).setdefault(term, []).append(reading.span.position)
     named: dict[str, tuple[int, frozenset[str]]] = {}
     for table, terms in saying.items():

@@ -232,7 +232,7 @@ class Lexicon:
         # the question's terms no paraphrase says ("Millbrook" beside "…garden waste collected in Old Town?"): where it
         # differs from them, which a span must then say itself (``QuestionFocus.relevance``'s ``plain``)
         paraphrased = {term for weight, text in spread if weight > 0 for term in said[text]}
-        distinct = frozenset(t for t in asked if t not in paraphrased) if paraphrased else frozenset()
+        distinct = frozenset(t for t in asked if t not in paraphrased)
         # the other language's: the author's own translation of the nearest question, as near as the best of all
         bridge = self._weighted(_spread({t: c for t, c in near.items() if t not in own_lang}, max(near.values(), default=1.0))
                                 + _spread(translated or {}, max((translated or {}).values(), default=1.0)))
@@ -308,7 +308,8 @@ class QuestionFocus:
     distinct: frozenset[str] = frozenset()  # the question's terms none of its paraphrases says
 
     def relevance(self, reading: SpanReading, named: frozenset[str] = frozenset(), source_topics: Sequence[str] = (),
-                  source_lang: str = "", plain: bool = False, unsaid: Collection[str] = ()) -> float:
+                  source_lang: str = "", plain: bool = False, unsaid: Collection[str] = (),
+                  covers: Collection[str] = ()) -> float:
         """How much of what was asked a span states, whatever its source's rank: ``named``, the topics it names
         (of the question's and the top sources'), ``source_topics`` its source's. A span of a source in the other
         language (``source_lang``) is also read against the knowledge base's own questions in that language that
@@ -318,7 +319,9 @@ class QuestionFocus:
         what a paraphrase adds is its own case ("…collected in Old Town?"), and the Old Town row was quoted. Measured
         on every dev and test set and six new teams' (docs/benchmarks/quality.md, stop 54): one fact more on each of
         a test set and a team's, none fewer. ``unsaid``: the terms that name that other row (a number its label says),
-        which this row does not state even where it writes them (the 1-zone row's fare of 3 元 for "坐3个区多少钱")."""
+        which this row does not state even where it writes them (the 1-zone row's fare of 3 元 for "坐3个区多少钱").
+        ``covers``: the question's numbers this row's label covers (``row_ranges``: "135" under "120 平方米以上"), stated
+        there as if written."""
         terms = _share(self.terms, reading, set(self.asked) - set(unsaid) if plain else None)
         if self.bridge and source_lang and self.lang and source_lang != self.lang:
             terms = max(terms, _share(self.bridge, reading))
@@ -330,8 +333,11 @@ class QuestionFocus:
             topics = sum(1.0 if t in named else part if t in source_topics else 0.0 for t in self.topics) / len(self.topics)
         # about something else: it names other topics only, in a source not on any topic the question names
         off = 1.0 if self.topics and named and not (named | set(source_topics)) & self.topics else 0.0
-        numbers = 1.0 if ((self.numbers & reading.numbers - set(unsaid)) or (self.asks_amount and reading.quantity)
-                          or (self.asks_time and reading.time)) else 0.0
+        # no number of a row the question did not name is the one asked: not its amount or time, nor one the question
+        # says ("is Riverside open 24 hours?" quoted another station's "24/7" before Riverside's 05:00–01:00)
+        stated = bool(self.numbers & (reading.numbers | set(covers)) - set(unsaid))
+        asked = (self.asks_amount and reading.quantity) or (self.asks_time and reading.time)
+        numbers = 1.0 if (stated or asked) and not plain else 0.0
         return W_TERMS * terms + W_TOPICS * topics + W_NUMBERS * numbers - W_OFF_TOPIC * off
 
     @staticmethod

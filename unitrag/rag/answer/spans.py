@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -223,6 +224,9 @@ class _Reader:
         self.list_count = 0
         self.item = (0, 0)  # the current item's list_no and ordinal
         self.bold_lead = ""  # the bold phrase the current paragraph opens with (``_BOLD_LEAD``): its sentences' context
+        self.intro: tuple[str, ...] = ()  # the ids the last sentence of the paragraph just read cites (its own or backed)
+        self.backing: dict[int, tuple[str, ...]] = {}  # an item's or a row's position → its introducing paragraph's ids
+        self.list_intro: dict[int, tuple[str, ...]] = {}  # a list's number → the ids of the paragraph it follows
 
     def add(self, text: str, kind: SpanKind, context: str, item: tuple[int, int] = (0, 0), after: Span | None = None) -> None:
         """One span; ``after``: the sentence before it in its paragraph (it may point back to it)."""
@@ -247,6 +251,7 @@ class _Reader:
         found = self.lists.get(indent)
         if found is None or found[1] != numbered:
             self.list_count += 1
+            self.list_intro[self.list_count] = self.intro
             found = (self.list_count, numbered, int(number) if numbered and len(number) < 10 else 1)
         list_no, _, next_number = found
         self.lists[indent] = (list_no, numbered, next_number + 1)
@@ -258,13 +263,17 @@ class _Reader:
         text = _flat(" ".join(self.block))
         kind, self.block = self.block_kind, []
         if kind == "item":
+            count = len(self.spans)
             if len(strip_tags(text)) <= ITEM_MAX_CHARS[_lang_of(text)]:
                 self.add(text, "item", self.lead or self.heading, self.item)
-                return
-            self.add_sentences(_backed(split_sentences(text)), "item", self.lead or self.heading, self.item)
+            else:
+                self.add_sentences(_backed(split_sentences(text)), "item", self.lead or self.heading, self.item)
+            for span in self.spans[count:]:
+                self.backing[span.position] = self.list_intro.get(self.item[0], ())
             return
         sentences = _backed(split_sentences(text))
         self.lead = ""
+        self.intro = tuple(dict.fromkeys(t.id for t in find_tags(sentences[-1]) if t.id)) if sentences else ()
         if sentences and sentences[-1].rstrip().endswith((":", "：")) and len(strip_tags(sentences[-1])) <= LEAD_IN_CHARS:
             self.lead = strip_tags(sentences.pop()).strip().rstrip(":：")
         context, run, label, first = self.heading, [], self.bold_lead, len(self.spans)
@@ -283,7 +292,7 @@ class _Reader:
         self.flush()
         self.lists = {}
         text = _flat(text).rstrip(":：。.")  # "**异响和油污。**" heads what follows: no "异响和油污。：" when shown
-        self.heading, self.lead = ("" if _same(text, self.title) else text), ""
+        self.heading, self.lead, self.intro = ("" if _same(text, self.title) else text), "", ()
 
     def read(self, text: str) -> list[Span]:
         lines = _clean(text).splitlines()
@@ -306,6 +315,7 @@ class _Reader:
                     i += 1
                 for row in _rows(table):
                     self.add(row, "row", self.lead or self.heading)
+                    self.backing[self.spans[-1].position] = self.intro
                 continue
             elif item:
                 self.flush()
@@ -323,14 +333,17 @@ class _Reader:
                 self.block.append(line.strip())
             i += 1
         self.flush()
-        return _cited_by_neighbours(self.spans)
+        return _cited_by_neighbours(self.spans, self.backing)
 
 
-def _cited_by_neighbours(found: list[Span]) -> list[Span]:
+def _cited_by_neighbours(found: list[Span], backing: Mapping[int, tuple[str, ...]]) -> list[Span]:
     """An item or a row its own text leaves uncited takes the tags of the nearest cited item of its list, or row of its
     table (the one before it first): a list or a table is often cited once. An item "加热棒功率：每升约 1 瓦" whose list's
     first item cites the heater guide was cited with every id of its unit, and the answer showed the white-spot paper
-    as its source. A sentence borrows from no other paragraph (``extractive._cite_ids``)."""
+    as its source. One whose list or table cites nowhere takes the tags that close the paragraph just before it, which
+    introduced it ("Prices include tax <Cite a/>." then the price table; "按以下步骤操作 <Cite a/>：" then the steps): a
+    new team's stuck-cable steps were shown with no source but the refund policy a later sentence cites. A sentence
+    borrows from no other paragraph (``extractive._cite_ids``)."""
     def group(span: Span) -> tuple[object, ...] | None:
         if span.kind == "item":
             return ("item", span.list_no)
@@ -345,6 +358,8 @@ def _cited_by_neighbours(found: list[Span]) -> list[Span]:
                       key=lambda j: (abs(j - i), j > i))
         if near:
             out[i] = replace(span, cited=found[near[0]].cited)
+        elif backing.get(span.position):
+            out[i] = replace(span, cited=backing[span.position])
     return out
 
 

@@ -1,0 +1,39 @@
+"""The numbers a table row's label covers: a bound or a range in words or signs, in either language."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from unitrag.rag.answer.row_ranges import covered, holds
+
+
+@pytest.mark.parametrize(("label", "span"), [
+    ("建筑面积 120 平方米及以下的住宅", (-math.inf, 120.0)),
+    ("建筑面积 120 平方米以上的住宅", (120.0, math.inf)),
+    ("Adults 19–50", (19.0, 50.0)),
+    ("10 至 20 公斤", (10.0, 20.0)),
+    ("1,000–2,000 kg", (1000.0, 2000.0)),
+    ("Children under 12", (-math.inf, 12.0)),
+    ("Over 65", (65.0, math.inf)),
+    ("65 or older", (65.0, math.inf)),
+    ("12+", (12.0, math.inf)),
+    ("不超过 20 公斤", (-math.inf, 20.0)),
+    ("满65岁", (65.0, math.inf)),
+])
+def test_a_bound_or_a_range_is_read(label: str, span: tuple[float, float]) -> None:
+    assert covered(label) == span
+
+
+@pytest.mark.parametrize("label", ["联排别墅", "DC Fast (60 kW)", "Weekdays 06:00–22:00", "3 zones",
+                                   "under 12 or over 65"])
+def test_a_label_without_one_bound_or_range_covers_nothing(label: str) -> None:
+    assert covered(label) is None
+
+
+def test_a_number_is_held_within_its_bound_and_of_its_order() -> None:
+    assert holds("建筑面积 120 平方米以上的住宅", "135") and not holds("建筑面积 120 平方米以上的住宅", "90")
+    assert holds("Adults 19–50", "35") and not holds("Adults 19–50", "51")
+    assert not holds("under 120 cm", "1")  # the 1 of "1米8" is no height
+    assert holds("under 12", "8") and not holds("under 12", "x")
