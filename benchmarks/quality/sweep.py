@@ -9,7 +9,8 @@ with ``_test`` a test set, any other a dev set)::
     .venv/bin/python benchmarks/quality/sweep.py <the same folders> --out /tmp/after.json --against /tmp/before.json
 
 Each set goes through ``unitrag eval --questions <set> --variants full --json`` in its folder, as a team would run
-it. Per split (dev, test) it prints Success@5 (answerable questions whose unit is in the top five), "not found"
+it, and the units' own questions with facts (the content tests, ``unitrag eval --unit-questions``) as a third
+split. Per split it prints Success@5 (answerable questions whose unit is in the top five), "not found"
 (pooled precision, recall and F1, and the mean F1 over the sets), the facts the extractive answer states (a
 "not found" answer states none) and the answers stating every fact. With ``--against``, the totals of both runs
 and every question whose outcome moved. Counts, not timings: the load does not change them.
@@ -34,15 +35,21 @@ def split_of(path: Path) -> str:
     return "test" if "_test" in path.stem else "dev"
 
 
-def outcomes(folder: Path, questions: Path) -> list[dict]:
-    """One row per question of ``questions``: its label and what the answer did."""
-    run = subprocess.run([str(UNITRAG), "eval", "--questions", str(questions.relative_to(folder)), "--variants", "full",
-                          "--json"], cwd=folder, capture_output=True, text=True)
-    if run.returncode != 0:
-        raise SystemExit(f"{folder}: eval of {questions.name} failed:\n{run.stderr.strip()}")
+def outcomes(folder: Path, questions: Path | None) -> list[dict]:
+    """One row per question of ``questions`` (None: the units' own questions with facts, the content tests): its
+    label and what the answer did."""
+    which = ["--questions", str(questions.relative_to(folder)), "--variants", "full"] if questions else ["--unit-questions"]
+    run = subprocess.run([str(UNITRAG), "eval", *which, "--json"], cwd=folder, capture_output=True, text=True)
+    if run.returncode not in (0, 1) or not run.stdout.strip():  # 1: content tests failed, as reported
+        raise SystemExit(f"{folder}: eval {' '.join(which)} failed:\n{run.stderr.strip()}")
+    if questions is None:
+        return [{"key": f"{folder.name}/units/{q['id']}", "split": "units", "set": f"{folder.name}/units",
+                 "question": q["question"], "label": "answerable", "hit": float(q["found"]), "nf_expected": False,
+                 "nf_got": q["not_found"], "facts": _facts(q)["facts"], "stated": _facts(q)["stated"]}
+                for q in json.loads(run.stdout)["questions"] if q.get("answer_facts")]
     rows = []
     for q in json.loads(run.stdout)["questions"]:
-        facts = (q.get("answer_facts") or {}).get("extractive") or {}
+        facts = _facts(q)
         full = (q.get("variants") or {}).get("full") or {}
         rows.append({
             "key": f"{folder.name}/{questions.name}/{q['id']}", "split": split_of(questions), "set": f"{folder.name}/{questions.name}",
@@ -54,9 +61,14 @@ def outcomes(folder: Path, questions: Path) -> list[dict]:
     return rows
 
 
+def _facts(q: dict) -> dict:
+    found = (q.get("answer_facts") or {}).get("extractive") or {}
+    return {"facts": found.get("facts", 0), "stated": found.get("stated", 0)}
+
+
 def totals(rows: list[dict]) -> dict[str, dict[str, float]]:
     out = {}
-    for split in ("dev", "test"):
+    for split in ("dev", "test", "units"):
         part = [r for r in rows if r["split"] == split]
         graded = [r for r in part if r["nf_expected"] is not None and r["nf_got"] is not None]
         tp = sum(r["nf_expected"] and r["nf_got"] for r in graded)
@@ -109,7 +121,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="where to write this run's rows (JSON)")
     parser.add_argument("--against", type=Path, help="a saved run to compare with")
     args = parser.parse_args()
-    rows = [row for folder in args.folders for qs in question_sets(folder.resolve()) for row in outcomes(folder.resolve(), qs)]
+    rows = [row for folder in args.folders if folder.is_dir()
+            for qs in [*question_sets(folder.resolve()), None] for row in outcomes(folder.resolve(), qs)]
     args.out.write_text(json.dumps(rows, ensure_ascii=False, indent=0))
     if args.against:
         old = json.loads(args.against.read_text())

@@ -91,3 +91,24 @@ def test_the_steps_between_two_quoted_steps_are_quoted_too() -> None:
     numbers = [int(n) for n in re.findall(r"\((\d)\) ", line)]
     assert numbers == list(range(numbers[0], numbers[-1] + 1)) and len(numbers) >= 3, line
     assert "Tighten the spoke on the opposite side" in line
+
+
+
+LOST_PASS = ("A lost pass can be replaced only if it was bought with the holder's name on the lost pass.\n\n"
+             "1. Go to the ticket office as soon as you notice your pass is lost.\n"
+             "2. Show photo ID and the receipt of the lost pass.\n"
+             "3. Staff block the lost pass at once, so nobody else can use it.\n"
+             "4. Pay the $10 replacement fee; the new card carries the days left on the old one.\n"
+             "5. If you find the old card later, hand it back: it no longer works.\n\n"
+             "A lost pass without a name cannot be replaced. A lost pass found on the slopes goes to the ticket office. "
+             "Lost pass reports are kept for a season.")
+
+
+def test_a_procedure_asked_is_quoted_to_its_last_step_within_the_budget() -> None:
+    """A new team's "I lost my ski pass, what do I do?" stopped at step 3 of 5, before the $10 fee (its content test):
+    the steps after it say none of the question's words, and sentences that do filled the answer first."""
+    line = ask("I lost my pass, what do I do?", "en", [source(1, "Lost pass", LOST_PASS, ["guide"])]).splitlines()[1]
+    assert "(3) Staff block" in line and "(4) Pay the $10 replacement fee" in line and "(5) If you find" in line
+    # not asked as a procedure: the steps the question's words pick, no more
+    plain = ask("Is a lost pass blocked?", "en", [source(1, "Lost pass", LOST_PASS, ["guide"])]).splitlines()[1]
+    assert "(3) Staff block" in plain and "$10" not in plain

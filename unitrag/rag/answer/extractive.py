@@ -195,17 +195,25 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
                 chosen.append(taken)
                 seen.append(set(tokenize(taken.span.words)) or {taken.span.words})
                 used += len(taken.span.words)
-    return _steps_between(chosen, quotes)
+    return _steps_between(chosen, quotes, BUDGET_CHARS[lang] - used if asks_steps else 0)
 
 
-def _steps_between(chosen: list[Quote], quotes: Sequence[Quote]) -> list[Quote]:
+def _steps_between(chosen: list[Quote], quotes: Sequence[Quote], room: int = 0) -> list[Quote]:
     """``chosen`` with the steps of a numbered list between two of its quoted steps: a reader's "how to true a wheel"
-    got steps (1) and (3), and step 2, the one to do, was left out for the length budget."""
+    got steps (1) and (3), and step 2, the one to do, was left out for the length budget. ``room``: the characters
+    left when a procedure is asked, for the steps after the last one quoted: a new team's "I lost my ski pass, what
+    do I do?" stopped at step 3 of 5, before "Pay the $10 replacement fee"."""
     out = list(chosen)
     for key in numbered(chosen):
         numbers = [q.span.ordinal for q in chosen if list_of(q) == key]
         low, high = min(numbers), max(numbers)
         out += [q for q in quotes if list_of(q) == key and low < q.span.ordinal < high and q not in out]
+        after = [q for q in quotes if list_of(q) == key and q.span.ordinal > high and q not in out]
+        for step in sorted(after if len(set(numbers)) > 1 else [], key=lambda q: (q.span.ordinal, q.span.position)):
+            if len(step.span.words) > room:
+                break
+            room -= len(step.span.words)
+            out.append(step)
     return out
 
 

@@ -75,6 +75,7 @@ _ASKS_LIST = re.compile(r"\b(?:which|what\s+are|list|name)\b|哪些|哪几|有�
                         r"for|with|in|is)\b", re.IGNORECASE)
 #: Questions after a procedure: the steps of a numbered list on what is asked answer them together, in order.
 _ASKS_STEPS = re.compile(r"\bhow\s+(?:do|can|should|would|could|does|did|to)\b(?!\s+(?:i|you|we|one)\s+(?:know|tell)\b)"
+                         r"|\bwhat\s+(?:do|should|can|must)\s+(?:i|we)\s+do\b|\bwhat\s+to\s+do\b"
                          r"|\bsteps?\b|\bprocedure\b|\bprocess\b|怎么(?!会|回事|样)|如何|怎样(?!才算)|步骤|流程|程序", re.IGNORECASE)
 #: Between two spans' words in the text a chunk's topics are looked for in: no mention runs across it.
 _SEPARATOR = "\n\x00\n"
