@@ -26,6 +26,7 @@ from .search.postprocess import Boosts, postprocess
 from .search.query_embedding import QueryEncoder
 from .question_reading import QuestionReading, Reading  # noqa: F401 - Reading: part of this module's API
 from .results import Answer, SearchResult
+from .row_codes import names_a_row
 from .search.retrieval import Retriever
 from .store.artifact_store import ChunkStore, return_freed_memory
 from .store.known_ids import KnownIds
@@ -272,7 +273,9 @@ class KnowledgeBase(QuestionReading):
         result = self.search(question, user=user)
         timings.update(result.timings_ms)
         nothing_known = cache(partial(self._says_nothing_known, question, user))  # asked at most once, and only if needed
-        if not result.sources or not self.retriever.answerable(result.sources) or nothing_known():
+        answerable = bool(result.sources) and (self.retriever.answerable(result.sources)
+                                               or names_a_row(result.corrected or question, result.sources))
+        if not answerable or nothing_known():
             timings["total"] = (time.perf_counter() - started) * 1000
             answer_lang = self._reply_lang(question, lang, answer_lang)
             refusal = not_found_text(self.store.prompts, answer_lang, max_chars=self.config.max_prompt_chars,
