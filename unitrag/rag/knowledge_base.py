@@ -26,7 +26,7 @@ from .search.postprocess import Boosts, postprocess
 from .search.query_embedding import QueryEncoder
 from .question_reading import QuestionReading, Reading  # noqa: F401 - Reading: part of this module's API
 from .results import Answer, SearchResult
-from .row_codes import names_a_row
+from .row_questions import names_a_row
 from .search.retrieval import Retriever
 from .store.artifact_store import ChunkStore, return_freed_memory
 from .store.known_ids import KnownIds

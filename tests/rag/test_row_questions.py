@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from unitrag.rag.row_codes import codes_in, names_a_row
+from unitrag.rag.row_questions import codes_in, names_a_row
 from unitrag.rag.types import Source
 
 TABLE = ("The screen shows a code:\n\n| code | meaning |\n|---|---|\n| E-204 | payment declined |\n"
@@ -35,3 +35,19 @@ def test_a_code_no_row_has_or_one_said_in_prose_names_nothing() -> None:
 def test_only_the_first_sources_are_read() -> None:
     others = [source(PROSE, n) for n in range(1, 4)]
     assert not names_a_row("E-204 on screen??", [*others, source(TABLE, 9)])
+
+
+HOURS = ("Lift opening hours:\n\n| lift | opens | closes |\n|---|---|---|\n| Pine Quad chairlift | 9:00 | 16:00 |\n"
+         "| Eagle Express chairlift | 8:45 | 16:15 |\n| Summit Gondola | 8:30 | 16:00 |\n")
+
+
+def test_a_row_the_question_names_and_says_every_word_of_answers_it() -> None:
+    """A ski resort's "what time does pine quad close" was refused with its lift-hours table first."""
+    assert names_a_row("what time does pine quad close", [source(HOURS)])
+    assert names_a_row("when does the eagle express open", [source(HOURS)])
+
+
+def test_a_word_the_named_row_does_not_say_or_a_name_two_rows_share_leaves_it_to_the_gate() -> None:
+    assert not names_a_row("is there wifi on the gondola", [source(HOURS)])  # the gondola's row says no wifi
+    assert not names_a_row("can I bring my dog on the chairlift", [source(HOURS)])  # two chairlifts, and no dog
+    assert not names_a_row("what time does the chairlift close", [source(HOURS)])  # names no one row
