@@ -22,7 +22,8 @@ def test_the_summary_says_which_gate_was_kept_and_why(capsys: pytest.CaptureFixt
     text = " ".join(lines)
     assert "20 answerable, 12 unanswerable" in text
     assert "kept the default gate" in text and "(the default)" in text and "wrote the gate to" in text
-    assert len(lines) <= 10 and "per language" not in text  # no table without --verbose
+    assert len(lines) <= 12 and "per language" not in text  # no table without --verbose
+    assert "the gate alone: `unitrag eval` also answers an author's own question" in " ".join(text.split())
     # the default kept, and the gate's strongest input unused: what to do about it, without --verbose
     assert "exemplar not a candidate: split the dev questions over two or more files" in " ".join(text.split())
 
@@ -62,3 +63,17 @@ def test_write_into_a_missing_folder_is_said_before_any_fit(tmp_path: Path):
                             text=True, timeout=120, check=False)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "--write" in result.stderr and "nowhere not found" in result.stderr
+
+
+def test_verbose_says_whose_cross_language_corrections_it_prints(capsys: pytest.CaptureFixture[str]):
+    """A new team read "en>zh +0.0882" here and 0.0888 in calibration.json: the fit's, and the default gate's it kept."""
+    from dataclasses import replace
+
+    qs = questions(20, 12)
+    result = run_calibration(scored(qs, (0.92, 0.96), (0.84, 0.88)), qs)
+    assert result.gate is not None and result.fitted is not None and result.gate is not result.fitted
+    result.fitted = replace(result.fitted, lang_offsets={"en>zh": 0.0882})
+    result.gate = replace(result.gate, lang_offsets={"en>zh": 0.0888})
+    _print_candidates(result)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "the fit's cross-language cosine corrections en>zh +0.0882 (the gate kept has its own: en>zh +0.0888)" in out

@@ -94,6 +94,8 @@ def _print_verdict(result: "Calibration", written: Path | None, asked: Path | No
                   f"{_f(m['loo_not_found_precision'])} recall {_f(m['loo_not_found_recall'])}")
     style = "green" if verdict.kept == "fitted" else "yellow"
     out.print(f"[{style}]verdict[/]    {verdict.reason}")
+    out.print("           (the gate alone: `unitrag eval` also answers an author's own question, and one a table row "
+              "answers, whatever the gate)", markup=False)
     if verdict.kept != "fitted" and "exemplar" in result.not_candidates:  # what most often keeps a new team's fit out
         out.print("exemplar   not a candidate: split the dev questions over two or more files (questions2.yaml, …)",
                   markup=False)
@@ -122,7 +124,11 @@ def _print_candidates(result: "Calibration") -> None:
         out.print(f"not a candidate: {name}: {why}")
     fitted = result.fitted
     if fitted is not None and fitted.lang_offsets:
-        out.print("offsets    cross-language cosine corrections " + ", ".join(f"{k} +{v:.4f}" for k, v in fitted.lang_offsets.items()))
+        kept = result.gate
+        line = "offsets    the fit's cross-language cosine corrections " + _offsets(fitted.lang_offsets)
+        if kept is not None and kept is not fitted and kept.lang_offsets and kept.lang_offsets != fitted.lang_offsets:
+            line += f" (the gate kept has its own: {_offsets(kept.lang_offsets)})"
+        out.print(line, markup=False)
     wrong = [s for s in result.samples if (s.p_loo >= 0.5) != s.answerable]
     if fitted is not None and wrong:
         out.print("misjudged by the fit (leave-one-out):")
@@ -132,6 +138,10 @@ def _print_candidates(result: "Calibration") -> None:
     m = fitted.metrics if fitted is not None else {}
     if m.get("expected_unit_found") is not None:
         out.print(f"retrieval  an expected unit is among the sources for {m['expected_unit_found']:.0%} of answerable questions")
+
+
+def _offsets(offsets: dict[str, float]) -> str:
+    return ", ".join(f"{k} +{v:.4f}" for k, v in offsets.items())
 
 
 def _f(value: float) -> str:
