@@ -26,7 +26,7 @@ from .search.postprocess import Boosts, postprocess
 from .search.query_embedding import QueryEncoder
 from .question_reading import QuestionReading, Reading  # noqa: F401 - Reading: part of this module's API
 from .results import Answer, SearchResult
-from .row_questions import names_a_row
+from .stated_questions import states_the_question
 from .search.retrieval import Retriever
 from .store.artifact_store import ChunkStore, return_freed_memory
 from .store.known_ids import KnownIds
@@ -274,7 +274,7 @@ class KnowledgeBase(QuestionReading):
         timings.update(result.timings_ms)
         nothing_known = cache(partial(self._says_nothing_known, question, user))  # asked at most once, and only if needed
         answerable = bool(result.sources) and (self.retriever.answerable(result.sources)
-                                               or names_a_row(result.corrected or question, result.sources))
+                                               or states_the_question(result.corrected or question, result.sources))
         if not answerable or nothing_known():
             timings["total"] = (time.perf_counter() - started) * 1000
             answer_lang = self._reply_lang(question, lang, answer_lang)

@@ -1,4 +1,4 @@
-"""A question naming a table row by its code is answered from that row, where the default gate alone refuses it."""
+"""A question one span of a source states whole is answered from it, where the default gate alone refuses it."""
 
 from __future__ import annotations
 
