@@ -64,6 +64,8 @@ def test_a_code_a_row_is_labelled_with_is_answered_from_that_row_though_the_gate
     assert not kb.retriever.answerable(sources)  # the gate alone: a three-word question is near nothing
     answer = kb.ask(question)
     assert not answer.not_found and "payment declined" in answer.answer.split("\n")[1]
+    assert answer.gate is not None and answer.gate["p_answerable"] < 0.5  # what the gate said, and why it was overruled
+    assert answer.gate["answered_anyway"] == "one span states the question whole"
 
 
 def test_a_code_no_row_has_is_left_to_the_gate(kb: KnowledgeBase) -> None:

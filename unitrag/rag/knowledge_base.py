@@ -50,6 +50,7 @@ class _Retrieved:
     started: float  # perf_counter() when the ask began
     focus: Any = None  # (rag.answer.focus.QuestionFocus, Lexicon): the question as the extractive answer reads it
     caution: GuardOutcome | None = None  # the guard's note to show with the answer
+    stated: bool = False  # answered whatever the gate said: one span states the question whole (``stated_questions``)
 
     @property
     def whitelist(self) -> set[str]:
@@ -273,9 +274,9 @@ class KnowledgeBase(QuestionReading):
         result = self.search(question, user=user)
         timings.update(result.timings_ms)
         nothing_known = cache(partial(self._says_nothing_known, question, user))  # asked at most once, and only if needed
-        answerable = bool(result.sources) and (self.retriever.answerable(result.sources)
-                                               or states_the_question(result.corrected or question, result.sources))
-        if not answerable or nothing_known():
+        gated = bool(result.sources) and self.retriever.answerable(result.sources)
+        stated = bool(result.sources) and not gated and states_the_question(result.corrected or question, result.sources)
+        if not (gated or stated) or nothing_known():
             timings["total"] = (time.perf_counter() - started) * 1000
             answer_lang = self._reply_lang(question, lang, answer_lang)
             refusal = not_found_text(self.store.prompts, answer_lang, max_chars=self.config.max_prompt_chars,
@@ -290,7 +291,8 @@ class KnowledgeBase(QuestionReading):
                           timings_ms=timings, broadened=result.broadened, caution=caution, corrected=result.corrected,
                           gate=reading)
         read = result.corrected or question
-        return _Retrieved(question, answer_lang, result, timings, started, self.retriever.focus(read, user), caution)
+        return _Retrieved(question, answer_lang, result, timings, started, self.retriever.focus(read, user), caution,
+                          stated)
 
     def _reply_lang(self, question: str, lang: str | None, answer_lang: str) -> str:
         """The language of a fixed reply (small talk, "not found"): the asker's when the caller named none and the
@@ -327,8 +329,16 @@ class KnowledgeBase(QuestionReading):
             generation.report, extractive=generation.extractive, llm_error=generation.error,
             timings_ms=step.timings, broadened=step.result.broadened, llm_calls=generation.attempts,
             llm_error_kind=generation.error_kind, caution=step.caution, quoted_units=generation.quoted_units,
-            corrected=step.result.corrected, gate=gate.reading(step.result.sources) if gate is not None else None,
+            corrected=step.result.corrected, gate=self._reading(gate, step),
         )
+
+    @staticmethod
+    def _reading(gate: Any, step: "_Retrieved") -> dict[str, Any] | None:
+        """The gate's reading of an answered question, and, where it said "not found", why it was answered anyway."""
+        if gate is None:
+            return None
+        reading = gate.reading(step.result.sources)
+        return {**reading, "answered_anyway": "one span states the question whole"} if step.stated else reading
 
     def example_questions(self, roles: Collection[str] = (), per_lang: int = EXAMPLES_PER_LANG) -> list[dict[str, str]]:
         """A few of the authors' own questions in each language, from units a caller holding ``roles`` may read:
