@@ -115,11 +115,16 @@ def eval_cmd(
 
         plot = plot_report(report, plot)  # the file written
     if json:
-        print_json(report.to_dict() if len(reports) == 1 else {"sets": [r.to_dict() for r in reports]})
+        from ..eval.pooled import pooled
+
+        print_json(report.to_dict() if len(reports) == 1 else {"sets": [r.to_dict() for r in reports],
+                                                                 "pooled": pooled(reports)})
     elif markdown:
         sys.stdout.write("".join(r.markdown() for r in reports))
         if beir is None:
-            sys.stdout.write("\n" + category_markdown(reports))
+            from ..eval.pooled import pooled_reports
+
+            sys.stdout.write("\n" + category_markdown(reports + pooled_reports(reports)))
             sys.stdout.write("\n" + _guard_markdown(reports))
     else:
         for r in reports:
@@ -242,8 +247,10 @@ def _print_facts(figures: dict) -> None:
 def _print_categories(reports: list["EvalReport"]) -> None:
     from ..eval.report import category_rows
 
+    from ..eval.pooled import pooled_reports
+
     _print_table("By category (Success@5 of the last variant; unanswerable: share answered \"not found\")",
-                 *category_rows(reports))
+                 *category_rows(reports + pooled_reports(reports)))
 
 
 def _print_table(title: str, header: list[str], rows: list[list[str]]) -> None:

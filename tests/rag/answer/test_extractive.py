@@ -447,3 +447,4 @@ def test_a_number_of_the_question_counts_only_in_the_row_the_question_names() ->
             "| Riverside Park & Ride | 05:00–01:00 |\n")
     first = ask("is riverside park and ride open 24 hours", "en", [source(1, "Stations", text, ["map"])]).splitlines()[1]
     assert first.index("Riverside Park & Ride") < first.find("Central Library Hub") or "Central Library Hub" not in first
+

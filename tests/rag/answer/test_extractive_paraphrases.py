@@ -157,3 +157,18 @@ def test_a_question_of_the_opposite_case_is_no_paraphrase() -> None:
     known = lexicon()
     read = known.focus("本地全日制学生一年学费多少钱", (), {"非全日制按学分收费吗？一个学分多少钱？": 0.95})
     assert "学分" not in read.terms and read.terms == known.focus("本地全日制学生一年学费多少钱").terms
+
+
+def test_a_word_of_a_rows_other_cells_names_no_row() -> None:
+    """A new team's bike share: "How much does a day pass cost?", near the author's "How much is a day pass?", read
+    "cost" (said by no paraphrase) in the pay-as-you-go row's "every 30 minutes costs $1.00" as naming that row, and the
+    day pass row, read as one the question did not name, lost its $8 to it. Only a row's label names it."""
+    text = ("| ticket | price | what it includes |\n|---|---|---|\n"
+            "| Pay as you go | $1.00 per 30 minutes | every started 30 minutes of a ride costs $1.00 |\n"
+            "| Day pass | $8 | unlimited rides for 24 hours |\n| Monthly pass | $20 | 30 days |\n")
+    known = lexicon()
+    question = "How much does a day pass cost?"
+    focus = known.focus(question, (), {"How much is a day pass?": 0.95})
+    assert "cost" in focus.distinct
+    answer = extractive_answer(question, "en", [source(1, "Prices", text, ["prices"])], focus=(focus, known))
+    assert answer.splitlines()[1].startswith("1. Prices: Day pass — price: $8")

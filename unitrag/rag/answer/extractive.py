@@ -114,8 +114,9 @@ def _carried(topics: Sequence[str], named: Collection[str]) -> tuple[str, ...]:
 
 def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str],
                 numbers: frozenset[str] = frozenset()) -> dict[str, tuple[int, frozenset[str]]]:
-    """Per table (its rows' context), the one row that says a term of the question its paraphrases do not ("Millbrook"
-    of the districts' table), or whose label says a number of the question ("3 个区" for "坐3个区多少钱", where the 1-zone
+    """Per table (its rows' context), the one row whose label says a term of the question its paraphrases do not
+    ("Millbrook" of the districts' table; a word of its other cells names nothing: "cost" in "every 30 minutes costs
+    $1.00" named the pay-as-you-go row for "How much does a day pass cost?"), or whose label says a number of the question ("3 个区" for "坐3个区多少钱", where the 1-zone
     row's fare is 3 元) or covers it ("120 平方米以上" for "我家135平"), when exactly one does, and the terms that name it: the other rows are read against the
     question's own words only, those terms left out."""
     saying: dict[str, dict[str, list[int]]] = {}
@@ -125,7 +126,8 @@ def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str],
         words = reading.span.words.split(ROW_LABEL_END, 1)[0]
         label = numbers_in(words) if numbers else frozenset()
         within = {n for n in numbers - label if holds(words, n)}  # "135" in "120 平方米以上" (``row_ranges``)
-        for term in ((distinct - numbers) & reading.terms) | (numbers & label) | within:
+        said = (distinct - numbers) & reading.terms & set(tokenize(words))  # in its label: "cost" in a fare is no name
+        for term in said | (numbers & label) | within:
             saying.setdefault(reading.span.context, {}).setdefault(term, []).append(reading.span.position)
     named: dict[str, tuple[int, frozenset[str]]] = {}
     for table, terms in saying.items():
