@@ -99,7 +99,8 @@ def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon
             named_row, naming = named_rows.get(reading.span.context, (reading.span.position, frozenset()))
             plain = reading.span.kind == "row" and named_row != reading.span.position
             relevance = focus.relevance(reading, named, carried, answer_lang(source.lang or focus.lang), plain,
-                                        naming if plain else frozenset(), frozenset() if plain else naming & focus.numbers)
+                                        naming if plain else frozenset(),
+                                        frozenset() if plain else naming & focus.numbers)  # a number its range holds
             quotes.append(Quote(reading.span, source, rank, relevance, relevance + focus.prior(reading.span, rank)))
     return sorted(quotes, key=lambda q: (-q.score, q.rank, q.span.position))
 
@@ -116,9 +117,10 @@ def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str],
                 numbers: frozenset[str] = frozenset()) -> dict[str, tuple[int, frozenset[str]]]:
     """Per table (its rows' context), the one row whose label says a term of the question its paraphrases do not
     ("Millbrook" of the districts' table; a word of its other cells names nothing: "cost" in "every 30 minutes costs
-    $1.00" named the pay-as-you-go row for "How much does a day pass cost?"), or whose label says a number of the question ("3 个区" for "坐3个区多少钱", where the 1-zone
-    row's fare is 3 元) or covers it ("120 平方米以上" for "我家135平"), when exactly one does, and the terms that name it: the other rows are read against the
-    question's own words only, those terms left out."""
+    $1.00" named the pay-as-you-go row for "How much does a day pass cost?"), or says a number of the question ("3 个区"
+    for "坐3个区多少钱", where the 1-zone row's fare is 3 元) or covers it ("120 平方米以上" for "我家135平"), when exactly one
+    does, and the terms that name it: the other rows are read against the question's own words only, those terms left
+    out, and state none of its numbers."""
     saying: dict[str, dict[str, list[int]]] = {}
     for reading in readings:
         if reading.span.kind != "row":

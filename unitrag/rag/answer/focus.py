@@ -319,8 +319,9 @@ class QuestionFocus:
         do not (``extractive._named_rows``: "Millbrook"): only the question's own words count as stated there, since
         what a paraphrase adds is its own case ("…collected in Old Town?"), and the Old Town row was quoted. Measured
         on every dev and test set and six new teams' (docs/benchmarks/quality.md, stop 54): one fact more on each of
-        a test set and a team's, none fewer. ``unsaid``: the terms that name that other row (a number its label says),
-        which this row does not state even where it writes them (the 1-zone row's fare of 3 元 for "坐3个区多少钱").
+        a test set and a team's, none fewer. ``unsaid``: the terms that name that other row, which this row does not
+        state even where it writes them; and such a row states no number at all (the 1-zone row's fare of 3 元 for
+        "坐3个区多少钱", another station's "24/7" for "is Riverside open 24 hours?").
         ``covers``: the question's numbers this row's label covers (``row_ranges``: "135" under "120 平方米以上"), stated
         there as if written."""
         terms = _share(self.terms, reading, set(self.asked) - set(unsaid) if plain else None)
@@ -336,7 +337,7 @@ class QuestionFocus:
         off = 1.0 if self.topics and named and not (named | set(source_topics)) & self.topics else 0.0
         # no number of a row the question did not name is the one asked: not its amount or time, nor one the question
         # says ("is Riverside open 24 hours?" quoted another station's "24/7" before Riverside's 05:00–01:00)
-        stated = bool(self.numbers & (reading.numbers | set(covers)) - set(unsaid))
+        stated = bool(self.numbers & (reading.numbers | set(covers)))
         asked = (self.asks_amount and reading.quantity) or (self.asks_time and reading.time)
         numbers = 1.0 if (stated or asked) and not plain else 0.0
         return W_TERMS * terms + W_TOPICS * topics + W_NUMBERS * numbers - W_OFF_TOPIC * off
