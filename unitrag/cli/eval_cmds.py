@@ -245,9 +245,8 @@ def _print_facts(figures: dict) -> None:
 
 
 def _print_categories(reports: list["EvalReport"]) -> None:
-    from ..eval.report import category_rows
-
     from ..eval.pooled import pooled_reports
+    from ..eval.report import category_rows
 
     _print_table("By category (Success@5 of the last variant; unanswerable: share answered \"not found\")",
                  *category_rows(reports + pooled_reports(reports)))

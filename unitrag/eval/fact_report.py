@@ -81,10 +81,14 @@ def fact_figures(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def _shares(scored: list[dict[str, Any]]) -> dict[str, Any]:
-    facts = sum(s["facts"] for s in scored)
-    stated = sum(s["stated"] for s in scored)
-    all_stated = sum(not s["missing"] for s in scored)
-    return {"questions": len(scored), "all_stated": all_stated, "facts_all": round(all_stated / len(scored), 4),
+    return fact_shares(len(scored), sum(not s["missing"] for s in scored), sum(s["facts"] for s in scored),
+                       sum(s["stated"] for s in scored))
+
+
+def fact_shares(questions: int, all_stated: int, facts: int, stated: int) -> dict[str, Any]:
+    """The counts and the shares of them: one file's questions, or several files' pooled (``pooled``)."""
+    return {"questions": questions, "all_stated": all_stated,
+            "facts_all": round(all_stated / questions, 4) if questions else None,
             "facts": facts, "stated": stated, "fact_recall": round(stated / facts, 4) if facts else None}
 
 

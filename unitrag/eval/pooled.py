@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from ..content.registry import is_held_out
-from .report import EvalReport
+from .fact_report import fact_shares
+from .questions import category_shares
+from .report import EvalReport, precision_recall
 
 _CATEGORY_COUNTS = ("questions", "hits", "ranked", "not_found", "asked")
 _FACT_COUNTS = ("questions", "all_stated", "facts", "stated")
@@ -41,28 +43,22 @@ def _pooled_extra(group: list[EvalReport]) -> dict[str, Any]:
             for key in _CATEGORY_COUNTS:
                 into[key] += cat.get(key) or 0
     for cat in categories.values():
-        cat["success@5"] = cat["hits"] / cat["ranked"] if cat["ranked"] else None
-        cat["not_found_rate"] = cat["not_found"] / cat["asked"] if cat["asked"] and not cat["ranked"] else None
+        category_shares(cat)
     found = [r.extra.get("not_found") or {} for r in group]
-    tp, fp, fn = (sum(n.get(k, 0) for n in found) for k in ("tp", "fp", "fn"))
-    precision = tp / (tp + fp) if tp + fp else None
-    recall = tp / (tp + fn) if tp + fn else None
     extra: dict[str, Any] = {
         "by_category": categories,
-        "not_found": {"precision": precision, "recall": recall, "f1": 2 * tp / (2 * tp + fp + fn) if tp else 0.0,
-                      "tp": tp, "fp": fp, "fn": fn, "questions": sum(n.get("questions", 0) for n in found),
+        "not_found": {**precision_recall(*(sum(n.get(k, 0) for n in found) for k in ("tp", "fp", "fn"))),
+                      "questions": sum(n.get("questions", 0) for n in found),
                       "unanswerable": sum(n.get("unanswerable", 0) for n in found)},
         "restricted_leaks": [leak for r in group for leak in r.extra.get("restricted_leaks", [])],
     }
-    modes: dict[str, dict[str, Any]] = {}
+    counts: dict[str, dict[str, int]] = {}
     for report in group:
         for mode, facts in ((report.extra.get("answer_facts") or {}).get("modes") or {}).items():
-            into = modes.setdefault(mode, dict.fromkeys(_FACT_COUNTS, 0))
+            into = counts.setdefault(mode, dict.fromkeys(_FACT_COUNTS, 0))
             for key in _FACT_COUNTS:
                 into[key] += facts.get(key, 0)
-    for facts in modes.values():
-        facts["facts_all"] = facts["all_stated"] / facts["questions"] if facts["questions"] else None
-        facts["fact_recall"] = facts["stated"] / facts["facts"] if facts["facts"] else None
-    if modes:
+    if counts:
+        modes = {mode: fact_shares(*(c[key] for key in _FACT_COUNTS)) for mode, c in counts.items()}
         extra["answer_facts"] = {"questions_with_facts": max(m["questions"] for m in modes.values()), "modes": modes}
     return extra

@@ -158,9 +158,15 @@ def by_category(rows: list[dict[str, Any]], variant: str) -> dict[str, dict[str,
             cat["asked"] += 1
             cat["not_found"] += bool(row["not_found"]["got"])
     for cat in out.values():
-        cat["success@5"] = round(cat["hits"] / cat["ranked"], 4) if cat["ranked"] else None
-        cat["not_found_rate"] = round(cat["not_found"] / cat["asked"], 4) if cat["asked"] else None
+        category_shares(cat)
     return dict(sorted(out.items()))
+
+
+def category_shares(cat: dict[str, Any]) -> None:
+    """A category's Success@5 and share answered "not found", from its counts (``hits``, ``ranked``, ``not_found``,
+    ``asked``): one file's, or several pooled (``pooled``)."""
+    cat["success@5"] = round(cat["hits"] / cat["ranked"], 4) if cat["ranked"] else None
+    cat["not_found_rate"] = round(cat["not_found"] / cat["asked"], 4) if cat["asked"] else None
 
 
 def _label(q: LabelledQuestion) -> str:
