@@ -94,8 +94,8 @@ def _print_verdict(result: "Calibration", written: Path | None, asked: Path | No
                   f"{_f(m['loo_not_found_precision'])} recall {_f(m['loo_not_found_recall'])}")
     style = "green" if verdict.kept == "fitted" else "yellow"
     out.print(f"[{style}]verdict[/]    {verdict.reason}")
-    out.print("           (the gate alone: `unitrag eval` also answers an author's own question, and one a table row "
-              "answers, whatever the gate)", markup=False)
+    out.print("           (the gate alone: `unitrag eval` also answers an author's own question, and one a single span "
+              "states whole, whatever the gate)", markup=False)
     if verdict.kept != "fitted" and "exemplar" in result.not_candidates:  # what most often keeps a new team's fit out
         out.print("exemplar   not a candidate: split the dev questions over two or more files (questions2.yaml, …)",
                   markup=False)

@@ -93,9 +93,13 @@ class Span:
     @classmethod
     def of(cls, text: str, context: str, kind: SpanKind, position: int, list_no: int = 0, ordinal: int = 0,
            leans_on: int = -1) -> "Span":
-        cited = tuple(dict.fromkeys(t.id for t in find_tags(text) if t.id))
-        return cls(text, context, kind, position, strip_tags(text).strip(), cited, list_no, ordinal, leans_on)
+        return cls(text, context, kind, position, strip_tags(text).strip(), _cited(text), list_no, ordinal, leans_on)
 
+
+
+def _cited(text: str) -> tuple[str, ...]:
+    """The ids ``text``'s tags cite, once each, in order."""
+    return tuple(dict.fromkeys(t.id for t in find_tags(text) if t.id))
 
 
 def plain_title(title: str | None) -> str:
@@ -273,7 +277,7 @@ class _Reader:
             return
         sentences = _backed(split_sentences(text))
         self.lead = ""
-        self.intro = tuple(dict.fromkeys(t.id for t in find_tags(sentences[-1]) if t.id)) if sentences else ()
+        self.intro = _cited(sentences[-1]) if sentences else ()
         if sentences and sentences[-1].rstrip().endswith((":", "：")) and len(strip_tags(sentences[-1])) <= LEAD_IN_CHARS:
             self.lead = strip_tags(sentences.pop()).strip().rstrip(":：")
         context, run, label, first = self.heading, [], self.bold_lead, len(self.spans)
