@@ -24,7 +24,7 @@ _BEFORE = re.compile(r"(?P<word>\b(?:under|below|less than|fewer than|up to|at m
                      r"[<≤>≥])\s*" + _NUM, re.IGNORECASE)
 _RANGE = re.compile(_NUM + r"\s*(?:[^\d\s|—:;,，；：]{0,4}?)\s*(?:–|—|-|~|～|至|到|to)\s*" + _NUM)
 _UPPER = re.compile(r"^(?:" + _UPPER_WORDS + r"|under|below|less than|fewer than|up to|at most|no more than|not over|"
-                    r"不超过|不满|未满|低于|少于|小于|满|<|≤)$", re.IGNORECASE)
+                    r"不超过|不满|未满|低于|少于|小于|<|≤)$", re.IGNORECASE)
 
 
 #: How far from an open bound ("under 120") a number may lie and still be one it bounds: a tenth to ten times.
@@ -42,12 +42,9 @@ def covered(label: str) -> tuple[float, float] | None:
         for m in _AFTER.finditer(label):
             n, upper = _value(m.group(1)), bool(_UPPER.match(m.group("word")))
             found.append((-math.inf, n) if upper else (n, math.inf))
-        for m in _BEFORE.finditer(label):
-            word, n = m.group("word").casefold(), _value(m.group(2))
-            if word == "满":  # 满 65 岁: 65 and over; 不满/未满 are caught as upper bounds above
-                found.append((n, math.inf))
-            else:
-                found.append((-math.inf, n) if _UPPER.match(word) else (n, math.inf))
+        for m in _BEFORE.finditer(label):  # 满 65 岁: 65 and over; 不满/未满 65 岁: under it
+            n = _value(m.group(2))
+            found.append((-math.inf, n) if _UPPER.match(m.group("word").casefold()) else (n, math.inf))
     spans = set(found)
     return spans.pop() if len(spans) == 1 else None
 
