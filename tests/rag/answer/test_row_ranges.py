@@ -37,3 +37,5 @@ def test_a_number_is_held_within_its_bound_and_of_its_order() -> None:
     assert holds("Adults 19–50", "35") and not holds("Adults 19–50", "51")
     assert not holds("under 120 cm", "1")  # the 1 of "1米8" is no height
     assert holds("under 12", "8") and not holds("under 12", "x")
+    # a closed range holds all it spans: the order rule is an open bound's only ("0–5" held nothing, "1–100" not 50)
+    assert holds("Children 0–5 years", "3") and holds("1–100 bags", "50")

@@ -58,6 +58,8 @@ def holds(label: str, number: str) -> bool:
         return False
     if span is None or not span[0] <= value <= span[1]:
         return False
+    if not (math.isinf(span[0]) or math.isinf(span[1])):
+        return True  # a range holds all it spans ("0–5 years" holds 3)
     # an open bound holds numbers of its own order only: the "1" of "我1米8" (1.8 m) is no height "under 120 cm"
     bound = span[1] if math.isinf(span[0]) else span[0]
     return bound / ORDER <= value <= bound * ORDER
