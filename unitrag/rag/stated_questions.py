@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 
 from ..content.text.tokenize import tokenize
-from .answer.spans import ROW_LABEL_END, Span, spans
+from .answer.spans import Span, spans
 from .types import Source
 
 #: A run of Latin letters and digits (hyphens between) holding both: E-204, P3, CCS2, B12; ASCII-bounded, so that
@@ -45,7 +45,7 @@ def codes_in(text: str) -> set[str]:
 
 
 def _states(span: Span, asked: set[str], codes: set[str]) -> bool:
-    if span.kind == "row" and codes & codes_in(span.words.split(ROW_LABEL_END, 1)[0]):
+    if span.kind == "row" and codes & codes_in(span.label):
         return True
     return len(asked) >= MIN_TERMS and asked <= set(tokenize(span.words)) | set(tokenize(span.context))
 

@@ -23,7 +23,7 @@ from ...content.text.tokenize import tokenize
 from .focus import Lexicon, QuestionFocus, SpanReading, numbers_in, plain_lexicon
 from .quotes import Quote, in_reading_order, list_of, numbered
 from .row_ranges import holds
-from .spans import ROW_LABEL_END, Span, plain_title, spans, split_sentences  # noqa: F401 - split_sentences: part of this module's API
+from .spans import Span, plain_title, spans, split_sentences  # noqa: F401 - split_sentences: part of this module's API
 from ..types import Source
 
 LEAD = {"zh": "根据知识库资料：", "en": "From the knowledge base:"}
@@ -125,7 +125,7 @@ def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str],
     for reading in readings:
         if reading.span.kind != "row":
             continue
-        words = reading.span.words.split(ROW_LABEL_END, 1)[0]
+        words = reading.span.label
         label = numbers_in(words) if numbers else frozenset()
         within = {n for n in numbers - label if holds(words, n)}  # "135" in "120 平方米以上" (``row_ranges``)
         said = (distinct - numbers) & reading.terms & set(tokenize(words))  # in its label: "cost" in a fare is no name

@@ -90,6 +90,11 @@ class Span:
     leans_on: int = -1  # the position of the sentence before it, when it points back to it ("That is why …")
     labelled: bool = False  # its context is the bold phrase its paragraph opens with (the first sentence's): said before it
 
+    @property
+    def label(self) -> str:
+        """A row's first cell, what names it (``ROW_LABEL_END``); any other span's whole words."""
+        return self.words.split(ROW_LABEL_END, 1)[0]
+
     @classmethod
     def of(cls, text: str, context: str, kind: SpanKind, position: int, list_no: int = 0, ordinal: int = 0,
            leans_on: int = -1) -> "Span":
