@@ -101,6 +101,18 @@ def test_the_answer_stays_within_its_length_budget(lang: str) -> None:
     assert len(quoted) <= BUDGET_CHARS[lang] + 40 and len(cited(answer)) >= 2
 
 
+def test_an_english_source_quoted_for_a_chinese_question_has_the_english_budget() -> None:
+    # Counted against the Chinese budget (400 characters), the second sentence, with the upper limit, was left out.
+    text = ("Pregnant women need 220 µg of iodine a day, according to the Institute of Medicine, which set the "
+            "figure from balance studies, thyroid uptake measurements and the iodine content of newborn thyroid glands "
+            "reported across several decades of research in North America and Europe. "
+            "In pregnancy the tolerable upper intake of iodine is 1100 µg a day, a ceiling derived from serum "
+            "thyrotropin responses observed in adults given graded supplements over weeks, applied unchanged to "
+            "expectant mothers because no separate evidence suggested otherwise.")
+    answer = ask("孕妇每天需要多少碘？", "zh", [source(1, "Iodine", text, ["iom"], topics=["iodine"])], ("pregnancy", "iodine"))
+    assert len(text) > BUDGET_CHARS["zh"] and "220 µg" in answer and "1100 µg" in answer
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_extractive_answer_passes_the_faithfulness_check(lang: str) -> None:
     sources = [
