@@ -5,6 +5,7 @@ module) inside its own guard, so a Ctrl-C in the first fraction of a second is t
 later, never a traceback through the imports.
 """
 
+import logging
 import signal
 import sys
 from importlib import import_module
@@ -129,9 +130,27 @@ def main() -> None:
     sys.exit(code)
 
 
+class _WarningLines(logging.Handler):
+    """The library's warnings as the command line says its own ("warning: …" on stderr, read when written): with no
+    handler Python printed the bare message ("no answerability gate fitted on …") under the command's output."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"{record.levelname.lower()}: {record.getMessage()}", file=sys.stderr)
+
+
+def show_library_warnings(command: "str | None") -> None:
+    """``serve`` logs through its server's handlers; every other command prints the library's warnings as lines."""
+    logger = logging.getLogger("unitrag")
+    if command != "serve" and not any(isinstance(h, _WarningLines) for h in logger.handlers):
+        handler = _WarningLines(logging.WARNING)
+        logger.addHandler(handler)
+
+
 def _run(command: "str | None") -> int:
     """The command line run: its exit status, after printing a user error or a usage error as the user sees it."""
     import typer
+
+    show_library_warnings(command)
 
     from ..errors import ContentInvalid, UserError
     from .output import print_problems
