@@ -12,7 +12,8 @@ Each set goes through ``unitrag eval --questions <set> --variants full --json`` 
 it, and the units' own questions with facts (the content tests, ``unitrag eval --unit-questions``) as a third
 split. Per split it prints Success@5 (answerable questions whose unit is in the top five), "not found"
 (pooled precision, recall and F1, and the mean F1 over the sets), the facts the extractive answer states (a
-"not found" answer states none) and the answers stating every fact. With ``--against``, the totals of both runs
+"not found" answer states none; also split by whether the question is asked across languages, its first expected unit
+among the sources written in the other language) and the answers stating every fact. With ``--against``, the totals of both runs
 and every question whose outcome moved. Counts, not timings: the load does not change them.
 """
 
@@ -22,7 +23,11 @@ import argparse
 import json
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
+
+import duckdb
+import yaml
 
 UNITRAG = Path(sys.executable).with_name("unitrag")
 
@@ -48,17 +53,35 @@ def outcomes(folder: Path, questions: Path | None) -> list[dict]:
                  "nf_got": q["not_found"], "facts": _facts(q)["facts"], "stated": _facts(q)["stated"]}
                 for q in json.loads(run.stdout)["questions"] if q.get("answer_facts")]
     rows = []
+    expected = _expected_units(questions)
     for q in json.loads(run.stdout)["questions"]:
         facts = _facts(q)
         full = (q.get("variants") or {}).get("full") or {}
+        answering = [u for u in full.get("top", []) if u in expected.get(q["id"], ())] or expected.get(q["id"], [])
+        unit_lang = _unit_langs(folder).get(answering[0]) if answering else None
         rows.append({
             "key": f"{folder.name}/{questions.name}/{q['id']}", "split": split_of(questions), "set": f"{folder.name}/{questions.name}",
             "question": q["question"], "label": q["label"],
             "hit": full.get("success@5"), "nf_expected": (q.get("not_found") or {}).get("expected"),
             "nf_got": (q.get("not_found") or {}).get("got"),
             "facts": facts.get("facts", 0), "stated": facts.get("stated", 0),
+            "across": None if unit_lang is None else unit_lang != q.get("lang"),
         })
     return rows
+
+
+def _expected_units(questions: Path) -> dict[str, list[str]]:
+    loaded = yaml.safe_load(questions.read_text(encoding="utf-8")) or []
+    listed = loaded.get("questions", []) if isinstance(loaded, dict) else loaded
+    return {q["id"]: list(q.get("expected_units") or []) for q in listed if isinstance(q, dict) and "id" in q}
+
+
+@cache
+def _unit_langs(folder: Path) -> dict[str, str]:
+    """Each unit's language in the folder's artifact: a question is asked across languages when the first of its
+    expected units among the sources (or in its label) is written in the other one."""
+    with duckdb.connect(str(folder / "dist" / "kb.duckdb"), read_only=True) as con:
+        return dict(con.execute("SELECT DISTINCT unit_id, lang FROM chunks").fetchall())
 
 
 def _facts(q: dict) -> dict:
@@ -82,6 +105,8 @@ def totals(rows: list[dict]) -> dict[str, dict[str, float]]:
             "nf_f1": round(_f1(tp, fp, fn), 3), "nf_f1_mean": round(sum(f1s) / len(f1s), 3) if f1s else 0.0,
             "facts": sum(r["facts"] for r in with_facts), "stated": sum(r["stated"] for r in with_facts),
             "all_stated": sum(r["stated"] == r["facts"] for r in with_facts), "with_facts": len(with_facts),
+            **{f"{key}_{side}": sum(r[key] for r in with_facts if r.get("across") is across)
+               for side, across in (("across", True), ("one_lang", False)) for key in ("facts", "stated")},
         }
     return out
 
@@ -99,7 +124,9 @@ def show(name: str, total: dict[str, dict[str, float]]) -> None:
     for split, t in total.items():
         print(f"{name:>8} {split:<4}  Success@5 {t['success@5']}/{t['answerable']}   not found F1 {t['nf_f1']:.3f} "
               f"(mean over sets {t['nf_f1_mean']:.3f}; tp {t['nf_tp']} fp {t['nf_fp']} fn {t['nf_fn']})   "
-              f"facts {t['stated']}/{t['facts']}   every fact {t['all_stated']}/{t['with_facts']}")
+              f"facts {t['stated']}/{t['facts']} (across languages {t.get('stated_across', 0)}/"
+              f"{t.get('facts_across', 0)}, in one {t.get('stated_one_lang', 0)}/{t.get('facts_one_lang', 0)})   "
+              f"every fact {t['all_stated']}/{t['with_facts']}")
 
 
 def moved(old: list[dict], new: list[dict]) -> list[str]:
