@@ -101,6 +101,30 @@ def test_the_answer_stays_within_its_length_budget(lang: str) -> None:
     assert len(quoted) <= BUDGET_CHARS[lang] + 40 and len(cited(answer)) >= 2
 
 
+def test_a_question_after_a_frequency_quotes_the_span_saying_how_often() -> None:
+    # without a digit, "once a week" stated nothing asked, and the amount lost a month came first
+    text = ("A salt level check tells you whether the softener still works. Levels drop by roughly 2 kg a month in a "
+            "small household. Check the salt level at least once a week and refill when the tank is half empty.")
+    answer = ask("How often should I check the salt level?", "en", [source(1, "Salt", text, ["maker"], topics=["salt"])],
+                 ("salt",))
+    assert "once a week" in answer and answer.index("once a week") < answer.index("2 kg")
+
+
+@pytest.mark.parametrize(("text", "often"), [
+    ("盐量每周看一次。", True), ("每 2 周换一次水。", True), ("一天两次。", True), ("check before every ride", True),
+    ("every 2–3 weeks", True), ("浇水要一次浇透。", False), ("Every tyre loses air.", False), ("after a day or two", False),
+])
+def test_what_says_how_often(text: str, often: bool) -> None:
+    assert lexicon().read(text, "").spans[0].often is often
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("软水机多久检查一次盐量？", True), ("换水频率是多少", True), ("how many times a day?", True), ("多久能到？", False),
+])
+def test_which_questions_ask_how_often(question: str, asks: bool) -> None:
+    assert lexicon().focus(question).asks_often is asks
+
+
 def test_an_english_source_quoted_for_a_chinese_question_has_the_english_budget() -> None:
     # Counted against the Chinese budget (400 characters), the second sentence, with the upper limit, was left out.
     text = ("Pregnant women need 220 µg of iodine a day, according to the Institute of Medicine, which set the "

@@ -69,6 +69,17 @@ _ASKS_TIME = re.compile(r"^\W*(?:and |so |ok |but )?when\b|\bwhen (?:should|do|c
 _TIME_OF_DAY = re.compile(r"\b(?:mornings?|evenings?|night|nighttime|noon|midday|afternoons?|dawn|dusk|sunrise|sunset|bedtime"
                           r"|o'?clock|\d{1,2}(?::\d{2})?\s?[ap]\.?m)\b|早上|早晨|清晨|上午|中午|正午|下午|傍晚|晚上|夜里|夜间|凌晨"
                           r"|睡前|\d{1,2}点", re.IGNORECASE)
+#: Questions after a frequency ("how often should I check my tyre pressure?", 多久浇一次水): a span saying how often
+#: ("at least once a week", 每周一次, "before every ride") states it, as a quantity states an amount; without a digit it
+#: stated nothing asked, and "lose 0.5–1 bar a week" was quoted before "check … at least once a week".
+_ASKS_OFTEN = re.compile(r"\bhow\s+(?:often|frequently)\b|\bhow\s+many\s+times\b|多久[^，,。？?]{0,8}一次|多长时间[^，,。？?]{0,8}一次"
+                         r"|隔多久|多少天[^，,。？?]{0,6}一次|频率|几天一次|一天几次|一周几次|每天几次", re.IGNORECASE)
+_OFTEN = re.compile(r"\b(?:daily|weekly|monthly|yearly|annually|fortnightly|hourly|nightly)\b"
+                    r"|\b(?:once|twice|thrice|\d+\s*times|times)\s+(?:a|an|per|every|each)\b|\bper\s+(?:day|week|month|year)\b"
+                    r"|\bevery\s+(?:other\s+|few\s+|\d+\s*(?:to\s*\d+\s*)?|\d+\s*[–-]\s*\d+\s*)?(?:day|night|week|month|year|morning|"
+                    r"evening|time|ride|use|wash|session|hour|minute|season|spring|summer|autumn|winter|visit|trip|shift)s?\b"
+                    r"|每\s*(?:天|日|晚|周|星期|礼拜|月|年|季|隔|次|回|[0-9０-９一二两三四五六七八九十半])"
+                    r"|(?:天|日|周|星期|月|年)[0-9一二两三四五六七八九十]+次|隔天|天天", re.IGNORECASE)
 #: Questions after a list: the items of a list answer them together.
 _ASKS_LIST = re.compile(r"\b(?:which|what\s+are|list|name)\b|哪些|哪几|有什么|是什么|几条|几个|几种"
                         r"|\bwhat\s+(?!does\b|is\b|was\b|has\b)[a-z]{3,}s\s+(?:are|do|have|has|can|should|contain|give|help|to|"
@@ -152,6 +163,7 @@ class SpanReading:
     title_terms: frozenset[str] = frozenset()  # its source's title: what the whole chunk is about
     signpost: bool = False  # it only says what its text covers (``signposts``): never quoted
     time: bool = False  # it names a time of day ("early in the morning", 傍晚)
+    often: bool = False  # it says how often ("once a week", 每周一次)
 
 
 @dataclass
@@ -242,7 +254,7 @@ class Lexicon:
         return QuestionFocus(terms, topics, numbers_in(question), bool(_ASKS_AMOUNT.search(folded)),
                              bool(_ASKS_LIST.search(folded)), frozenset(t for t in own_terms if t in terms),
                              lang, bridge, tuple(authored), bool(_ASKS_STEPS.search(folded)),
-                             bool(_ASKS_TIME.search(folded)), asked, distinct)
+                             bool(_ASKS_TIME.search(folded)), asked, distinct, bool(_ASKS_OFTEN.search(folded)))
 
     def _weighted(self, texts: Iterable[tuple[float, str]]) -> dict[str, float]:
         """Each term of the texts at its idf times its text's weight (the largest where texts share it)."""
@@ -277,7 +289,8 @@ class Lexicon:
         title_terms = frozenset(tokenize(title))
         readings = tuple(SpanReading(span, frozenset(tokenize(f"{span.context} {span.words}")),
                                      numbers_in(span.words), bool(_QUANTITY.search(span.words)), title_terms,
-                                     is_signpost(span.words), bool(_TIME_OF_DAY.search(span.words)))
+                                     is_signpost(span.words), bool(_TIME_OF_DAY.search(span.words)),
+                                     bool(_OFTEN.search(span.words)))
                          for span in found)
         return ChunkReading(readings, joined, starts)
 
@@ -307,6 +320,7 @@ class QuestionFocus:
     asks_time: bool = False  # "when should I …", 什么时候: a time of day states it
     asked: Mapping[str, float] = field(default_factory=dict)  # the terms of the question itself → idf
     distinct: frozenset[str] = frozenset()  # the question's terms none of its paraphrases says
+    asks_often: bool = False  # "how often …", 多久…一次: a frequency states it
 
     def relevance(self, reading: SpanReading, named: frozenset[str] = frozenset(), source_topics: Sequence[str] = (),
                   source_lang: str = "", plain: bool = False, unsaid: Collection[str] = (),
@@ -338,7 +352,8 @@ class QuestionFocus:
         # no number of a row the question did not name is the one asked: not its amount or time, nor one the question
         # says ("is Riverside open 24 hours?" quoted another station's "24/7" before Riverside's 05:00–01:00)
         stated = bool(self.numbers & (reading.numbers | set(covers)))
-        asked = (self.asks_amount and reading.quantity) or (self.asks_time and reading.time)
+        asked = ((self.asks_amount and reading.quantity) or (self.asks_time and reading.time)
+                 or (self.asks_often and reading.often))
         numbers = 1.0 if (stated or asked) and not plain else 0.0
         return W_TERMS * terms + W_TOPICS * topics + W_NUMBERS * numbers - W_OFF_TOPIC * off
 
