@@ -196,8 +196,18 @@ def test_a_list_or_table_that_cites_nowhere_is_backed_by_the_paragraph_that_intr
     table = spans("Prices include tax <Cite id=\"prices\"/>.\n\n| type | price |\n|---|---|\n| AC | $0.34 |\n\n"
                   "The idle fee is capped at $40.")
     assert [s.cited for s in table] == [("prices",), ("prices",), ()]  # the paragraph after it cites nowhere: left so
-    own = spans("Intro <Cite id=\"a\"/>:\n\n1. First <Cite id=\"b\"/>.\n2. Second.")
-    assert [s.cited for s in own] == [("b",), ("b",)]  # a list cited inside is cited as it says
+    own = spans("Intro.\n\n1. First <Cite id=\"b\"/>.\n2. Second.")
+    assert [s.cited for s in own] == [(), ("b",), ("b",)]  # a list cited inside is cited as it says
+
+
+def test_a_citing_lead_in_backs_its_steps_before_a_step_citing_its_own_source() -> None:
+    """A new team's lost-card steps, "If you lose your access card <Cite rules/>:", were all shown citing the price
+    list its fourth step cites for the replacement fee."""
+    steps = spans("If you lose your access card <Cite id=\"rules\"/>:\n1. Report it.\n2. It is blocked.\n"
+                  "3. Pay the fee of 100 RMB <Cite id=\"prices\"/>.\n4. Hand in the old one if found.")
+    assert [s.cited for s in steps] == [("rules",), ("rules",), ("prices",), ("rules",)]
+    told = spans("Most cards last years <Cite id=\"rules\"/>.\n\n1. Report it.\n2. Pay 100 RMB <Cite id=\"prices\"/>.")
+    assert [s.cited for s in told] == [("rules",), ("prices",), ("prices",)]  # a sentence without a lead-in: its own
     apart = spans("Intro <Cite id=\"a\"/>.\n\n## Prices\n\n| type | price |\n|---|---|\n| AC | $0.34 |")
     assert [s.cited for s in apart] == [("a",), ()]  # under a heading of its own, nothing introduces it
 

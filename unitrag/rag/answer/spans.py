@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -236,6 +236,9 @@ class _Reader:
         self.intro: tuple[str, ...] = ()  # the ids the last sentence of the paragraph just read cites (its own or backed)
         self.backing: dict[int, tuple[str, ...]] = {}  # an item's or a row's position → its introducing paragraph's ids
         self.list_intro: dict[int, tuple[str, ...]] = {}  # a list's number → the ids of the paragraph it follows
+        self.intro_leads = False  # that paragraph ends in a lead-in ("If you lose your card <Cite a/>:")
+        self.led: set[int] = set()  # the items and rows a citing lead-in introduces: its ids back them first
+        self.list_led: dict[int, bool] = {}  # a list's number → whether a lead-in introduces it
 
     def add(self, text: str, kind: SpanKind, context: str, item: tuple[int, int] = (0, 0), after: Span | None = None) -> None:
         """One span; ``after``: the sentence before it in its paragraph (it may point back to it)."""
@@ -261,6 +264,7 @@ class _Reader:
         if found is None or found[1] != numbered:
             self.list_count += 1
             self.list_intro[self.list_count] = self.intro
+            self.list_led[self.list_count] = self.intro_leads
             found = (self.list_count, numbered, int(number) if numbered and len(number) < 10 else 1)
         list_no, _, next_number = found
         self.lists[indent] = (list_no, numbered, next_number + 1)
@@ -279,10 +283,13 @@ class _Reader:
                 self.add_sentences(_backed(split_sentences(text)), "item", self.lead or self.heading, self.item)
             for span in self.spans[count:]:
                 self.backing[span.position] = self.list_intro.get(self.item[0], ())
+                if self.list_led.get(self.item[0]):
+                    self.led.add(span.position)
             return
         sentences = _backed(split_sentences(text))
         self.lead = ""
         self.intro = _cited(sentences[-1]) if sentences else ()
+        self.intro_leads = bool(sentences) and strip_tags(sentences[-1]).rstrip().endswith((":", "："))
         if sentences and sentences[-1].rstrip().endswith((":", "：")) and len(strip_tags(sentences[-1])) <= LEAD_IN_CHARS:
             self.lead = strip_tags(sentences.pop()).strip().rstrip(":：")
         context, run, label, first = self.heading, [], self.bold_lead, len(self.spans)
@@ -325,6 +332,8 @@ class _Reader:
                 for row in _rows(table):
                     self.add(row, "row", self.lead or self.heading)
                     self.backing[self.spans[-1].position] = self.intro
+                    if self.intro_leads:
+                        self.led.add(self.spans[-1].position)
                 continue
             elif item:
                 self.flush()
@@ -342,17 +351,20 @@ class _Reader:
                 self.block.append(line.strip())
             i += 1
         self.flush()
-        return _cited_by_neighbours(self.spans, self.backing)
+        return _cited_by_neighbours(self.spans, self.backing, self.led)
 
 
-def _cited_by_neighbours(found: list[Span], backing: Mapping[int, tuple[str, ...]]) -> list[Span]:
+def _cited_by_neighbours(found: list[Span], backing: Mapping[int, tuple[str, ...]],
+                         led: Collection[int] = ()) -> list[Span]:
     """An item or a row its own text leaves uncited takes the tags of the nearest cited item of its list, or row of its
     table (the one before it first): a list or a table is often cited once. An item "加热棒功率：每升约 1 瓦" whose list's
     first item cites the heater guide was cited with every id of its unit, and the answer showed the white-spot paper
     as its source. One whose list or table cites nowhere takes the tags that close the paragraph just before it, which
     introduced it ("Prices include tax <Cite a/>." then the price table; "按以下步骤操作 <Cite a/>：" then the steps): a
     new team's stuck-cable steps were shown with no source but the refund policy a later sentence cites. A sentence
-    borrows from no other paragraph (``extractive._cite_ids``)."""
+    borrows from no other paragraph (``extractive._cite_ids``). A lead-in that cites ("If you lose your card <Cite
+    rules/>:") backs its steps before any sibling does: a new team's lost-card steps were shown citing the price list
+    its fourth step cites for the fee (``led``)."""
     def group(span: Span) -> tuple[object, ...] | None:
         if span.kind == "item":
             return ("item", span.list_no)
@@ -362,6 +374,9 @@ def _cited_by_neighbours(found: list[Span], backing: Mapping[int, tuple[str, ...
     for i, span in enumerate(found):
         key = group(span)
         if span.cited or key is None:
+            continue
+        if span.position in led and backing.get(span.position):
+            out[i] = replace(span, cited=backing[span.position])
             continue
         near = sorted((j for j, other in enumerate(found) if other.cited and group(other) == key),
                       key=lambda j: (abs(j - i), j > i))
