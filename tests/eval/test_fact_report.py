@@ -121,3 +121,10 @@ def test_a_not_found_answer_states_no_fact_though_it_names_the_closest_material(
     assert fact_row(CALCIUM, answer_texts(not_found, False))["extractive"]["stated"] == 0
     found = Answer("How much calcium?", "en", "Adults need 1,000 mg with food.", False, None, [], [], None, extractive=True)
     assert fact_row(CALCIUM, answer_texts(found, False))["extractive"]["stated"] == 2
+
+
+def test_the_json_row_keeps_the_whole_answer() -> None:
+    # a new team read its answers through the Python API: --json cut them at 300 characters
+    text = "Iron:\n" + "women need 1.8 mg, " * 40
+    row = fact_row(IRON, {"extractive": text})
+    assert row["extractive"]["answer"] == text and len(text) > 700

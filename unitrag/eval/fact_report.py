@@ -23,7 +23,6 @@ from .answer_facts import missing_facts
 MODES = ("extractive", "llm")
 #: Failing questions listed per mode in the table output (JSON and Markdown list all of them).
 SHOWN_FAILING = 15
-_ANSWER_SHOWN = 300
 #: The most of an answer a failing line shows, on one line: enough to see what it said instead of a fact.
 ANSWER_EXCERPT = 160
 
@@ -47,7 +46,7 @@ def fact_row(q: LabelledQuestion, texts: dict[str, str]) -> dict[str, Any]:
     for mode, text in texts.items():
         missing = missing_facts(text, q.answer_facts)
         row[mode] = {"facts": len(q.answer_facts), "stated": len(q.answer_facts) - len(missing), "missing": missing,
-                     "answer": text[:_ANSWER_SHOWN]}
+                     "answer": text}  # whole: a new team read its answers through the API, as --json cut them at 300
     return row
 
 
