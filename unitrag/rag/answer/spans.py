@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ...content.text.citation_tags import canonical_tag, find_tags, replace_tags, strip_tags
 
@@ -219,6 +219,14 @@ def split_sentences(text: str) -> list[str]:
     return [s for s in sentences if _has_words(s)]
 
 
+class _Introduction(NamedTuple):
+    """What a paragraph says of the list or table after it: the ids its last sentence cites (its own or backed), and
+    whether that sentence is a lead-in ("If you lose your card <Cite a/>:")."""
+
+    cited: tuple[str, ...] = ()
+    leads: bool = False
+
+
 class _Reader:
     """Walks the lines once, collecting blocks into spans."""
 
@@ -233,12 +241,9 @@ class _Reader:
         self.list_count = 0
         self.item = (0, 0)  # the current item's list_no and ordinal
         self.bold_lead = ""  # the bold phrase the current paragraph opens with (``_BOLD_LEAD``): its sentences' context
-        self.intro: tuple[str, ...] = ()  # the ids the last sentence of the paragraph just read cites (its own or backed)
-        self.backing: dict[int, tuple[str, ...]] = {}  # an item's or a row's position → its introducing paragraph's ids
-        self.list_intro: dict[int, tuple[str, ...]] = {}  # a list's number → the ids of the paragraph it follows
-        self.intro_leads = False  # that paragraph ends in a lead-in ("If you lose your card <Cite a/>:")
-        self.led: set[int] = set()  # the items and rows a citing lead-in introduces: its ids back them first
-        self.list_led: dict[int, bool] = {}  # a list's number → whether a lead-in introduces it
+        self.intro = _Introduction()  # what the paragraph just read says of what follows it
+        self.backing: dict[int, _Introduction] = {}  # an item's or a row's position → its introducing paragraph's
+        self.list_intro: dict[int, _Introduction] = {}  # a list's number → the paragraph it follows
 
     def add(self, text: str, kind: SpanKind, context: str, item: tuple[int, int] = (0, 0), after: Span | None = None) -> None:
         """One span; ``after``: the sentence before it in its paragraph (it may point back to it)."""
@@ -264,7 +269,6 @@ class _Reader:
         if found is None or found[1] != numbered:
             self.list_count += 1
             self.list_intro[self.list_count] = self.intro
-            self.list_led[self.list_count] = self.intro_leads
             found = (self.list_count, numbered, int(number) if numbered and len(number) < 10 else 1)
         list_no, _, next_number = found
         self.lists[indent] = (list_no, numbered, next_number + 1)
@@ -282,14 +286,12 @@ class _Reader:
             else:
                 self.add_sentences(_backed(split_sentences(text)), "item", self.lead or self.heading, self.item)
             for span in self.spans[count:]:
-                self.backing[span.position] = self.list_intro.get(self.item[0], ())
-                if self.list_led.get(self.item[0]):
-                    self.led.add(span.position)
+                self.backing[span.position] = self.list_intro.get(self.item[0], _Introduction())
             return
         sentences = _backed(split_sentences(text))
         self.lead = ""
-        self.intro = _cited(sentences[-1]) if sentences else ()
-        self.intro_leads = bool(sentences) and strip_tags(sentences[-1]).rstrip().endswith((":", "："))
+        last = sentences[-1] if sentences else ""
+        self.intro = _Introduction(_cited(last), strip_tags(last).rstrip().endswith((":", "：")))
         if sentences and sentences[-1].rstrip().endswith((":", "：")) and len(strip_tags(sentences[-1])) <= LEAD_IN_CHARS:
             self.lead = strip_tags(sentences.pop()).strip().rstrip(":：")
         context, run, label, first = self.heading, [], self.bold_lead, len(self.spans)
@@ -308,7 +310,7 @@ class _Reader:
         self.flush()
         self.lists = {}
         text = _flat(text).rstrip(":：。.")  # "**异响和油污。**" heads what follows: no "异响和油污。：" when shown
-        self.heading, self.lead, self.intro = ("" if _same(text, self.title) else text), "", ()
+        self.heading, self.lead, self.intro = ("" if _same(text, self.title) else text), "", _Introduction()
 
     def read(self, text: str) -> list[Span]:
         lines = _clean(text).splitlines()
@@ -332,8 +334,6 @@ class _Reader:
                 for row in _rows(table):
                     self.add(row, "row", self.lead or self.heading)
                     self.backing[self.spans[-1].position] = self.intro
-                    if self.intro_leads:
-                        self.led.add(self.spans[-1].position)
                 continue
             elif item:
                 self.flush()
@@ -351,11 +351,10 @@ class _Reader:
                 self.block.append(line.strip())
             i += 1
         self.flush()
-        return _cited_by_neighbours(self.spans, self.backing, self.led)
+        return _cited_by_neighbours(self.spans, self.backing)
 
 
-def _cited_by_neighbours(found: list[Span], backing: Mapping[int, tuple[str, ...]],
-                         led: Collection[int] = ()) -> list[Span]:
+def _cited_by_neighbours(found: list[Span], backing: Mapping[int, _Introduction]) -> list[Span]:
     """An item or a row its own text leaves uncited takes the tags of the nearest cited item of its list, or row of its
     table (the one before it first): a list or a table is often cited once. An item "加热棒功率：每升约 1 瓦" whose list's
     first item cites the heater guide was cited with every id of its unit, and the answer showed the white-spot paper
@@ -364,7 +363,7 @@ def _cited_by_neighbours(found: list[Span], backing: Mapping[int, tuple[str, ...
     new team's stuck-cable steps were shown with no source but the refund policy a later sentence cites. A sentence
     borrows from no other paragraph (``extractive._cite_ids``). A lead-in that cites ("If you lose your card <Cite
     rules/>:") backs its steps before any sibling does: a new team's lost-card steps were shown citing the price list
-    its fourth step cites for the fee (``led``)."""
+    its fourth step cites for the fee."""
     def group(span: Span) -> tuple[object, ...] | None:
         if span.kind == "item":
             return ("item", span.list_no)
@@ -375,15 +374,13 @@ def _cited_by_neighbours(found: list[Span], backing: Mapping[int, tuple[str, ...
         key = group(span)
         if span.cited or key is None:
             continue
-        if span.position in led and backing.get(span.position):
-            out[i] = replace(span, cited=backing[span.position])
-            continue
+        intro = backing.get(span.position, _Introduction())
         near = sorted((j for j, other in enumerate(found) if other.cited and group(other) == key),
                       key=lambda j: (abs(j - i), j > i))
-        if near:
+        if near and not (intro.leads and intro.cited):
             out[i] = replace(span, cited=found[near[0]].cited)
-        elif backing.get(span.position):
-            out[i] = replace(span, cited=backing[span.position])
+        elif intro.cited:
+            out[i] = replace(span, cited=intro.cited)
     return out
 
 
