@@ -27,7 +27,8 @@ from functools import cache
 from pathlib import Path
 
 import duckdb
-import yaml
+
+from unitrag.content.registry import load_questions
 
 UNITRAG = Path(sys.executable).with_name("unitrag")
 
@@ -71,9 +72,8 @@ def outcomes(folder: Path, questions: Path | None) -> list[dict]:
 
 
 def _expected_units(questions: Path) -> dict[str, list[str]]:
-    loaded = yaml.safe_load(questions.read_text(encoding="utf-8")) or []
-    listed = loaded.get("questions", []) if isinstance(loaded, dict) else loaded
-    return {q["id"]: list(q.get("expected_units") or []) for q in listed if isinstance(q, dict) and "id" in q}
+    """Each question's expected units, read as eval reads the file."""
+    return {item.question.id: list(item.question.expected_units or []) for item in load_questions([questions], [])}
 
 
 @cache
