@@ -250,7 +250,9 @@ class KnowledgeBase(QuestionReading):
         """Validate, guard, search and gate: the final answer when no LLM is needed, else what generation needs."""
         from .answer.closest import NEAR_ANSWERABLE, not_found_answer, not_found_text
         from .answer.prompt import prompt_lang
+        from .answer.other_language import other_language_reply
         from .answer.small_talk import small_talk, small_talk_reply
+        from ..content.text.lang import in_neither_language
 
         started = time.perf_counter()
         self._open_or_raise()
@@ -271,6 +273,10 @@ class KnowledgeBase(QuestionReading):
             timings["total"] = (time.perf_counter() - started) * 1000
             return Answer(question, answer_lang, small_talk_reply(talk, answer_lang, self.identity, examples), True,
                           None, [], [], None, timings_ms=timings, caution=caution)
+        if in_neither_language(question):  # Japanese, Korean, Russian...: nothing here reads it, so nothing is guessed
+            timings["total"] = (time.perf_counter() - started) * 1000
+            return Answer(question, answer_lang, other_language_reply(self.languages, self.identity), True, None, [],
+                          [], None, timings_ms=timings, caution=caution)
         result = self.search(question, user=user)
         timings.update(result.timings_ms)
         nothing_known = cache(partial(self._says_nothing_known, question, user))  # asked at most once, and only if needed

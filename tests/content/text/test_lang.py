@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from unitrag.content.text.lang import detect_lang, normalize_question
+from unitrag.content.text.lang import detect_lang, in_neither_language, normalize_question
 
 
 @pytest.mark.parametrize(
@@ -29,6 +29,16 @@ from unitrag.content.text.lang import detect_lang, normalize_question
 )
 def test_detect_lang(text, lang):
     assert detect_lang(text) == lang
+
+
+@pytest.mark.parametrize(("text", "neither"), [
+    ("ビタミンDは一日どれくらい必要ですか", True), ("東京駅から新宿駅まで何分かかりますか", True),
+    ("비타민 D는 하루에 얼마나 필요한가요?", True), ("Сколько витамина D нужно в день?", True),
+    ("孕妇每天需要多少碘", False), ("how much vitamin D", False), ("血圧の薬", False),  # one kana among Han characters
+    ("how many µg of β-carotene", False), ("Vitamin D Ελλάδα", False), ("¯\\_(ツ)_/¯ 维生素D", False), ("", False),
+])
+def test_a_question_mostly_in_another_script_is_in_neither_language(text, neither):
+    assert in_neither_language(text) is neither
 
 
 def test_normalize_question():

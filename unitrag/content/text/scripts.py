@@ -14,6 +14,9 @@ LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 #: Japanese kana (hiragana, katakana, half-width katakana): never Chinese, and as heavy as a Han character, so a
 #: Japanese sentence with a few kanji ("クラブナイトは何時に始まりますか") is not read as Chinese.
 KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+#: Syllable blocks of the scripts beside Chinese that neither answered language is written in: kana and Hangul. One
+#: weighs as much as a Han character; a letter of any other alphabet (Cyrillic, Greek, Arabic, Thai...) as a Latin one.
+SYLLABLES = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 
 #: One Chinese character carries about as much as four Latin letters
 #: ("孕妇每天需要多少碘" / "how much iodine do pregnant women need per day").
@@ -27,3 +30,20 @@ def cjk_share(text: str) -> float:
     latin = len(LATIN.findall(text))
     weighted = cjk + len(KANA.findall(text)) + latin / LETTERS_PER_CJK_CHAR
     return cjk / weighted if weighted else 0.0
+
+
+def other_script_share(text: str) -> float:
+    """Letter-weighted share of ``text``'s letters written in a script that is neither Chinese nor Latin (0.0 when it
+    has no letter): a Japanese, Korean or Russian question, which neither answered language reads."""
+    han, latin, syllables, other = 0, 0, 0, 0
+    for ch in text:
+        if HAN.match(ch):
+            han += 1
+        elif LATIN.match(ch):
+            latin += 1
+        elif SYLLABLES.match(ch):
+            syllables += 1
+        elif ch.isalpha():
+            other += 1
+    weighted = han + syllables + (latin + other) / LETTERS_PER_CJK_CHAR
+    return (syllables + other / LETTERS_PER_CJK_CHAR) / weighted if weighted else 0.0
