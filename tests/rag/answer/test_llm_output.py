@@ -77,11 +77,44 @@ def test_a_stream_of_good_pieces_is_untouched() -> None:
     assert "".join(pieces) == "About 220 µg a day." + CITED and not gen.extractive and gen.error is None
 
 
-def test_an_answer_cut_off_mid_tag_ends_before_it_streamed_or_not() -> None:
-    """An attacker's audit: "A[1] and <Ci" was accepted and shown with the half-written tag."""
-    pieces = (f"Pregnant women need 220 µg a day.{CITED} See also <Ci",)
-    generated = _generated(Says(*pieces))
-    assert not generated.extractive and generated.text.endswith(f"a day.{CITED} See also")
+def test_an_answer_cut_off_mid_tag_never_shows_it_and_falls_back_streamed_or_not() -> None:
+    """An attacker's audit: "A[1] and <Ci" was accepted and shown with the half-written tag; a later one's
+    '… Also dose 5 mL formalin <Cite id="who-fake"' passed the check with the tag dropped, its claim uncited. A tag cut
+    off is never shown, and one that names no allowed id whole is unchecked: asked again, then the extractive answer."""
+    def unchecked(gen: Generation, cut: str) -> None:
+        assert gen.extractive and "220 µg" in gen.text and gen.error_kind == "llm_invalid_citations"
+        assert gen.error is not None and cut in gen.error
+
+    generated = _generated(Says(f"Pregnant women need 220 µg a day.{CITED} Also dose 5 mL formalin <Cite id=\"who-fake\""))
+    unchecked(generated, "<Cite id=\"who-fake\"")
+    assert "formalin" not in generated.text
+    unchecked(_generated(Says(f"Pregnant women need 220 µg a day.{CITED} See also <Ci")), "<Ci")
     shown, streamed = _streamed(Says(f"Pregnant women need 220 µg a day.{CITED} See also ", "<Cite id=\"iom"))
-    assert "<Cite id=\"iom\"" not in "".join(str(s) for s in shown) and not streamed.extractive
-    assert streamed.text.endswith("See also")
+    assert "".join(str(s) for s in shown).endswith(f"{CITED} See also ")  # the cut tag never streamed
+    unchecked(streamed, "<Cite id=\"iom")
+
+
+def test_an_answer_cut_off_in_a_tag_that_names_an_allowed_id_whole_ends_before_it() -> None:
+    generated = _generated(Says(f"Pregnant women need 220 µg a day. <Cite id=\"iom2001\""))
+    assert not generated.extractive and generated.error is None
+    assert generated.text == "Pregnant women need 220 µg a day."
+
+
+def test_a_half_written_link_is_never_streamed() -> None:
+    """An attacker's audit: 'Change weekly [see <a href="https://evil.example' streamed the link's start as tokens, and
+    the whole-answer check, reading the answer without it, passed: the client kept the tokens."""
+    shown, streamed = _streamed(Says(f"About 220 µg a day.{CITED} [see ", '<a href="https://evil.example', "/x/y/z/w/v"))
+    assert "evil" not in "".join(str(s) for s in shown) and "href" not in "".join(str(s) for s in shown)
+    assert "evil" not in streamed.text
+
+
+@pytest.mark.parametrize(("hidden", "left"), [("\x1b[2J", "[2J"), ("\u202e", ""), ("\x00", ""), ("\r", ""),
+                                              ("\x07", ""), ("\u2066", "")])
+def test_control_and_bidi_characters_never_reach_the_reader_streamed_or_not(hidden: str, left: str) -> None:
+    """An attacker's mock LLM: "\\x1b[2J" (clears a terminal), U+202E ("gnp.live" shown as "evil.png") and NUL passed
+    in an answer, where a unit body holding them is refused by ``unitrag validate``."""
+    said = f"About 220 µg a day.{hidden}gnp.live{CITED}"
+    generated = _generated(Says(said))
+    assert not generated.extractive and generated.text == f"About 220 µg a day.{left}gnp.live{CITED}"  # the ESC is gone
+    shown, streamed = _streamed(Says(said[:12], said[12:]))
+    assert "".join(shown) == generated.text and streamed.text == generated.text

@@ -21,7 +21,7 @@ replaces the streamed words with it.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
 from ...artifact.bounded_sandbox import MAX_PROMPT_CHARS
@@ -30,7 +30,7 @@ from ...providers.llm.redact import redact_secrets
 from .extractive import answer_lang, extractive_quotes
 from .focus import Lexicon, QuestionFocus
 from .prompt import UNNAMED, Identity, PromptError, build_messages
-from .stream_filter import CitationStreamFilter, without_dangling, without_hidden
+from .stream_filter import CitationStreamFilter, dangling_citation, without_dangling, without_hidden
 from ..types import FaithfulnessReport, Source
 
 
@@ -156,10 +156,19 @@ def _call(llm: LLM, messages: list[dict[str, str]]) -> tuple[str | None, Failure
     bad = unshowable(llm, text)
     if bad is not None:
         return None, bad
-    text = without_dangling(without_hidden(text).strip())
-    if not text:
+    text = without_hidden(text).strip()
+    if not without_dangling(text):
         return None, Failure("llm_error", f"{llm.id}: empty output")
     return text, None
+
+
+def _checked(text: str, allowed: set[str], check: CitationCheck) -> tuple[str, FaithfulnessReport]:
+    """The answer as shown (an unfinished tag or marker at its end dropped) and its citation check, where a citation
+    tag it ends on unfinished counts as invalid (``dangling_citation``): the model is asked again, or falls back."""
+    shown = without_dangling(text)
+    report = check(shown, allowed)
+    cut = dangling_citation(text, allowed)
+    return shown, replace(report, invalid_ids=[*report.invalid_ids, cut]) if cut is not None else report
 
 
 def _messages(question: str, lang: str, sources: Sequence[Source], templates: Mapping[str, str],
@@ -211,18 +220,18 @@ def generate_answer(
     if messages is None:
         return fallback(0, failure)
 
-    text, failure = _call(llm, messages)
-    if text is None:
+    said, failure = _call(llm, messages)
+    if said is None:
         return fallback(1, failure)
-    report = check(text, allowed)
+    text, report = _checked(said, allowed, check)
     if not _unfit(report, allowed):
         return Generation(text, False, 1, None, report)
 
-    retry = [*messages, {"role": "assistant", "content": text}, correction_message(lang, report.invalid_ids, allowed)]
-    text, failure = _call(llm, retry)
-    if text is None:
+    retry = [*messages, {"role": "assistant", "content": said}, correction_message(lang, report.invalid_ids, allowed)]
+    said, failure = _call(llm, retry)
+    if said is None:
         return fallback(2, failure)
-    report = check(text, allowed)
+    text, report = _checked(said, allowed, check)
     if not _unfit(report, allowed):
         return Generation(text, False, 2, None, report)
     return fallback(2, _unfit_reason(llm, report, "also after a corrective retry"))
@@ -301,8 +310,7 @@ def _stream(question: str, lang: str, sources: Sequence[Source], templates: Mapp
         if not pieces and failure is None:
             failure = Failure("llm_error", f"{llm.id}: the stream ended without any text")
     if pieces:
-        text = without_dangling(without_hidden("".join(pieces)))  # as the stream showed it (``StreamFilter.finish``)
-        report = check(text, allowed)
+        text, report = _checked(without_hidden("".join(pieces)), allowed, check)  # as shown (``StreamFilter.finish``)
         if failure is None and not is_usable(text):
             failure = Failure("llm_error", f"{llm.id}: empty or unusable output ({text!r:.60})")
         elif failure is None and _unfit(report, allowed):

@@ -46,18 +46,37 @@ _DANGLING = re.compile(r"(?:</?[A-Za-z][^<>]{0,300}|[\[【［]+\^?[\w\s,，、\-
 
 #: Unicode's tag characters (U+E0000–U+E007F) draw nothing, but spell ASCII to a model or a program that reads them:
 #: hidden text an LLM's answer must not carry to its readers ("ASCII smuggling"; an attacker's mock LLM passed them).
-_TAG_CHARACTERS = re.compile("[\U000E0000-\U000E007F]")
+#: Control characters but the newline and the tab (an ANSI escape clears a terminal, a carriage return writes over a
+#: line) and the bidirectional overrides and isolates (U+202E shows "gnp.live" as "evil.png") are refused in a unit
+#: body by ``unitrag validate``; an LLM's answer loses them (a later attacker's mock LLM passed "\x1b[2J" and U+202E).
+_HIDDEN = re.compile("[\U000E0000-\U000E007F\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def without_hidden(text: str) -> str:
-    """``text`` without Unicode tag characters (``_TAG_CHARACTERS``)."""
-    return _TAG_CHARACTERS.sub("", text)
+    """``text`` without characters that hide or rewrite what a reader sees (``_HIDDEN``)."""
+    return _HIDDEN.sub("", text)
 
 
 def without_dangling(text: str) -> str:
     """``text`` without an unfinished tag or marker at its very end (``_DANGLING``)."""
     found = _DANGLING.search(text)
     return text[:found.start()].rstrip() if found else text
+
+
+#: The unfinished start of a citation tag ("<Ci", '<Cite id="who-f'), and the id it names when that is written whole.
+_CITE_BEGUN = re.compile(r"<\s*/?\s*c(?:i(?:t(?:e\b)?)?)?(?![^\s/>=a-z])", re.IGNORECASE)
+_WHOLE_ID = re.compile(r"\bid\s*=\s*(['\"])([^'\"<>]+)\1")
+
+
+def dangling_citation(text: str, allowed: set[str]) -> str | None:
+    """The citation tag an answer ends on unfinished, as written, unless it names an allowed id whole: a model cut off
+    (or told to stop) mid-tag cited something no check could read ('… dose 5 mL formalin <Cite id="who-fake"'), which
+    is as unchecked as an invented id, not a harmless end; None when the answer ends on no such tag."""
+    found = _DANGLING.search(text)
+    if found is None or not _CITE_BEGUN.match(found.group(0)):
+        return None
+    named = _WHOLE_ID.search(found.group(0))
+    return None if named is not None and named.group(2).strip() in allowed else found.group(0).strip()[:80]
 
 
 def _may_start(ch: str) -> bool:
@@ -135,7 +154,8 @@ class CitationStreamFilter:
             return tag.raw if kept else ""
         # what starts nothing passes: a character found by ``markers``' patterns alone that none of them matches,
         # or one that could start a tag with no tag or marker begun within NOT_A_START_CHARS
-        if (final or not _may_start(held[0]) or len(held) > NOT_A_START_CHARS and not _marker_prefix(held)
+        if (final or not _may_start(held[0])
+                or len(held) > NOT_A_START_CHARS and not _marker_prefix(held) and not _UNCLOSED_TAG.match(held)
                 or len(held) > HOLD_CHARS):
             self._judged(held[0], held[0])
             return held[0]
@@ -166,6 +186,12 @@ class CitationStreamFilter:
             return None if len(self._held) <= HOLD_CHARS else _NONE
         self._judged(inline.group(0), inline.group(0))
         return ""
+
+
+#: An HTML tag begun and not yet closed ('<a href="https://evil.example' so far): held until its ">" (then judged as a
+#: tag) or the answer's end (then dropped, ``without_dangling``), never sent half-written. An attacker's mock LLM
+#: streamed one that the whole-answer check, reading the answer without it, then passed.
+_UNCLOSED_TAG = re.compile(r"</?[A-Za-z][^<>]*$")
 
 
 def _marker_prefix(held: str) -> bool:
