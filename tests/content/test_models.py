@@ -210,6 +210,20 @@ def test_a_title_cannot_carry_a_citation_tag(title):
     assert "put <Cite/> in the body" in _messages(exc)
 
 
+@pytest.mark.parametrize("title", ["</script><script>alert('title')</script>", "Ammonia <img src=x onerror=alert(2)>",
+                                   "Test <b>kits</b>", "javascript:alert(1)"])
+def test_a_title_cannot_carry_markup(title):
+    """An attacker's title ``</script><script>alert('title')</script>`` passed validation and the API served it whole."""
+    with pytest.raises(ValidationError) as exc:
+        Document.model_validate({**DOCUMENT, "title": title})
+    assert "a title is plain text" in _messages(exc)
+
+
+@pytest.mark.parametrize("title", ["Blood pressure <120/80 mmHg", "Dose < 5 mg", "a -> b", "Sodium: how much?"])
+def test_a_title_with_a_less_than_sign_is_plain_text(title):
+    assert Document.model_validate({**DOCUMENT, "title": title}).title == title
+
+
 def test_updated_is_parsed_as_a_date():
     assert str(Story.model_validate({**STORY, "updated": "2024-05-01"}).updated) == "2024-05-01"
 

@@ -21,6 +21,9 @@ _ACTIVE = re.compile(
     r"|\b(?:javascript|vbscript)\s*:",
     re.IGNORECASE,
 )
+#: Markup in a text shown as plain text (a title, a guard rule's response): any tag, a ``javascript:``/``vbscript:``/
+#: ``data:`` link. An app that renders it as HTML or Markdown would run or load it.
+MARKUP = re.compile(r"</?[a-z][a-z0-9-]*(?:\s[^<>]*)?/?>|\b(?:javascript|vbscript|data)\s*:", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 #: A line quoted in a note is cut to this many characters.
 SHOWN_CHARS = 60

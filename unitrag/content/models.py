@@ -18,6 +18,7 @@ from pydantic import (
 )
 
 from ..access import ACCESS_PATTERN, ROLE_PATTERN
+from .body_markup import MARKUP
 from .errors import SLUG_PATTERN
 from .text.citation_tags import find_tags
 from .text.unicode_fold import normalize_question
@@ -108,6 +109,10 @@ class UnitBase(_Strict):
         # a title is shown as plain text beside the answer and the sources: a tag there would reach the reader unchecked
         if find_tags(title):
             raise ValueError("a title cannot carry a citation tag (it is shown as plain text): put <Cite/> in the body")
+        markup = MARKUP.search(title)
+        if markup is not None:  # an attacker's '</script><script>alert(1)</script>' was served as written by the API
+            raise ValueError(f"a title is plain text, and {markup.group(0)[:40]!r} is markup: the HTTP API returns the "
+                             "title as written, so an app that renders it as HTML would run it; write the words")
         return title
     citation_ids: list[Slug] = Field(
         default_factory=list, alias="citationIds", description="Every id cited in the body; ids from the registry."

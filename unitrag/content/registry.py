@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from .body_markup import MARKUP
 from .defined_ids import DefinedIds
 from .errors import problems_from_validation
 from .files import SizeLimit, display_path, read_text
@@ -245,14 +246,10 @@ def load_guard_rules(paths: list[Path], problems: list[Problem], limit: SizeLimi
     return rules
 
 
-#: What an app that renders a guard rule's text as HTML or Markdown would run or load: a tag (``<script>``,
-#: ``<img onerror=...>``), a ``javascript:``/``vbscript:``/``data:`` link.
-_MARKUP = re.compile(r"</?[a-z][a-z0-9-]*(?:\s[^<>]*)?/?>|\b(?:javascript|vbscript|data)\s*:", re.IGNORECASE)
-
-
 def markup_note(text: str) -> str | None:
-    """What in a guard rule's response or caution note is markup, for a note; None when it is plain text."""
-    found = _MARKUP.search(text)
+    """What in a guard rule's response or caution note is markup (``body_markup.MARKUP``), for a note; None when it is
+    plain text."""
+    found = MARKUP.search(text)
     if found is None:
         return None
     return (f"{excerpt(found.group(0), 40)!r} is markup: `unitrag ask` prints a rule's text as written and the HTTP API returns it as is, "
