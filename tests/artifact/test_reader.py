@@ -264,3 +264,27 @@ def test_a_name_too_long_for_the_file_system_is_one_user_error_not_an_oserror(tm
     for call in (lambda: refuse_non_artifact(path), lambda: open_checked(path).__enter__()):
         with pytest.raises(UserError, match=r"307 bytes, more than the 251 .*config key 'artifact'"):
             call()
+
+
+def test_an_artifact_another_process_holds_for_writing_is_said_to_be_locked(kb, tmp_path: Path) -> None:
+    """An attacker's audit: a locked artifact was "cannot be opened as a DuckDB file …; rebuild it with
+    `unitrag build --full`", advice that re-embeds everything and meets the same lock. The file is sound."""
+    import shutil
+    import subprocess
+    import sys
+
+    path = tmp_path / "kb.duckdb"
+    shutil.copyfile(kb[0], path)
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+                               "print('held', flush=True); time.sleep(60)", str(path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(UserError) as exc:
+            with open_artifact(path):
+                pass
+        assert f"is locked by another process (PID {holder.pid})" in str(exc.value) and "--full" not in str(exc.value)
+    finally:
+        holder.kill()
+        holder.wait()
+    with open_artifact(path) as con:  # untouched: it opens once the other process is gone
+        assert con.execute("SELECT count(*) FROM chunks").fetchone() == (3,)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import stat
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -53,6 +54,10 @@ class ArtifactDamaged(UserError):
         super().__init__(f"artifact {path} is damaged ({what}); {REBUILD_HINT}")
 
 
+#: DuckDB's words when another process holds the file open for writing, and that process's PID where it says it.
+_LOCK_HELD = re.compile(r"Could not set lock on file.*?(?:\(PID (\d+)\)|$)", re.DOTALL)
+
+
 @contextmanager
 def open_artifact(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-only connection to a checked artifact, or a UserError that says what is wrong with the file.
@@ -70,6 +75,11 @@ def open_artifact(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     try:
         con = duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
+        held = _LOCK_HELD.search(str(exc))
+        if held is not None:  # the file is sound: "rebuild it with --full" would re-embed all and meet the same lock
+            raise UserError(f"artifact {path} is locked by another process (PID {held.group(1) or 'unknown'}), "
+                            "which opened it for writing: close that process, or wait for it to finish, and run "
+                            "this again") from None
         raise UserError(f"artifact {path} cannot be opened as a DuckDB file ({_first_line(exc)}); {REBUILD_HINT}") from None
     try:
         version = con.execute("SELECT max(version) FROM schema_migrations").fetchone()
