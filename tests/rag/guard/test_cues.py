@@ -339,3 +339,27 @@ def test_a_last_question_promised_is_no_last_meal() -> None:
 def test_an_alarm_that_rang_for_a_while_is_over() -> None:
     """figures53 dev: "第一次自己做饭差点把厨房炸了，烟雾报警器响了半天" is a cooking mishap told after it, not an alarm sounding now."""
     assert not framing("第一次自己做饭差点把厨房炸了，烟雾报警器响了半天").acute
+
+
+@pytest.mark.parametrize(("question", "sign"), [
+    # a new team's campground (stop 58): someone in the water, or a boat gone over, told as it happened, was only noted
+    ("my canoe tipped over and my dad is in the lake", True),
+    ("someone fell in the lake", True),
+    ("my little boy just got swept into the current help", True),
+    ("my husband fell overboard", True),
+    ("有人划船翻了掉湖里了 怎么办", True),
+    ("我爸掉进河里了", True),
+    # ... a thing in the water, a place by it, a swim, a hypothetical, a fall long ago
+    ("my phone fell in the lake", False),
+    ("手机掉水里了怎么办", False),
+    ("my son is in the lake house", False),
+    ("my kids are in the pool, what time does it close", False),
+    ("what do I do if my kayak flips over?", False),
+    ("what if someone fell in the lake at night", False),
+    ("he fell in the river last summer and was fine, is swimming there safe", False),
+    ("our kayak flipped years ago, are they stable", False),
+    ("我小时候掉进河里了，所以怕水", False),
+    ("万一孩子掉进湖里了怎么办", False),
+])
+def test_someone_in_the_water_or_a_boat_over_told_as_it_happened_is_a_sign(question: str, sign: bool) -> None:
+    assert ("sign" in framing(question).sign_kinds) is sign
