@@ -161,6 +161,12 @@ def test_question_eval_has_a_row_per_question(questions_run, built_sample):
         else:
             assert row["not_found"]["expected"] == q.unanswerable
             assert ("ndcg@10" in row["variants"]["full"]) == q.answerable
+            # what the reader got, whole, and the gate's reading, with or without facts (a new team's campground)
+            assert row["reply"] and (row["gate"] is None or 0.0 <= row["gate"]["p_answerable"] <= 1.0)
+            if row["not_found"]["got"]:
+                assert "nothing that answers" in row["reply"] or "没有找到" in row["reply"] or "answers questions in" in row["reply"]
+    refused = [row for row in rows.values() if row.get("not_found", {}).get("got") and row.get("gate")]
+    assert refused and all(row["gate"]["p_answerable"] < 0.5 for row in refused if not row["gate"].get("answered_anyway"))
 
 
 def test_clinician_questions_find_restricted_units_only_as_clinicians(questions_run, built_sample):

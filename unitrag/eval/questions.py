@@ -73,6 +73,9 @@ def _evaluate(
             answer = kb.ask(q.question, user=user)
             leaks += _leaks(q, "ask", answer.sources, user, kb.restricted_role)
             row["not_found"] = {"expected": q.unanswerable, "got": answer.not_found}
+            # what the reader got, whole, and what the gate read of it: an author reading why a near miss was answered,
+            # or a covered question refused, had to ask each one again (a new team's campground, stop 58)
+            row["reply"], row["gate"] = answer.answer, answer.gate
             if not answer.not_found and answer.faithfulness is not None:
                 answers.append(answer)
                 row["answer"] = {"extractive": answer.extractive, "cited": answer.faithfulness.valid_ids,
