@@ -78,6 +78,14 @@ def test_the_limit_comes_from_the_config(kb):
         kb.search("x" * 301)
 
 
+@pytest.mark.parametrize("llm", ["garbage", "foo:bar"])
+def test_an_llm_no_provider_answers_to_is_refused_when_the_knowledge_base_opens(encoder, llm):
+    """An attacker's audit: `ask --llm garbage` said "not found" (exit 0) to a question the gate refused, and named
+    the unknown provider only for an answerable one, when the LLM was first called."""
+    with pytest.raises(UserError, match=f"unknown llm '{llm}'"):
+        KnowledgeBase(small_store(encoder), encoder, Config(llm=llm))
+
+
 def test_the_first_stage_refuses_long_queries_too(kb):
     """Evaluation ranks through the retriever directly; it must not embed an unbounded query either."""
     from unitrag.rag.types import SearchFilter

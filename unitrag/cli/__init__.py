@@ -155,6 +155,12 @@ def _run(command: "str | None") -> int:
     from ..errors import ContentInvalid, UserError
     from .output import print_problems
 
+    from .path_arguments import empty_path_message
+
+    empty = empty_path_message(sys.argv[1:])
+    if empty is not None:  # a Path of "" is ".": the command would read the current folder
+        print(f"error: {empty}", file=sys.stderr)
+        return 2
     try:
         # typer returns (not raises) the exit code of typer.Exit, and turns Ctrl-C into 130
         code = make_app(command)(standalone_mode=False)

@@ -73,6 +73,10 @@ class KnowledgeBase(QuestionReading):
         from .gate import pipeline_id
         from .guard.screen import Guard
 
+        from ..providers.llm import is_none, parse_spec
+
+        if not is_none(config.llm):  # a provider nobody registered is refused now, not at the first answerable question
+            parse_spec(config.llm)
         self.store = store
         self.config = config
         self.identity = kb_identity(config, store.manifest)  # what the prompts say this knowledge base is
