@@ -123,6 +123,11 @@ def test_openapi_docs_and_page(client):
     ({"content": b"question=hi", "headers": {"content-type": "application/x-www-form-urlencoded"}}, 400, "JSON object"),
     ({"json": {"question": "x" * 70_000}}, 413, "request body over"),
     ({"content": b'{"question": "caf\xe9"}', "headers": {"content-type": "application/json"}}, 400, "not UTF-8"),
+    # an attacker's: 30,000 nested brackets, a 60,000-digit number ("There was an error parsing the body")
+    ({"content": b'{"question": "hi", "user": ' + b"[" * 30_000 + b"]" * 30_000 + b"}",
+      "headers": {"content-type": "application/json"}}, 400, "not valid JSON (nested too deeply)"),
+    ({"content": b'{"question": "hi", "lang": ' + b"1" * 60_000 + b"}",
+      "headers": {"content-type": "application/json"}}, 400, "not valid JSON (a number too long)"),
 ])
 def test_bad_asks_get_one_readable_json_error(make_client, request_kwargs, status, message):
     client = make_client(config=Config(llm="none", max_question_chars=300))

@@ -92,6 +92,18 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str]:
     return 422, "; ".join(parts) or "invalid request"
 
 
+def _unreadable_body(cause: BaseException) -> str:
+    """Why JSON that parses no further could not be read, in the words ``_validation_message`` uses: an attacker's
+    30,000 nested brackets and 60,000-digit number got "There was an error parsing the body"."""
+    if isinstance(cause, RecursionError):
+        why = "nested too deeply"
+    elif isinstance(cause, ValueError) and "digits" in str(cause):
+        why = "a number too long"
+    else:
+        why = str(cause).splitlines()[0][:120] if str(cause) else type(cause).__name__
+    return f'the body is not valid JSON ({why}): a request is one flat object, e.g. {{"question": "..."}}'
+
+
 def install(app: FastAPI) -> None:
     """Register the handlers that turn exceptions into the one error shape."""
 
@@ -120,6 +132,8 @@ def install(app: FastAPI) -> None:
     async def _http(_: Request, exc: HTTPException) -> JSONResponse:
         if exc.status_code == 400 and isinstance(exc.__cause__, UnicodeDecodeError):  # FastAPI's "error parsing the body"
             return error(400, NOT_UTF8_BODY)
+        if exc.status_code == 400 and exc.__cause__ is not None:  # the same, from a body Python's json cannot read
+            return error(400, _unreadable_body(exc.__cause__))
         return error(exc.status_code, str(exc.detail), dict(exc.headers or {}))
 
     @app.exception_handler(Exception)
