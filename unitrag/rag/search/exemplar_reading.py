@@ -40,8 +40,6 @@ class ExemplarReading:
     public_sparse: Any
     reads_restricted: Callable[[UserContext | None], bool]
     _sparse: Callable[[], Any]
-    store: Any
-    _unit_langs: dict[str, set[str]] | None = None  # unit id → the languages of its chunks (``_written_in``)
 
     def authored_units(self, question: str, user: UserContext | None = None) -> tuple[str, ...]:
         """The units whose authors wrote ``question`` among their own (nearly word for word; ``Exemplars.authored_units``),
@@ -59,15 +57,6 @@ class ExemplarReading:
         found = self.exemplars.gate_scores(self.encoder.encode(question), self.reads_restricted(user))
         for source in sources:
             source.scores.update(found)
-
-    def _written_in(self, unit: str) -> set[str]:
-        """The languages of ``unit``'s chunks (read from the store once)."""
-        if self._unit_langs is None:
-            langs: dict[str, set[str]] = {}
-            for unit_id, lang in zip(self.store.columns["unit_id"], self.store.lang):
-                langs.setdefault(str(unit_id), set()).add(str(lang))
-            self._unit_langs = langs
-        return self._unit_langs.get(unit, set())
 
     @contextmanager
     def exemplars_without(self, texts: Sequence[str]) -> Iterator[None]:
@@ -112,10 +101,10 @@ class ExemplarReading:
             said_otherwise = self.exemplars.nearest_answered(vector, PARAPHRASES, PARAPHRASE_COSINE, restricted,
                                                              detect_lang(question), offsets)
             authored = self.exemplars.authored_units(vector, restricted)
-            # the unit whose author asked it (nearly) so, else, written in the other language only, the one of its
-            # nearest other wording: its questions in the other language say it in that language's words
-            lang = detect_lang(question)
-            unit = authored[0] if authored else self.exemplars.paraphrased_unit(vector, lang, PARAPHRASE_COSINE, restricted)
-            if unit and (authored or lang not in self._written_in(unit)):
-                translated = self.exemplars.translations(vector, unit, lang, restricted)
+            # the unit whose author asked it (nearly) so, else the one of its nearest other wording: its questions in
+            # the other language say it in that language's words
+            unit = authored[0] if authored else self.exemplars.paraphrased_unit(vector, detect_lang(question),
+                                                                                 PARAPHRASE_COSINE, restricted)
+            if unit:
+                translated = self.exemplars.translations(vector, unit, detect_lang(question), restricted)
         return lexicon.focus(question, named, said_otherwise, authored, translated), lexicon
