@@ -162,25 +162,3 @@ def test_a_units_questions_in_the_other_languages_are_its_authors_translations()
     assert found == pytest.approx({"Can bones go in the food caddy?": 0.8, "What liners can I use?": 0.6})
     assert "Contamination code for bones?" in exemplars.translations(asked, "u-caddy", "zh", restricted=True)
     assert exemplars.translations(asked, "u-caddy", "en") == pytest.approx({"厨余桶能放骨头吗？": 1.0})
-
-
-def test_the_unit_of_the_nearest_authors_question_in_the_askers_language_is_the_one_it_rewords():
-    """"where do I empty my rv tank" is "where do I empty my black tank", an author's English question of a Chinese
-    dump-station unit, in other words (0.93): that unit, whose Chinese questions then say it in its words; a
-    labelled dev question, another language's, a restricted unit's (for the public) or one under the bar never."""
-    def authored(role: str, unit: str | None, text: str, vector: list[float]) -> dict:
-        return {**_row(role, text, vector), "rule_id": unit}
-
-    rows = [authored("unit_question", "zh-dump", "where do I empty my black tank", [0.93, 0, 0.37]),
-            authored("unit_question", "zh-dump", "房车污水在哪里排放？", [1, 0, 0]),
-            authored("unit_question", "en-store", "where can I swap a propane tank", [0.87, 0.49, 0]),
-            authored("answerable", None, "where do I empty the tank?", [0.97, 0.24, 0]),
-            authored("clinician_question", "en-night", "who empties the tanks at night?", [0.95, 0, 0.31]),
-            authored("unanswerable", None, "parking?", [0, 0, 1])]
-    exemplars = Exemplars.from_rows(rows)
-    assert exemplars is not None
-    asked = np.array([1, 0, 0], np.float32)
-    assert exemplars.paraphrased_unit(asked, "en", 0.85) == "zh-dump"
-    assert exemplars.paraphrased_unit(asked, "en", 0.85, restricted=True) == "en-night"
-    assert exemplars.paraphrased_unit(asked, "en", 0.95) is None
-    assert exemplars.paraphrased_unit(np.array([0, 0, 1], np.float32), "en", 0.85) is None

@@ -101,10 +101,6 @@ class ExemplarReading:
             said_otherwise = self.exemplars.nearest_answered(vector, PARAPHRASES, PARAPHRASE_COSINE, restricted,
                                                              detect_lang(question), offsets)
             authored = self.exemplars.authored_units(vector, restricted)
-            # the unit whose author asked it (nearly) so, else the one of its nearest other wording: its questions in
-            # the other language say it in that language's words
-            unit = authored[0] if authored else self.exemplars.paraphrased_unit(vector, detect_lang(question),
-                                                                                 PARAPHRASE_COSINE, restricted)
-            if unit:
-                translated = self.exemplars.translations(vector, unit, detect_lang(question), restricted)
+            if authored:
+                translated = self.exemplars.translations(vector, authored[0], detect_lang(question), restricted)
         return lexicon.focus(question, named, said_otherwise, authored, translated), lexicon

@@ -142,16 +142,6 @@ class Exemplars:
         return tuple(dict.fromkeys(self.units[i] for i in rows[np.argsort(-cosines[rows], kind="stable")]
                                    if self.units[i]))
 
-    def paraphrased_unit(self, vector: np.ndarray, lang: str, least: float, restricted: bool = False) -> str | None:
-        """The unit (the caller may read) of the author's question in ``lang`` nearest ``vector``, when it is at cosine
-        ``least`` or more: the unit the question is another wording of one of its questions ("where do I empty my rv
-        tank", "where do I empty my black tank" of a Chinese dump-station unit)."""
-        if not self.units:
-            return None
-        cosines = self._cosines(vector)
-        rows = np.flatnonzero(self.authored & (restricted | ~self.restricted) & (self.langs == lang) & (cosines >= least))
-        return self.units[rows[np.argmax(cosines[rows])]] or None if rows.size else None
-
     def translations(self, vector: np.ndarray, unit: str, lang: str, restricted: bool = False) -> dict[str, float]:
         """The author's questions of ``unit`` in languages other than ``lang``, with their cosines to ``vector``: a
         Chinese question asked nearly as the author of an English unit wrote it (厨余桶能放骨头吗？) is said in the unit's
