@@ -260,6 +260,13 @@ def test_an_unknown_question_field_names_the_one_it_is_near_and_the_questions_do
     assert messages == ["unknown field: did you mean 'expected_units'? (the fields are in docs/evaluation.md)"]
 
 
+def test_a_labelled_questions_facts_written_as_a_unit_questions_names_answer_facts(tree):
+    """A new team's campground: `facts:` (a unit question's word) on a labelled question, whose field is `answer_facts`."""
+    tree.write("eval/questions.yaml", QUESTIONS.replace("expected_units:", "facts: [x]\n  expected_units:", 1))
+    messages = [p.message for p in validate_content(tree.root).problems if p.field.endswith(".facts")]
+    assert messages == ["unknown field: did you mean 'answer_facts'? (the fields are in docs/evaluation.md)"]
+
+
 @pytest.mark.parametrize("access, message", [
     ("Clinician", "unknown access level 'Clinician': write clinician"),
     ("clinican", "unknown access level 'clinican'"),
@@ -272,3 +279,11 @@ def test_a_wrong_access_is_the_units_problem_alone_not_a_restricted_unit_at_its_
     problems = validate_content(tree.root).problems
     assert [p.field for p in problems] == ["access"] and message in problems[0].message, problems
     assert "^(public|" not in problems[0].message
+
+
+def test_answer_facts_and_facts_name_each_other_when_written_in_the_others_place():
+    from unitrag.content.errors import unknown_field
+
+    assert "did you mean 'answer_facts'?" in unknown_field("facts", {"question", "answer_facts", "expected_units"}, "d")
+    assert "did you mean 'facts'?" in unknown_field("answer_facts", {"q", "facts"}, "d")
+    assert "did you mean" not in unknown_field("units", {"question", "answer_facts", "expected_units", "restricted_units"}, "d")

@@ -86,11 +86,21 @@ def _words_within(written: str, known: str) -> bool:
     return len(words) >= 2 and len(known) > len(written) and all(word in others for word in words)
 
 
+def _ending_in(written: str, known: Collection[str]) -> str | None:
+    """The one field of ``known`` whose last word ``written`` is, or that is the last word of ``written``: a labelled
+    question's ``answer_facts`` and a unit question's ``facts`` (a new team wrote one for the other), else None."""
+    last = written.casefold().rsplit("_", 1)[-1]
+    ending = [k for k in known if ("_" in k and k.casefold().rsplit("_", 1)[-1] == written.casefold())
+              or ("_" in written and k.casefold() == last)]
+    return ending[0] if len(ending) == 1 else None
+
+
 def unknown_field(key: Any, known: set[str], doc: str) -> str:
     """The message for a field no model has: the one meant when it is near one ("citationIDs": citationIds)."""
     if isinstance(key, str):
         folded = to_ascii(key)  # ｔｉｔｌｅ: full-width letters
-        near = next((k for k in known if k.casefold() == folded.casefold()), None) or nearest(folded, known, 0.75)
+        near = (next((k for k in known if k.casefold() == folded.casefold()), None) or nearest(folded, known, 0.75)
+                or _ending_in(folded, known))
         how = f"it is written {described(full_width_chars(key))}; " if folded != key else ""
         if near:
             return f"unknown field: did you mean {near!r}? ({how}the fields are in {doc})"
