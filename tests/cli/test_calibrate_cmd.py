@@ -28,6 +28,20 @@ def test_the_summary_says_which_gate_was_kept_and_why(capsys: pytest.CaptureFixt
     assert "exemplar not a candidate: split the dev questions over two or more files" in " ".join(text.split())
 
 
+def test_a_fit_kept_on_few_questions_says_to_check_it_on_the_test_set(capsys: pytest.CaptureFixture[str], tmp_path: Path):
+    """A campground's fit won 0.957 to 0.870 out of sample on 29 dev questions, and lost 1.00 → 0.86 on its test set;
+    nothing said that a few dozen questions are a few dozen questions."""
+    qs = questions(20, 12)
+    result = run_calibration(scored(qs, (0.80, 0.85), (0.60, 0.70)), qs)
+    assert result.verdict.kept == "fitted"
+    _print_verdict(result, tmp_path / "calibration.json", tmp_path / "calibration.json")
+    text = " ".join(capsys.readouterr().out.split())
+    assert "check a fit on 32 questions" in text and "delete calibration.json and rebuild" in text
+    kept_default = run_calibration(scored(qs, (0.92, 0.96), (0.84, 0.88)), qs)
+    _print_verdict(kept_default, None, None)
+    assert "check" not in capsys.readouterr().out  # the default gate needs no such check
+
+
 def test_verbose_marks_the_chosen_candidate_and_says_why_a_feature_is_none(capsys: pytest.CaptureFixture[str]):
     qs = questions(12, 10)
     result = run_calibration(scored(qs, (0.82, 0.86), (0.76, 0.80)), qs)

@@ -83,6 +83,10 @@ def calibrate_cmd(
         out.print("more       --verbose: every candidate feature, the one chosen and why, the questions it misjudges")
 
 
+#: A fit kept on fewer labelled questions than this is said to need a check on held-out ones.
+FEW_QUESTIONS = 60
+
+
 def _print_verdict(result: "Calibration", written: Path | None, asked: Path | None) -> None:
     """A few lines: how many questions, the fit, which gate is kept and why, what was written."""
     verdict, fitted, gate = result.verdict, result.fitted, result.gate
@@ -101,6 +105,11 @@ def _print_verdict(result: "Calibration", written: Path | None, asked: Path | No
                   markup=False)
     if gate is not None:
         out.print(f"gate       {gate.formula} ({'fitted' if verdict.kept == 'fitted' else 'the default'}) for {gate.pipeline_id}")
+    if verdict.kept == "fitted" and verdict.n_answerable + verdict.n_unanswerable < FEW_QUESTIONS:
+        # a campground's fit won 0.957 to 0.870 out of sample on 29 dev questions and lost 1.00 → 0.86 on its test set
+        out.print(f"[yellow]check[/]      a fit on {verdict.n_answerable + verdict.n_unanswerable} questions: after "
+                  "`unitrag build`, compare `unitrag eval` on your test questions (content/eval/*_test.yaml) with the "
+                  "figure before; if it is lower, delete calibration.json and rebuild (the default gate returns)")
     if written is not None:
         out.print(f"wrote the gate to {written}; run `unitrag build` to copy it into the artifact")
     elif asked is not None:
