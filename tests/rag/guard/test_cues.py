@@ -348,6 +348,8 @@ def test_an_alarm_that_rang_for_a_while_is_over() -> None:
     ("my little boy just got swept into the current help", True),
     ("my husband fell overboard", True),
     ("有人划船翻了掉湖里了 怎么办", True),
+    ("help! my son fell in the lake, what do I do if he stops breathing", True),  # an "if" about something else
+    ("my husband fell overboard once we left the dock", True),
     ("我爸掉进河里了", True),
     # ... a thing in the water, a place by it, a swim, a hypothetical, a fall long ago
     ("my phone fell in the lake", False),
@@ -356,6 +358,8 @@ def test_an_alarm_that_rang_for_a_while_is_over() -> None:
     ("my kids are in the pool, what time does it close", False),
     ("what do I do if my kayak flips over?", False),
     ("what if someone fell in the lake at night", False),
+    ("if my kid fell in the river what should I do", False),
+    ("has anyone ever fallen in the lake here", False),
     ("he fell in the river last summer and was fine, is swimming there safe", False),
     ("our kayak flipped years ago, are they stable", False),
     ("我小时候掉进河里了，所以怕水", False),

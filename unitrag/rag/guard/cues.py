@@ -54,8 +54,9 @@ _NO_MEAL_OCCASION_ZH = (r"^(?![\s\S]*(断食|禁食|轻断食|辟谷|手术|肠�
 #: No time long past, no "if" and no habit anywhere in the question: put before an event's cues that a past tense tells
 #: (someone fell in the water, a boat went over), which are signs only when they have just happened.
 _NOT_LONG_AGO_EN = (r"^(?![\s\S]*\b(last (year|summer|spring|autumn|fall|winter|season|month|time)|(years?|months?|weeks?) ago|"
-                    r"when (i|he|she|we|they) (was|were)|as a (kid|child|boy|girl)|once|ever|in the past|used to|what if|"
-                    r"if (someone|somebody|my|a|your|he|she|they|you))\b)[\s\S]*?")
+                    r"when (i|he|she|we|they) (was|were)|as a (kid|child|boy|girl)|in the past|used to|"
+                    r"if (someone|somebody|a [\w-]+|my [\w-]+|your [\w-]+|he|she|they|you|our [\w-]+) (ever )?"
+                    r"(fell|fallen|falls|fall|slipped|slips|capsized|capsizes|flipped|flips|tipped|tips))\b)[\s\S]*?")
 
 _NOT_LONG_AGO_ZH = r"^(?![\s\S]*(去年|前年|小时候|以前|曾经|那年|当年|几年前|多年前|上次|如果|万一|要是|假如|假设))[\s\S]*?"
 
