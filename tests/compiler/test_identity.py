@@ -25,7 +25,7 @@ def test_an_app_without_unitrag_toml_names_the_knowledge_base_as_built(tiny) -> 
     # the LLM prompts outside the templates say it too: the guard's second opinion, the query translation
     assert '"Garden care" (Growing vegetables at home)' in kb.guard.second_opinion.service
     with_llm = KnowledgeBase.open(tiny.artifact, embedder=tiny.embedder,
-                                  config=Config(llm="openai/gpt-4o-mini", translate_queries=True))
+                                  config=Config(llm="litellm:openai/gpt-4o-mini", translate_queries=True))
     assert '"Garden care"' in with_llm.retriever.translator.service
     own = KnowledgeBase.open(tiny.artifact, embedder=tiny.embedder, config=Config(name="Allotment helper"))
     assert own.identity.name == "Allotment helper"  # a name the app's config sets wins

@@ -161,6 +161,38 @@ def test_reconcile_applies_metadata_without_any_model(workspace, monkeypatch):
     assert _row(workspace, rule_id, "extra") != old_extra
 
 
+def test_reconcile_never_serves_a_units_old_text_wider_than_either_version_allows(workspace, monkeypatch):
+    """An attacker's audit: a unit made restricted in the same edit as its body kept its old row, public, after
+    `build --reconcile` (the units table said restricted); the build that embedded it then reported no access change."""
+    with duckdb.connect(str(workspace.artifact), read_only=True) as con:
+        source_rel = con.execute("SELECT source_path FROM chunks WHERE kind = 'rule' AND access = 'public' "
+                                 "ORDER BY unit_id LIMIT 1").fetchone()[0]
+        restricted_id, restricted_rel, role = con.execute(
+            "SELECT unit_id, source_path, access FROM chunks WHERE kind = 'rule' AND access <> 'public' "
+            "ORDER BY unit_id LIMIT 1").fetchone()
+    # a public unit of its own (every unit of the sample is one a labelled question expects the public to find)
+    public_id, narrowed = "zz-reconcile-public", workspace.config.content_dir / "rules" / "zz-reconcile-public.md"
+    post = frontmatter.load(workspace.config.content_dir / source_rel)
+    post.metadata["id"] = public_id
+    narrowed.write_text(frontmatter.dumps(post) + "\n", encoding="utf-8")
+    assert workspace.build().plan.new == [public_id] and _row(workspace, public_id, "access") == "public"
+    widened = workspace.config.content_dir / restricted_rel
+    _edit_fields(narrowed, access=role)
+    _edit_body(narrowed, "A new restricted note.")
+    post = frontmatter.load(widened)
+    del post.metadata["access"]
+    widened.write_text(frontmatter.dumps(post) + "\n\nA new public note.\n", encoding="utf-8")
+    monkeypatch.setattr(pipeline, "load_embedder", lambda spec: (_ for _ in ()).throw(AssertionError("no model")))
+    report = workspace.build(reconcile=True)
+    assert {public_id, restricted_id} <= set(report.pending)
+    assert _row(workspace, public_id, "access") == role  # the old text, no longer public
+    assert _row(workspace, restricted_id, "access") == role  # the old text, still restricted until the new is embedded
+    monkeypatch.undo()
+    plan = workspace.build(dry_run=True).plan
+    assert {"unit": restricted_id, "from": role, "to": "public"} in plan.access_changes  # said where it happens
+    assert not [c for c in plan.access_changes if c["unit"] == public_id]  # it happened at the reconcile, said there
+
+
 def test_reconcile_without_an_artifact_is_a_clear_error(workspace):
     workspace.artifact.unlink()
     with pytest.raises(UserError, match="--reconcile needs an artifact"):

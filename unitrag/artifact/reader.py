@@ -190,7 +190,11 @@ def read_previous(path: Path) -> PreviousState | None:
     with open_artifact(path) as con:
         manifest = read_manifest(con)
         rows = con.execute("SELECT chunk_id, content_hash, meta_hash FROM chunks").fetchall()
+        # each unit's access as its chunks serve it (public when any is): a chunk --reconcile held back keeps its old
+        # row, and the build that embeds it is the one that changes what the public sees, to be said in its plan
         access = dict(con.execute("SELECT unit_id, access FROM units").fetchall())
+        access.update(con.execute("SELECT unit_id, CASE WHEN bool_or(access = 'public') THEN 'public' ELSE min(access) "
+                                  "END FROM chunks GROUP BY unit_id").fetchall())
     return PreviousState(
         path=path,
         embedder_id=manifest["embedder"]["id"],

@@ -211,15 +211,17 @@ def _build(
     timings["embed"] = time.perf_counter() - clock
 
     clock = time.perf_counter()
+    # reconcile: a changed chunk keeps its old row until it is embedded, as restricted as either version
+    held, held_vectors = _held_rows(previous, [cid for cid in report.pending if cid in plan.changed], hashed)
     if delta:
         assert previous is not None
-        _write_delta(config, report, plan, hashed, vectors, previous, model_id, budget, tables, table_hashes)
+        _write_delta(config, report, plan, hashed, vectors, previous, model_id, budget, tables, table_hashes,
+                     held, held_vectors)
         timings["write"] = time.perf_counter() - clock
         return report
     kept = [h for h in hashed if h.chunk.chunk_id in vectors]
-    rows = chunk_rows(kept)
-    if report.pending:  # reconcile: a changed chunk keeps its old row until it is embedded
-        rows += _old_rows(previous, [cid for cid in report.pending if cid in plan.changed], vectors)
+    rows = chunk_rows(kept) + held
+    vectors.update(held_vectors)
     if not vectors and previous is None:  # an empty first build (--allow-empty): the model gives the dimension
         embedder = embedder or load_embedder(config.embedder)
     dim = _dimension(previous, vectors, embedder)
@@ -261,13 +263,15 @@ def _refuse_emptying(config: Config, hashed: list[HashedChunk], previous: Previo
 def _write_delta(
     config: Config, report: BuildReport, plan: Plan, hashed: list[HashedChunk], vectors: dict[str, np.ndarray],
     previous: PreviousState, model_id: str, budget: int, tables: dict[str, list[dict[str, Any]]],
-    table_hashes: dict[str, str],
+    table_hashes: dict[str, str], held: list[dict[str, Any]], held_vectors: dict[str, np.ndarray],
 ) -> None:
-    """New, changed (embedded) and metadata-only chunks replace their rows; deleted ones go; registries are replaced."""
+    """New, changed (embedded) and metadata-only chunks replace their rows, and reconcile's ``held`` rows theirs (their
+    access made as restricted as the new version's); deleted ones go; registries are replaced."""
     from ..artifact.incremental import write_delta  # the writing half: see build
 
     touched = set(plan.new) | set(plan.changed) | set(plan.metadata_only)
-    rows = chunk_rows([h for h in hashed if h.chunk.chunk_id in touched and h.chunk.chunk_id in vectors])
+    rows = chunk_rows([h for h in hashed if h.chunk.chunk_id in touched and h.chunk.chunk_id in vectors]) + held
+    vectors = {**vectors, **held_vectors}
     matrix = np.stack([vectors[r["chunk_id"]] for r in rows]) if rows else np.zeros((0, previous.dim), np.float32)
     rate = report.embed_rate or previous.embed_rate
     manifest = _manifest(config, model_id, budget, previous.dim, tables, table_hashes, rows, rate)  # counts: recomputed
@@ -316,16 +320,24 @@ def access_batches(chunks: list[HashedChunk], batch_size: int) -> list[list[Hash
     return batches
 
 
-def _old_rows(previous: PreviousState | None, chunk_ids: list[str], vectors: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+def _held_rows(previous: PreviousState | None, chunk_ids: list[str],
+               hashed: list[HashedChunk]) -> tuple[list[dict[str, Any]], dict[str, np.ndarray]]:
+    """The last artifact's rows and vectors of the chunks ``--reconcile`` leaves for a later build to embed, each as
+    restricted as the new version of its unit: a unit made restricted in the same edit as its body kept its old text
+    public (an attacker's audit), and one made public keeps its old text restricted until the new one is embedded."""
     if previous is None or not chunk_ids:
-        return []
+        return [], {}
     with open_artifact(previous.path) as con:
         rows = rows_as_dicts(
-            con, "SELECT * EXCLUDE (embedding) FROM chunks WHERE list_contains(?, chunk_id) ORDER BY chunk_id", [chunk_ids]
+            con, "SELECT * EXCLUDE (embedding, chunk_no, sparse_length) FROM chunks WHERE list_contains(?, chunk_id) "
+            "ORDER BY chunk_id", [chunk_ids]
         )
         ids, matrix = read_vectors(con, "WHERE list_contains(?, chunk_id)", [chunk_ids])
-    vectors.update({cid: matrix[i] for i, cid in enumerate(ids)})
-    return rows
+    now = {h.chunk.chunk_id: h.chunk.access for h in hashed}
+    for row in rows:
+        if now.get(row["chunk_id"], "public") != "public":
+            row["access"] = now[row["chunk_id"]]
+    return rows, {cid: matrix[i] for i, cid in enumerate(ids)}
 
 
 def _dimension(previous: PreviousState | None, vectors: dict[str, np.ndarray], embedder: Embedder | None) -> int:
