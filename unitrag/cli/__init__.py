@@ -154,7 +154,6 @@ def _run(command: "str | None") -> int:
 
     from ..errors import ContentInvalid, UserError
     from .output import print_problems
-
     from .path_arguments import empty_path_message
 
     empty = empty_path_message(sys.argv[1:])

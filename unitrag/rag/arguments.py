@@ -111,8 +111,9 @@ def question_text(question: object, max_chars: int) -> str:
     return letters_as_read(unpadded(without_controls(question)))
 
 
-#: C0 and C1 controls but tab and newline, and the bidirectional embeddings, overrides and isolates.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+#: C0 and C1 controls but tab and newline, and the bidirectional embeddings, overrides and isolates: what rewrites
+#: or hides what a reader sees (a question here; an LLM's answer in ``answer.stream_filter``).
+CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 #: What a terminal escape sequence leaves once its ESC is gone ("[31m").
 _ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
@@ -120,7 +121,7 @@ _ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 def without_controls(text: str) -> str:
     """``text`` with terminal escape sequences, control characters (a carriage return is a space) and bidi
     controls removed."""
-    return _CONTROLS.sub("", _ESCAPE.sub("", text.replace("\r\n", "\n").replace("\r", " ")))
+    return CONTROLS.sub("", _ESCAPE.sub("", text.replace("\r\n", "\n").replace("\r", " ")))
 
 
 _WORD = re.compile(r"[^\W_]+")

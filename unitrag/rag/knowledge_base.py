@@ -72,7 +72,6 @@ class KnowledgeBase(QuestionReading):
         from .search.broaden import Broadener
         from .gate import pipeline_id
         from .guard.screen import Guard
-
         from ..providers.llm import is_none, parse_spec
 
         if not is_none(config.llm):  # a provider nobody registered is refused now, not at the first answerable question

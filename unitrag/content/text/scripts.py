@@ -13,10 +13,11 @@ HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 #: Japanese kana (hiragana, katakana, half-width katakana): never Chinese, and as heavy as a Han character, so a
 #: Japanese sentence with a few kanji ("クラブナイトは何時に始まりますか") is not read as Chinese.
-KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+_KANA = r"\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
+KANA = re.compile(f"[{_KANA}]")
 #: Syllable blocks of the scripts beside Chinese that neither answered language is written in: kana and Hangul. One
 #: weighs as much as a Han character; a letter of any other alphabet (Cyrillic, Greek, Arabic, Thai...) as a Latin one.
-SYLLABLES = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+SYLLABLES = re.compile(f"[{_KANA}\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 
 #: One Chinese character carries about as much as four Latin letters
 #: ("孕妇每天需要多少碘" / "how much iodine do pregnant women need per day").

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from ...content.text.citation_tags import find_tags
+from ..arguments import CONTROLS
 from ...content.text.unicode_fold import read_as
 from .markers import (HEADING, LOOKAHEAD_CHARS, MARKER, MARKER_OPENINGS, NUMBERED_MARKER, NUMBERED_MARKER_PREFIX, TAG,
                       first_start, heading_list, inline_at, make_view)
@@ -48,8 +49,9 @@ _DANGLING = re.compile(r"(?:</?[A-Za-z][^<>]{0,300}|[\[【［]+\^?[\w\s,，、\-
 #: hidden text an LLM's answer must not carry to its readers ("ASCII smuggling"; an attacker's mock LLM passed them).
 #: Control characters but the newline and the tab (an ANSI escape clears a terminal, a carriage return writes over a
 #: line) and the bidirectional overrides and isolates (U+202E shows "gnp.live" as "evil.png") are refused in a unit
-#: body by ``unitrag validate``; an LLM's answer loses them (a later attacker's mock LLM passed "\x1b[2J" and U+202E).
-_HIDDEN = re.compile("[\U000E0000-\U000E007F\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+#: body by ``unitrag validate``; an LLM's answer loses them (a later attacker's mock LLM passed "\x1b[2J" and U+202E),
+#: one character at a time, as a question does (``arguments.CONTROLS``), since a stream's pieces may split a sequence.
+_HIDDEN = re.compile(f"[\U000E0000-\U000E007F]|{CONTROLS.pattern}")
 
 
 def without_hidden(text: str) -> str:
