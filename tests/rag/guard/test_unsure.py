@@ -107,3 +107,18 @@ def test_a_question_that_is_one_of_the_rules_near_misses_in_other_words_passes_t
     assert said["near-miss"].said_to_pass and not said["near-miss"].fires  # 0.99 to the near-miss, 0.71 to the example
     assert said["example"].fires  # nearer an example than any near-miss: stops as before
     assert said["between"].fires  # 0.8 to the near-miss: under NEAR_MISS_ITSELF
+
+
+@pytest.mark.parametrize(("question", "noted"), [
+    ("this heat is killing me, what should I drink to stay hydrated?", False),  # the figure alone fooled the classifier
+    ("that finale killed me last night, what snacks for the next binge?", False),  # a recent word beside the figure
+    ("笑死我了，我妈刚才突然说胸口疼", True),  # a figure, then something happening now: the note stays
+])
+def test_a_figure_of_speech_alone_gets_no_crisis_line(question: str, noted: bool) -> None:
+    """The warning rule notes what its classifier alone finds, but not what a figure of speech made it find: "this
+    heat is killing me" was answered with the warning signs of suicide under it."""
+    got = guard({WARNING_RULE: 0.9, BODILY: 0.01}).check(question, "en")
+    if noted:
+        assert got is not None and got.type == "caution" and got.rule == WARNING_RULE
+    else:
+        assert got is None

@@ -18,7 +18,8 @@ With an LLM configured, a score in the uncertain band gets a second opinion (``s
 A red flag is then read against the question's framing (``framing``): when nothing in
 it is happening now and it is clearly past, hypothetical, general, study or prevention, the
 red flag does not stop it. The question is answered, with the rule's ``caution`` note when the
-rule has one (a ``caution`` outcome), else as any other question. A red flag found by similarity alone,
+rule has one (a ``caution`` outcome), else as any other question; a figure of speech that alone made the classifier
+find it ("this heat is killing me", nothing happening now) gets no note. A red flag found by similarity alone,
 in a question that tells no sign and nothing happening now, is the rule's ``similar_without_sign``
 to decide (a recent time word alone, "last week", 最近, does not count as now here): ``stop``;
 ``caution``, the note; ``unsure`` (the default), the note while the score is
@@ -199,6 +200,8 @@ class Guard:
         classifier_fooled = (framing.figurative or framing.explained or "pet" in framing.kinds) and similar
         if not (noted or framing.clearly_not_acute or classifier_fooled):
             return red_flag, None
+        if similar and framing.figurative and (not framing.acute or framing.recent_only):
+            return None, None  # only the figure spoke ("this heat is killing me"): a crisis line under it reads as noise
         note = rule.caution(lang)
         if note is None:
             return None, None
