@@ -69,3 +69,11 @@ def test_an_error_raised_from_an_interrupt_counts_as_one() -> None:
     assert not caused_by_interrupt(ImportError("no module named x"))
     assert interrupted_message("build") == "interrupted: the previous artifact is unchanged"
     assert interrupted_message("serve") == "interrupted: the server did not start"
+
+
+def test_ctrl_c_during_a_publish_says_readers_keep_the_last_publish(tmp_path: Path) -> None:
+    """A publish touches no artifact: "the previous artifact is unchanged" told the wrong thing (an attacker's)."""
+    result = run_interrupted(tmp_path, "unitrag.postgres.publish", "interrupt", "publish", "--to", "postgresql://u@h/db")
+    assert result.returncode == 130, result.stderr
+    assert result.stderr.splitlines()[-1] == ("interrupted: readers still see the last complete publish; "
+                                              "run publish again to complete this one")

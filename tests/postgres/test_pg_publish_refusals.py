@@ -126,3 +126,42 @@ def test_a_dry_run_where_pgvector_cannot_be_created_says_so(built_sample, pg_url
     assert report.dry_run and report.plan.counts()["new"] > 0
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT count(*) FROM pg_extension WHERE extname = 'vector'").fetchone()[0] == 0
+
+
+def test_a_second_knowledge_base_in_its_own_schema_publishes_when_the_first_created_the_extension(built_sample, pg_url):
+    """The layout deployment.md recommends (``search_path=kb,public``) with no extension yet: created in the first
+    schema of the path, pgvector's type was out of reach of the second knowledge base (an attacker's)."""
+    artifact = built_sample[0].artifact
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute("CREATE SCHEMA kb; CREATE SCHEMA coffee")
+    kb, coffee = (pg_url + f"&options=-csearch_path%3D{schema},public" for schema in ("kb", "coffee"))
+    assert publish(artifact, kb).rows_written["upserted"] > 0
+    assert publish(artifact, coffee).rows_written["upserted"] > 0
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+                            "WHERE e.extname = 'vector'").fetchone()[0] == "public"
+
+
+@pytest.mark.parametrize(("path", "said"), [
+    ("kb", r"the pgvector extension is in schema 'public', which the search_path \(kb\) leaves out: add it, "
+           r"e\.g\. options=-csearch_path%3Dkb,public"),
+    ("nosuch", r"the search_path \(nosuch\) names no schema that exists in this database"),
+])
+def test_a_search_path_that_cannot_reach_pgvector_or_any_schema_says_how_to_fix_it(built_sample, pg_url, path, said):
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute("CREATE EXTENSION vector; CREATE SCHEMA kb")
+    with pytest.raises(UserError, match=said):
+        publish(built_sample[0].artifact, pg_url + f"&options=-csearch_path%3D{path}")
+
+
+@pytest.mark.parametrize("installed", [True, False])
+def test_a_read_only_connection_is_named_as_such(built_sample, pg_url, installed):
+    """A standby, or ``default_transaction_read_only``: was "pgvector cannot be created: install pgvector" even when
+    it was installed."""
+    if installed:
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            admin.execute("CREATE EXTENSION vector")
+    with pytest.raises(UserError, match=r"this connection is read-only .*publish to the primary; nothing was published"):
+        publish(built_sample[0].artifact, pg_url + "&options=-cdefault_transaction_read_only%3Don")
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT to_regclass('unitrag_manifest')").fetchone()[0] is None

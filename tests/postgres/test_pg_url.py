@@ -20,6 +20,9 @@ from unitrag.postgres.url import DatabaseUrl, redacted_location
     ("postgresql://postgres:@/kb?host=/tmp/pg", "postgresql://postgres:@/kb?host=/tmp/pg", "/tmp/pg/kb"),
     ("postgresql://%2Fvar%2Frun%2Fpostgresql/kb", "postgresql://%2Fvar%2Frun%2Fpostgresql/kb", "/var/run/postgresql/kb"),
     ("postgresql://alice@localhost", "postgresql://alice@localhost", "localhost/alice"),
+    # a query parameter overrides the URL's own part for libpq: the report names where the rows went (an attacker's)
+    ("postgresql://alice@db.example.com:5432/d1?dbname=d9&host=/sock", "postgresql://alice@db.example.com:5432/d1?dbname=d9&host=/sock",
+     "/sock:5432/d9"),
 ])
 def test_a_valid_url_keeps_its_text_for_the_driver_and_shows_no_secret(text, redacted, described):
     url = DatabaseUrl.parse(text)
@@ -65,15 +68,20 @@ def test_a_location_is_shown_without_its_secrets(location, shown):
     assert "S3cret" not in redacted_location(location)
 
 
-def test_a_url_without_a_host_is_said_to_be_the_local_socket_when_it_cannot_connect(tmp_path: Path) -> None:
+def test_a_url_without_a_host_is_said_to_be_the_local_socket_when_it_cannot_connect(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from unitrag.postgres.connect import connect
 
+    monkeypatch.setenv("PGHOST", str(tmp_path))  # libpq's socket directory when the URL names none: nothing listens
     with pytest.raises(UserError, match="the URL names no host, so this was the local Unix socket") as raised:
-        connect(f"postgresql://user:pw@/db?host={tmp_path}", timeout_s=2)
+        connect("postgresql://user:pw@/db", timeout_s=2)
     assert "pw" not in str(raised.value)
     with pytest.raises(UserError) as tcp:
         connect("postgresql://user:pw@127.0.0.1:1/db", timeout_s=2)
     assert "local Unix socket" not in str(tcp.value)
+    with pytest.raises(UserError) as named:  # the socket named in the URL: the user knows it was one
+        connect(f"postgresql://user:pw@/db?host={tmp_path}", timeout_s=2)
+    assert "local Unix socket" not in str(named.value)
 
 
 @pytest.mark.parametrize("text, shown", [

@@ -31,6 +31,8 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
 INTERRUPTED = "interrupted: the previous artifact is unchanged"
 INTERRUPTED_BY_COMMAND: dict[str, str] = {
     "serve": "interrupted: the server did not start",  # a started server stops on Ctrl-C quietly, exit 0
+    # a publish switches readers over in its last transaction only (docs/deployment.md)
+    "publish": "interrupted: readers still see the last complete publish; run publish again to complete this one",
 }
 
 

@@ -37,7 +37,8 @@ def connect(url: str | DatabaseUrl, *, autocommit: bool = True, timeout_s: int =
     except psycopg.Error as exc:  # raised below, outside this block: a libpq message may echo the URL
         failure = f"cannot connect to PostgreSQL at {url.describe()}: {reason(exc, url)}"
         host = (url.hosts[0] if url.hosts else None) or url.params.get("host")
-        if not host or host.startswith("/"):  # libpq then connects over the local Unix socket, not to localhost's TCP port
+        unreachable = any(words in first_line(exc).lower() for words in ("connection refused", "no such file or directory"))
+        if not host and unreachable:  # libpq then tried the local Unix socket, not localhost's TCP port
             failure += "; the URL names no host, so this was the local Unix socket: add @host:port for a server over TCP"
     raise UserError(failure)
 
@@ -77,36 +78,75 @@ def reason(exc: BaseException, url: DatabaseUrl) -> str:
         return f"{cause} (is the server running and reachable at that host and port?)"
     if "does not exist" in lowered:
         return f"{cause} (create it, or fix the name in the URL)"
+    if _read_only(lowered):
+        return f"{cause}{READ_ONLY}"
     return cause
+
+
+#: Said of a failure a read-only connection caused: a standby, or ``default_transaction_read_only``.
+READ_ONLY = ("; this connection is read-only (a standby or replica, or default_transaction_read_only on): "
+             "publish to the primary; nothing was published")
+
+
+def _read_only(message: str) -> bool:
+    return "read-only transaction" in message.lower()
 
 
 def ensure_pgvector(conn: Any, *, create: bool) -> str:
     """The pgvector version in this database (created first when ``create``), registered on ``conn``.
 
-    Raises a UserError when the extension is missing, cannot be created or is older than 0.8.
+    Raises a UserError when the extension is missing, cannot be created or is older than 0.8, or when the
+    connection's search path reaches no schema or leaves out the extension's (its type would not be found).
     """
     import psycopg
     from pgvector.psycopg import register_vector
 
-    if create:
+    if create and _installed(conn) is None:
         try:
             with conn.transaction():
-                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                # in ``public`` where there is one: created in the first schema of a search path such as
+                # ``kb,public``, the type would be out of reach of the next knowledge base's ``coffee,public``
+                public = conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = 'public'").fetchone()
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector" + (" SCHEMA public" if public else ""))
         except psycopg.Error as exc:
+            if _read_only(first_line(exc)):
+                raise UserError(f"the pgvector extension is not installed and cannot be created here{READ_ONLY}") from None
             raise UserError(
                 f"the pgvector extension cannot be created in this database ({first_line(exc)}): install pgvector >= 0.8 "
                 "on the server, or ask an administrator to run CREATE EXTENSION vector"
             ) from None
-    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-    if row is None:
+    installed = _installed(conn)
+    if installed is None:
         raise UserError("the pgvector extension is not installed in this database: run `unitrag publish` first "
                         "(it creates it), or CREATE EXTENSION vector")
-    version = str(row[0])
+    version, schema = installed
     if _version(version) < MIN_PGVECTOR:
         raise UserError(f"pgvector {version} is too old: unitrag needs >= 0.8 (iterative index scans); "
                         "ALTER EXTENSION vector UPDATE after upgrading the package on the server")
+    searched, current = schemas_searched(conn)
+    if schema not in searched and schema != "pg_catalog":
+        raise UserError(f"the pgvector extension is in schema {schema!r}, which the search_path ({', '.join(searched)}) "
+                        f"leaves out: add it, e.g. options=-csearch_path%3D{current},{schema} in the URL")
     register_vector(conn)
     return version
+
+
+def schemas_searched(conn: Any) -> tuple[list[str], str]:
+    """The existing schemas of the connection's search path, and the first (where tables go); a UserError when the
+    path names none that exists (``options=-csearch_path%3Dnosuch``: was "null values cannot be formatted")."""
+    path, searched, current = conn.execute(
+        "SELECT current_setting('search_path'), current_schemas(false), current_schema()").fetchone()
+    if current is None:
+        raise UserError(f"the search_path ({path}) names no schema that exists in this database: CREATE SCHEMA it "
+                        "first, or fix options=-csearch_path in the URL")
+    return list(searched), str(current)
+
+
+def _installed(conn: Any) -> tuple[str, str] | None:
+    """The installed pgvector's version and schema, or None."""
+    row = conn.execute("SELECT e.extversion, n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+                       "WHERE e.extname = 'vector'").fetchone()
+    return None if row is None else (str(row[0]), str(row[1]))
 
 
 def pgvector_would_work(conn: Any) -> str:

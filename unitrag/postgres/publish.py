@@ -64,7 +64,7 @@ from typing import Any
 from ..artifact.writer import FAULT_ENV
 from ..compiler.plan import Plan
 from ..errors import InvalidArgument, UserError
-from .connect import connect, database_errors, ensure_pgvector, pgvector_would_work
+from .connect import connect, database_errors, ensure_pgvector, pgvector_would_work, schemas_searched
 from .generations import live_generation, pending_generation, prepare_generation, retire_chunks, writing_sql
 from .index import IndexSettings
 from .lock import take_publish_lock
@@ -156,6 +156,7 @@ def publish(
     with closing(source), connect(url) as conn, database_errors(
             url, "publishing (readers still see the last complete publish; committed batches are kept: re-run to complete)"):
         with database_errors(url, "preparing the publish (nothing was published: readers still see what they did)"):
+            schemas_searched(conn)  # a search path naming no schema: said before anything reads or locks it
             if not dry_run:
                 take_publish_lock(conn, lock_timeout_s)
             clock = time.perf_counter()

@@ -60,11 +60,12 @@ class DatabaseUrl:
         return self._text
 
     def describe(self) -> str:
-        """host:port/dbname, for messages and reports."""
-        host = (self.hosts[0] if self.hosts and self.hosts[0] else None) or self.params.get("host") or "localhost"
+        """host:port/dbname, for messages and reports: what libpq connects to, where a query parameter
+        (``?dbname=``, ``?host=``) overrides the URL's own part, as it does for libpq."""
+        host = self.params.get("host") or (self.hosts[0] if self.hosts and self.hosts[0] else None) or "localhost"
         host = f"[{host}]" if ":" in host else host
-        port = (self.ports[0] if self.ports else None) or self.params.get("port")
-        database = self.dbname or self.params.get("dbname") or self.user or self.params.get("user") or ""
+        port = self.params.get("port") or (self.ports[0] if self.ports else None)
+        database = self.params.get("dbname") or self.dbname or self.params.get("user") or self.user or ""
         return f"{host}{f':{port}' if port else ''}/{database}"
 
     def scrub(self, text: str) -> str:
