@@ -90,3 +90,22 @@ def test_a_database_that_stops_answering_leaves_the_server_serving_and_ok(built_
     finally:
         admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s", [role])
         admin.close()
+
+
+def test_a_knowledge_base_of_ones_own_refuses_once_a_newer_publish_is_live(built_sample, pg_url, tmp_path):
+    """An app's KnowledgeBase held across publishes answered from the generation it loaded, a unit restricted since
+    included (an attacker's): it now refuses, saying to open it again; a new one answers from the new publish."""
+    from unitrag.rag.knowledge_base import KnowledgeBase
+    from unitrag.rag.store import freshness
+    from unitrag.rag.store.freshness import KnowledgeBaseStale
+
+    publish(built_sample[0].artifact, pg_url)
+    kb = KnowledgeBase.open(pg_url)
+    assert kb.search("vitamin B12 foods").sources
+    publish(edited(built_sample[0].artifact, tmp_path / "newer.duckdb"), pg_url)
+    kb._freshness._checked_at -= freshness.CHECK_S  # the next search reads the live generation
+    with pytest.raises(KnowledgeBaseStale, match=r"holds a newer build than this knowledge base loaded .*: open it again"):
+        kb.search("vitamin B12 foods")
+    with KnowledgeBase.open(pg_url) as again:
+        assert again.search("vitamin B12 foods").sources
+    kb.close()

@@ -7,6 +7,7 @@ module; this one only wires them and times them.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from ..errors import InvalidArgument
 from ..providers.embedders import Embedder
 from .example_questions import EXAMPLES_PER_LANG, example_questions
 from .kb_identity import kb_identity, kb_languages, restricted_role
-from .kb_location import load_store, open_arguments
+from .kb_location import check_location, load_store, open_arguments
 from .arguments import choice, names, question_text, result_count, switch
 from .search.postprocess import Boosts, postprocess
 from .search.query_embedding import QueryEncoder
@@ -99,6 +100,7 @@ class KnowledgeBase(QuestionReading):
         self.retriever.covered = self.known.covered_topics  # a topic only units a caller may not read carry: a gap to it
         self._llm: Any = llm
         self._closed = False
+        self._freshness: Any = None  # rag.store.freshness.Freshness: set by ``open``
         if config.translate_queries and (llm is not None or config.llm != "none"):
             from .search.translate import QueryTranslator
 
@@ -132,9 +134,12 @@ class KnowledgeBase(QuestionReading):
     @classmethod
     def open(
         cls, path: str | Path | DatabaseUrl, *, config: Config | None = None, embedder: Embedder | None = None,
-        llm: Any = None,
+        llm: Any = None, refuse_stale: bool = True,
     ) -> "KnowledgeBase":
         """Open an artifact (a path) or a published database (a postgresql:// URL, see ``unitrag publish``).
+
+        A search once a newer build is at the location is a ``KnowledgeBaseStale`` (``refuse_stale``; rag.store.freshness):
+        open it again. ``unitrag serve``, which follows new builds by itself, passes False.
 
         ``embedder`` overrides the manifest's only if it is the same model.
 
@@ -143,11 +148,20 @@ class KnowledgeBase(QuestionReading):
         name, description, languages and restricted role); pass ``config=load_config()`` to read unitrag.toml
         and ``UNITRAG_*`` as the CLI does.
         """
+        from ..postgres.url import SCHEMES, DatabaseUrl
+        from .store.freshness import Freshness, artifact_signature
+
         config, llm = open_arguments(config, embedder, llm)
+        refuse_stale = switch(refuse_stale, "refuse_stale")
+        check_location(path)
+        location = path if isinstance(path, DatabaseUrl) or str(path).startswith(SCHEMES) else os.path.abspath(path)
+        signed = None if location is path else artifact_signature(location)  # before loading: a rename meanwhile is news
         store = load_store(path)
         # the guard's classifier and the exemplars are read with the chunks (from the artifact, or as published)
-        return cls(store, QueryEncoder.for_manifest(store.manifest, embedder), config, llm, store.semantic_guard,
-                   store.exemplars)
+        kb = cls(store, QueryEncoder.for_manifest(store.manifest, embedder), config, llm, store.semantic_guard,
+                 store.exemplars)
+        kb._freshness = Freshness.of(location, store.manifest, signed) if refuse_stale else None
+        return kb
 
     def close(self) -> None:
         """Release what the store holds (a PostgreSQL connection pool, or the artifact's connection for prompt texts).
@@ -167,6 +181,8 @@ class KnowledgeBase(QuestionReading):
             from .store.prompt_texts import KnowledgeBaseClosed
 
             raise KnowledgeBaseClosed()
+        if self._freshness is not None:
+            self._freshness.check()
 
     # -- search -------------------------------------------------------------------------
 

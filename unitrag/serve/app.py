@@ -55,11 +55,11 @@ def opener(config: Config, llm: Any = None, granted: Collection[str] = ()) -> Op
     def open_kb(location: str, previous: KnowledgeBase | None) -> KnowledgeBase:
         embedder = previous.encoder.embedder if previous is not None else None
         try:
-            kb = KnowledgeBase.open(location, config=config, llm=llm, embedder=embedder)
+            kb = KnowledgeBase.open(location, config=config, llm=llm, embedder=embedder, refuse_stale=False)
         except UserError:
             if embedder is None:
                 raise
-            kb = KnowledgeBase.open(location, config=config, llm=llm)  # built with another embedder
+            kb = KnowledgeBase.open(location, config=config, llm=llm, refuse_stale=False)  # built with another embedder
         try:
             check_granted(granted, kb.restricted_role)
             warm_up(kb)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -32,6 +31,7 @@ from ..errors import InvalidArgument
 from ..postgres.url import SCHEMES, DatabaseUrl, redacted_location
 from ..postgres.watch import LiveGeneration, manifest_signature
 from ..rag.knowledge_base import KnowledgeBase
+from ..rag.store.freshness import artifact_signature  # noqa: F401 - also cli.serve_cmd's
 from .visible import Visible
 
 log = logging.getLogger("unitrag.serve")
@@ -47,15 +47,6 @@ RETRY_FAILED_S = 30.0
 def artifact_id(manifest: dict[str, Any]) -> str:
     """A short id for a build: the hash of its manifest (build time, counts, table hashes)."""
     return hashlib.sha256(json.dumps(manifest, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
-def artifact_signature(location: str) -> tuple[int, int, int] | None:
-    """What changes when a build renames a new artifact over the path (None: not a file)."""
-    try:
-        st = os.stat(location)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
 def _now() -> str:

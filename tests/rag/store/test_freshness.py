@@ -1,0 +1,46 @@
+"""A knowledge base refuses to search once its location holds a newer build (rag.store.freshness)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from unitrag.rag.knowledge_base import KnowledgeBase
+from unitrag.rag.store.freshness import Freshness, KnowledgeBaseStale, artifact_signature
+
+pytestmark = pytest.mark.e2e
+
+
+def test_a_file_renamed_over_the_artifact_is_news_and_a_missing_one_is_not(tmp_path: Path) -> None:
+    path = tmp_path / "kb.duckdb"
+    path.write_bytes(b"one build")
+    fresh = Freshness.of(path, {}, artifact_signature(str(path)))
+    assert fresh is not None
+    fresh.check()  # the build loaded: nothing to say
+    path.unlink()
+    fresh.check()  # gone: what was loaded is still served
+    (tmp_path / "new").write_bytes(b"another build")
+    (tmp_path / "new").replace(path)
+    with pytest.raises(KnowledgeBaseStale, match="kb.duckdb holds a newer build"):
+        fresh.check()
+
+
+def test_a_knowledge_base_held_across_a_build_refuses_unless_told_to_serve_what_it_loaded(
+        built_sample, tmp_path: Path) -> None:
+    """An app's KnowledgeBase kept answering from the artifact it opened after a build renamed a new one over it."""
+    artifact = tmp_path / "kb.duckdb"
+    shutil.copy(built_sample[0].artifact, artifact)
+    held, serving = KnowledgeBase.open(artifact), KnowledgeBase.open(artifact, refuse_stale=False)
+    assert held.search("vitamin B12 foods").sources
+    shutil.copy(built_sample[0].artifact, tmp_path / "next.duckdb")
+    (tmp_path / "next.duckdb").replace(artifact)
+    with pytest.raises(KnowledgeBaseStale, match="open it again with KnowledgeBase.open"):
+        held.ask("Which foods contain vitamin B12?")
+    assert serving.search("vitamin B12 foods").sources  # `unitrag serve` follows builds by itself
+    with KnowledgeBase.open(artifact) as again:
+        assert again.search("vitamin B12 foods").sources
+    with pytest.raises(ValueError, match="refuse_stale"):
+        KnowledgeBase.open(artifact, refuse_stale="no")  # type: ignore[arg-type]
+    held.close(), serving.close()
