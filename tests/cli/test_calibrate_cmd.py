@@ -21,7 +21,7 @@ def test_the_summary_says_which_gate_was_kept_and_why(capsys: pytest.CaptureFixt
     lines = capsys.readouterr().out.splitlines()
     text = " ".join(lines)
     assert "20 answerable, 12 unanswerable" in text
-    assert "kept the default gate" in text and "(the default)" in text and "wrote the gate to" in text
+    assert "kept the default gate" in text and "(the default)" in text and "wrote the default gate to" in text
     assert len(lines) <= 12 and "per language" not in text  # no table without --verbose
     assert "the gate alone: `unitrag eval` also answers an author's own question" in " ".join(text.split())
     # the default kept, and the gate's strongest input unused: what to do about it, without --verbose

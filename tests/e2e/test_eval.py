@@ -329,3 +329,22 @@ def test_a_starter_question_about_removed_starter_content_is_left_out_of_eval(bu
     assert "1 starter question(s) (starter: true) name starter units or guard rules that were removed" in result.stderr
     scored = {q["id"] for q in json.loads(result.stdout)["questions"]}
     assert scored == {"own-b12", "own-gap"}
+
+
+def test_a_question_that_copies_a_units_own_question_is_named(built_sample):
+    """A new team copied its test wordings into its units' `questions:`: those are answered whatever the gate, so
+    the test set measured the copies (F1 0.923, 0.857 once reworded); eval now names them."""
+    from unitrag.content.models import LabelledQuestion
+    from unitrag.eval.report import summary_lines
+
+    ws, _ = built_sample
+    kb = KnowledgeBase.open(ws.artifact, config=Config(llm="none"))
+    # the story's own question but its question mark (word for word, it is left out of the exemplars while scored)
+    copied = LabelledQuestion(id="t-copied", lang="en", expected_units=["en-vitamin-b12"],
+                              question="Can running low on vitamin B12 cause permanent nerve damage")
+    own = LabelledQuestion(id="t-own-words", lang="en", expected_units=["en-vitamin-b12"],
+                           question="could a lack of b12 leave my nerves damaged for good")
+    report = evaluate_questions(kb, [copied, own], parse_variants("full", True))
+    assert report.extra["near_copies"] == ["t-copied"]
+    line = next(line for line in summary_lines(report) if "nearly copy" in line)
+    assert line.startswith("1 question(s) nearly copy a unit's own `questions:` entry") and "t-copied" in line

@@ -111,7 +111,8 @@ def _print_verdict(result: "Calibration", written: Path | None, asked: Path | No
                   "`unitrag build`, compare `unitrag eval` on your test questions (content/eval/*_test.yaml) with the "
                   "figure before; if it is lower, delete calibration.json and rebuild (the default gate returns)")
     if written is not None:
-        out.print(f"wrote the gate to {written}; run `unitrag build` to copy it into the artifact")
+        kept = "the fitted gate" if verdict.kept == "fitted" else "the default gate"  # was "the gate": which one?
+        out.print(f"wrote {kept} to {written}; run `unitrag build` to copy it into the artifact")
     elif asked is not None:
         out.print(f"nothing written to {asked}" + (": the default gate stays in use until there are enough questions"
                                                    if verdict.too_few else ": this pipeline keeps no gate"))

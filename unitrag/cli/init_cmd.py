@@ -78,6 +78,6 @@ def _print_install(choice: InstallChoice) -> None:
               markup=False, highlight=False, soft_wrap=True)
     if not choice.reachable:
         err.print("[yellow]warning:[/] a CI runner may not install that version: pass --install (a release, "
-                  "\"unitrag @ git+https://...@vX\", or a wheel committed in the knowledge base)")
+                  "\"unitrag @ git+https://...@vX\", or a wheel committed in the knowledge base)", soft_wrap=True)
     out.print("  to change it: `unitrag init --install REQUIREMENT`, or edit the \"Install unitrag\" step of "
               ".github/workflows/content-pr.yml and build-main.yml", markup=False, highlight=False, soft_wrap=True)

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..content.models import LabelledQuestion
 from ..rag.calibrate.calibration import user_context
+from ..rag.store.exemplars import AUTHORED_ANSWERS
 from ..rag.types import Source, UserContext
 from .fact_report import answer_texts, fact_figures, fact_row
 from .guard_report import guard_figures, guard_row
@@ -76,6 +77,8 @@ def _evaluate(
             # what the reader got, whole, and what the gate read of it: an author reading why a near miss was answered,
             # or a covered question refused, had to ask each one again (a new team's campground, stop 58)
             row["reply"], row["gate"] = answer.answer, answer.gate
+            if answer.sources and answer.sources[0].scores.get("authored", 0.0) >= AUTHORED_ANSWERS:
+                row["near_copy"] = True  # of a unit's own question: answered whatever the gate (rag.store.exemplars)
             if not answer.not_found and answer.faithfulness is not None:
                 answers.append(answer)
                 row["answer"] = {"extractive": answer.extractive, "cited": answer.faithfulness.valid_ids,
@@ -106,6 +109,7 @@ def _evaluate(
         "not_found": _not_found(rows), "guard": _guard(rows), "guard_rules": guard_figures(rows), "restricted_leaks": leaks,
         "generation": _generation(kb, answers), "answer_facts": fact_figures(rows),
         "by_category": by_category(rows, variants[-1].name),
+        "near_copies": [row["id"] for row in rows if row.get("near_copy")],
     }
     pipeline = {"embedder": kb.store.manifest["embedder"]["id"], "reranker": kb.config.reranker, "sparse": kb.config.sparse,
                 "chunks": len(kb.store), "depth": depth,

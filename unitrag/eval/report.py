@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..content.registry import is_held_out
+from ..rag.store.exemplars import AUTHORED_ANSWERS
 from .fact_report import fact_lines, fact_markdown
 from .metrics import MEASURES
 
@@ -99,6 +100,12 @@ def summary_lines(report: EvalReport) -> list[str]:
                      f"uncited long answers {_f(generation['uncited_long_share'])}, "
                      f"extractive fallbacks {generation['extractive_fallbacks']} of {generation['answers']}")
     lines += fact_lines(report.extra.get("answer_facts"))
+    copies = report.extra.get("near_copies")
+    if copies:  # a new team copied its test wordings into the units' questions: test F1 0.923, 0.857 once reworded
+        shown = ", ".join(copies[:5]) + (f" and {len(copies) - 5} more" if len(copies) > 5 else "")
+        lines.append(f"{len(copies)} question(s) nearly copy a unit's own `questions:` entry (cosine >= {AUTHORED_ANSWERS}) "
+                     f"and are answered whatever the gate, so they measure that entry, not the knowledge base: {shown}; "
+                     "reword the question or the unit's entry")
     unjudged = report.extra.get("unjudged_queries")
     if unjudged:
         lines.append(f"{len(unjudged)} judged queries have no relevant document: left out of the means")
