@@ -122,3 +122,27 @@ def test_a_figure_of_speech_alone_gets_no_crisis_line(question: str, noted: bool
         assert got is not None and got.type == "caution" and got.rule == WARNING_RULE
     else:
         assert got is None
+
+
+def _one_rule_guard(rule_id: str, example: str, p: float) -> Guard:
+    """A guard with one red-flag rule (``example`` its only example) whose classifier gives every question ``p``."""
+    shares = {NONE: 1.0 - p, rule_id: p}
+    model = [{"class": name, "type": None if name == NONE else "red_flag", "weights": [0.0, 0.0, 0.0],
+              "intercept": math.log(q), "threshold": None if name == NONE else 0.5, "metrics": None}
+             for name, q in shares.items()]
+    examples = [{"rule_id": rule_id, "role": "example", "text": example, "embedding": [1.0, 0.0, 0.0]}]
+    return Guard.from_rows([rule(rule_id, "unsure")], semantic=SemanticGuard(model, examples),
+                           embed=lambda _q: np.array([1.0, 0.0, 0.0], np.float32))
+
+
+@pytest.mark.parametrize("question", ["my dog ate a bunch of grapes, what should I do",
+                                      "狗狗误食了巧克力怎么办"])
+def test_an_animal_is_no_mistake_for_a_rule_about_animals(question: str) -> None:
+    """A vet clinic's emergency rule: "pet" said a person's rule had been fooled by an animal's illness, so the
+    clinic's own emergencies were answered with a note."""
+    vet = _one_rule_guard("red-flag-pet-poisoning", "my cat swallowed a lily leaf and keeps drooling", BARE_STOP + 0.1)
+    stopped = vet.check(question, "en")
+    assert stopped is not None and (stopped.type, stopped.rule) == ("red_flag", "red-flag-pet-poisoning")
+    people = _one_rule_guard("red-flag-poisoning", "my son swallowed bleach", BARE_STOP + 0.1)
+    noted = people.check(question, "en")  # the sample's kind of rule: the animal fooled its classifier
+    assert noted is None or noted.type == "caution"

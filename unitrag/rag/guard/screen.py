@@ -101,6 +101,7 @@ class Guard:
         # patterns (tried on the question as typed first) and the framing; the classifier reads it as typed
         self._spell = spell
         self._sign_kinds: dict[str, str] = {}  # per rule, the kind of sign its examples tell (read on first use)
+        self._animal_rules: dict[str, bool] = {}  # per rule, whether its examples tell of animals (read on first use)
         self._restricted: Guard | None = None  # ``for_restricted_role``, made once
 
     def check_restricted(self, question: str, lang: str, timings: dict[str, float] | None = None) -> GuardOutcome | None:
@@ -192,6 +193,8 @@ class Guard:
                 scores: list[SemanticScore] | None) -> tuple[GuardOutcome | None, GuardOutcome | None]:
         """(the red flag, None) when it stands; (None, a caution or None) when the framing is clearly not acute."""
         rule = self._by_id[red_flag.rule]
+        if "pet" in framing.kinds and self._about_animals(rule.id):  # a vet's rule: the animal is whom it is about
+            framing = replace(framing, kinds=tuple(kind for kind in framing.kinds if kind != "pet"))
         similar = red_flag.reason == "similarity"  # by the classifier alone
         quiet = similar and (not framing.acute or framing.recent_only)  # nothing happening now but a recent time word
         noted = quiet and (rule.similar_without_sign == "caution"
@@ -206,6 +209,15 @@ class Guard:
         if note is None:
             return None, None
         return None, replace(red_flag, type="caution", response=note, framing=framing.kinds)
+
+    def _about_animals(self, rule: str) -> bool:
+        """Whether ``rule``'s own examples tell of an animal (a vet clinic's "my dog ate grapes"): for such a rule an
+        animal named is no sign that a person's emergency was mistaken (``pet``), so neither makes the question "not
+        acute" nor says the classifier was fooled. A rule without examples is read as the sample's: about people."""
+        if rule not in self._animal_rules:
+            texts = self.semantic.example_texts(rule) if self.semantic is not None else []
+            self._animal_rules[rule] = any("pet" in read_framing(normalize_question(text)).kinds for text in texts)
+        return self._animal_rules[rule]
 
     def _warned(self, framing: Framing, lang: str) -> GuardOutcome | None:
         """A warning sign of suicide told as it is, which nothing else stopped (the classifier scores means asked
