@@ -103,3 +103,24 @@ def test_a_str_subclass_equal_to_everything_holds_no_role_it_does_not_name():
     user = UserContext(roles=[Everything("x")])
     assert user.roles == ("x",) and type(user.roles[0]) is str
     assert not user.holds("clinician")
+
+
+def test_a_user_context_is_made_again_from_its_fields_before_it_is_believed() -> None:
+    """An attacker's three ways past ``check_user``, which iterated ``roles`` and then asked ``holds``: a subclass
+    saying yes to every role, a ``roles`` tuple whose ``in`` says yes, one set behind the frozen dataclass's back."""
+
+    class HoldsAll(UserContext):
+        def holds(self, role: str) -> bool:
+            return True
+
+    class Everyone(tuple):
+        def __contains__(self, item: object) -> bool:
+            return True
+
+    tampered = UserContext()
+    object.__setattr__(tampered, "roles", Everyone())
+    for user in (HoldsAll(), tampered):
+        plain = user_context(user)
+        assert type(plain) is UserContext and plain.roles == () and not plain.holds("clinician")
+    kept = user_context(UserContext(roles=["clinician"], current_topic="sodium"))
+    assert kept.holds("clinician") and kept.current_topic == "sodium"

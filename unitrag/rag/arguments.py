@@ -191,6 +191,13 @@ def result_count(k: object, argument: str = "k") -> int:
     return int(k)
 
 
+def how_many(value: object, argument: str) -> int:
+    """A whole number, 1 or more (how many of something to list: ``example_questions(per_lang=...)``)."""
+    if isinstance(value, bool) or not isinstance(value, Integral) or int(value) < 1:
+        raise InvalidArgument(f"{argument}: expected a whole number, 1 or more, got {describe(value)}")
+    return int(value)
+
+
 def choice(value: object, argument: str, known: Collection[str]) -> str | None:
     """None, or one of ``known`` (a language, say)."""
     if value is not None and (not isinstance(value, str) or value not in known):

@@ -22,7 +22,7 @@ from ..providers.embedders import Embedder
 from .example_questions import EXAMPLES_PER_LANG, example_questions
 from .kb_identity import kb_identity, kb_languages, restricted_role
 from .kb_location import check_location, load_store, open_arguments
-from .arguments import choice, names, question_text, result_count, switch
+from .arguments import choice, how_many, names, question_text, result_count, switch
 from .search.postprocess import Boosts, postprocess
 from .search.query_embedding import QueryEncoder
 from .question_reading import QuestionReading, Reading  # noqa: F401 - Reading: part of this module's API
@@ -152,7 +152,7 @@ class KnowledgeBase(QuestionReading):
         from .store.freshness import Freshness, artifact_signature
 
         config, llm = open_arguments(config, embedder, llm)
-        refuse_stale = switch(refuse_stale, "refuse_stale")
+        refuse_stale = switch(refuse_stale, "refuse_stale") is not False  # None: the default, refusing
         check_location(path)
         location = path if isinstance(path, DatabaseUrl) or str(path).startswith(SCHEMES) else os.path.abspath(path)
         signed = None if location is path else artifact_signature(location)  # before loading: a rename meanwhile is news
@@ -222,7 +222,10 @@ class KnowledgeBase(QuestionReading):
         it: the guard's examples are written like the units, and the question is embedded once for both. A ``user``
         with the restricted role is answered past the rules that exempt it (``exempt_restricted_role``), a red flag's
         note beside the answer (``Guard.check_restricted``)."""
-        question = self.in_content_script(question)
+        self._open_or_raise()
+        question = self.in_content_script(question_text(question, self.config.max_question_chars))
+        lang = choice(lang, "lang", LANGS) or "en"
+        user = None if user is None else self.check_user(user)
         if user is not None and self.retriever.reads_restricted(user):
             return self.guard.check_restricted(question, lang, timings)
         return self.guard.check(question, lang, timings)
@@ -367,8 +370,11 @@ class KnowledgeBase(QuestionReading):
 
     def example_questions(self, roles: Collection[str] = (), per_lang: int = EXAMPLES_PER_LANG) -> list[dict[str, str]]:
         """A few of the authors' own questions in each language, from units a caller holding ``roles`` may read:
-        what the page and a greeting's reply offer to ask (``example_questions``)."""
-        return example_questions(self.store, self.known, roles, per_lang)
+        what the page and a greeting's reply offer to ask (``example_questions``). ``roles`` is read as a
+        ``UserContext``'s (a string or a mapping is refused, an unknown role too: never a grant)."""
+        self._open_or_raise()
+        roles = self.check_user(UserContext(roles=roles)).roles  # type: ignore[arg-type]
+        return example_questions(self.store, self.known, roles, how_many(per_lang, "per_lang"))
 
     def _member_topics(self, topics: tuple[str, ...]) -> list[str]:
         """The topics a filter names, a group standing for its members: no chunk carries a group's id, so
@@ -381,6 +387,7 @@ class KnowledgeBase(QuestionReading):
 
         ``search`` and ``ask`` call it; an app may call it once when it builds a context.
         """
+        self._open_or_raise()
         checked: UserContext = user_context(user)
         self.known.check_user(checked)
         members = self.broadener.groups.get(checked.current_topic or "")

@@ -166,4 +166,10 @@ def user_context(user: object) -> Any:
         return UserContext()
     if not isinstance(user, UserContext):
         raise InvalidArgument(f"user: expected a UserContext (UserContext.from_dict parses a mapping), got {describe(user)}")
-    return user
+    # made again, a plain one, from its fields: a subclass's own ``holds``, or a ``roles`` tuple whose ``in`` says yes to
+    # every role, was checked by iterating it and then granted by asking it (an attacker's; the names are parsed again)
+    try:
+        fields = (tuple(user.triggered_rules), tuple(user.recent_scenes), user.current_topic, tuple(user.roles))
+    except Exception:  # noqa: BLE001 - whatever a subclass's fields do, they are no context
+        raise InvalidArgument(f"user: its fields cannot be read as a UserContext's, got {describe(user)}") from None
+    return UserContext(triggered_rules=fields[0], recent_scenes=fields[1], current_topic=fields[2], roles=fields[3])

@@ -44,3 +44,42 @@ def test_a_knowledge_base_held_across_a_build_refuses_unless_told_to_serve_what_
     with pytest.raises(ValueError, match="refuse_stale"):
         KnowledgeBase.open(artifact, refuse_stale="no")  # type: ignore[arg-type]
     held.close(), serving.close()
+
+
+def test_refuse_stale_none_is_the_default_and_every_public_reader_checks(built_sample, tmp_path: Path) -> None:
+    """An attacker's: ``refuse_stale=None`` served the stale build, and ``example_questions``, ``check_user`` and
+    ``screen`` went on answering after a newer build and after ``close()``."""
+    from unitrag.rag.store.prompt_texts import KnowledgeBaseClosed
+    from unitrag.rag.types import UserContext
+
+    artifact = tmp_path / "kb.duckdb"
+    shutil.copy(built_sample[0].artifact, artifact)
+    kb = KnowledgeBase.open(artifact, refuse_stale=None)
+    assert kb.example_questions()
+    shutil.copy(built_sample[0].artifact, tmp_path / "next.duckdb")
+    (tmp_path / "next.duckdb").replace(artifact)
+    for read in (lambda: kb.search("vitamin B12 foods"), kb.example_questions, lambda: kb.check_user(UserContext()),
+                 lambda: kb.screen("chest pain now", "en")):
+        with pytest.raises(KnowledgeBaseStale):
+            read()
+    kb.close()
+    with pytest.raises(KnowledgeBaseClosed):
+        kb.example_questions()
+
+
+def test_example_questions_read_roles_as_a_user_context_does(built_sample) -> None:
+    """A role given as a string was matched as a substring ("xxclinicianxx") and a mapping by its keys: both returned
+    clinician-only units' questions; an unknown role was ignored; ``per_lang=0`` divided by zero."""
+    from unitrag.errors import InvalidArgument
+
+    kb = KnowledgeBase.open(built_sample[0].artifact)
+    assert kb.example_questions() and kb.example_questions(["clinician"])  # the restricted role itself is accepted
+    for roles in ("xxclinicianxx", "clinician", {"clinician": None}, ["staff"], [" clinician"]):
+        with pytest.raises(InvalidArgument, match="roles"):
+            kb.example_questions(roles)  # type: ignore[arg-type]
+    for per_lang in (0, "3", None, 2.5):
+        with pytest.raises(InvalidArgument, match="per_lang"):
+            kb.example_questions((), per_lang)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument, match="question"):
+        kb.screen(1, "en")  # type: ignore[arg-type]
+    kb.close()
