@@ -84,9 +84,10 @@ def build_warning(rows: Sequence[Mapping[str, Any]], pipeline: str, questions: S
     if own.metrics.get("kept") == "default":  # written by calibrate, but no gate of its own: said, not hidden
         asked = own.metrics.get("questions")
         on = f"on its {asked} dev questions " if isinstance(asked, int) else ""
-        return (f"calibration.json keeps the default answerability gate for {pipeline}: {on}a gate fitted on this "
-                "knowledge base was no better out of sample (`unitrag calibrate` says why). Add labelled questions, "
-                "answerable and not, in two or more files of content/eval/, then calibrate again.")
+        # a note, not a fault: a vet clinic's team read "add labelled questions" after each build as work left undone
+        return (f"calibration.json keeps the default answerability gate for {pipeline}, as `unitrag calibrate` chose: "
+                f"{on}a gate fitted on this knowledge base was no better out of sample. Nothing to fix; more labelled "
+                "questions (answerable and not, in two or more files of content/eval/) give a fit its chance later.")
     return None
 
 

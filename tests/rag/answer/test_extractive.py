@@ -475,6 +475,18 @@ def test_a_number_of_the_question_within_one_rows_range_names_that_row() -> None
     assert "3000元" in small and "5000元" not in small
 
 
+def test_terms_that_each_name_several_rows_name_the_one_row_they_share() -> None:
+    """A new team's vet clinic: "spay a 30 kg dog" quoted "Dog spay under 20 kg — ¥1,500": "spay" names three rows and
+    "30" the two 20–40 kg rows, so no term named one row alone; together they name "Dog spay 20–40 kg"."""
+    text = ("Neutering prices.\n\n| surgery | price |\n|---|---|\n| Cat spay (female) | ¥900 |\n"
+            "| Dog neuter under 20 kg | ¥1,200 |\n| Dog neuter 20–40 kg | ¥1,600 |\n| Dog spay under 20 kg | ¥1,500 |\n"
+            "| Dog spay 20–40 kg | ¥1,900 |\n| Dog spay over 40 kg | ¥2,300 |\n")
+    first = ask("how much does it cost to spay a 30 kg dog", "en", [source(1, "Fees", text, ["fees"])]).splitlines()[1]
+    assert "¥1,900" in first and "¥1,500" not in first and "¥1,600" not in first
+    tied = ask("how much to neuter or spay a 30 kg dog", "en", [source(1, "Fees", text, ["fees"])]).splitlines()[1]
+    assert "¥1,900" not in tied or "¥1,600" in tied  # two rows share as many terms: neither is the one asked
+
+
 
 def test_a_number_of_the_question_counts_only_in_the_row_the_question_names() -> None:
     """A new team's charging network: "is riverside park and ride open 24 hours" quoted the library hub's "24/7" row

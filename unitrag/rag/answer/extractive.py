@@ -138,7 +138,24 @@ def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str],
         alone = {term: rows[0] for term, rows in terms.items() if len(rows) == 1}
         if len(set(alone.values())) == 1:  # two terms naming two rows ("从1区坐到3区"): none is the one asked
             named[table] = (next(iter(alone.values())), frozenset(alone))
+        elif not alone:  # no term names one row, but together they may: "spay" and "30" (kg) meet in one row
+            together = _named_together(terms)
+            if together is not None:
+                named[table] = together
     return named
+
+
+def _named_together(terms: dict[str, list[int]]) -> tuple[int, frozenset[str]] | None:
+    """The one row that more of the question's terms name than any other, two at least: "Dog spay 20–40 kg" for "spay
+    a 30 kg dog", where "spay" names three rows and "30" the two 20–40 kg rows (a vet's table quoted "Dog spay under 20
+    kg" for it, a wrong price with the right citation)."""
+    counts: dict[int, set[str]] = {}
+    for term, rows in terms.items():
+        for row in set(rows):
+            counts.setdefault(row, set()).add(term)
+    most = max((len(named) for named in counts.values()), default=0)
+    best = [row for row, named in counts.items() if len(named) == most]
+    return (best[0], frozenset(counts[best[0]])) if most >= 2 and len(best) == 1 else None
 
 
 def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_terms: Collection[str] = (),
