@@ -108,4 +108,7 @@ def test_a_knowledge_base_of_ones_own_refuses_once_a_newer_publish_is_live(built
         kb.search("vitamin B12 foods")
     with KnowledgeBase.open(pg_url) as again:
         assert again.search("vitamin B12 foods").sources
+    live = kb._freshness._close.__self__  # the LiveGeneration whose connection the checks read on
+    assert live._conn is not None
     kb.close()
+    assert live._conn is None  # closed with the knowledge base, not left to the garbage collector

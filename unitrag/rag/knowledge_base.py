@@ -169,6 +169,8 @@ class KnowledgeBase(QuestionReading):
         still holds in memory (a small artifact's texts would otherwise go on answering)."""
         self._closed = True
         self.store.close()
+        if self._freshness is not None:
+            self._freshness.close()  # a published database's: the connection its live generation is read on
 
     def __enter__(self) -> "KnowledgeBase":
         return self

@@ -40,8 +40,9 @@ def artifact_signature(location: str) -> tuple[int, int, int] | None:
 class Freshness:
     """The signature of the build loaded, and how to read the location's now (thread-safe)."""
 
-    def __init__(self, location: str, loaded: Any, read: Callable[[], Any], every_s: float = 0.0) -> None:
-        self.location, self.loaded, self._read, self._every_s = location, loaded, read, every_s
+    def __init__(self, location: str, loaded: Any, read: Callable[[], Any], every_s: float = 0.0,
+                 close: Callable[[], None] = lambda: None) -> None:
+        self.location, self.loaded, self._read, self._every_s, self._close = location, loaded, read, every_s, close
         self._checked_at = float("-inf")
         self._lock = threading.Lock()
 
@@ -56,9 +57,14 @@ class Freshness:
         if isinstance(location, DatabaseUrl) or str(location).startswith(SCHEMES):
             loaded = manifest_signature(manifest)
             live = LiveGeneration(location)
-            return None if loaded is None else cls(redacted_location(location), loaded, live.poll, CHECK_S)
+            return None if loaded is None else cls(redacted_location(location), loaded, live.poll, CHECK_S, live.close)
         path = os.fspath(location)
         return None if signed_before_load is None else cls(path, signed_before_load, lambda: artifact_signature(path))
+
+    def close(self) -> None:
+        """Release what reading the location holds (a database's connection), between two checks."""
+        with self._lock:
+            self._close()
 
     def check(self) -> None:
         """Raise ``KnowledgeBaseStale`` when the location holds another build than the one loaded."""
