@@ -27,6 +27,20 @@ def test_a_file_renamed_over_the_artifact_is_news_and_a_missing_one_is_not(tmp_p
         fresh.check()
 
 
+def test_once_seen_a_newer_build_is_refused_at_every_check_not_only_the_one_that_saw_it() -> None:
+    """A database's generation is read at most once a second: a check within that second of the one that saw the new
+    publish passed, and served the old generation once more."""
+    signature = ["one"]
+    fresh = Freshness("postgresql://db/kb", "one", lambda: signature[0], every_s=3600.0)
+    fresh.check()
+    signature[0] = "two"
+    fresh.check()  # within the second (here the hour): not read again, nothing known yet
+    fresh._checked_at = float("-inf")
+    for _ in range(3):
+        with pytest.raises(KnowledgeBaseStale):
+            fresh.check()
+
+
 def test_a_knowledge_base_held_across_a_build_refuses_unless_told_to_serve_what_it_loaded(
         built_sample, tmp_path: Path) -> None:
     """An app's KnowledgeBase kept answering from the artifact it opened after a build renamed a new one over it."""

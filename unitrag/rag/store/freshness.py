@@ -44,6 +44,7 @@ class Freshness:
                  close: Callable[[], None] = lambda: None) -> None:
         self.location, self.loaded, self._read, self._every_s, self._close = location, loaded, read, every_s, close
         self._checked_at = float("-inf")
+        self._stale = False  # once seen, for good: a check within ``every_s`` of the one that saw it must not pass
         self._lock = threading.Lock()
 
     @classmethod
@@ -70,11 +71,11 @@ class Freshness:
         """Raise ``KnowledgeBaseStale`` when the location holds another build than the one loaded."""
         now = time.monotonic()
         with self._lock:
-            if now - self._checked_at < self._every_s:
-                return
-            self._checked_at = now
-            current = self._read()
-        if current is not None and current != self.loaded:
+            if not self._stale and now - self._checked_at >= self._every_s:
+                self._checked_at = now
+                current = self._read()
+                self._stale = current is not None and current != self.loaded
+        if self._stale:
             raise KnowledgeBaseStale(
                 f"{self.location} holds a newer build than this knowledge base loaded (it serves only what it "
                 "loaded, and a unit restricted since would stay public here): open it again with KnowledgeBase.open "
