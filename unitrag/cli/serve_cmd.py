@@ -160,7 +160,7 @@ def AnnouncingMultiprocess(config: Any, sockets: list[socket.socket], announceme
     from uvicorn.supervisors import Multiprocess
     from uvicorn.supervisors.multiprocess import Process
 
-    from ..serve.reload import artifact_signature
+    from ..rag.store.freshness import artifact_signature
 
     logger = logging.getLogger("uvicorn.error")
 

@@ -37,8 +37,7 @@ def connect(url: str | DatabaseUrl, *, autocommit: bool = True, timeout_s: int =
     except psycopg.Error as exc:  # raised below, outside this block: a libpq message may echo the URL
         failure = f"cannot connect to PostgreSQL at {url.describe()}: {reason(exc, url)}"
         host = (url.hosts[0] if url.hosts else None) or url.params.get("host")
-        unreachable = any(words in first_line(exc).lower() for words in ("connection refused", "no such file or directory"))
-        if not host and unreachable:  # libpq then tried the local Unix socket, not localhost's TCP port
+        if not host and _unreachable(first_line(exc)):  # libpq then tried the local Unix socket, not localhost's TCP port
             failure += "; the URL names no host, so this was the local Unix socket: add @host:port for a server over TCP"
     raise UserError(failure)
 
@@ -74,7 +73,7 @@ def reason(exc: BaseException, url: DatabaseUrl) -> str:
     lowered = cause.lower()
     if "password authentication failed" in lowered or "no password supplied" in lowered:
         return f"{cause} (check the user and password in the URL)"
-    if "connection refused" in lowered or "no such file or directory" in lowered:
+    if _unreachable(lowered):
         return f"{cause} (is the server running and reachable at that host and port?)"
     if "does not exist" in lowered:
         return f"{cause} (create it, or fix the name in the URL)"
@@ -86,6 +85,11 @@ def reason(exc: BaseException, url: DatabaseUrl) -> str:
 #: Said of a failure a read-only connection caused: a standby, or ``default_transaction_read_only``.
 READ_ONLY = ("; this connection is read-only (a standby or replica, or default_transaction_read_only on): "
              "publish to the primary; nothing was published")
+
+
+def _unreachable(message: str) -> bool:
+    """Nothing answered at the address (no server, or no socket file where libpq looked)."""
+    return any(words in message.lower() for words in ("connection refused", "no such file or directory"))
 
 
 def _read_only(message: str) -> bool:
@@ -101,7 +105,8 @@ def ensure_pgvector(conn: Any, *, create: bool) -> str:
     import psycopg
     from pgvector.psycopg import register_vector
 
-    if create and _installed(conn) is None:
+    installed = _installed(conn)
+    if create and installed is None:
         try:
             with conn.transaction():
                 # in ``public`` where there is one: created in the first schema of a search path such as
@@ -115,7 +120,7 @@ def ensure_pgvector(conn: Any, *, create: bool) -> str:
                 f"the pgvector extension cannot be created in this database ({first_line(exc)}): install pgvector >= 0.8 "
                 "on the server, or ask an administrator to run CREATE EXTENSION vector"
             ) from None
-    installed = _installed(conn)
+        installed = _installed(conn)
     if installed is None:
         raise UserError("the pgvector extension is not installed in this database: run `unitrag publish` first "
                         "(it creates it), or CREATE EXTENSION vector")

@@ -206,7 +206,7 @@ class KnowledgeBase(QuestionReading):
         topics = self._member_topics(names([] if topics is None else topics, "topics"))
         sparse = switch(sparse, "sparse")
         self.known.check("topics", topics, self.known.topics.__contains__, "topic")
-        user = self.check_user(user)
+        user = self._checked_user(user)
         timings: dict[str, float] = {}
         read = self.read(question, user, timings)
         where = SearchFilter(restricted=user.holds(self.restricted_role), lang=lang, kinds=tuple(kinds), topics=tuple(topics))
@@ -225,9 +225,14 @@ class KnowledgeBase(QuestionReading):
         with the restricted role is answered past the rules that exempt it (``exempt_restricted_role``), a red flag's
         note beside the answer (``Guard.check_restricted``)."""
         self._open_or_raise()
-        question = self.in_content_script(question_text(question, self.config.max_question_chars))
-        lang = choice(lang, "lang", LANGS) or "en"
-        user = None if user is None else self.check_user(user)
+        question = question_text(question, self.config.max_question_chars)
+        user = None if user is None else self._checked_user(user)
+        return self._screen(question, choice(lang, "lang", LANGS) or "en", timings, user)
+
+    def _screen(self, question: str, lang: str, timings: dict[str, float] | None,
+                user: UserContext | None) -> GuardOutcome | None:
+        """``screen`` on arguments already checked (``ask`` checks them once, for the guard and retrieval alike)."""
+        question = self.in_content_script(question)
         if user is not None and self.retriever.reads_restricted(user):
             return self.guard.check_restricted(question, lang, timings)
         return self.guard.check(question, lang, timings)
@@ -281,10 +286,10 @@ class KnowledgeBase(QuestionReading):
         started = time.perf_counter()
         self._open_or_raise()
         question = question_text(question, self.config.max_question_chars)
-        user = self.check_user(user)
+        user = self._checked_user(user)
         answer_lang = choice(lang, "lang", LANGS) or self._answer_lang(question)
         timings: dict[str, float] = {}
-        outcome = self.screen(question, answer_lang, timings, user)  # times "guard" and "embed" (reused by retrieval)
+        outcome = self._screen(question, answer_lang, timings, user)  # times "guard" and "embed" (reused by retrieval)
         if outcome is not None and outcome.stops:
             timings["total"] = (time.perf_counter() - started) * 1000
             return Answer(question, answer_lang, outcome.response, False, outcome, [], [], None, timings_ms=timings)
@@ -375,7 +380,7 @@ class KnowledgeBase(QuestionReading):
         what the page and a greeting's reply offer to ask (``example_questions``). ``roles`` is read as a
         ``UserContext``'s (a string or a mapping is refused, an unknown role too: never a grant)."""
         self._open_or_raise()
-        roles = self.check_user(UserContext(roles=roles)).roles  # type: ignore[arg-type]
+        roles = self._checked_user(UserContext(roles=roles)).roles  # type: ignore[arg-type]
         return example_questions(self.store, self.known, roles, how_many(per_lang, "per_lang"))
 
     def _member_topics(self, topics: tuple[str, ...]) -> list[str]:
@@ -390,6 +395,10 @@ class KnowledgeBase(QuestionReading):
         ``search`` and ``ask`` call it; an app may call it once when it builds a context.
         """
         self._open_or_raise()
+        return self._checked_user(user)
+
+    def _checked_user(self, user: UserContext | None) -> UserContext:
+        """``check_user`` once the knowledge base is known open and current (``search``, ``ask``, ``screen``)."""
         checked: UserContext = user_context(user)
         self.known.check_user(checked)
         members = self.broadener.groups.get(checked.current_topic or "")

@@ -31,7 +31,7 @@ from ..errors import InvalidArgument
 from ..postgres.url import SCHEMES, DatabaseUrl, redacted_location
 from ..postgres.watch import LiveGeneration, manifest_signature
 from ..rag.knowledge_base import KnowledgeBase
-from ..rag.store.freshness import artifact_signature  # noqa: F401 - also cli.serve_cmd's
+from ..rag.store.freshness import artifact_signature
 from .visible import Visible
 
 log = logging.getLogger("unitrag.serve")

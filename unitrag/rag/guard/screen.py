@@ -100,8 +100,8 @@ class Guard:
         # ``spell``: the question with misspelled emergency words read as the rules' examples write them, for the
         # patterns (tried on the question as typed first) and the framing; the classifier reads it as typed
         self._spell = spell
-        self._sign_kinds: dict[str, str] = {}  # per rule, the kind of sign its examples tell (read on first use)
-        self._animal_rules: dict[str, bool] = {}  # per rule, whether its examples tell of animals (read on first use)
+        self._examples_read: dict[str, list[Framing]] = {}  # per rule, its examples' framings (read on first use)
+        self._sign_kinds: dict[str, str] = {}  # per rule, the kind of sign most of its examples tell
         self._restricted: Guard | None = None  # ``for_restricted_role``, made once
 
     def check_restricted(self, question: str, lang: str, timings: dict[str, float] | None = None) -> GuardOutcome | None:
@@ -203,7 +203,7 @@ class Guard:
         classifier_fooled = (framing.figurative or framing.explained or "pet" in framing.kinds) and similar
         if not (noted or framing.clearly_not_acute or classifier_fooled):
             return red_flag, None
-        if similar and framing.figurative and (not framing.acute or framing.recent_only):
+        if quiet and framing.figurative:
             return None, None  # only the figure spoke ("this heat is killing me"): a crisis line under it reads as noise
         note = rule.caution(lang)
         if note is None:
@@ -214,10 +214,14 @@ class Guard:
         """Whether ``rule``'s own examples tell of an animal (a vet clinic's "my dog ate grapes"): for such a rule an
         animal named is no sign that a person's emergency was mistaken (``pet``), so neither makes the question "not
         acute" nor says the classifier was fooled. A rule without examples is read as the sample's: about people."""
-        if rule not in self._animal_rules:
+        return any("pet" in read.kinds for read in self._examples_framed(rule))
+
+    def _examples_framed(self, rule: str) -> list[Framing]:
+        """The framing of each of ``rule``'s examples, read once: what kind of sign they tell, whether of an animal."""
+        if rule not in self._examples_read:
             texts = self.semantic.example_texts(rule) if self.semantic is not None else []
-            self._animal_rules[rule] = any("pet" in read_framing(normalize_question(text)).kinds for text in texts)
-        return self._animal_rules[rule]
+            self._examples_read[rule] = [read_framing(normalize_question(text)) for text in texts]
+        return self._examples_read[rule]
 
     def _warned(self, framing: Framing, lang: str) -> GuardOutcome | None:
         """A warning sign of suicide told as it is, which nothing else stopped (the classifier scores means asked
@@ -276,8 +280,7 @@ class Guard:
         if not framing.sign_kinds:
             return False
         if rule not in self._sign_kinds:
-            assert self.semantic is not None
-            told = [read_framing(normalize_question(text)).sign_kinds for text in self.semantic.example_texts(rule)]
+            told = [read.sign_kinds for read in self._examples_framed(rule)]
             counts = {kind: sum(kind in kinds for kinds in told) for kind in (SIGN, WARNING, FIRE)}  # SIGN on a tie
             self._sign_kinds[rule] = max(counts, key=lambda kind: counts[kind])
         return TURN in framing.sign_kinds or self._sign_kinds[rule] in framing.sign_kinds
