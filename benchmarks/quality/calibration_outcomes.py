@@ -2,11 +2,11 @@
 
 For each folder (built): ``run_calibration`` on its dev files, as ``unitrag calibrate`` runs it; then, over the same
 dev questions, the fitting procedure's out-of-sample decisions (5-fold) beside the default gate's, paired: ``b``
-questions the fit gets right and the default wrong, ``c`` the reverse; then both gates on the test files (each
+questions the fit gets right and the default wrong, ``c`` the reverse, and the verdict's sign test on them (``p``); then both gates on the test files (each
 measured with its own cross-language corrections). The "not found" F1 here is the gate's alone (``eval`` also answers
 an author's own question and one a single span states whole, whatever the gate). Accuracy, not time.
 
-    .venv/bin/python benchmarks/quality/calibration_outcomes.py examples/* benchmarks/teams/*
+    .venv/bin/python benchmarks/quality/calibration_outcomes.py examples/*/ benchmarks/teams/*/
 """
 
 from __future__ import annotations
@@ -15,13 +15,11 @@ import argparse
 import os
 from pathlib import Path
 
-import numpy as np
-
 from unitrag.config import load_config
 from unitrag.content.registry import load_questions
 from unitrag.rag.calibrate.calibration import measure, run_calibration
 from unitrag.rag.calibrate.cross_validation import not_found_f1
-from unitrag.rag.calibrate.gate_fit import cross_validated, gate_probabilities, language_blind
+from unitrag.rag.calibrate.gate_fit import gate_probabilities
 from unitrag.rag.calibration_file import default_gates, gate_for
 from unitrag.rag.gate import pipeline_id
 from unitrag.rag.knowledge_base import KnowledgeBase
@@ -39,11 +37,7 @@ def outcome(folder: Path) -> dict[str, object]:
     default = gate_for(default_gates(), pipeline_id(kb.store.manifest, kb.config))
     if result.fitted is None or default is None:
         return row
-    y = np.array([s.answerable for s in result.samples])
-    toward = {"gap": default.a * default.mix["gap"]}
-    fit_right = (cross_validated(result.samples, toward, language_blind(set(kb.store.lang.tolist()))) < 0.5) == ~y
-    default_right = (gate_probabilities(default, result.samples) < 0.5) == ~y
-    row["b"], row["c"] = int((fit_right & ~default_right).sum()), int((default_right & ~fit_right).sum())
+    row["b"], row["c"], row["p"] = result.verdict.fixed, result.verdict.broke, result.verdict.p_value
     for name, gate in (("test_fit", result.fitted), ("test_default", default)):
         if gate.lang_offsets is not None and kb.retriever.crosslingual is not None:
             kb.retriever.crosslingual.offsets = dict(gate.lang_offsets)
@@ -57,14 +51,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="+", type=Path)
     start = Path.cwd()
-    print("| knowledge base | kept | dev: fit out of sample / default | b / c | test: fit / default |")
+    print("| knowledge base | kept | dev: fit out of sample / default | b / c (p) | test: fit / default |")
     print("|---|---|---|---|---|")
     for folder in parser.parse_args().folders:
         row = outcome(folder.resolve())
         os.chdir(start)
         f = lambda v: "–" if v is None else f"{v:.3f}"  # noqa: E731
         print(f"| {folder} | {row['kept']} | {f(row['cv'])} / {f(row['default'])} | {row.get('b', '–')} / "
-              f"{row.get('c', '–')} | {f(row.get('test_fit'))} / {f(row.get('test_default'))} |")
+              f"{row.get('c', '–')} ({f(row.get('p'))}) | {f(row.get('test_fit'))} / {f(row.get('test_default'))} |")
 
 
 if __name__ == "__main__":

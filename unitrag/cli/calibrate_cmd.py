@@ -43,7 +43,8 @@ def calibrate_cmd(
 
     The default gate (the one used without calibration.json) stays when fewer than 10 answerable or 10
     unanswerable dev questions reach the gate (nothing is written, exit 0), or when the fit is no better
-    out of sample (k-fold "not found" F1; --write then stores the default gate for these questions).
+    out of sample (k-fold "not found" F1, and a sign test on the questions the two decide differently; --write then
+    stores the default gate for these questions).
     """
     from ..content.registry import dev_question_files, is_held_out
     from ..rag.calibrate.calibration import run_calibration

@@ -14,8 +14,10 @@ from unitrag.content.models import LabelledQuestion
 from unitrag.rag.calibrate.calibration import run_calibration
 from unitrag.rag.calibrate.cross_validation import (
     MIN_PER_LABEL,
+    disagreements,
     judge,
     not_found_f1,
+    sign_test,
     stratified_folds,
 )
 from unitrag.rag.gate import AnswerabilityGate, pipeline_id
@@ -145,9 +147,32 @@ def test_folds_are_stratified_and_fixed():
 
 
 def test_the_verdict_needs_a_strictly_better_fit():
-    assert judge(0.8, 0.8, 20, 10, 5).kept == "default"
-    assert judge(0.81, 0.8, 20, 10, 5).kept == "fitted"
+    assert judge(0.8, 0.8, 20, 10, 5, fixed=6, broke=0).kept == "default"
+    assert judge(0.81, 0.8, 20, 10, 5, fixed=5, broke=0).kept == "fitted"
     assert judge(0.3, None, 20, 10, 5).kept == "fitted"  # no default gate: every question is answered
+
+
+def test_a_better_f1_on_a_few_questions_decided_differently_keeps_the_default():
+    """A property team's fit won 0.882 to 0.800 out of sample, right on 6 of the 9 dev questions the gates decided
+    differently, and lowered its test set's "not found" F1 from 0.857 to 0.632; a campground's, right on 2 of 2, from
+    1.000 to 0.857. Six of nine is what chance does one time in four."""
+    assert sign_test(6, 3) == pytest.approx(130 / 512) and sign_test(5, 0) == pytest.approx(1 / 32)
+    assert sign_test(0, 0) == 1.0 and sign_test(0, 4) == 1.0
+    verdict = judge(0.882, 0.800, 30, 15, 5, fixed=6, broke=3)
+    assert verdict.kept == "default" and verdict.p_value == pytest.approx(0.254, abs=1e-3)
+    assert "the fit right on 6 and the default on 3" in verdict.reason and "1 time in 4" in verdict.reason
+    assert "p < 0.05" in verdict.reason
+    assert judge(0.957, 0.870, 19, 10, 5, fixed=2, broke=0).kept == "default"
+    kept = judge(0.9, 0.6, 30, 15, 5, fixed=8, broke=1)
+    assert kept.kept == "fitted" and "gets 8 right and the default 1" in kept.reason
+    assert kept.to_dict()["p_value"] == round(sign_test(8, 1), 4)
+
+
+def test_the_verdict_counts_the_questions_the_two_gates_decide_differently():
+    labels = [True, True, False, False, True]
+    fitted = [0.9, 0.8, 0.2, 0.7, 0.3]  # right, right, right, wrong, wrong
+    default = [0.9, 0.2, 0.7, 0.7, 0.6]  # right, wrong, wrong, wrong, right
+    assert disagreements(fitted, default, labels) == (2, 1)
     assert not_found_f1([0.9, 0.9, 0.1], [True, False, False]) == pytest.approx(2 / 3)
     assert not_found_f1([0.9, 0.9], [True, False]) == 0.0
 

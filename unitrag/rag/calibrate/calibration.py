@@ -29,7 +29,7 @@ import numpy as np
 
 from ...content.models import LabelledQuestion
 from ...content.registry import LoadedQuestion
-from .cross_validation import FOLDS, Verdict, judge, not_found_f1, too_few
+from .cross_validation import FOLDS, Verdict, disagreements, judge, not_found_f1, too_few
 from .gate_fit import (
     MIN_PER_CLASS,
     Sample,
@@ -214,8 +214,11 @@ def run_calibration(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuesti
     for s, pi, qi in zip(samples, p, p_loo):
         s.p, s.p_loo = float(pi), float(qi)
     hits = [s.hit for s in samples if s.hit is not None]
-    verdict = judge(not_found_f1(cross_validated(samples, toward, excluded), y_all), _default_f1(kb, questions, samples, default, offsets),
-                    n_yes, n_no, min(FOLDS, n_yes, n_no))
+    p_cv = cross_validated(samples, toward, excluded)
+    p_default = _default_probabilities(kb, questions, samples, default, offsets)
+    fixed, broke = disagreements(p_cv, p_default, y_all) if p_default is not None else (0, 0)
+    verdict = judge(not_found_f1(p_cv, y_all), None if p_default is None else not_found_f1(p_default, y_all),
+                    n_yes, n_no, min(FOLDS, n_yes, n_no), fixed, broke)
     metrics = {
         "auc": round(auc(x, y_all), 4), "auc_of_p": round(auc(p, y_all), 4), "loo_auc": round(auc(p_loo, y_all), 4),
         **{k: round(v, 4) for k, v in rates(p, y_all).items()},
@@ -237,9 +240,9 @@ def run_calibration(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuesti
     return Calibration(kept, samples, candidates, guarded, fitted, verdict, not_candidates)
 
 
-def _default_f1(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuestion], samples: list[Sample],
-                default: AnswerabilityGate | None, offsets: dict[str, float] | None) -> float | None:
-    """The default gate's "not found" F1 on the questions, measured with its own cross-language corrections
+def _default_probabilities(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuestion], samples: list[Sample],
+                           default: AnswerabilityGate | None, offsets: dict[str, float] | None) -> np.ndarray | None:
+    """The default gate's p(answerable) of each of ``samples``, measured with its own cross-language corrections
     (searched again only when they differ from the fitted ones the ``samples`` were measured with)."""
     if default is None:
         return None
@@ -247,10 +250,13 @@ def _default_f1(kb: Any, questions: Sequence[LabelledQuestion | LoadedQuestion],
     if crosslingual is not None and default.lang_offsets is not None and dict(default.lang_offsets) != offsets:
         crosslingual.offsets = dict(default.lang_offsets)
         try:
-            samples, _ = measure(kb, questions)
+            again, _ = measure(kb, questions)
         finally:
             crosslingual.offsets = dict(offsets or {})
-    return not_found_f1(gate_probabilities(default, samples), [s.answerable for s in samples])
+        if [s.id for s in again] != [s.id for s in samples]:
+            raise AssertionError("the default gate's questions must be the fitted gate's: the guard reads no offsets")
+        samples = again
+    return np.asarray(gate_probabilities(default, samples), float)
 
 
 def _use_offsets(crosslingual: Any, gate: AnswerabilityGate | None) -> None:
