@@ -15,6 +15,7 @@ from unitrag.content.models import (
     Scene,
     Story,
     Taxonomy,
+    Topic,
     Trigger,
 )
 from unitrag.content.problems import Problem
@@ -217,6 +218,30 @@ def test_a_title_cannot_carry_markup(title):
     with pytest.raises(ValidationError) as exc:
         Document.model_validate({**DOCUMENT, "title": title})
     assert "a title is plain text" in _messages(exc)
+
+
+MARKED = "Payroll <img src=x onerror=alert(1)>"
+
+
+@pytest.mark.parametrize(("model", "data"), [
+    (Citation, {"id": "c", "title": MARKED, "year": 2020}),
+    (Citation, {"id": "c", "title": "t", "authors": [MARKED], "year": 2020}),
+    (Citation, {"id": "c", "title": "t", "venue": MARKED, "year": 2020}),
+    (Topic, {"id": "t", "names": {"en": MARKED}}),
+    (Topic, {"id": "t", "names": {"en": "Pay"}, "synonyms": {"zh": [MARKED]}}),
+    (Document, {**DOCUMENT, "questions": [MARKED]}),
+    (Document, {**DOCUMENT, "questions": [{"q": MARKED}]}),
+])
+def test_texts_served_as_written_cannot_carry_markup(model, data):
+    """An attacker's topic names, unit questions and citation titles, authors and venue held HTML that validated and
+    was served raw by /v1/topics, /v1/about and the references (a title had the check)."""
+    with pytest.raises(ValidationError) as exc:
+        model.model_validate(data)
+    assert "is markup: this text is served as written" in _messages(exc)
+
+
+def test_a_citation_title_may_say_data_colon():
+    assert Citation.model_validate({"id": "c", "title": "Big data: a review <of diets", "year": 2020}).title
 
 
 @pytest.mark.parametrize("title", ["Blood pressure <120/80 mmHg", "Dose < 5 mg", "a -> b", "Sodium: how much?"])

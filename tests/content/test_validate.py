@@ -171,6 +171,20 @@ def test_duplicate_scene_order_only_within_a_story(tree):
     assert validate_content(tree.root).problems == []
 
 
+def test_a_restricted_scene_numbered_before_a_public_one_gets_a_note(tree):
+    """An attacker read a restricted scene's place off the public scenes' numbers (1, 3): the gap."""
+    scene = "---\nkind: scene\nid: {id}\ntitle: T\nstory: story-one\norder: {order}\ntopics: [folate]\n{access}---\nbody\n"
+    tree.write("scenes/story-one/02-hidden.md", scene.format(id="s-hidden", order=2, access="access: clinician\n"))
+    tree.write("scenes/story-one/03-open.md", scene.format(id="s-open", order=3, access=""))
+    content = validate_content(tree.root)
+    assert content.problems == []
+    notes = [n for n in content.notes if n.field == "order"]
+    assert [(n.path, n.line) for n in notes] == [("content/scenes/story-one/02-hidden.md", 6)]
+    assert "before a public scene (number 3)" in notes[0].message
+    tree.write("scenes/story-one/03-open.md", scene.format(id="s-open", order=3, access="access: clinician\n"))
+    assert not [n for n in validate_content(tree.root).notes if n.field == "order"]  # the last numbers: no gap shown
+
+
 def test_group_ids_count_as_topics(tree):
     # doc-one uses the group id b-vitamins; dropping the group makes it unknown
     tree.write("topics.yaml", "topics:\n  - id: vitamin-b12\n    names: {en: B, zh: B}\n  - id: folate\n    names: {en: F, zh: F}\n")

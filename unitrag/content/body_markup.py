@@ -24,6 +24,8 @@ _ACTIVE = re.compile(
 #: Markup in a text shown as plain text (a title, a guard rule's response): any tag, a ``javascript:``/``vbscript:``/
 #: ``data:`` link. An app that renders it as HTML or Markdown would run or load it.
 MARKUP = re.compile(r"</?[a-z][a-z0-9-]*(?:\s[^<>]*)?/?>|\b(?:javascript|vbscript|data)\s*:", re.IGNORECASE)
+#: Any tag alone, for texts where "data:" is a word ("Big data: a review", a citation's title).
+TAG = re.compile(r"</?[a-z][a-z0-9-]*(?:\s[^<>]*)?/?>", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 #: A line quoted in a note is cut to this many characters.
 SHOWN_CHARS = 60

@@ -18,7 +18,7 @@ from pydantic import (
 )
 
 from ..access import ACCESS_PATTERN, ROLE_PATTERN
-from .body_markup import MARKUP
+from .body_markup import MARKUP, TAG
 from .errors import SLUG_PATTERN
 from .text.citation_tags import find_tags
 from .text.unicode_fold import normalize_question
@@ -59,7 +59,21 @@ Spelling = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1,
 _Spellings = Annotated[list[Spelling], Field(min_length=1)]
 AnswerFact = Annotated[_Spellings, BeforeValidator(_one_spelling, json_schema_input_type=Union[Spelling, _Spellings])]
 
-_QuestionText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
+def _no_tag(text: str) -> str:
+    """A text served as written (``/v1/about``'s questions, ``/v1/topics``, the references) holds no HTML tag: an
+    attacker's ``<img src=x onerror=…>`` in a topic's name or a citation's title validated and was served raw, and
+    an app that renders it as HTML would run it (titles had the check, these texts not)."""
+    found = TAG.search(text)
+    if found is not None:
+        raise ValueError(f"{found.group(0)[:40]!r} is markup: this text is served as written, so an app that renders "
+                         "it as HTML would run it; write plain text")
+    return text
+
+
+#: Plain text: any HTML tag in it is an error (``_no_tag``).
+PlainText = Annotated[str, AfterValidator(_no_tag)]
+_QuestionText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300),
+                          AfterValidator(_no_tag)]
 
 
 class UnitQuestion(_Strict):
@@ -237,10 +251,10 @@ class Citation(_Strict):
     """One entry of the citation registry; never an invented identifier."""
 
     id: Slug
-    title: str = Field(min_length=1)
-    authors: list[str] = Field(default_factory=list)
+    title: PlainText = Field(min_length=1)
+    authors: list[PlainText] = Field(default_factory=list)
     year: StrictInt = Field(ge=1800, le=2100)
-    venue: str | None = None
+    venue: PlainText | None = None
     url: str | None = None
     doi: str | None = Field(default=None, description="A DOI as 10.NNNN/suffix, without the https://doi.org/ prefix.")
     pmid: str | None = Field(default=None, description="A PubMed id: digits.")
@@ -288,6 +302,8 @@ class LocalizedNames(_InOurLanguages):
     declare may be left out (the other language's name stands in for it)."""
 
     _noun: ClassVar[str] = "name"
+    en: PlainText | None = Field(default=None, min_length=1)
+    zh: PlainText | None = Field(default=None, min_length=1)
 
     def forms(self) -> list[str]:
         """Every name written, English first."""
@@ -295,8 +311,8 @@ class LocalizedNames(_InOurLanguages):
 
 
 class LocalizedSynonyms(_Strict):
-    en: list[str] = Field(default_factory=list)
-    zh: list[str] = Field(default_factory=list)
+    en: list[PlainText] = Field(default_factory=list)
+    zh: list[PlainText] = Field(default_factory=list)
 
 
 def _check_exclude(entry: str, info: ValidationInfo) -> str:

@@ -123,6 +123,7 @@ def validate_content(
                 if (story, order) in scene_orders:
                     problems.append(Problem(lu.path, lu.line_of("order"), "order", f"order {order} is already used by {scene_orders[(story, order)].path}"))
                 scene_orders[(story, order)] = lu
+    content.notes.extend(_restricted_order_notes(scene_orders, story_access))
     _check_questions(content, first_seen, topic_ids, problems, story_access, max_question_chars, restricted_role)
     problems.sort()
     content.notes.sort()
@@ -152,6 +153,25 @@ def _check_scene_access(lu: LoadedUnit, story_access: dict[Any, Any], problems: 
         problems.append(Problem(lu.path, lu.line_of("access"), "access",
                                 f"this scene is public but its story {story!r} is {level}-only: remove "
                                 f"`access:` to take the story's, or make the story public"))
+
+
+def _restricted_order_notes(scene_orders: dict[tuple[str, int], LoadedUnit],
+                            story_access: dict[Any, Any]) -> list[Problem]:
+    """A note for a restricted scene numbered before a public scene of the same story: the public scenes' ``order``
+    is served as written, so a public reader sees the gap (1, 3) where a scene they may not read stands (an attacker
+    of the page read it off ``/v1/units/{id}``)."""
+    notes = []
+    for (story, order), lu in sorted(scene_orders.items(), key=lambda item: (item[0][0], item[0][1])):
+        if lu.meta.get("access", story_access.get(story, "public")) == "public":
+            continue
+        after = sorted(o for (s, o), other in scene_orders.items() if s == story and o > order
+                       and other.meta.get("access", story_access.get(story, "public")) == "public")
+        if after:
+            notes.append(Problem(lu.path, lu.line_of("order"), "order",
+                                 f"this restricted scene is number {order} of story {story!r}, before a public scene "
+                                 f"(number {after[0]}): public readers see the scenes' numbers, and the gap tells them "
+                                 "a scene they may not read is there; give restricted scenes the story's last numbers"))
+    return notes
 
 
 def _story_of(meta: dict[str, Any]) -> str | None:

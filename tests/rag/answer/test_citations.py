@@ -355,3 +355,13 @@ def test_a_link_to_a_path_of_the_site_is_no_reference_and_is_numbered_away() -> 
 def test_a_checked_marker_is_numbered_without_the_link_around_it(wrapped: str) -> None:
     text, references = number_citations(wrapped, [NIH])
     assert text == "Absorbed by diffusion. [1]" and "evil" not in text and references[0].link == NIH.url
+
+
+def test_a_tag_that_removing_another_would_form_is_invalid():
+    """An attacker's LLM answered 'Safe <Ci<Cite id="xss-cite"/>te id="secret-cite"/>': the check read one allowed tag
+    and passed it, and a reader stripping checked tags once got a tag of a restricted citation."""
+    report = check_citations('Safe <Ci<Cite id="xss-cite"/>te id="secret-cite"/>', ["xss-cite"])
+    assert report.valid_ids == ["xss-cite"] and report.invalid_ids == ['<Cite id="secret-cite"/>'] and report.score < 1
+    formed = check_citations('Safe <Ci<Cite id="a"/>te id="a"/>', ["a"])  # even an allowed id: it is a disguise
+    assert formed.invalid_ids == ['<Cite id="a"/>']
+    assert check_citations('Safe <Cite id="a"/> and <Cite id="b"/>.', ["a", "b"]).invalid_ids == []

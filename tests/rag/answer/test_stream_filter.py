@@ -29,6 +29,10 @@ def every_cut(text: str) -> list[list[str]]:
     ('Take 220 µg.＜Cite id="x"／＞ Done.', "Take 220 µg. Done."),
     ("Take 220 µg. <cite>x</cite> Done.", "Take 220 µg.  Done."),
     ("Under <5 mg for R&D, [see below] or {x}.", "Under <5 mg for R&D, [see below] or {x}."),
+    # a tag's first half cut by an allowed tag (an attacker's LLM): stripping "iom2001" once would show "secret"
+    ('Safe <Ci<Cite id="iom2001"/>te id="secret"/> ok', 'Safe <Cite id="iom2001"/>te id="secret"/> ok'),
+    ('Safe <<Cite id="iom2001"/>Cite id="secret"/> ok', 'Safe <Cite id="iom2001"/>Cite id="secret"/> ok'),
+    ("x << y and 2<<3", "x << y and 2<<3"),
 ])
 def test_only_allowed_tags_reach_the_reader_however_the_pieces_are_cut(answer: str, expected: str) -> None:
     for pieces in every_cut(answer):

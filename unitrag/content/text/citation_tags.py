@@ -145,6 +145,20 @@ def strip_tags(text: str, drop: Callable[[CiteTag], bool] | None = None) -> str:
     return text
 
 
+def formed_tags(text: str) -> list[CiteTag]:
+    """The tags that removing ``text``'s tags would splice together from the pieces around them, as they would then be
+    written: ``<Ci<Cite id="a"/>te id="b"/>`` cites "a" to a check that reads it once, and "b" to a reader who strips
+    checked tags (an attacker's LLM answer passed the check so). Empty for any honest text."""
+    formed: list[CiteTag] = []
+    for _ in range(len(text) + 1):
+        text = _replace(text, find_tags(text), lambda t: "")
+        found = find_tags(text)
+        if not found:
+            break
+        formed.extend(found)
+    return formed
+
+
 def replace_tags(text: str, replacement: Callable[[CiteTag], str | None]) -> str:
     """``text`` with each tag replaced by ``replacement(tag)``: None keeps it as written, "" removes it.
 

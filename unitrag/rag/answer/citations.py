@@ -21,6 +21,9 @@ a reference list of its own ("References: 1. Smith 2015…"): ``markers`` says w
 (``m²``, ``10²``, ``(1) eat more fiber``, ``(2015)``) are not. So is a reference told in words, which no id
 checks: a link, a DOI, "Smith et al.", "(WHO, 2012)" (``markers.TOLD_REFERENCE``).
 
+So is a tag that removing the others would form (``<Ci<Cite id="a"/>te id="b"/>``: a reader stripping the checked
+tag once gets ``<Cite id="b"/>``), whatever id it names.
+
 A checked marker wrapped in a link (``[<Cite id="x"/>](https://…)``, ``<a href="…"><Cite id="x"/></a>``) is numbered
 without the link: the reference [1] must open what the registry says, never a URL the answer brought.
 """
@@ -32,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...content.text.citation_tags import CiteTag, find_tags, replace_tags, strip_tags
+from ...content.text.citation_tags import CiteTag, find_tags, formed_tags, replace_tags, strip_tags
 from ...content.text.scripts import HAN
 from ..types import FaithfulnessReport, ResolvedCitation
 from .markers import NUMBERED_MARKER, invented_markers, told_references, without_invented
@@ -84,7 +87,7 @@ def check_citations(answer: str, whitelist: Iterable[str], *, told: bool = True)
     allowed = {cid for cid in whitelist if isinstance(cid, str)}
     tags, words = find_tags(answer), strip_tags(answer)
     markers = ([m.group(0) for m in NUMBERED_MARKER.finditer(words)] + invented_markers(answer)
-               + (told_references(words) if told else []))
+               + (told_references(words) if told else []) + [t.written for t in formed_tags(answer)])
     if not tags and not markers:
         long = is_long(answer)
         return FaithfulnessReport(valid_ids=[], invalid_ids=[], score=0.0 if long else 1.0, uncited_long_answer=long)

@@ -145,6 +145,10 @@ class CitationStreamFilter:
         invented = self._invented(final)
         if invented is not _NONE:
             return invented
+        split = _SPLIT_TAG.match(held)
+        if split is not None:  # a tag's first half, cut by another tag: removing that one would join the halves
+            self._judged(split.group(0), "")
+            return ""
         tags = [t for t in find_tags(held[:HOLD_CHARS]) if t.start == 0]
         if tags:
             tag = tags[0]
@@ -194,6 +198,12 @@ class CitationStreamFilter:
 #: tag) or the answer's end (then dropped, ``without_dangling``), never sent half-written. An attacker's mock LLM
 #: streamed one that the whole-answer check, reading the answer without it, then passed.
 _UNCLOSED_TAG = re.compile(r"</?[A-Za-z][^<>]*$")
+
+
+#: The start of a tag followed at once by another tag: '<Ci<Cite id="a"/>te id="b"/>' shows "b" cited to a reader who
+#: strips the checked tag "a" once (an attacker's LLM answer; the whole-answer check refuses it at the end,
+#: ``citation_tags.formed_tags``, but streamed words cannot be taken back). Dropped, so the rest reads as plain text.
+_SPLIT_TAG = re.compile(r"<\s*/?\s*c(?:i(?:t(?:e)?)?)?\s*(?=<)|<\s*(?=<\s*/?\s*c)", re.IGNORECASE)
 
 
 def _marker_prefix(held: str) -> bool:
