@@ -488,6 +488,20 @@ def test_terms_that_each_name_several_rows_name_the_one_row_they_share() -> None
 
 
 
+def test_a_length_of_time_names_the_row_whose_days_cover_it() -> None:
+    """A new team's summer camp: "cancel 3 weeks before camp" quoted "13 days or less: no refund" (the bare 3 fell
+    under 13) where the policy gives half back; "2 months ahead" did too."""
+    text = ("退费按取消日期距开营日的天数计算：\n\n| 取消时间 | 退费 |\n|---|---|\n| 开营前30天及以上 | 全额退款，扣除手续费200元 |\n"
+            "| 开营前14–29天 | 退还50%营费 |\n| 开营前13天以内 | 不退款，可转到其他周次 |\n")
+    unit = [source(1, "退费", text, ["refunds"], lang="zh")]
+    weeks = ask("if we cancel 3 weeks before camp do we get our money back", "en", unit).splitlines()[1]
+    assert "50%" in weeks and "不退款" not in weeks
+    months = ask("whats the refund if we cancel 2 months ahead", "en", unit).splitlines()[1]
+    assert "200" in months and "不退款" not in months
+    week = ask("开营前一周取消还能退吗", "zh", unit).splitlines()[1]
+    assert "不退款" in week and "50%" not in week
+
+
 def test_a_number_of_the_question_counts_only_in_the_row_the_question_names() -> None:
     """A new team's charging network: "is riverside park and ride open 24 hours" quoted the library hub's "24/7" row
     before Riverside's own 05:00–01:00: the other station's number is not the one asked about."""

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from unitrag.rag.answer.row_ranges import covered, holds
+from unitrag.rag.answer.row_ranges import covered, duration_span, durations, holds
 
 
 @pytest.mark.parametrize(("label", "span"), [
@@ -39,3 +39,27 @@ def test_a_number_is_held_within_its_bound_and_of_its_order() -> None:
     assert holds("under 12", "8") and not holds("under 12", "x")
     # a closed range holds all it spans: the order rule is an open bound's only ("0–5" held nothing, "1–100" not 50)
     assert holds("Children 0–5 years", "3") and holds("1–100 bags", "50")
+
+
+@pytest.mark.parametrize(("text", "days"), [
+    ("if we cancel 3 weeks before camp starts", {"3": 21.0}),
+    ("whats the refund if we cancel 2 months ahead", {"2": 60.0}),
+    ("a week before", {"1": 7.0}),
+    ("提前一个多月取消有手续费吗", {"1": 30.0}),
+    ("两个星期前取消", {"2": 14.0}),
+    ("十天前", {"10": 10.0}),
+    ("十二周", {"12": 84.0}),
+    ("cancel an hour before or a day before", {"1": 1.0}),
+    ("3月1日开营，2025年", {}),  # dates, not lengths
+    ("3 kg", {}),
+])
+def test_a_length_of_time_is_read_in_days(text: str, days: dict[str, float]) -> None:
+    assert durations(text) == days
+
+
+def test_a_label_in_units_of_time_covers_days() -> None:
+    assert duration_span("开营前14–29天") == (14.0, 29.0)
+    assert duration_span("开营前13天以内") == (-math.inf, 13.0)
+    assert duration_span("30 days or more") == (30.0, math.inf)
+    assert duration_span("Under 2 years") == (-math.inf, 730.0)
+    assert duration_span("10 至 20 公斤") is None and duration_span("Weekdays 06:00–22:00") is None

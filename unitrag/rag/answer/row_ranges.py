@@ -4,6 +4,10 @@ A question often gives its own number, not the row's: "装修押金交多少 我
 (3,000 元) and over 120 m² (5,000 元), where a new team's answer quoted the first. The row whose label's span holds
 the question's number is the one asked about (``extractive._named_rows``), as a row whose label says the number is.
 Only a label that says a bound or a range in words or signs has a span; a bare number ("DC Fast (60 kW)") has none.
+
+A length of time is read in days on both sides (``durations``, ``duration_span``): a camp's "cancel 3 weeks before"
+is its refund table's "开营前14–29天" row, and not the "开营前13天以内" row, whose bound the bare "3" fell under (a new
+team's parents were told "no refund" where the policy gives half back).
 """
 
 from __future__ import annotations
@@ -29,6 +33,47 @@ _UPPER = re.compile(r"^(?:" + _UPPER_WORDS + r"|under|below|less than|fewer than
 
 #: How far from an open bound ("under 120") a number may lie and still be one it bounds: a tenth to ten times.
 ORDER = 10.0
+
+
+#: Units of time in days, each with what spells it: bare 月, 日 and 年 are dates (3月1日, 2025年), not lengths (多月: 一个多月).
+_TIME_UNITS = {"day": 1.0, "days": 1.0, "天": 1.0, "week": 7.0, "weeks": 7.0, "wk": 7.0, "wks": 7.0,
+               "周": 7.0, "星期": 7.0, "礼拜": 7.0, "month": 30.0, "months": 30.0, "个月": 30.0, "year": 365.0,
+               "years": 365.0, "yr": 365.0, "yrs": 365.0, "hour": 1 / 24, "hours": 1 / 24, "hr": 1 / 24, "hrs": 1 / 24,
+               "小时": 1 / 24, "钟头": 1 / 24, "minute": 1 / 1440, "minutes": 1 / 1440, "min": 1 / 1440,
+               "mins": 1 / 1440, "分钟": 1 / 1440, "多月": 30.0}
+_COUNT_WORDS = {**{w: float(n) for n, w in enumerate(
+    "one two three four five six seven eight nine ten eleven twelve".split(), 1)}, "a": 1.0, "an": 1.0,
+    **{c: float(n) for n, c in enumerate("一二三四五六七八九十", 1)}, "两": 2.0, "半": 0.5}
+_UNIT = "|".join(sorted((re.escape(u) for u in _TIME_UNITS), key=len, reverse=True))
+#: A count and a unit of time: "3 weeks", "two months", "a week", 两个月, 一个多月, 3天, 十天 (the count "more than", 多, kept).
+_DURATION = re.compile(r"(?<![\d.])(?P<n>\d+(?:\.\d+)?|十[一二三四五六七八九]?|[一二三四五六七八九两半]|\b(?:"
+                       + "|".join(w for w in _COUNT_WORDS if w.isascii()) + r")\b)\s*(?:个)?(?:多(?!月))?(?:个)?\s*"
+                       r"(?P<unit>" + _UNIT + r")(?![a-z])", re.IGNORECASE)
+
+
+def durations(text: str) -> dict[str, float]:
+    """The lengths of time ``text`` states, in days, by the number as ``focus.numbers_in`` reads it ("3 weeks" → {"3":
+    21.0}); a number of a date (3月) or of no unit is none."""
+    found: dict[str, float] = {}
+    for m in _DURATION.finditer(text):
+        n, unit = m.group("n"), m.group("unit").casefold()
+        if n[0].isdigit():
+            count = _value(n)
+        else:  # 十二 is 10 + 2; "an", "two", 两 are words
+            count = 10 + _COUNT_WORDS[n[1]] if n[0] == "十" and len(n) == 2 else _COUNT_WORDS[n.casefold()]
+        found[n if n[0].isdigit() else f"{count:g}"] = count * _TIME_UNITS[unit]
+    return found
+
+
+def duration_span(label: str) -> tuple[float, float] | None:
+    """What ``label`` covers in days, when it says one range or bound of a unit of time ("开营前14–29天" → (14, 29),
+    "30 days or more" → (30, inf)); None when it says none, or no unit of time."""
+    span = covered(label)
+    units = [_TIME_UNITS[m.group("unit").casefold()] for m in re.finditer(r"\d\s*(?P<unit>" + _UNIT + r")(?![a-z])",
+                                                                         label, re.IGNORECASE)]
+    if span is None or len(set(units)) != 1:
+        return None
+    return span[0] * units[0], span[1] * units[0]
 
 
 def _value(text: str) -> float:
