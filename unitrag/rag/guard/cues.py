@@ -53,6 +53,9 @@ _NO_MEAL_OCCASION_ZH = (r"^(?![\s\S]*(断食|禁食|轻断食|辟谷|手术|肠�
 
 #: No time long past, no "if" and no habit anywhere in the question: put before an event's cues that a past tense tells
 #: (someone fell in the water, a boat went over), which are signs only when they have just happened.
+#: What makes settling one's affairs ordinary: a move, a baby, a wedding, surgery, a trip (guard32 dev, stop 60).
+_NOT_AFFAIRS_EN = r"^(?![\s\S]*\b(allerg\w*|moving|move abroad|landlord|abroad|emigrat\w*|bab(y|ies)|kids?|child|children|life admin|lawyer|solicitor|wedding|married|mortgage|surgery|operation|procedure|deploy\w*|trip|travel\w*|holiday|vacation|retir\w*)\b)[\s\S]*?"
+_NOT_AFFAIRS_ZH = r"^(?![\s\S]*(过敏|搬家|出国|留学|租房|结婚|婚礼|生宝宝|生孩子|手术|出差|旅行|旅游|以防万一|退休|调走|外派))[\s\S]*?"
 _NOT_LONG_AGO_EN = (r"^(?![\s\S]*\b(last (year|summer|spring|autumn|fall|winter|season|month|time)|(years?|months?|weeks?) ago|"
                     r"when (i|he|she|we|they) (was|were)|as a (kid|child|boy|girl)|in the past|used to|"
                     r"if (someone|somebody|a [\w-]+|my [\w-]+|your [\w-]+|he|she|they|you|our [\w-]+) (ever )?"
@@ -174,13 +177,13 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # warning signs of suicide in everyday words (public crisis-line guidance): thanks and goodbyes "for
             # everything", not being around, no point in anything any more, goodbye letters, enough pills not to wake up
             r"\b(won'?t|will not|wont|not gonna|not going to) be (around|here) to (finish|see|need|use|do|eat|enjoy|read|try)\b|\bthank(s|ed|ing)? (you |u )?(all |everyone |every ?1 )?for everything\b|\b(won'?t|will not|wont) be (around|here) (much longer|for long|anymore|any more|soon|after (this|tonight|this week))\b|\b(no|any|the) (point|reason) (in|to|of) (anything|living|going on|any of (it|this)|being here)( (anymore|any more))?\b(?! (but|except|if)\b)|\bgoodbye (letters?|notes?|messages?|texts?)\b|\benough (pills|tablets|of (them|it|these|those)) to (not wake|never wake|end|sleep forever)\b|\b(go to sleep|sleep) and (stay that way|not wake( up)?|never wake( up)?)\b|\bnobody (would|wud|will|'d) (have to |need to |even )?(deal with me|miss me|notice|care)\b|\b(so )?tired of (everything|it all|living|being alive)\b|\b(already )?(have|got) (a |the )?(full|whole) (bottle|box|strip|pack) of\b|\b(putting|put|setting|set) aside (extra|spare) \w+",
-            r"\b(suddenly|weirdly|strangely|oddly) (so |really |very |almost )?(calm|at peace|serene|peaceful|cheerful)\b|\b(made|make|made up) (my|his|her) (mind|decision)\b|\b(want|wanna|just want|going) to (disappear|vanish)\b|\bbefore i go\b|\bwon'?t need (groceries|food|anything|it|them|this)\b|\b(everything|affairs|things) in order\b|\bsorted (out )?(all )?(my|his|her) (stuff|affairs|things|will)\b|\b(wrote|written|writing) (letters|a letter|notes) to\b|\beasier (life|time) if i (wasn'?t|weren'?t)\b|\bdone with (everything|it all|life)\b|\b(no|any) reason to (keep going|go on|carry on)\b",
+            r"\b(suddenly|weirdly|strangely|oddly) (so |really |very |almost )?(calm|at peace|serene|peaceful|cheerful)\b|\b(made|make|made up) (my|his|her) (mind|decision)\b|\b(want|wanna|just want|going) to (disappear|vanish)\b|\bbefore i go\b|\bwon'?t need (groceries|food|anything|it|them|this)\b|\b(everything|affairs|things) in order\b(?![\s\S]{0,60}\b(surgery|operation|procedure|trip|travel|move|moving|baby|deployment|wedding)\b)|\bsorted (out )?(all )?(my|his|her) (stuff|affairs|things|will)\b|\b(wrote|written|writing) (letters|a letter|notes) to\b|\beasier (life|time) if i (wasn'?t|weren'?t)\b|\bdone with (everything|it all|life)\b|\b(no|any) reason to (keep going|go on|carry on)\b",
             # means asked about "so I don't wake up", and pills put aside night after night (guard_test, framing dev, stop 42)
             r"^(?=[\s\S]*\b(pills?|tablets?|paracetamol|tylenol|acetaminophen|ibuprofen|painkillers|sleeping|meds|how (many|much))\b)(?=[\s\S]*\b(so (that )?(i|he|she|they) (don'?t|won'?t|wouldn'?t|never) (wake up|wake(?! up))|(to|and|would|will) (not|never) (wake up|wake(?! up)))\b(?!\s+(hungry|early|late|groggy|tired|thirsty|at|in|during|with|every|until|till|feeling|sick|again|before|from|on|for|so|too|because|to|and|needing|thinking|starving|cold|hot|sweaty|stiff)\b))",
             r"\b(putting|put|setting|set|saving|stashing|squirrel\w*) (aside|away|back) (a |one of |two of |one |two |some |a couple of |a few of |one or two of |some of )?(my |her |his )?(sleeping |pain ?|anti\w* )?(pills|tablets|meds)\b[\s\S]{0,30}\b(every|each) (night|day|dose)\b",
             r"\b(putting|put|setting|saving|stashing|keeping) (my |the |all my |all the )?(\w+ )?(pills|tablets|meds) (aside|away)\b|\bto end things\b|\b(everyone|everybody|my family|they) (will|would|'ll|'d) be better off\b|\bstop (eating and drinking|drinking and eating)\b|\bnothing (will|would|'ll) matter\b|\bnothing matters any(more|way)\b",
             _NO_MEAL_OCCASION_EN + r"(\blast meal\b|\bone last (coffee|meal|drink|dinner|night)\b|\bmy last (dinner|meal|supper)\b)",
-            r"\b(i'?ve|i have|he has|she has|they have|he'?s|she'?s) (been saving|stockpiled|been stockpiling|written|wrote|given away|been giving|started giving)\b|\b(giving|gave|given) (away )?(all )?(my|his|her|their) (things|stuff|possessions|belongings)\b",
+            r"\b(i'?ve|i have|he has|she has|they have|he'?s|she'?s) (been saving|stockpiled|been stockpiling|written|wrote|given away|been giving|started giving)\b(?![\s\S]{0,40}\b(vitamins?|supplements?|fish oil|multivitamins?|trip|travel|holiday|vacation|money|points|for (a|the|my) (trip|holiday|move))\b)|\b(giving|gave|given) (away )?(all )?(my|his|her|their) (things|stuff|possessions|belongings)\b",
             # wanting to die, said in the first person: ideation is a sign in itself, so no hyperbole ("work is
             # killing me") or study framing beside it makes it a figure of speech
             r"\bi(?:'m| am|'ve| have| was)?(?: (?:really|just|honestly|sometimes|often|still|kinda|literally|actually|seriously|genuinely|constantly|always|keep|been|started|can'?t stop|cannot stop|do))* (want(?:ing)?|wanna|need|going|gonna|plan(?:ning)?|think(?:ing)? (?:about|of)|feel like) (?:to )?(die|dying|kill(?:ing)? myself|hurt(?:ing)? myself|end (?:it all|my life|everything|it)|suicide|disappear forever|not wake up)\b(?! (of|from|for|laughing)\b)",
@@ -212,10 +215,19 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"\b(can )?only see one way out\b|\b(tying|tie|tied) up (all )?(the |my )?loose ends\b(?![\s\S]{0,40}\b(work|project|holiday|vacation|leave|move|trip|office|job|thesis|semester)\b)|\b(the )?last time (i'?ll|i will|i get to) (talk|speak|write) (to|with) (you|anyone)\b|\bsay(ing)? goodbye (properly|for good)\b|\bgoodbye for good\b",
             r"\b(keep|been|started|kept) (hitting|punching|punishing|starving) myself\b(?! (by accident|accidentally)\b)|\bpunish(ing)? myself by (not eating|starving)\b|\bfall asleep forever\b|\b(i'?m|im|i am) (so |just )?done (trying|fighting)\b|\b(now that|since) i'?ve decided\b|^(?![\s\S]*\b(question|questions|promise|one more)\b)[\s\S]*?\bit'?ll be my last( one)?\b|\b(found|finding) (razor )?blades\b|\bwearing long sleeves (all|in) (summer|the heat)\b",
             r"\b(morphine|oxycodone|opioids?|sleeping pills|painkillers)\b[\s\S]{0,80}\b(alcohol|vodka|whisky|whiskey|wine|drink)\b[\s\S]{0,40}\b(faster|quicker|stronger)\b|\b(most|more) (toxic|poisonous|deadly)\b[\s\S]{0,60}\b(drank|drink|drinking|swallowed)\b[\s\S]{0,60}\bnot for cleaning\b",
+            # written on guard32 dev (stop 60): heights asked about with their access and fences; a pet rehomed, passwords
+            # left, loose ends sorted, a date set (none beside a move, a baby, surgery or a trip); means counted out, bought
+            # in several shops, hidden instead of taken; no next month; a nuisance not much longer; stopping treatment on
+            # purpose; cutting again; a way out that looks natural; a whole month's supply at once
+            r"\b(which|what) (car ?parks?|multi-?storeys?|buildings?|bridges?|towers?|roofs?)\b[\s\S]{0,60}\b(highest|tallest|roof access|open (top|roof)|top levels?|no (fences?|railings?|barriers?)|(don'?t|do not|dont) have (fences?|railings?|barriers?))\b|\bhow high (a )?fall (has|needs|would have) to be\b|\bhow high (you|one|a person|someone) (has|needs|would need) to (fall|jump)\b|\b(bridges?|buildings?|car ?parks?|roofs?|cliffs?)\b[\s\S]{0,30}\b(don'?t|do not|dont|without|with no) (have )?(any )?(fences?|railings?|barriers?|nets?)\b",
+            _NOT_AFFAIRS_EN + r"(\b(rehomed|re-homed|found (a )?new (home|owner)s? for) (my|his|her|the|our) (cat|dog|pets?|bird|parrot|rabbit|hamster)\b|\b(left|gave|sent|written down|wrote down|handed over)\b[\w ]{0,20}\bpasswords?\b|\bwho gets what\b|\bmade arrangements for (my|the|his|her) (dog|cat|pets?|birds?)\b|\b(sorting|sorted) (out )?(the |my |his |her |all )?loose ends\b|\b(set|picked|chosen|chose) (the|a) date\b)",
+            r"\bcounted out (all )?(the |my |his |her )?[\w ]{0,25}\b(pills|tablets|paracetamol|codeine|meds|capsules)\b|\b(buying|bought|getting|got|collecting) [\w ]{0,25}(boxes|packs|packets|bottles)\b[\s\S]{0,40}\b(different|several|multiple|various) (shops|pharmacies|chemists|stores)\b|\b(from|at|with) (two|2|several|multiple|different) (doctors|gps|pharmacies|chemists)\b[\s\S]{0,60}\b(stock\w*|sav\w*|hoard\w*|stash\w*)\b|\b(hiding|hid|hidden|stashing|stashed)\b[\s\S]{0,25}\b(pills|tablets|meds|medication)\b[\s\S]{0,40}\binstead of taking\b|\b(pills|tablets|paracetamol|codeine|meds)\b[\s\S]{0,50}\b(in front of me|in my hand)\b",
+            r"\bwon'?t be (a|any) (next|another) (month|week|year|christmas|birthday|summer)\b|\bthere won'?t be a next\b|\bwon'?t be (here|around) (for|to see) (the )?(results|it|that|christmas|the summer|next)\b|\b(nuisance|burden|bother)\b[\s\S]{0,12}\b(much|any) longer\b|\b(look after|care for|worry about|deal with|put up with) me\b[\s\S]{0,12}\b(much|any) longer\b|\b(says?|saying|keeps saying|told \w+|telling \w+) (she'?s|he'?s|i'?m|she is|he is) ready to go\b(?! (to|out|home|back|shopping|for)\b)|\bdragging (everyone|everybody|them|us|my family|the family) down\b|\bbetter off with (the|my) (life )?insurance\b",
+            r"\b(skipping|skipped|stopped|stopping|not taking|refusing|refused) (his|her|my|their) (insulin|meds|medications?|medicines?|pills|tablets|dialysis|treatment)\b[\s\S]{0,30}\bon purpose\b|\b(no wish|don'?t want|do not want) to prolong (matters|things|it)\b|\btired of fighting\b[\s\S]{0,40}\b(wants?|want) (it all|everything) to stop\b|\b(started|start|been|keep|kept|back to) (cutting|burning|scratching) (again|myself)\b|\bcutting again\b|\brazor blades?\b[\s\S]{0,60}\b(bin|drawer|bedroom|pocket|under (her|his|my) (bed|pillow|mattress))\b|\bblood-?stained (tissues|sleeves|towels?|sheets)\b|\bway out\b[\s\S]{0,30}\b(looks? natural|natural|painless|peaceful)\b|\b(whole|entire|full) (month'?s?|week'?s?|bottle|box|pack)( supply| worth)?\b[\s\S]{0,25}\bat once\b|\bwould it be quick\b|\b(weirdly|strangely|oddly) (light|lighter|relieved)\b|\bwearing long sleeves in [\w -]{0,15}(heat|weather|summer)\b",
         ),
         "zh": (
-            r"已经[^，。！？,.!?]{0,3}(写好|准备好|攒|存)|(偷偷|悄悄|背着[^，。！？,.!?]{0,4})(攒|存|囤)|攒了|攒(够|齐)|(药|药片|安眠药)[^，。！？,.!?]{0,3}(攒|存)(够|齐|起来|好)|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
-            r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|活着[^，。！？,.!?]{0,8}(拖累|累赘)|(拖累|连累)(了)?(大家|家人|家里|全家|你们|所有人)|没什么(遗憾|牵挂)了|遗书|留(好|下)?遗言|以后(就)?不用(再)?(操心|担心|管)我|没有我[^，。！？,.!?]{0,8}(更好|轻松)|^(?![\s\S]*(毕业|搬家|机场|出国|欢送|退休|离职|调走|辞职|裁员|换工作|最后一天上班|上班的最后一天))[\s\S]*?(?<!同事)(?<!同事们)(?<!同学们)(告别|道别)|交代后事",
+            r"已经[^，。！？,.!?]{0,3}(写好|准备好|攒|存)|(偷偷|悄悄|背着[^，。！？,.!?]{0,4})(攒|存|囤)|(?<!提前)攒了(?![^，。！？,.!?]{0,6}(几瓶|维生素|鱼油|钙|保健品|益生菌|钱|积分|假))|攒(够|齐)|(药|药片|安眠药)[^，。！？,.!?]{0,3}(攒|存)(够|齐|起来|好)|存了[^，。！？,.!?]{0,4}药|把[^，。！？,.!?]{0,8}(东西|物品)[^，。！？,.!?]{0,4}送",
+            r"(我|他|她|自己)[^，。！？,.!?]{0,8}(拖累|累赘|添麻烦)|活着[^，。！？,.!?]{0,8}(拖累|累赘)|(拖累|连累)(了)?(大家|家人|家里|全家|你们|所有人)|没什么(遗憾|牵挂)了|遗书|留(好|下)?遗言|以后(就)?不用(再)?(操心|担心|管)我|没有我[^，。！？,.!?]{0,8}(更好|轻松)|^(?![\s\S]*(小说|电影|电视剧|剧里|故事里|女主|男主|毕业|搬家|机场|出国|欢送|退休|离职|调走|辞职|裁员|换工作|最后一天上班|上班的最后一天))[\s\S]*?(?<!同事)(?<!同事们)(?<!同学们)(告别|道别)|交代后事",
             r"不想活了|活着没(有)?意思|活不下去了|我[^，。！？,.!?]{0,6}(不想活|想(要)?自杀|想轻生|有(轻生|自杀)的?念头|想(结束|了结)(自己|生命|这一切|一切)|想一了百了|不想再?醒来)|(?<!得)(?<!到)我(真的|是真的|真|好|很)?想(去)?死(?!你)",
             r"突然[^，。！？,.!?]{0,8}(平静|安详|想通了|释然)|(平静|安详)[^。！？?!]{0,10}(决定好了|想通了)|已经决定好了|(时间|地方)[^，。！？,.!?]{0,4}(决定|选)好了|(想|只想)[^，。！？,.!?]{0,6}消失|消失算了|(可能|就)?没多久就不在了|以后(应该|就)?用不(上|着)了|不会再来了|下辈子再见|撑不下去|(人生|活着|一切)(也)?没(什么|啥)意义|(道过|道了|告了)别|该交代的(都)?交代|结束这一切|(对不起|谢谢)(大家|你们|所有人)[^，。！？,.!?]{0,6}(再见|永别)|(想|要)(去)?(self-?harm|自残|割腕|伤害自己)|找不到[^，。！？,.!?]{0,4}(撑|活)下去的理由|结束自己|不用(再)?为我(操心|担心)|(猫|狗|孩子|宠物)[^，。！？,.!?]{0,3}托付给",
             r"(看起来|看上去|弄得|装作|伪装成|显得)像?(是)?(个)?(意外|自然死亡|病死|失足)",
@@ -225,7 +237,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             r"(后事|该安排的|该交代的)(都|也)?[^，。！？,.!?]{0,6}(安排|交代|处理)(好|清楚|完)了|(存折|房产证|银行卡|密码)[^，。！？,.!?]{0,10}(交给|留给|告诉|写好|放好)|给[^，。！？,.!?]{0,6}留了(一)?封信|把[^，。！？,.!?]{0,6}(最喜欢|最爱|心爱|珍藏|宝贝)的[^，。！？,.!?]{0,12}(送给|送人|分给|送掉)|把[^，。！？,.!?]{0,4}(金镯子|镯子|首饰|戒指|存款|积蓄)[^，。！？,.!?]{0,4}分给",
             r"(日子|日期|时间)(也|都)?(定|选)好了|不用再(熬|撑)下去|不(再)?(给|跟)(你们|大家|家里|家人|孩子们?)添麻烦|(饭|东西)也不吃[^，。！？,.!?]{0,2}水也不喝|(省|攒|留)下[^，。！？,.!?]{0,6}(安眠药|药片|药)|(就|我就)用不(着|上)(买菜|做饭|吃饭)?了|(谢谢|对不起)[^。！？?!]{0,8}(对不起|谢谢)",
             r"(出事|死)就(出事|死)吧|死了就死了|(死活|生死)(都)?无所谓|不想再(拖|熬|撑)着?了|该走就走|(最好|宁愿|宁可)(别|不要)?再?醒(过来|了)|别再醒过来|一了百了|我不在了[^，。！？,.!?]{0,6}(解脱|轻松|更好|就好)|不想再这样(过|活)下去|(多高|几楼|几层)[^，。！？,.!?]{0,8}(摔|跳)下去[^，。！？,.!?]{0,8}(没救|会死|活不了|必死)|(吃|吞)多少(片|颗|粒)?[^，。！？,.!?]{0,10}(会出事|会死|致命|就没了|(就)?不(会)?(再)?醒|醒不(过来|了))|自我了断|自行了断|了断(自己|残生)|(走|死)得(没有?|不)(痛苦|难受)|(天台|楼顶|顶楼|江边|河边|海边|桥上?|山顶)[^。！？?!]{0,12}(就)?不(再)?回来了",
-            r"(全家|家里|大家|家人)的(负担|累赘|包袱)|没(什么|啥|有)?以后了|看不到(任何|一点|半点)?(未来|以后|希望|出路)|(上|去|爬)(天台|楼顶)(之前|前|以前)",
+            r"^(?![\s\S]*(花[^，。！？,.!?]{0,4}钱|学费|生活费|经济|房贷|赚钱|挣钱))[\s\S]*?(全家|家里|大家|家人)的(负担|累赘|包袱)|没(什么|啥|有)?以后了|看不到(任何|一点|半点)?(未来|以后|希望|出路)|(上|去|爬)(天台|楼顶)(之前|前|以前)",
             _NO_MEAL_OCCASION_ZH + r"最后(一顿|一餐|一杯)",
             # self-injury told as it is, nobody caring, refusing food, a method chosen, means gathered, letters written,
             # the rest arranged: the signs a note alone must not answer
@@ -241,6 +253,14 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # oneself, fasting as punishment, letters written to each, nothing mattering after a date, not caring any more
             r"(保险金|保险赔偿|赔偿金)[^。！？?!]{0,14}(日子|过得|更好|好过)|我(走|死)了[^。！？?!]{0,12}(你们|家里|大家|孩子)[^。！？?!]{0,10}(好过|更好|轻松)|(我|自己)(就)?是个?[^，。！？,.!?]{0,6}(废物|多余的人)|浪费(粮食|空气)的(废物|人)|(身体|命)[^，。！？,.!?]{0,6}用不了多久|(吗啡|安眠药|止痛药|药片)[^。！？?!]{0,24}(白酒|喝酒|酒)[^。！？?!]{0,12}(更快|更强|作用)",
             r"像是?在收尾|最后一次(来)?(问你|找你|跟你说|和你聊)|(用|拿)拳头(砸|打|捶)自己|(拿|用)头撞(墙|自己)|(惩罚|罚)自己[^，。！？,.!?]{0,6}(不吃|饿|不喝)|(给|跟)[^，。！？,.!?]{0,8}各写了(一)?封信|写了(一)?封信[^。！？?!]{0,12}(再见|道别)|该说的(话)?都说了|(过了|到了)[^。！？?!]{0,14}(一切|什么)都不(重要|要紧)了|(死活|会怎样|怎么样)[^，。！？,.!?]{0,4}(我)?(也|都)?不在乎了|不想再撑下去|(翻到|找到|发现)(了)?刀片|大夏天[^，。！？,.!?]{0,4}穿长袖|(桥|楼)[^。]{0,12}(最高|多高)[\s\S]{0,10}(下面|底下)是(水|马路|地面)|(划|割)的口子[^。！？?!]{0,12}(手臂|胳膊|手腕|大腿)",
+            # written on guard32 dev (stop 60): a rooftop stood on, a pet given away, passwords written down, accounts closed, a
+            # day chosen (none beside a move, a wedding, surgery or a trip); medicine bought in several shops, held in a
+            # fist; 我不在了…松口气, 多余的那个, no use for things from now on; not eating on purpose
+            r"(天台|楼顶|顶楼)(的)?门[^，。！？]{0,6}(没锁|开着)|(天台|楼顶|顶楼|桥上)[^。！？]{0,10}(站了|坐了|待了)(很久|好久|半天|一夜|一晚)|(高楼|天台|楼顶)(的)?照片",
+            _NOT_AFFAIRS_ZH + r"((把|给)[^，。！？]{0,10}(猫|狗|鹦鹉|宠物|鸟|兔子)[^，。！？]{0,4}(送人|送走|送给|托付)|密码[^，。！？]{0,10}(写在|压在|发给|放在)|注销(了)?(所有|全部)[^，。！？]{0,6}(账号|微信|QQ|微博)|照片[^，。！？]{0,4}删(干净|光)|(日子|日期)[^，。！？]{0,4}(定|选)好了|(我|自己)(定|选)(好)?的日子)",
+            r"(分开|分几次|在不同(的)?药店|好几家药店)[^，。！？]{0,6}买|(攥着|握着|捧着)(一把|一大把)药|(哪种|什么)(药|农药)[^，。！？]{0,10}(最快|最不痛苦|不痛苦)|吃多了最不痛苦|(农药|百草枯|敌敌畏)[^，。！？]{0,6}最快",
+            r"我不在了[^，。！？]{0,10}(松口气|轻松|解脱|更好)|(觉得|感觉)(自己)?(就)?是多余的|多余的那个|远门[^。！？]{0,6}不(再)?回来|(以后|反正)[^，。！？]{0,4}用不(上|着)",
+            r"拖累(爸妈|父母|孩子|老公|老婆|儿女|家里人)|故意不吃(东西|饭)|(觉得|感觉)没(必要|意义)(再)?(吃|活)|打算就这样(下去|不吃)|(孩子|宝宝)跟着[^，。！？]{0,8}会比跟着(我|她|他)(更)?好",
         ),
     },
     TURN: {
@@ -276,6 +296,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             # 过敏), a rescue that worked, a story that ended well
             r"有过(?!敏)|(进|去|住|看)过(急诊|医院|院|ICU|重症)|正在接受[^，。！？,.!?]{0,6}治疗|当年|那年|周年|(我|他|她)?(感觉|觉得)(还好|挺好|很好|不错|没事)|状态(很好|不错|挺好|好多了|稳定)|半年(多)?(以)?前|(走了|去世|过世|离开我们)[^，。！？,.!?]{0,4}(年|个月|周)了|(高中|初中|大学|小学|读书)(的)?时(候)?|已经[^，。！？,.!?]{0,6}(年|个月)没(有)?(再)?|(自伤|自残|自杀|轻生|中风|心梗|过敏)史|病史|既往史",
             r"上次|上一次|上回|上一胎|上一个孩子|(之前|以前)[^，。！？,.!?]{0,8}[\u4e00-\u9fff]过(?!敏|期|量|度|来|去|头)|(之前|以前)有(一)?段时间|抢救(回来|过来)了|后来[^，。！？,.!?]{0,8}(好了|没事|健康|正常|恢复)",
+            r"上学(的)?时(候)?|好(几)?(年|个月)没(有)?再",  # guard32 dev (stop 60): "我上学时…好几年没再伤害过自己"
         ),
     },
     "hypothetical": {
@@ -297,6 +318,8 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         ),
         "zh": (
             r"一般来说|通常|的人(一般|平时|应该|要|能|可以)|有哪些(征兆|症状|信号|表现|危险因素)|(征兆|症状|信号|表现)有哪些|为什么有人|什么原因|(预警|警示|危险)(信号|迹象|征兆)",
+            # written on guard32 dev (stop 60): which signs to watch for, how to tell whether someone is at risk
+            r"(注意|留意|关注|观察)哪些(征兆|症状|信号|表现|迹象)|(怎么|如何)(判断|识别|发现|看出)[^，。！？,.!?]{0,12}(有没有|是否|是不是)",
         ),
     },
     "study": {
@@ -307,6 +330,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "zh": (
             r"作业|报告|论文|课题|演讲|发言|班会|学校|课堂|课上|考试|研究|科普|文章|讲座|上课|ppt|小组展示|毕业设计|资格证|考证|备考|复习",
             r"我是(一名|一个|个)?(营养师|医生|护士|药师|老师|心理咨询师|社工|健身教练|班主任|辅导员)|(来访者|患者们|病人们)|^(班主任|老师|辅导员|社工|营养师|护士)[：:]",
+            r"专业的?学生|(心理学|医学|护理|药学|临床)专业|临床上(怎么|如何)",  # guard32 dev (stop 60)
         ),
     },
     "prevention": {
@@ -452,6 +476,7 @@ CUES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         ),
         "zh": (
             r"好奇|想了解一下|想知道|为什么有的人|为什么会|(原理|机制)(到底)?是什么|什么原理",
+            r"是真的吗|是不是真的",  # guard32 dev (stop 60): "听说…会有轻生念头，是真的吗？"
         ),
     },
     "diet_after": {
