@@ -488,6 +488,18 @@ def test_terms_that_each_name_several_rows_name_the_one_row_they_share() -> None
 
 
 
+def test_a_list_asked_of_a_table_is_its_rows() -> None:
+    """A new team's summer camp: "where are the trips going" quoted the first of six trips (the zoo) and nothing of the
+    others; a list asked of a table (``asks_list``: "which", "where are the …s") is its rows, as of a list its items."""
+    text = ("The 2025 trips, one each Wednesday:\n\n| week | date | destination |\n|---|---|---|\n"
+            "| 1 | 9 July | Hangzhou Zoo |\n| 2 | 16 July | Science Museum |\n| 3 | 23 July | Xixi Wetland Park |\n"
+            "| 4 | 30 July | Tea Museum |\n")
+    unit = [source(1, "Where the field trips go", text, ["trips"])]
+    first = ask("where are the trips going", "en", unit).splitlines()[1]
+    assert all(place in first for place in ("Hangzhou Zoo", "Science Museum", "Xixi Wetland Park", "Tea Museum"))
+    assert first.index("Hangzhou Zoo") < first.index("Tea Museum")  # in the table's order
+
+
 def test_a_length_of_time_names_the_row_whose_days_cover_it() -> None:
     """A new team's summer camp: "cancel 3 weeks before camp" quoted "13 days or less: no refund" (the bare 3 fell
     under 13) where the policy gives half back; "2 months ahead" did too."""

@@ -188,9 +188,9 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
     siblings: list[Quote] = []
     if steps:
         siblings = steps
-    elif asks_list and quotes and quotes[0].span.kind == "item":
+    elif asks_list and quotes and quotes[0].span.kind in ("item", "row"):
         best = quotes[0]
-        siblings = [q for q in quotes if q.source.chunk_id == best.source.chunk_id and q.span.kind == "item"
+        siblings = [q for q in quotes if q.source.chunk_id == best.source.chunk_id and q.span.kind == best.span.kind
                     and q.span.context == best.span.context]
         quotes = [best, *sorted(siblings[1:], key=lambda q: q.span.position),
                   *(q for q in quotes if q not in siblings)]
@@ -205,7 +205,7 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
         terms = set(tokenize(words)) or {words}
         table = [(q, said) for q, said in zip(chosen, seen) if _same_table(quote, q)]
         asked = own if answer_lang(quote.source.lang or lang) == lang else bridge
-        if table and (any(quote.relevance < SIBLING_ROW_FLOOR * q.relevance for q, _ in table)
+        if table and quote not in siblings and (any(quote.relevance < SIBLING_ROW_FLOOR * q.relevance for q, _ in table)
                       or asked and not (terms & asked) - set().union(*(said for _, said in table))):
             continue
         if chosen and used + _share(quote, lang) > 1:

@@ -83,6 +83,7 @@ _OFTEN = re.compile(r"\b(?:daily|weekly|monthly|yearly|annually|fortnightly|hour
                     r"|(?:天|日|周|星期|月|年)[0-9一二两三四五六七八九十]+次|隔天|天天", re.IGNORECASE)
 #: Questions after a list: the items of a list answer them together.
 _ASKS_LIST = re.compile(r"\b(?:which|what\s+are|list|name)\b|哪些|哪几|有什么|是什么|几条|几个|几种"
+                        r"|\b(?:where|when)\s+(?:are|do|were|did)\s+(?:the\s+|all\s+the\s+)?[a-z]{3,}s\b"  # "where are the trips going"
                         r"|\bwhat\s+(?!does\b|is\b|was\b|has\b)[a-z]{3,}s\s+(?:are|do|have|has|can|should|contain|give|help|to|"
                         r"for|with|in|is)\b", re.IGNORECASE)
 #: Questions after a procedure: the steps of a numbered list on what is asked answer them together, in order.
