@@ -500,6 +500,19 @@ def test_a_list_asked_of_a_table_is_its_rows() -> None:
     assert first.index("Hangzhou Zoo") < first.index("Tea Museum")  # in the table's order
 
 
+def test_a_number_in_its_unit_names_the_row_whose_cell_covers_it() -> None:
+    """A new team's theme park: "a ticket for my son, he is 125cm" quoted the adult row; the child row's range is in its
+    second cell ("height 100–140 cm"), and the senior row's "aged 65 and over" holds 125 too, in years."""
+    text = ("One-day tickets:\n\n| Ticket | Who | Price |\n|---|---|---|\n"
+            "| Adult | taller than 140 cm, aged 18–64 | ¥260 |\n| Child | height 100–140 cm | ¥180 |\n"
+            "| Infant | under 100 cm | free |\n| Senior | aged 65 and over | ¥160 |\n")
+    unit = [source(1, "Ticket prices", text, ["tickets"])]
+    son = ask("how much is a ticket for my son, he is 125cm", "en", unit).splitlines()[1]
+    assert "¥180" in son and "¥260" not in son and "¥160" not in son
+    baby = ask("my daughter is 95 cm, how much is her ticket", "en", unit).splitlines()[1]
+    assert "free" in baby and "¥260" not in baby
+
+
 def test_a_length_of_time_names_the_row_whose_days_cover_it() -> None:
     """A new team's summer camp: "cancel 3 weeks before camp" quoted "13 days or less: no refund" (the bare 3 fell
     under 13) where the policy gives half back; "2 months ahead" did too."""

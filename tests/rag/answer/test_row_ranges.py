@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from unitrag.rag.answer.row_ranges import covered, duration_span, durations, holds
+from unitrag.rag.answer.row_ranges import covered, duration_span, durations, holds, unit_of, units
 
 
 @pytest.mark.parametrize(("label", "span"), [
@@ -63,3 +63,10 @@ def test_a_label_in_units_of_time_covers_days() -> None:
     assert duration_span("30 days or more") == (30.0, math.inf)
     assert duration_span("Under 2 years") == (-math.inf, 730.0)
     assert duration_span("10 至 20 公斤") is None and duration_span("Weekdays 06:00–22:00") is None
+
+
+def test_a_number_is_read_with_its_unit_and_a_label_with_its_own() -> None:
+    assert units("he is 125cm, 8 years old") == {"125": "cm", "8": "age"} and units("我家135平") == {"135": "m2"}
+    assert units("spay a 30 kg dog") == {"30": "kg"} and units("3 zones") == {}
+    assert unit_of("height 100–140 cm") == "cm" and unit_of("aged 65 and over") == "age"
+    assert unit_of("Children under 12") is None and unit_of("taller than 140 cm, aged 18–64") is None

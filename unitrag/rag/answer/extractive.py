@@ -22,7 +22,7 @@ from ...content.text.citation_tags import canonical_tag, strip_tags
 from ...content.text.tokenize import tokenize
 from .focus import Lexicon, QuestionFocus, SpanReading, numbers_in, plain_lexicon
 from .quotes import Quote, in_reading_order, list_of, numbered
-from .row_ranges import duration_span, holds
+from .row_ranges import covered, duration_span, holds, unit_of
 from .spans import Span, plain_title, spans, split_sentences  # noqa: F401 - split_sentences: part of this module's API
 from ..types import Source
 
@@ -92,7 +92,7 @@ def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon
             chunk = lexicon.read(source.text, source.title)
         except Exception:  # a malformed source must not cost the user the others
             continue
-        named_rows = _named_rows(chunk.spans, focus.distinct, focus.numbers, focus.durations)
+        named_rows = _named_rows(chunk.spans, focus.distinct, focus.numbers, focus.durations, focus.units)
         carried = _carried(source.topics, chunk.named_anywhere(focus.topics, lexicon.topics))
         for reading in chunk.spans:
             if reading.signpost:
@@ -116,16 +116,19 @@ def _carried(topics: Sequence[str], named: Collection[str]) -> tuple[str, ...]:
 
 
 def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str], numbers: frozenset[str] = frozenset(),
-                lengths: Mapping[str, float] | None = None) -> dict[str, tuple[int, frozenset[str]]]:
+                lengths: Mapping[str, float] | None = None,
+                measured: Mapping[str, str] | None = None) -> dict[str, tuple[int, frozenset[str]]]:
     """Per table (its rows' context), the one row whose label says a term of the question its paraphrases do not
     ("Millbrook" of the districts' table; a word of its other cells names nothing: "cost" in "every 30 minutes costs
     $1.00" named the pay-as-you-go row for "How much does a day pass cost?"), or says a number of the question ("3 个区"
     for "坐3个区多少钱", where the 1-zone row's fare is 3 元) or covers it ("120 平方米以上" for "我家135平"), when exactly one
     does, and the terms that name it: the other rows are read against the question's own words only, those terms left
     out, and state none of its numbers. A number of a length of time (``lengths``: "3" of "3 weeks", 21 days) names a
-    row whose label is in units of time by the days it covers ("14–29天"), never by its bare number."""
+    row whose label is in units of time by the days it covers ("14–29天"), never by its bare number. A number said in a
+    unit (``measured``: "125" of "125cm") is held only by a span in that unit, or in none, and also by another cell
+    of a row whose label covers nothing ("Child — Who: height 100–140 cm; Price: ¥220")."""
     saying: dict[str, dict[str, list[int]]] = {}
-    lengths = lengths or {}
+    lengths, measured = lengths or {}, measured or {}
     for reading in readings:
         if reading.span.kind != "row":
             continue
@@ -133,7 +136,11 @@ def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str], numbe
         label = numbers_in(words) if numbers else frozenset()
         days = duration_span(words) if lengths else None
         bare = numbers - set(lengths) if days is not None else numbers  # "3" (weeks) is no "13天以内"
-        within = {n for n in bare - label if holds(words, n)}  # "135" in "120 平方米以上" (``row_ranges``)
+        within = {n for n in bare - label if holds(words, n) and _in_its_unit(words, measured.get(n))}  # "135" in
+        # "120 平方米以上" (``row_ranges``)
+        if measured and days is None and covered(words) is None:  # the range in another cell: a number in its unit
+            within |= {n for cell in reading.span.cells for n in bare - label
+                       if measured.get(n) is not None and unit_of(cell) == measured[n] and holds(cell, n)}
         if days is not None:
             within |= {n for n, length in lengths.items() if days[0] <= length <= days[1]}
         said = (distinct - numbers) & reading.terms & set(tokenize(words))  # in its label: "cost" in a fare is no name
@@ -149,6 +156,12 @@ def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str], numbe
             if together is not None:
                 named[table] = together
     return named
+
+
+def _in_its_unit(label: str, unit: str | None) -> bool:
+    """Whether a label's bound may hold a number said in ``unit``: the same unit, or either says none."""
+    said = unit_of(label) if unit is not None else None
+    return said is None or said == unit
 
 
 def _named_together(terms: dict[str, list[int]]) -> tuple[int, frozenset[str]] | None:

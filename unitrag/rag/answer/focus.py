@@ -33,7 +33,7 @@ from ...content.text.tokenize import tokenize
 from ...content.text.han_script import to_simplified
 from ...content.text.lang import detect_lang, normalize_question
 from .signposts import is_signpost
-from .row_ranges import durations
+from .row_ranges import durations, units
 from .spans import Span, spans
 
 #: Weights of the span score's parts (see the module docstring).
@@ -257,7 +257,7 @@ class Lexicon:
                              bool(_ASKS_LIST.search(folded)), frozenset(t for t in own_terms if t in terms),
                              lang, bridge, tuple(authored), bool(_ASKS_STEPS.search(folded)),
                              bool(_ASKS_TIME.search(folded)), asked, distinct, bool(_ASKS_OFTEN.search(folded)),
-                             durations(folded))
+                             durations(folded), units(folded))
 
     def _weighted(self, texts: Iterable[tuple[float, str]]) -> dict[str, float]:
         """Each term of the texts at its idf times its text's weight (the largest where texts share it)."""
@@ -325,6 +325,7 @@ class QuestionFocus:
     distinct: frozenset[str] = frozenset()  # the question's terms none of its paraphrases says
     asks_often: bool = False  # "how often …", 多久…一次: a frequency states it
     durations: Mapping[str, float] = field(default_factory=dict)  # its lengths of time in days, by number ("3" → 21)
+    units: Mapping[str, str] = field(default_factory=dict)  # the unit each of its numbers is said in ("125" → "cm")
 
     def relevance(self, reading: SpanReading, named: frozenset[str] = frozenset(), source_topics: Sequence[str] = (),
                   source_lang: str = "", plain: bool = False, unsaid: Collection[str] = (),

@@ -51,6 +51,33 @@ _DURATION = re.compile(r"(?<![\d.])(?P<n>\d+(?:\.\d+)?|十[一二三四五六七
                        r"(?P<unit>" + _UNIT + r")(?![a-z])", re.IGNORECASE)
 
 
+#: Units a number of a question or a row says, by their spellings: what a bound is measured in. A child "125cm" is in a
+#: ticket table's "height 100–140 cm" row, not its "aged 65 and over" one (a theme park's answer quoted the adult
+#: price). Lengths of time are ``durations``'.
+_UNIT_NAMES = {"cm": "cm", "厘米": "cm", "公分": "cm", "kg": "kg", "kgs": "kg", "公斤": "kg", "千克": "kg", "斤": "jin",
+               "岁": "age", "周岁": "age", "years old": "age", "year old": "age", "yo": "age", "y/o": "age",
+               "平": "m2", "平米": "m2", "平方米": "m2", "平方": "m2", "m²": "m2", "m2": "m2", "㎡": "m2", "sqm": "m2",
+               "square meters": "m2", "square metres": "m2"}
+_UNIT_AFTER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:-|–)?\s*("
+                         + "|".join(sorted(map(re.escape, _UNIT_NAMES), key=len, reverse=True)) + r")(?![a-z])",
+                         re.IGNORECASE)
+#: An age said before its number: "aged 65 and over", "ages 3–12", 年龄 6 岁以上.
+_AGE_BEFORE = re.compile(r"\b(?:aged?|ages)\b|年龄|年满", re.IGNORECASE)
+
+
+def units(text: str) -> dict[str, str]:
+    """The unit each number of ``text`` is said in ("125cm" → {"125": "cm"}, 8岁 → {"8": "age"}); a bare number has
+    none."""
+    return {m.group(1): _UNIT_NAMES[m.group(2).casefold()] for m in _UNIT_AFTER.finditer(text)}
+
+
+def unit_of(label: str) -> str | None:
+    """The one unit a label's bound or range is said in ("height 100–140 cm": cm, "aged 65 and over": age); None when
+    it says none, or several."""
+    found = set(units(label).values()) | ({"age"} if _AGE_BEFORE.search(label) else set())
+    return found.pop() if len(found) == 1 else None
+
+
 def durations(text: str) -> dict[str, float]:
     """The lengths of time ``text`` states, in days, by the number as ``focus.numbers_in`` reads it ("3 weeks" → {"3":
     21.0}); a number of a date (3月) or of no unit is none."""

@@ -95,6 +95,14 @@ class Span:
         """A row's first cell, what names it (``ROW_LABEL_END``); any other span's whole words."""
         return self.words.split(ROW_LABEL_END, 1)[0]
 
+    @property
+    def cells(self) -> list[str]:
+        """A row's other cells, each without its header ("height 100–140 cm" of "Who: height 100–140 cm"); none for
+        any other span."""
+        if self.kind != "row" or ROW_LABEL_END not in self.words:
+            return []
+        return [pair.split(": ", 1)[-1] for pair in self.words.split(ROW_LABEL_END, 1)[1].split("; ")]
+
     @classmethod
     def of(cls, text: str, context: str, kind: SpanKind, position: int, list_no: int = 0, ordinal: int = 0,
            leans_on: int = -1) -> "Span":
