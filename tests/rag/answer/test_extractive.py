@@ -513,6 +513,19 @@ def test_a_number_in_its_unit_names_the_row_whose_cell_covers_it() -> None:
     assert "free" in baby and "¥260" not in baby
 
 
+def test_a_month_names_the_row_that_names_it_in_either_language() -> None:
+    """A new team's theme park: "7月几点关门" and "十二月几点开门" quoted its spring or summer hours; the seasons' rows
+    name their months in English."""
+    text = ("Opening hours by season:\n\n| Season | Months | Opens | Closes |\n|---|---|---|---|\n"
+            "| Spring | March, April, May | 9:30 | 18:00 |\n| Summer | June, July, August | 9:00 | 21:30 |\n"
+            "| Autumn | September, October, November | 9:30 | 18:00 |\n| Winter | December, January, February | 10:00 | 17:30 |\n")
+    unit = [source(1, "Opening hours", text, ["hours"])]
+    july = ask("7月几点关门", "zh", unit).splitlines()[1]
+    assert "21:30" in july and "17:30" not in july
+    december = ask("十二月几点开门", "zh", unit).splitlines()[1]
+    assert "10:00" in december and "21:30" not in december
+
+
 def test_a_length_of_time_names_the_row_whose_days_cover_it() -> None:
     """A new team's summer camp: "cancel 3 weeks before camp" quoted "13 days or less: no refund" (the bare 3 fell
     under 13) where the policy gives half back; "2 months ahead" did too."""

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from unitrag.rag.answer.row_ranges import covered, duration_span, durations, holds, unit_of, units
+from unitrag.rag.answer.row_ranges import covered, duration_span, durations, holds, months, unit_of, units
 
 
 @pytest.mark.parametrize(("label", "span"), [
@@ -70,3 +70,12 @@ def test_a_number_is_read_with_its_unit_and_a_label_with_its_own() -> None:
     assert units("spay a 30 kg dog") == {"30": "kg"} and units("3 zones") == {}
     assert unit_of("height 100–140 cm") == "cm" and unit_of("aged 65 and over") == "age"
     assert unit_of("Children under 12") is None and unit_of("taller than 140 cm, aged 18–64") is None
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ("what time do you close in July", {7}), ("7月几点关门", {7}), ("十二月开吗", {12}), ("Jan. 5", {1}),
+    ("Spring — Months: March, April, May", {3, 4, 5}), ("open in May?", {5}),
+    ("may I bring food", set()), ("3个月的宝宝", set()), ("中秋月饼", set()),
+])
+def test_a_month_is_read_in_either_language(text: str, named: set[int]) -> None:
+    assert months(text) == named

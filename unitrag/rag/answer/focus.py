@@ -33,7 +33,7 @@ from ...content.text.tokenize import tokenize
 from ...content.text.han_script import to_simplified
 from ...content.text.lang import detect_lang, normalize_question
 from .signposts import is_signpost
-from .row_ranges import durations, units
+from .row_ranges import durations, months, units
 from .spans import Span, spans
 
 #: Weights of the span score's parts (see the module docstring).
@@ -105,7 +105,7 @@ _ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六":
 #: A Chinese numeral counts only before a measure word or a unit (三次, 两个点, 第五步), not in 一些, 统一, 十分重要.
 _ZH_NUMBER = re.compile(
     r"(?<![零〇一二三四五六七八九十百千万亿两])(?P<n>十[一二]?|[一二三四五六七八九两])(?![零〇一二三四五六七八九十百千万亿两])"
-    r"(?=个?(?:次|天|日|周|星期|个月|年|小时|分钟|秒|点|档|挡|杯|勺|匙|克|公斤|斤|升|毫升|遍|步|种|片|粒|滴|件|圈|度|倍|层|瓶|袋|"
+    r"(?=个?(?:次|天|日|周|星期|个月|月(?!饼)|年|小时|分钟|秒|点|档|挡|杯|勺|匙|克|公斤|斤|升|毫升|遍|步|种|片|粒|滴|件|圈|度|倍|层|瓶|袋|"
     r"包|盆|条|张|块|颗|根|只|台|岁|份|节|级|格|成|碗|个))")
 #: 一点 is mostly "a little" (放一点, 多一点): one dot or one o'clock only at the start of a cell or a clause, after
 #: 第/档/调/到/在/是/用/开/转/为, or before 钟.
@@ -257,7 +257,7 @@ class Lexicon:
                              bool(_ASKS_LIST.search(folded)), frozenset(t for t in own_terms if t in terms),
                              lang, bridge, tuple(authored), bool(_ASKS_STEPS.search(folded)),
                              bool(_ASKS_TIME.search(folded)), asked, distinct, bool(_ASKS_OFTEN.search(folded)),
-                             durations(folded), units(folded))
+                             durations(folded), units(folded), months(question))
 
     def _weighted(self, texts: Iterable[tuple[float, str]]) -> dict[str, float]:
         """Each term of the texts at its idf times its text's weight (the largest where texts share it)."""
@@ -326,6 +326,7 @@ class QuestionFocus:
     asks_often: bool = False  # "how often …", 多久…一次: a frequency states it
     durations: Mapping[str, float] = field(default_factory=dict)  # its lengths of time in days, by number ("3" → 21)
     units: Mapping[str, str] = field(default_factory=dict)  # the unit each of its numbers is said in ("125" → "cm")
+    months: frozenset[int] = frozenset()  # the months it names, in either language (7月, "July": 7)
 
     def relevance(self, reading: SpanReading, named: frozenset[str] = frozenset(), source_topics: Sequence[str] = (),
                   source_lang: str = "", plain: bool = False, unsaid: Collection[str] = (),
@@ -344,8 +345,8 @@ class QuestionFocus:
         ``covers``: the question's numbers this row's label covers (``row_ranges``: "135" under "120 平方米以上"), stated
         there as if written."""
         terms = _share(self.terms, reading, set(self.asked) - set(unsaid) if plain else None)
-        if self.bridge and source_lang and self.lang and source_lang != self.lang:
-            terms = max(terms, _share(self.bridge, reading))
+        if self.bridge and source_lang and self.lang and source_lang != self.lang and not plain:
+            terms = max(terms, _share(self.bridge, reading))  # another row than the one named: its own words only
         topics = 0.0
         if self.topics:
             # a span of a source on the topic is about it by the source's share of it, at least a floor: in a unit on

@@ -78,6 +78,28 @@ def unit_of(label: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+_MONTH_NAMES = ("january february march april may june july august september october november december").split()
+#: A month, in either language: "July", "Jul", 7月, 七月 (not "may", a verb as often as a month, unless "May" is written
+#: with its capital inside a sentence or beside a day: "in May", "May 5"; not 月饼, 个月).
+_MONTH = re.compile(r"\b(?:" + "|".join(f"{m[:3]}(?:{m[3:]})?" for m in _MONTH_NAMES if m != "may") + r")\.?(?![a-z])"
+                    r"|(?<=[a-z,] )May\b|\bMay(?= \d)|(?<![\d个])(1[0-2]|[1-9]|十[一二]?|[一二三四五六七八九])月(?!饼|份?饼|亮|光)",
+                    re.IGNORECASE)
+_ZH_MONTHS = {c: n for n, c in enumerate("一二三四五六七八九", 1)} | {"十": 10, "十一": 11, "十二": 12}
+
+
+def months(text: str) -> frozenset[int]:
+    """The months ``text`` names (1–12), in either language: a question's 7月 is a table's "July" (a theme park's
+    "7月几点关门" quoted its spring hours)."""
+    found = set()
+    for m in _MONTH.finditer(text):
+        if m.group(1):
+            found.add(int(m.group(1)) if m.group(1).isdigit() else _ZH_MONTHS[m.group(1)])
+        else:
+            word = m.group(0).rstrip(".").casefold()
+            found.add(next(i for i, name in enumerate(_MONTH_NAMES, 1) if name.startswith(word[:3])))
+    return frozenset(found)
+
+
 def durations(text: str) -> dict[str, float]:
     """The lengths of time ``text`` states, in days, by the number as ``focus.numbers_in`` reads it ("3 weeks" → {"3":
     21.0}); a number of a date (3月) or of no unit is none."""
