@@ -128,8 +128,10 @@ def test_the_committed_gate_still_separates_the_labelled_questions(kb: Knowledge
 
 
 def test_a_fresh_calibration_separates_the_labelled_questions(calibration: Calibration):
-    m = calibration.gate.metrics
-    assert calibration.gate.n_answerable >= 40 and calibration.gate.n_unanswerable >= 30
+    """The fit, whichever gate is kept: on the sample's own questions the default gate (fitted on them) decides nearly
+    all as the fit does, so the sign test keeps it, and the fit is still measured."""
+    m = calibration.fitted.metrics
+    assert calibration.fitted.n_answerable >= 40 and calibration.fitted.n_unanswerable >= 30
     labelled = load_questions([REPO / "content" / "eval" / "questions.yaml"], [])
     assert set(calibration.guarded) == {lq.question.id for lq in labelled if lq.question.guard}  # guard cases only
     assert m["loo_auc"] >= 0.9 and m["loo_accuracy"] >= 0.85
