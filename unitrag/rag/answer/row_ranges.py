@@ -82,7 +82,7 @@ _MONTH_NAMES = ("january february march april may june july august september oct
 #: A month, in either language: "July", "Jul", 7月, 七月 (not "may", a verb as often as a month, unless "May" is written
 #: with its capital inside a sentence or beside a day: "in May", "May 5"; not 月饼, 个月).
 _MONTH = re.compile(r"\b(?:" + "|".join(f"{m[:3]}(?:{m[3:]})?" for m in _MONTH_NAMES if m != "may") + r")\.?(?![a-z])"
-                    r"|(?<=[a-z,] )May\b|\bMay(?= \d)|(?<![\d个])(1[0-2]|[1-9]|十[一二]?|[一二三四五六七八九])月(?!饼|份?饼|亮|光)",
+                    r"|(?<=[a-z,] )(?-i:May)\b|\b(?-i:May)(?= \d)|(?<![\d个])(1[0-2]|[1-9]|十[一二]?|[一二三四五六七八九])月(?!饼|份?饼|亮|光)",
                     re.IGNORECASE)
 _ZH_MONTHS = {c: n for n, c in enumerate("一二三四五六七八九", 1)} | {"十": 10, "十一": 11, "十二": 12}
 
@@ -118,11 +118,11 @@ def duration_span(label: str) -> tuple[float, float] | None:
     """What ``label`` covers in days, when it says one range or bound of a unit of time ("开营前14–29天" → (14, 29),
     "30 days or more" → (30, inf)); None when it says none, or no unit of time."""
     span = covered(label)
-    units = [_TIME_UNITS[m.group("unit").casefold()] for m in re.finditer(r"\d\s*(?P<unit>" + _UNIT + r")(?![a-z])",
-                                                                         label, re.IGNORECASE)]
-    if span is None or len(set(units)) != 1:
+    said = [_TIME_UNITS[m.group("unit").casefold()] for m in re.finditer(r"\d\s*(?P<unit>" + _UNIT + r")(?![a-z])",
+                                                                        label, re.IGNORECASE)]
+    if span is None or len(set(said)) != 1:
         return None
-    return span[0] * units[0], span[1] * units[0]
+    return span[0] * said[0], span[1] * said[0]
 
 
 def _value(text: str) -> float:
