@@ -524,6 +524,8 @@ def test_a_month_names_the_row_that_names_it_in_either_language() -> None:
     assert "21:30" in july and "17:30" not in july
     december = ask("十二月几点开门", "zh", unit).splitlines()[1]
     assert "10:00" in december and "21:30" not in december
+    winter = ask("冬天几点关门", "zh", unit).splitlines()[1]  # the row says "Winter": a season in either language
+    assert "17:30" in winter and "21:30" not in winter
 
 
 def test_a_length_of_time_names_the_row_whose_days_cover_it() -> None:

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from unitrag.rag.answer.row_ranges import covered, duration_span, durations, holds, months, unit_of, units
+from unitrag.rag.answer.row_ranges import covered, duration_span, durations, holds, months, seasons, unit_of, units
 
 
 @pytest.mark.parametrize(("label", "span"), [
@@ -80,3 +80,12 @@ def test_a_number_is_read_with_its_unit_and_a_label_with_its_own() -> None:
 ])
 def test_a_month_is_read_in_either_language(text: str, named: set[int]) -> None:
     assert months(text) == named
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ("冬天几点关门", {"winter"}), ("Winter 冬季 — Closes: 17:30", {"winter"}), ("open in the fall?", {"autumn"}),
+    ("Fall — Opens 9:30", {"autumn"}), ("暑假人多吗", {"summer"}),
+    ("what if i fall on the ice", set()), ("is the hot spring open", set()), ("spring rolls at the cafe", set()),
+])
+def test_a_season_is_read_in_either_language(text: str, named: set[str]) -> None:
+    assert seasons(text) == named

@@ -22,7 +22,7 @@ from ...content.text.citation_tags import canonical_tag, strip_tags
 from ...content.text.tokenize import tokenize
 from .focus import Lexicon, QuestionFocus, SpanReading, numbers_in, plain_lexicon
 from .quotes import Quote, in_reading_order, list_of, numbered
-from .row_ranges import covered, duration_span, holds, months, unit_of
+from .row_ranges import covered, duration_span, holds, months, seasons, unit_of
 from .spans import Span, plain_title, spans, split_sentences  # noqa: F401 - split_sentences: part of this module's API
 from ..types import Source
 
@@ -92,7 +92,8 @@ def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon
             chunk = lexicon.read(source.text, source.title)
         except Exception:  # a malformed source must not cost the user the others
             continue
-        named_rows = _named_rows(chunk.spans, focus.distinct, focus.numbers, focus.durations, focus.units, focus.months)
+        named_rows = _named_rows(chunk.spans, focus.distinct, focus.numbers, focus.durations, focus.units, focus.months,
+                                 focus.seasons)
         carried = _carried(source.topics, chunk.named_anywhere(focus.topics, lexicon.topics))
         for reading in chunk.spans:
             if reading.signpost:
@@ -102,7 +103,7 @@ def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon
             plain = reading.span.kind == "row" and named_row != reading.span.position
             relevance = focus.relevance(reading, named, carried, answer_lang(source.lang or focus.lang), plain,
                                         naming if plain else frozenset(),
-                                        frozenset() if plain else naming & focus.numbers)  # a number its range holds
+                                        frozenset() if plain else naming & (focus.numbers | focus.seasons))  # a number its range holds, a season
             quotes.append(Quote(reading.span, source, rank, relevance, relevance + focus.prior(reading.span, rank)))
     return sorted(quotes, key=lambda q: (-q.score, q.rank, q.span.position))
 
@@ -117,7 +118,8 @@ def _carried(topics: Sequence[str], named: Collection[str]) -> tuple[str, ...]:
 
 def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str], numbers: frozenset[str] = frozenset(),
                 lengths: Mapping[str, float] | None = None, measured: Mapping[str, str] | None = None,
-                asked_months: frozenset[int] = frozenset()) -> dict[str, tuple[int, frozenset[str]]]:
+                asked_months: frozenset[int] = frozenset(),
+                asked_seasons: frozenset[str] = frozenset()) -> dict[str, tuple[int, frozenset[str]]]:
     """Per table (its rows' context), the one row whose label says a term of the question its paraphrases do not
     ("Millbrook" of the districts' table; a word of its other cells names nothing: "cost" in "every 30 minutes costs
     $1.00" named the pay-as-you-go row for "How much does a day pass cost?"), or says a number of the question ("3 个区"
@@ -127,7 +129,8 @@ def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str], numbe
     row whose label is in units of time by the days it covers ("14–29天"), never by its bare number. A number said in a
     unit (``measured``: "125" of "125cm") is held only by a span in that unit, or in none, and also by another cell
     of a row whose label covers nothing ("Child — Who: height 100–140 cm; Price: ¥220"). A month the question names
-    (``asked_months``) names the row that names it, in either language (7月, "Summer — Months: June, July, August")."""
+    (``asked_months``) names the row that names it, in either language (7月, "Summer — Months: June, July, August"), and
+    so does a season (``asked_seasons``: 冬天 the row "Winter 冬季")."""
     saying: dict[str, dict[str, list[int]]] = {}
     lengths, measured = lengths or {}, measured or {}
     for reading in readings:
@@ -146,6 +149,8 @@ def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str], numbe
             within |= {n for n, length in lengths.items() if days[0] <= length <= days[1]}
         if asked_months:
             within |= {str(month) for month in asked_months & months(reading.span.words)}  # "7" of 7月: stated
+        if asked_seasons:
+            within |= asked_seasons & seasons(words)
         said = (distinct - numbers) & reading.terms & set(tokenize(words))  # in its label: "cost" in a fare is no name
         for term in said | (bare & label) | within:
             saying.setdefault(reading.span.context, {}).setdefault(term, []).append(reading.span.position)

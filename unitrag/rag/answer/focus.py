@@ -33,7 +33,7 @@ from ...content.text.tokenize import tokenize
 from ...content.text.han_script import to_simplified
 from ...content.text.lang import detect_lang, normalize_question
 from .signposts import is_signpost
-from .row_ranges import durations, months, units
+from .row_ranges import durations, months, seasons, units
 from .spans import Span, spans
 
 #: Weights of the span score's parts (see the module docstring).
@@ -257,7 +257,7 @@ class Lexicon:
                              bool(_ASKS_LIST.search(folded)), frozenset(t for t in own_terms if t in terms),
                              lang, bridge, tuple(authored), bool(_ASKS_STEPS.search(folded)),
                              bool(_ASKS_TIME.search(folded)), asked, distinct, bool(_ASKS_OFTEN.search(folded)),
-                             durations(folded), units(folded), months(question))
+                             durations(folded), units(folded), months(question), seasons(folded))
 
     def _weighted(self, texts: Iterable[tuple[float, str]]) -> dict[str, float]:
         """Each term of the texts at its idf times its text's weight (the largest where texts share it)."""
@@ -327,6 +327,7 @@ class QuestionFocus:
     durations: Mapping[str, float] = field(default_factory=dict)  # its lengths of time in days, by number ("3" → 21)
     units: Mapping[str, str] = field(default_factory=dict)  # the unit each of its numbers is said in ("125" → "cm")
     months: frozenset[int] = frozenset()  # the months it names, in either language (7月, "July": 7)
+    seasons: frozenset[str] = frozenset()  # the seasons it names, in either language (冬天, "winter": winter)
 
     def relevance(self, reading: SpanReading, named: frozenset[str] = frozenset(), source_topics: Sequence[str] = (),
                   source_lang: str = "", plain: bool = False, unsaid: Collection[str] = (),
@@ -357,7 +358,7 @@ class QuestionFocus:
         off = 1.0 if self.topics and named and not (named | set(source_topics)) & self.topics else 0.0
         # no number of a row the question did not name is the one asked: not its amount or time, nor one the question
         # says ("is Riverside open 24 hours?" quoted another station's "24/7" before Riverside's 05:00–01:00)
-        stated = bool(self.numbers & (reading.numbers | set(covers)))
+        stated = bool((self.numbers | self.seasons) & (reading.numbers | set(covers)))  # or the season its row names
         asked = ((self.asks_amount and reading.quantity) or (self.asks_time and reading.time)
                  or (self.asks_often and reading.often))
         numbers = 1.0 if (stated or asked) and not plain else 0.0

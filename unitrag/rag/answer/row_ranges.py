@@ -100,6 +100,25 @@ def months(text: str) -> frozenset[int]:
     return frozenset(found)
 
 
+#: The seasons, by their words in either language: a question's 冬天 is a row's "Winter 冬季".
+_SEASONS = {"spring": ("spring", "春天", "春季"), "summer": ("summer", "夏天", "夏季", "暑假"),
+            "autumn": ("autumn", "fall", "秋天", "秋季"), "winter": ("winter", "冬天", "冬季", "寒假")}
+_SEASON = re.compile(r"(?<!hot )\b(spring(?! (?:water|onion|rolls?|mattress|cleaning|break))|summer|autumn|fall)\b|\b(winter)\b|(春天|春季|夏天|夏季|暑假|秋天|秋季|冬天|冬季|寒假)",
+                     re.IGNORECASE)
+
+
+def seasons(text: str) -> frozenset[str]:
+    """The seasons ``text`` names, in either language ("冬天几点关门" and "Winter 冬季 — Closes: 17:30": winter). Not
+    "fall" the verb: only beside "in", "this", "next", "last" or a season's row of its own ("Fall — …")."""
+    found = set()
+    for m in _SEASON.finditer(text):
+        word = m.group(0).casefold()
+        if word == "fall" and not re.search(r"(?:\b(?:in|this|next|last|the)\s+|^\s*)$", text[:m.start()], re.IGNORECASE):
+            continue
+        found.add(next(name for name, words in _SEASONS.items() if word in words))
+    return frozenset(found)
+
+
 def durations(text: str) -> dict[str, float]:
     """The lengths of time ``text`` states, in days, by the number as ``focus.numbers_in`` reads it ("3 weeks" → {"3":
     21.0}); a number of a date (3月) or of no unit is none."""
