@@ -160,13 +160,11 @@ def _restricted_order_notes(scene_orders: dict[tuple[str, int], LoadedUnit],
     """A note for a restricted scene numbered before a public scene of the same story: the public scenes' ``order``
     is served as written, so a public reader sees the gap (1, 3) where a scene they may not read stands (an attacker
     of the page read it off ``/v1/units/{id}``)."""
+    public = {key for key, lu in scene_orders.items() if lu.meta.get("access", story_access.get(key[0], "public")) == "public"}
     notes = []
-    for (story, order), lu in sorted(scene_orders.items(), key=lambda item: (item[0][0], item[0][1])):
-        if lu.meta.get("access", story_access.get(story, "public")) == "public":
-            continue
-        after = sorted(o for (s, o), other in scene_orders.items() if s == story and o > order
-                       and other.meta.get("access", story_access.get(story, "public")) == "public")
-        if after:
+    for (story, order), lu in sorted(scene_orders.items(), key=lambda item: item[0]):
+        after = sorted(o for s, o in public if s == story and o > order)
+        if (story, order) not in public and after:
             notes.append(Problem(lu.path, lu.line_of("order"), "order",
                                  f"this restricted scene is number {order} of story {story!r}, before a public scene "
                                  f"(number {after[0]}): public readers see the scenes' numbers, and the gap tells them "

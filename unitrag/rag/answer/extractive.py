@@ -15,7 +15,7 @@ as such. Plain string work that never raises: it is the fallback of last resort.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 
 from ...content.text.citation_tags import canonical_tag, strip_tags
@@ -92,8 +92,7 @@ def candidates(focus: QuestionFocus, sources: Sequence[Source], lexicon: Lexicon
             chunk = lexicon.read(source.text, source.title)
         except Exception:  # a malformed source must not cost the user the others
             continue
-        named_rows = _named_rows(chunk.spans, focus.distinct, focus.numbers, focus.durations, focus.units, focus.months,
-                                 focus.seasons)
+        named_rows = _named_rows(chunk.spans, focus)
         carried = _carried(source.topics, chunk.named_anywhere(focus.topics, lexicon.topics))
         for reading in chunk.spans:
             if reading.signpost:
@@ -116,23 +115,20 @@ def _carried(topics: Sequence[str], named: Collection[str]) -> tuple[str, ...]:
     return (*topics, *(t for t in named if t not in topics))
 
 
-def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str], numbers: frozenset[str] = frozenset(),
-                lengths: Mapping[str, float] | None = None, measured: Mapping[str, str] | None = None,
-                asked_months: frozenset[int] = frozenset(),
-                asked_seasons: frozenset[str] = frozenset()) -> dict[str, tuple[int, frozenset[str]]]:
+def _named_rows(readings: Sequence[SpanReading], focus: QuestionFocus) -> dict[str, tuple[int, frozenset[str]]]:
     """Per table (its rows' context), the one row whose label says a term of the question its paraphrases do not
     ("Millbrook" of the districts' table; a word of its other cells names nothing: "cost" in "every 30 minutes costs
     $1.00" named the pay-as-you-go row for "How much does a day pass cost?"), or says a number of the question ("3 个区"
     for "坐3个区多少钱", where the 1-zone row's fare is 3 元) or covers it ("120 平方米以上" for "我家135平"), when exactly one
     does, and the terms that name it: the other rows are read against the question's own words only, those terms left
-    out, and state none of its numbers. A number of a length of time (``lengths``: "3" of "3 weeks", 21 days) names a
+    out, and state none of its numbers. A number of a length of time (``durations``: "3" of "3 weeks", 21 days) names a
     row whose label is in units of time by the days it covers ("14–29天"), never by its bare number. A number said in a
-    unit (``measured``: "125" of "125cm") is held only by a span in that unit, or in none, and also by another cell
+    unit (``units``: "125" of "125cm") is held only by a span in that unit, or in none, and also by another cell
     of a row whose label covers nothing ("Child — Who: height 100–140 cm; Price: ¥220"). A month the question names
-    (``asked_months``) names the row that names it, in either language (7月, "Summer — Months: June, July, August"), and
-    so does a season (``asked_seasons``: 冬天 the row "Winter 冬季")."""
+    (``months``) names the row that names it, in either language (7月, "Summer — Months: June, July, August"), and
+    so does a season (``seasons``: 冬天 the row "Winter 冬季")."""
     saying: dict[str, dict[str, list[int]]] = {}
-    lengths, measured = lengths or {}, measured or {}
+    distinct, numbers, lengths, measured = focus.distinct, focus.numbers, focus.durations, focus.units
     for reading in readings:
         if reading.span.kind != "row":
             continue
@@ -147,10 +143,10 @@ def _named_rows(readings: Sequence[SpanReading], distinct: frozenset[str], numbe
                        if measured.get(n) is not None and unit_of(cell) == measured[n] and holds(cell, n)}
         if days is not None:
             within |= {n for n, length in lengths.items() if days[0] <= length <= days[1]}
-        if asked_months:
-            within |= {str(month) for month in asked_months & months(reading.span.words)}  # "7" of 7月: stated
-        if asked_seasons:
-            within |= asked_seasons & seasons(words)
+        if focus.months:
+            within |= {str(month) for month in focus.months & months(reading.span.words)}  # "7" of 7月: stated
+        if focus.seasons:
+            within |= focus.seasons & seasons(words)
         said = (distinct - numbers) & reading.terms & set(tokenize(words))  # in its label: "cost" in a fare is no name
         for term in said | (bare & label) | within:
             saying.setdefault(reading.span.context, {}).setdefault(term, []).append(reading.span.position)

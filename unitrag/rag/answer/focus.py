@@ -257,7 +257,7 @@ class Lexicon:
                              bool(_ASKS_LIST.search(folded)), frozenset(t for t in own_terms if t in terms),
                              lang, bridge, tuple(authored), bool(_ASKS_STEPS.search(folded)),
                              bool(_ASKS_TIME.search(folded)), asked, distinct, bool(_ASKS_OFTEN.search(folded)),
-                             durations(folded), units(folded), months(question), seasons(folded))
+                             durations(folded), units(folded), months(question), seasons(folded))  # "May": as written
 
     def _weighted(self, texts: Iterable[tuple[float, str]]) -> dict[str, float]:
         """Each term of the texts at its idf times its text's weight (the largest where texts share it)."""
