@@ -19,6 +19,7 @@ import regex
 from ..languages import LANGS
 from .text.excerpt import excerpt
 from .text.han_script import to_simplified
+from .text.literal_prefilter import fold, prefilter_of
 from .text.unicode_fold import normalize_question
 
 log = logging.getLogger(__name__)
@@ -208,13 +209,17 @@ class CompiledRule:
     #: A caller with the restricted role is answered past this rule (``GuardRule.exempt_restricted_role``)
     exempt_restricted_role: bool = False
 
-    def matches(self, normalized_question: str, deadline: float | None = None) -> bool:
+    def matches(self, normalized_question: str, deadline: float | None = None, folded: str | None = None) -> bool:
         """Whether a pattern matches; one over its time (``PATTERN_TIMEOUT_S``, less once ``deadline``, a
         ``time.thread_time()``: this thread's CPU time, not the wall clock, has passed) counts as no match, and is
-        logged once."""
+        logged once. A pattern none of whose words the question holds is not searched (``literal_prefilter``;
+        ``folded``: the question ``fold``-ed, once for all rules)."""
         if deadline is None:
             deadline = time.thread_time() + QUESTION_BUDGET_S
+        folded = fold(normalized_question) if folded is None else folded
         for pattern in self.patterns:
+            if not prefilter_of(pattern.pattern).may_match(folded):
+                continue
             timeout = max(SPENT_TIMEOUT_S, min(PATTERN_TIMEOUT_S, deadline - time.thread_time()))
             found = search(pattern, normalized_question, timeout)
             if found:
@@ -282,5 +287,6 @@ def compile_rule(row: Mapping[str, Any]) -> CompiledRule:
 def first_match(rules: Iterable[CompiledRule], folded_question: str, rule_type: str) -> CompiledRule | None:
     """The first rule of ``rule_type`` whose patterns match the (normalised) question: what the runtime stops
     on, and what the build's guard fit counts as already stopped. The patterns share ``QUESTION_BUDGET_S``."""
-    deadline = time.thread_time() + QUESTION_BUDGET_S
-    return next((rule for rule in rules if rule.type == rule_type and rule.matches(folded_question, deadline)), None)
+    deadline, folded = time.thread_time() + QUESTION_BUDGET_S, fold(folded_question)
+    return next((rule for rule in rules if rule.type == rule_type and rule.matches(folded_question, deadline, folded)),
+                None)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ...content.text.literal_prefilter import fold, prefilter_of
 from .cues import (  # noqa: F401  (the kinds are re-exported: callers name them from here)
     ACUTE, CUES, EXPLAINED, FIGURE_OF_SPEECH, FIRE, HABITUAL, NOW, RECENT, SIGN, SIGN_KINDS, TURN, WARNING,
 )
@@ -133,10 +134,16 @@ def _past_after(after: str) -> bool:
     return found is not None and not STILL_NOW.search(after[:found.start()])
 
 
+def _cues(kind: str, folded: str) -> list[re.Pattern[str]]:
+    """The cue patterns of ``kind`` that may match the question ``folded`` was made from (``literal_prefilter``): a
+    pattern none of whose words the question holds cannot match, and is not searched."""
+    return [p for p in _COMPILED[kind] if prefilter_of(p.pattern, p.flags).may_match(folded)]
+
+
 def may_tell_warning(normalized_question: str) -> bool:
     """Whether a warning sign's cue (``WARNING``) appears anywhere: a cheap first look (a tenth of ``read_framing``'s
     time), so an ordinary question never pays for the whole framing."""
-    return any(p.search(normalized_question) for p in _COMPILED[WARNING])
+    return any(p.search(normalized_question) for p in _cues(WARNING, fold(normalized_question)))
 
 
 def _without_figures(text: str) -> tuple[str, bool]:
@@ -144,7 +151,7 @@ def _without_figures(text: str) -> tuple[str, bool]:
     said beside a figure still counts: "this deadline is killing me, and my chest has been crushing for 20 min"), and
     whether it had one."""
     found = 0
-    for pattern in _COMPILED[FIGURE_OF_SPEECH]:
+    for pattern in _cues(FIGURE_OF_SPEECH, fold(text)):
         text, n = pattern.subn(lambda m: " " * len(m.group(0)), text)
         found += n
     return text, found > 0
@@ -154,17 +161,21 @@ def read_framing(normalized_question: str) -> Framing:
     """The framing of a question (already ``lang.normalize_question``-ed): a few compiled regexes, microseconds."""
     # a sign's words inside a figure of speech are the figure's ("lmaooo I can't breathe", "my bank account is bleeding")
     told, figurative = _without_figures(normalized_question)
-    sign_kinds = tuple(kind for kind in SIGN_KINDS if any(_happening(p, told, told=True) for p in _COMPILED[kind]))
+    folded, told_folded = fold(normalized_question), fold(told)  # what the cues' prefilters read (``_cues``)
+    sign_kinds = tuple(kind for kind in SIGN_KINDS
+                       if any(_happening(p, told, told=True) for p in _cues(kind, told_folded)))
     sign = any(kind != FIRE for kind in sign_kinds)  # a fire is a sign only to a rule that tells fires (``Guard._agrees``)
-    kinds = tuple(kind for kind, patterns in _COMPILED.items()
+    kinds = tuple(kind for kind in _COMPILED
                   if kind not in (ACUTE, NOW, RECENT, HABITUAL, *SIGN_KINDS)
-                  and (figurative if kind == FIGURE_OF_SPEECH else any(p.search(normalized_question) for p in patterns)))
-    now = "past" not in kinds and "resolved" not in kinds and any(_happening(p, normalized_question) for p in _COMPILED[NOW])
+                  and (figurative if kind == FIGURE_OF_SPEECH
+                       else any(p.search(normalized_question) for p in _cues(kind, folded))))
+    now = "past" not in kinds and "resolved" not in kinds \
+        and any(_happening(p, normalized_question) for p in _cues(NOW, folded))
     timed = (not any(kind in kinds for kind in OVER) or sign or now) \
-        and any(_happening(p, normalized_question) for p in _COMPILED[ACUTE])
+        and any(_happening(p, normalized_question) for p in _cues(ACUTE, folded))
     strong = sign or now or timed
     recent_only = not strong and not any(kind in kinds for kind in OVER_BY_NOW) \
-        and any(_happening(p, normalized_question) for p in _COMPILED[RECENT])
-    habitual = any(p.search(normalized_question) for p in _COMPILED[HABITUAL])
+        and any(_happening(p, normalized_question) for p in _cues(RECENT, folded))
+    habitual = any(p.search(normalized_question) for p in _cues(HABITUAL, folded))
     return Framing(strong or recent_only, kinds, sign, sign_kinds, recent_only=recent_only, habitual=habitual,
                    timed_only=(timed or recent_only) and not (sign or now))
