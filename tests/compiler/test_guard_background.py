@@ -10,7 +10,7 @@ import numpy as np
 from unitrag.compiler.guard_examples import background_class, background_claimed, guard_example_rows, model_rows
 from unitrag.compiler.guard_fit import BACKGROUND_WEIGHT, EVERYDAY, NONE, fit_guard, probabilities
 from unitrag.content.background import background_sets, everyday_questions
-from unitrag.content.models import GuardTexts
+from unitrag.content.guard_model import GuardTexts
 from unitrag.content.validate import validate_content
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from unitrag.compiler.guard_examples import model_rows, near_misses_stopped, own_questions_flagged
-from unitrag.content.models import GuardRule
+from unitrag.content.guard_model import GuardRule
 from unitrag.compiler.guard_fit import NONE, fit_guard, probabilities
 
 RULES = [

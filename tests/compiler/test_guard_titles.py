@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from unitrag.compiler.guard_examples import guard_example_rows, guard_table_hash, public_titles
-from unitrag.content.models import GuardTexts
+from unitrag.content.guard_model import GuardTexts
 from unitrag.content.validate import validate_content
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"

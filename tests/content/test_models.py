@@ -10,7 +10,6 @@ from unitrag.content.models import (
     UNIT_KINDS,
     Citation,
     Document,
-    GuardRule,
     Rule,
     Scene,
     Story,
@@ -18,6 +17,7 @@ from unitrag.content.models import (
     Topic,
     Trigger,
 )
+from unitrag.content.guard_model import GuardRule
 from unitrag.content.problems import Problem
 
 
@@ -364,7 +364,7 @@ def test_noting_a_red_flag_by_similarity_alone_needs_the_rules_caution_note():
 
 
 def test_a_labelled_question_may_expect_a_caution():
-    from unitrag.content.models import LabelledQuestion
+    from unitrag.content.labelled_question import LabelledQuestion
 
     q = LabelledQuestion.model_validate({"id": "q", "question": "a school report on suicide prevention", "lang": "en",
                                          "guard": "caution", "guard_rule": "red-flag-suicide-self-harm"})

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from unitrag.content.models import LabelledQuestion
+from unitrag.content.labelled_question import LabelledQuestion
 from unitrag.content.validate import validate_content
 from unitrag.eval.questions import category
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from unitrag.content.models import LabelledQuestion
+from unitrag.content.labelled_question import LabelledQuestion
 from unitrag.content.validate import GONE_UNIT_HINT, validate_content
 
 REPO_CONTENT = Path(__file__).resolve().parents[2] / "content"

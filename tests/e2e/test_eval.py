@@ -334,7 +334,7 @@ def test_a_starter_question_about_removed_starter_content_is_left_out_of_eval(bu
 def test_a_question_that_copies_a_units_own_question_is_named(built_sample):
     """A new team copied its test wordings into its units' `questions:`: those are answered whatever the gate, so
     the test set measured the copies (F1 0.923, 0.857 once reworded); eval now names them."""
-    from unitrag.content.models import LabelledQuestion
+    from unitrag.content.labelled_question import LabelledQuestion
     from unitrag.eval.report import summary_lines
 
     ws, _ = built_sample

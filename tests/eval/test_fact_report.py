@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from unitrag.content.models import LabelledQuestion
+from unitrag.content.labelled_question import LabelledQuestion
 from unitrag.eval.fact_report import (
     ANSWER_EXCERPT,
     fact_failures,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from unitrag.content.models import LabelledQuestion
+from unitrag.content.labelled_question import LabelledQuestion
 from unitrag.rag.calibration_file import default_gates, gate_for
 from unitrag.rag.gate import AnswerabilityGate
 

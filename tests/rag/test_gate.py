@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from unitrag.config import Config
-from unitrag.content.models import LabelledQuestion
+from unitrag.content.labelled_question import LabelledQuestion
 from unitrag.errors import UserError
 from unitrag.rag.calibrate.calibration import auc, calibrate, loo_probabilities, run_calibration
 from unitrag.rag.gate import AnswerabilityGate, feature_value, pipeline_id

@@ -103,7 +103,7 @@ def test_a_question_at_the_limit_is_answered_when_its_reading_is_longer(kb):
 
 
 def test_evaluating_labelled_questions_refuses_a_long_one_fast(kb):
-    from unitrag.content.models import LabelledQuestion
+    from unitrag.content.labelled_question import LabelledQuestion
     from unitrag.eval.questions import evaluate_questions
     from unitrag.eval.variants import VARIANTS
 
@@ -368,7 +368,7 @@ def test_the_content_script_is_read_from_the_public_titles(encoder) -> None:
 def test_eval_scores_the_answer_ask_gives_whatever_language_the_label_names(encoder, kb):
     """An English-only help desk's eval asked its Chinese questions with lang=zh (the label) and scored a
     Chinese-framed answer (根据知识库资料…) that readers, who name no language, never get."""
-    from unitrag.content.models import LabelledQuestion
+    from unitrag.content.labelled_question import LabelledQuestion
     from unitrag.eval.questions import evaluate_questions
     from unitrag.eval.variants import VARIANTS
     from unitrag.rag.answer.citations import strip_citations

@@ -40,7 +40,9 @@ from ..content.background import background_sets
 from ..content.guard_rules import CHECK_ORDER, compile_pattern, compile_rule, first_match, search, shown_pattern
 from ..content.loader import ContentSet
 from ..content.registry import is_held_out
-from ..content.models import GuardRule, LabelledQuestion, Story
+from ..content.models import Story
+from ..content.guard_model import GuardRule
+from ..content.labelled_question import LabelledQuestion
 from ..content.text.lang import detect_lang, normalize_question
 from ..languages import LANGS
 from ..providers.embedders import Embedder

@@ -8,7 +8,9 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from .models import UNIT_ADAPTER, Citation, Document, GuardRule, LabelledQuestion, Rule, Scene, Story, Taxonomy
+from .models import UNIT_ADAPTER, Citation, Document, Rule, Scene, Story, Taxonomy
+from .guard_model import GuardRule
+from .labelled_question import LabelledQuestion
 
 _MODELS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "unit": UNIT_ADAPTER, "story": Story, "scene": Scene, "rule": Rule, "document": Document,

@@ -22,7 +22,8 @@ from .body_script import ScriptCount, unit_scripts
 from .defined_ids import DefinedIds
 from .errors import nearest
 from .text.citation_tags import find_tags, line_of
-from .models import UNIT_KINDS, Citation, Document, GuardRule, Rule, Scene, Story, Taxonomy
+from .models import UNIT_KINDS, Citation, Document, Rule, Scene, Story, Taxonomy
+from .guard_model import GuardRule
 from .files import (
     SizeLimit, decode_text, display_path, display_under, link_outside, name_fault, read_bytes, tree_files,
 )

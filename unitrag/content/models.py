@@ -17,7 +17,7 @@ from pydantic import (
     field_validator, model_validator,
 )
 
-from ..access import ACCESS_PATTERN, ROLE_PATTERN
+from ..access import ACCESS_PATTERN
 from .body_markup import MARKUP, TAG
 from .errors import SLUG_PATTERN
 from .text.citation_tags import find_tags
@@ -37,7 +37,7 @@ Access = Annotated[str, Field(pattern=ACCESS_PATTERN,
                                           "unitrag.toml, clinician unless set): only callers holding it read the unit")]
 
 
-class _Strict(BaseModel):
+class Strict(BaseModel):
     """Unknown keys are errors: a typo in a field name must not pass silently."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -76,7 +76,7 @@ _QuestionText = Annotated[str, StringConstraints(strip_whitespace=True, min_leng
                           AfterValidator(_no_tag)]
 
 
-class UnitQuestion(_Strict):
+class UnitQuestion(Strict):
     """A unit's question with the facts its answer states: a content test next to the content it tests."""
 
     q: _QuestionText = Field(description="The question, as a reader would ask it.")
@@ -112,7 +112,7 @@ UnitQuestionEntry = Annotated[UnitQuestion, BeforeValidator(_plain_question,
                                                             json_schema_input_type=Union[_QuestionText, UnitQuestion])]
 
 
-class UnitBase(_Strict):
+class UnitBase(Strict):
     id: Slug = Field(description="Stable identity, unique across all units.")
     title: str = Field(min_length=1, description="Shown to users and put in the prompt.")
     topics: list[Slug] = Field(min_length=1, description="Topic ids from topics.yaml.")
@@ -184,7 +184,7 @@ Comparison = Literal["<", "<=", ">", ">=", "between"]
 Threshold = Annotated[float, Field(strict=True, allow_inf_nan=False)]
 
 
-class Trigger(_Strict):
+class Trigger(Strict):
     """A machine-checkable condition on one measured value of a user's report."""
 
     marker: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")] = Field(description="snake_case measurement name.")
@@ -247,7 +247,7 @@ _IDENTIFIERS = {"doi": (re.compile(r"10\.\d{4,9}/[^\s<>\"']{1,300}"), "a DOI lik
                 "pmid": (re.compile(r"[0-9]{1,9}"), "a PubMed id (digits only)")}
 
 
-class Citation(_Strict):
+class Citation(Strict):
     """One entry of the citation registry; never an invented identifier."""
 
     id: Slug
@@ -274,7 +274,7 @@ class Citation(_Strict):
         return v
 
 
-class _InOurLanguages(_Strict):
+class InOurLanguages(Strict):
     """A text in each of the knowledge base's languages (unitrag.toml: languages); a language it does not declare
     may be left out (the other language's text stands in for it). Which ones are required is the registry's check
     (``registry.missing_languages``), which knows the languages; here, only that one is written at all."""
@@ -286,7 +286,7 @@ class _InOurLanguages(_Strict):
     zh: str | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
-    def _written(self) -> "_InOurLanguages":
+    def _written(self) -> "InOurLanguages":
         if not (self.en or self.zh):
             raise ValueError(f"give the {self._noun} in at least one language (en, zh): in each of this knowledge "
                              "base's languages (unitrag.toml)")
@@ -297,7 +297,7 @@ class _InOurLanguages(_Strict):
         return getattr(self, lang, None) or self.en or self.zh or ""
 
 
-class LocalizedNames(_InOurLanguages):
+class LocalizedNames(InOurLanguages):
     """A topic's name in each of the knowledge base's languages (unitrag.toml: languages); a language it does not
     declare may be left out (the other language's name stands in for it)."""
 
@@ -310,7 +310,7 @@ class LocalizedNames(_InOurLanguages):
         return [name for name in (self.en, self.zh) if name]
 
 
-class LocalizedSynonyms(_Strict):
+class LocalizedSynonyms(Strict):
     en: list[PlainText] = Field(default_factory=list)
     zh: list[PlainText] = Field(default_factory=list)
 
@@ -337,7 +337,7 @@ def _check_exclude(entry: str, info: ValidationInfo) -> str:
     return entry
 
 
-class Topic(_Strict):
+class Topic(Strict):
     id: Slug
     names: LocalizedNames = Field(
         description="The topic's name in each of the knowledge base's languages (unitrag.toml: languages = [\"zh\"] "
@@ -356,151 +356,6 @@ class TopicGroup(Topic):
     members: list[Slug] = Field(min_length=1)
 
 
-class Taxonomy(_Strict):
+class Taxonomy(Strict):
     topics: list[Topic]
     groups: list[TopicGroup] = Field(default_factory=list)
-
-
-class GuardPatterns(_Strict):
-    en: list[str] = Field(default_factory=list)
-    zh: list[str] = Field(default_factory=list)
-
-
-class GuardResponse(_InOurLanguages):
-    """A rule's text in each of the knowledge base's languages (unitrag.toml: languages); a language it does not
-    declare may be left out (a question in it gets the other language's text)."""
-
-
-class GuardTexts(_Strict):
-    """Short questions in each language (``zh`` entries must contain Chinese, ``en`` entries Latin letters)."""
-
-    en: list[str] = Field(default_factory=list)
-    zh: list[str] = Field(default_factory=list)
-
-    def items(self) -> list[tuple[str, str]]:
-        """(lang, text) pairs, English first, in file order."""
-        return [("en", t) for t in self.en] + [("zh", t) for t in self.zh]
-
-
-class GuardRule(_Strict):
-    """A red flag (fixed safe answer) or an out-of-scope pattern (refusal)."""
-
-    id: Slug
-    type: Literal["red_flag", "out_of_scope"]
-    patterns: GuardPatterns
-    response: GuardResponse = Field(
-        description="The fixed safe answer (red flag) or the refusal (out of scope), in each of the knowledge base's "
-                    "languages (unitrag.toml: languages = [\"zh\"] needs zh only); a question in another language gets "
-                    "one it has.")
-    examples: GuardTexts = Field(
-        default_factory=GuardTexts,
-        description="Questions this rule must stop, in lay words (embedded at build: a question close to them is stopped "
-                    "even when no pattern matches). A red-flag rule with examples needs at least 6 in each of the "
-                    "knowledge base's languages (unitrag.toml).")
-    near_misses: GuardTexts = Field(
-        default_factory=GuardTexts,
-        description="Benign questions with the same vocabulary that must pass (hard negatives for the fitted threshold).")
-    caution: GuardResponse | None = Field(
-        default=None,
-        description="Red flags only: a short safety line (in each of the knowledge base's languages) added to the "
-                    "normal answer when the rule fires on a question whose framing is clearly not acute (past, "
-                    "hypothetical, general, study, prevention). "
-                    "Without it such a question is answered with no note.")
-    similar_without_sign: Literal["stop", "unsure", "caution"] = Field(
-        default="unsure",
-        description="Red flags with a caution note only: what a question gets when only the classifier's similarity "
-                    "fires (no pattern) and it tells no sign and nothing happening now (a recent time word alone, yesterday or "
-                    "最近, is not now here). unsure (the default): the "
-                    "normal answer with the caution note while the classifier is unsure (its score under 0.8), the "
-                    "safe response from there. stop: always the safe response. caution: always the note, for a rule "
-                    "whose topic ordinary questions share (low mood and stress eating look like the suicide rule's "
-                    "examples).")
-    exempt_restricted_role: StrictBool = Field(  # a grant: "yes" or 1 is an error, never read as true
-        default=False,
-        description="Whether a caller with the knowledge base's restricted role (restricted_role in unitrag.toml: staff, "
-                    "clinician) is exempt from this rule and answered from the units, the restricted ones included: the "
-                    "staff's own incident procedure for the emergency the rule stops for the public, a clinician's "
-                    "prescription question. Every other caller is still stopped.")
-
-    @model_validator(mode="after")
-    def _caution_on_red_flags(self) -> "GuardRule":
-        if self.caution is not None and self.type != "red_flag":
-            raise ValueError("caution is for red_flag rules (an out-of-scope request is refused, never answered with a note)")
-        if self.similar_without_sign == "caution" and self.caution is None:
-            raise ValueError("similar_without_sign: caution needs the rule's caution note (the line shown with the answer)")
-        return self
-
-
-class QuestionUser(_Strict):
-    """Who asks: the user context the app would pass (see ``unitrag.rag.types.UserContext``)."""
-
-    roles: list[Annotated[str, Field(pattern=ROLE_PATTERN)]] = Field(
-        default_factory=list, description="The knowledge base's restricted role (restricted_role): may read its restricted units.")
-    current_topic: Slug | None = Field(default=None, description="The topic the user is looking at (boosted).")
-    triggered_rules: list[Slug] = Field(default_factory=list, description="Rules the user's report triggered (boosted).")
-    recent_scenes: list[Slug] = Field(default_factory=list, description="Scenes the user read recently (boosted).")
-
-
-class LabelledQuestion(_Strict):
-    """One labelled question (eval/questions.yaml): which units answer it, or that none does, or that a guard stops it.
-
-    Exactly one of ``expected_units``, ``unanswerable: true`` and ``guard``.
-    """
-
-    id: Slug
-    question: str = Field(min_length=1)
-    lang: Lang
-    expected_units: list[Slug] = Field(
-        default_factory=list,
-        description="Ids of units that answer the question (any one is enough; all of them count for recall).",
-    )
-    unanswerable: bool = Field(default=False, description="No unit answers it: the right answer is \"not found\".")
-    guard: Literal["red_flag", "out_of_scope", "caution", "pass"] | None = Field(
-        default=None, description="The guard outcome expected before any retrieval (guard.yaml); pass: a look-alike the "
-                                  "guard must let through, scored for the guard only; caution: a look-alike answered "
-                                  "with its rule's safety note (answered at all counts as right; the note is reported).")
-    guard_rule: Slug | None = Field(
-        default=None, description="With guard: red_flag | out_of_scope, the rule expected to fire; with guard: pass or "
-                                  "caution, the rule the question looks like (per-rule near-miss figures).")
-    answer_facts: list[AnswerFact] = Field(
-        default_factory=list,
-        description="With expected_units: the facts a correct answer states, each a list of accepted spellings "
-                    "(any one is enough), e.g. [[\"1,000 mg\", \"1000毫克\"], [\"with food\", \"随餐\"]]; a bare string is a "
-                    "fact with one spelling. Matched after case, whitespace, thousands separators and unit spellings "
-                    "(µg/mcg/微克, mg/毫克, g/克, °C/℃) are folded; a number never matches part of a longer one. "
-                    "`unitrag eval` reports the share of answers that state every fact.",
-    )
-    phrasing: str | None = Field(default=None, alias="register",
-                                 description="How the question is written (first person, typo, ...): reporting only.")
-    user: QuestionUser | None = Field(default=None, description="The user context to ask with (default: anonymous).")
-    starter: StrictBool = Field(
-        default=False, description="true on the example questions `unitrag init` writes about its starter units and rules: "
-                                   "once those are removed the question is left out with a note, not an error.")
-    category: Literal[
-        "cross_en_zh", "cross_zh_en", "same_lang", "unanswerable_in_domain", "unanswerable_near_miss",
-        "unanswerable_off_domain", "restricted", "user_context",
-    ] | None = Field(default=None, description="Held-out test questions only (eval/questions_test.yaml): what the "
-                                                "question tests, for per-category figures. Calibration refuses them.")
-
-    @field_validator("answer_facts")
-    @classmethod
-    def _facts_need_an_answer(cls, facts: list[list[str]], info: ValidationInfo) -> list[list[str]]:
-        if facts and (info.data.get("unanswerable") or info.data.get("guard") is not None):
-            raise ValueError("answer_facts need expected_units: an unanswerable or guard question has no answer "
-                             "to state facts; remove answer_facts or label the units that answer it")
-        return facts
-
-    @model_validator(mode="after")
-    def _one_label(self) -> "LabelledQuestion":
-        labels = [name for name, set_ in (("expected_units", bool(self.expected_units)),
-                                          ("unanswerable: true", self.unanswerable), ("guard", self.guard is not None)) if set_]
-        if len(labels) != 1:
-            found = " and ".join(labels) if labels else "none of them"
-            raise ValueError(f"give exactly one of expected_units, unanswerable: true, guard (found {found})")
-        if self.guard_rule is not None and self.guard is None:
-            raise ValueError("guard_rule needs guard: red_flag, out_of_scope, caution or pass")
-        return self
-
-    @property
-    def answerable(self) -> bool:
-        return bool(self.expected_units)

@@ -17,7 +17,9 @@ from .errors import problems_from_validation
 from .files import SizeLimit, display_path, read_text
 from .guard_rules import pattern_problem
 from .text.excerpt import excerpt
-from .models import Citation, GuardRule, LabelledQuestion, Taxonomy, Topic, TopicGroup
+from .models import Citation, Taxonomy, Topic, TopicGroup
+from .guard_model import GuardRule
+from .labelled_question import LabelledQuestion
 from .problems import Problem
 from .safe_yaml import load_yaml, yaml_problem
 from .source_map import SourceMap

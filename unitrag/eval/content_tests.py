@@ -25,7 +25,7 @@ from ..access import DEFAULT_ROLE
 from ..compiler.guard_examples import unit_access
 from ..config import Config
 from ..content.loader import ContentSet
-from ..content.models import LabelledQuestion, QuestionUser
+from ..content.labelled_question import LabelledQuestion, QuestionUser
 from ..errors import ContentInvalid
 from ..rag.calibrate.calibration import user_context
 from ..content.text.lang import detect_lang

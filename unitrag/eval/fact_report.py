@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..content.models import LabelledQuestion
+from ..content.labelled_question import LabelledQuestion
 from ..content.text.excerpt import excerpt
 from ..rag.answer.citations import strip_citations
 from ..rag.answer.extractive import extractive_answer

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..content.models import LabelledQuestion
+from ..content.labelled_question import LabelledQuestion
 from .report import EvalReport, precision_recall
 
 TYPES = ("red_flag", "out_of_scope")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..content.models import LabelledQuestion
+from ..content.labelled_question import LabelledQuestion
 from ..rag.calibrate.calibration import user_context
 from ..rag.store.exemplars import AUTHORED_ANSWERS
 from ..rag.types import Source, UserContext

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from unitrag.config import Config
-from unitrag.content.models import LabelledQuestion
+from unitrag.content.labelled_question import LabelledQuestion
 from unitrag.rag.calibrate.calibration import run_calibration
 from unitrag.rag.calibrate.cross_validation import (
     MIN_PER_LABEL,

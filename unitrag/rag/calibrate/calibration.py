@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ...content.models import LabelledQuestion
+from ...content.labelled_question import LabelledQuestion
 from ...content.registry import LoadedQuestion
 from .cross_validation import FOLDS, Verdict, disagreements, judge, not_found_f1, too_few
 from .gate_fit import (
