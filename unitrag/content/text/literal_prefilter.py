@@ -49,9 +49,18 @@ class Prefilter:
         return any(word in folded for word in self.words)
 
 
+#: Syntax ``regex`` (the rules' engine) reads where ``re``, whose parser reads the words, sees literal text: a POSIX
+#: class (``[[:alpha:]]``), and a brace that is no plain count (fuzzy matching ``{e<=2}``, ``{s}``; ``{ 2}`` in verbose
+#: mode). A pattern with any of it is searched every time (an attacker of the prefilter found each).
+_ENGINES_DIFFER = re.compile(r"\[:|\{(?!\d+(,\d*)?\}|,\d+\})")
+
+
 @cache
 def prefilter_of(source: str, flags: int = re.IGNORECASE) -> Prefilter:
-    """The prefilter of a pattern as ``re`` parses it; one it cannot parse, or reads no words from, filters nothing."""
+    """The prefilter of a pattern as ``re`` parses it; one it cannot parse, or reads no words from, or one that
+    ``regex`` would read otherwise (``_ENGINES_DIFFER``), filters nothing."""
+    if _ENGINES_DIFFER.search(source):
+        return Prefilter(None)
     try:
         from re import _parser  # type: ignore[attr-defined]
 
@@ -77,9 +86,16 @@ def fold(text: str) -> str:
     return text.translate(_TWINS).lower()
 
 
+#: Characters without case in any Unicode version: Han (the CJK blocks and their extensions), CJK punctuation and
+#: fullwidth punctuation. Not every character Python's tables call caseless: ``regex`` carries newer tables, which pair
+#: letters such as ƛ with ones added since (U+A7DC), and a word of them would skip a pattern that matches.
+_CASELESS = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff20\uff3b-\uff40\uff5b-\uff65"
+                       r"\U00020000-\U0003134f]")
+
+
 def _plain(char: str) -> bool:
-    """Whether ``char`` may stand in a word: ASCII, or a character without case (Han, digits, punctuation)."""
-    return char.isascii() or (char.lower() == char == char.upper() and char.casefold() == char)
+    """Whether ``char`` may stand in a word: ASCII, or a character that has no case (``_CASELESS``)."""
+    return char.isascii() or _CASELESS.match(char) is not None
 
 
 def _required(items: Any) -> _Words | None:

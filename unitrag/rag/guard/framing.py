@@ -150,10 +150,13 @@ def _without_figures(text: str) -> tuple[str, bool]:
     """``text`` with each figure of speech (``FIGURE_OF_SPEECH``) blanked, for reading the signs it tells (a sign
     said beside a figure still counts: "this deadline is killing me, and my chest has been crushing for 20 min"), and
     whether it had one."""
-    found = 0
-    for pattern in _cues(FIGURE_OF_SPEECH, fold(text)):
+    found, folded = 0, fold(text)
+    for pattern in _COMPILED[FIGURE_OF_SPEECH]:
+        if not prefilter_of(pattern.pattern, pattern.flags).may_match(folded):  # read on the text as blanked so far
+            continue
         text, n = pattern.subn(lambda m: " " * len(m.group(0)), text)
-        found += n
+        if n:
+            found, folded = found + n, fold(text)
     return text, found > 0
 
 
