@@ -65,8 +65,10 @@ def without_dangling(text: str) -> str:
     return text[:found.start()].rstrip() if found else text
 
 
+#: A citation tag's name begun: "<", "</ C", "<Ci", "<Cite" (what ``_CITE_BEGUN`` and ``_SPLIT_TAG`` start from)
+_CITE_NAME_BEGUN = r"<\s*/?\s*c(?:i(?:t(?:e)?)?)?"
 #: The unfinished start of a citation tag ("<Ci", '<Cite id="who-f'), and the id it names when that is written whole.
-_CITE_BEGUN = re.compile(r"<\s*/?\s*c(?:i(?:t(?:e\b)?)?)?(?![^\s/>=a-z])", re.IGNORECASE)
+_CITE_BEGUN = re.compile(_CITE_NAME_BEGUN + r"(?![^\s/>=a-z])", re.IGNORECASE)
 _WHOLE_ID = re.compile(r"\bid\s*=\s*(['\"])([^'\"<>]+)\1")
 
 
@@ -203,7 +205,7 @@ _UNCLOSED_TAG = re.compile(r"</?[A-Za-z][^<>]*$")
 #: The start of a tag followed at once by another tag: '<Ci<Cite id="a"/>te id="b"/>' shows "b" cited to a reader who
 #: strips the checked tag "a" once (an attacker's LLM answer; the whole-answer check refuses it at the end,
 #: ``citation_tags.formed_tags``, but streamed words cannot be taken back). Dropped, so the rest reads as plain text.
-_SPLIT_TAG = re.compile(r"<\s*/?\s*c(?:i(?:t(?:e)?)?)?\s*(?=<)|<\s*(?=<\s*/?\s*c)", re.IGNORECASE)
+_SPLIT_TAG = re.compile(_CITE_NAME_BEGUN + r"\s*(?=<)|<\s*(?=<\s*/?\s*c)", re.IGNORECASE)
 
 
 def _marker_prefix(held: str) -> bool:
