@@ -87,6 +87,20 @@ def test_inspect_without_an_artifact_says_what_to_do(tmp_path):
     assert result.stderr.strip() == "error: artifact dist/kb.duckdb not found: run `unitrag build` first (or pass --kb/--out)"
 
 
+def test_a_misspelled_artifact_or_questions_file_names_the_one_meant(tmp_path):
+    """A new team typed --kb dist/kb.duckbd and was told to build first; and --questions question_test.yaml, and was
+    told to pass --questions, which it had."""
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "dist" / "kb.duckdb").write_bytes(b"")
+    result = _run(tmp_path, "inspect", "dist/kb.duckbd")
+    assert one_error_line(result) == f"error: artifact dist/kb.duckbd not found: did you mean {Path('dist/kb.duckdb')}?"
+    (tmp_path / "questions_test.yaml").write_text("[]\n")
+    result = _run(tmp_path, "eval", "--questions", "question_test.yaml", "--kb", "dist/kb.duckdb")
+    assert one_error_line(result) == "error: labelled questions question_test.yaml not found: did you mean questions_test.yaml?"
+    result = _run(tmp_path, "eval", "--questions", "other.yaml", "--kb", "dist/kb.duckdb")
+    assert "give the path of a labelled questions file with --questions" in one_error_line(result)
+
+
 def test_unknown_embedder_is_named(tmp_path):
     result = _run(REPO, "build", "--dry-run", "--embedder", "bogus:model", "--out", str(tmp_path / "kb.duckdb"))
     assert result.returncode == 1

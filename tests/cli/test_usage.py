@@ -22,6 +22,13 @@ def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     (["ask"], "error: ask: missing argument 'question' (run 'unitrag ask --help')"),
     (["ask", "salt", "--lang"], "error: ask: option '--lang' requires an argument (run 'unitrag ask --help')"),
     (["ask", "salt", "--kbb", "x"], "error: ask: no such option --kbb: did you mean --kb? (run 'unitrag ask --help')"),
+    # another tool's name for an option this command has (a new team asked so as its restricted role)
+    (["ask", "--role", "staff", "salt"], "error: ask: no such option --role: did you mean --restricted? "
+                                         "(run 'unitrag ask --help')"),
+    (["serve", "--role", "staff"], "error: serve: no such option --role (run 'unitrag serve --help')"),  # none there
+    # the nearest first, not in alphabetical order
+    (["eval", "--question", "q.yaml"], "error: eval: no such option --question: did you mean --questions or "
+                                       "--unit-questions or --json? (run 'unitrag eval --help')"),
     (["inspect", "-x"], "error: inspect: no such option -x (run 'unitrag inspect --help')"),  # a path is optional
     (["no-such-command"], "error: no such command 'no-such-command' (run 'unitrag --help')"),
     (["--foo"], "error: no such option --foo (run 'unitrag --help')"),

@@ -16,6 +16,7 @@ import duckdb
 import numpy as np
 
 from ..config import artifact_name_problem
+from ..content.errors import misspelled_file
 from ..errors import UserError
 from .arrow_numpy import numpy_view
 from .schema import SCHEMA_VERSION
@@ -68,6 +69,8 @@ def open_artifact(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """
     check_artifact_file(path)  # a FIFO or a device would hang DuckDB's open (a FIFO with no writer never opens)
     if not path.exists():
+        if (meant := misspelled_file(path)) is not None:
+            raise UserError(f"artifact {path} not found: did you mean {meant}?")
         raise UserError(f"artifact {path} not found: run `unitrag build` first (or pass --kb/--out)")
     if not looks_like_duckdb(path):  # said, never "rebuild it": a build would replace what the file holds
         raise UserError(f"artifact {path} is not a DuckDB file: pass the one `unitrag build` writes "

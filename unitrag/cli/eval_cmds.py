@@ -306,7 +306,11 @@ def _check_questions_file(path: Path) -> None:
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
-        raise UserError(f"labelled questions {path} not found (pass --questions)") from None
+        from ..content.errors import misspelled_file
+
+        meant = misspelled_file(path)
+        hint = f"did you mean {meant}?" if meant else "give the path of a labelled questions file with --questions"
+        raise UserError(f"labelled questions {path} not found: {hint}") from None
     except OSError as exc:
         raise UserError(f"labelled questions {path}: cannot read it ({exc.strerror or exc})") from None
     if stat.S_ISDIR(mode):

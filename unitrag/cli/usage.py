@@ -23,7 +23,7 @@ def usage_message(exc: Exception, command: str | None, args: Sequence[str]) -> s
     where, help_hint = (f"{command}: ", f"run 'unitrag {command} --help'") if command else ("", "run 'unitrag --help'")
     option = getattr(exc, "option_name", None)
     if hasattr(exc, "possibilities") and isinstance(option, str):  # no such option
-        near = sorted(getattr(exc, "possibilities", None) or ())
+        near = list(getattr(exc, "possibilities", None) or ()) or _named_so_elsewhere(exc, option)  # nearest first
         if near:
             return printable(f"{where}no such option {option}: did you mean {' or '.join(near)}? ({help_hint})")
         argument = _argument_written_as(exc, option, args) if command else None
@@ -32,6 +32,23 @@ def usage_message(exc: Exception, command: str | None, args: Sequence[str]) -> s
                              f"which ends the options: unitrag {command} -- \"{option} ...\"")
         return printable(f"{where}no such option {option} ({help_hint})")
     return printable(f"{where}{_what(exc)} ({help_hint})")
+
+
+#: Options other tools name so, and what this command names them (where it has that option): "--role instructor" is
+#: what a new team typed to ask as its restricted role.
+_NAMED_SO_ELSEWHERE = {
+    "--role": "--restricted", "--roles": "--restricted", "--staff": "--restricted", "--as": "--restricted",
+    "--user": "--user-context", "--context": "--user-context", "--language": "--lang", "--artifact": "--kb",
+    "--db": "--kb", "--model": "--llm", "--question": "--questions", "--file": "--questions",
+}
+
+
+def _named_so_elsewhere(exc: Exception, option: str) -> list[str]:
+    """This command's name for an option another tool names ``option`` (``_NAMED_SO_ELSEWHERE``), when it has one."""
+    ours = _NAMED_SO_ELSEWHERE.get(option.split("=", 1)[0].lower())
+    command = getattr(getattr(exc, "ctx", None), "command", None)
+    known = {name for param in getattr(command, "params", ()) for name in getattr(param, "opts", ())}
+    return [ours] if ours in known else []
 
 
 def _what(exc: Exception) -> str:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import reprlib
 from collections.abc import Collection, Iterator
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -78,6 +80,22 @@ def nearest(written: str, known: Collection[str], cutoff: float) -> str | None:
         return near[0]
     longer = [k for k in known if _words_within(written, k)]
     return longer[0] if len(longer) == 1 else None
+
+
+#: A folder is read this far for a file whose name a missing one's is a slip of (``misspelled_file``).
+_SIBLINGS_READ = 1000
+
+
+def misspelled_file(path: Path) -> Path | None:
+    """The file beside a missing ``path`` whose name is what was meant (``kb.duckbd`` for ``kb.duckdb``,
+    ``question_test.yaml`` for ``questions_test.yaml``), for the "not found" to name; None when there is none."""
+    try:
+        with os.scandir(path.parent) as entries:
+            names = [e.name for _, e in zip(range(_SIBLINGS_READ), entries) if e.is_file()]
+    except OSError:
+        return None
+    near = nearest(path.name, names, 0.8)
+    return None if near is None else path.parent / near
 
 
 def _words_within(written: str, known: str) -> bool:
