@@ -131,3 +131,18 @@ def test_a_number_of_the_question_counts_only_in_the_row_the_question_names() ->
             "| Riverside Park & Ride | 05:00–01:00 |\n")
     first = ask("is riverside park and ride open 24 hours", "en", [source(1, "Stations", text, ["map"])]).splitlines()[1]
     assert first.index("Riverside Park & Ride") < first.find("Central Library Hub") or "Central Library Hub" not in first
+
+
+def test_the_rows_of_a_table_of_ranges_between_two_quoted_rows_are_quoted_too() -> None:
+    """A new team's driving school: "is there a fee if I cancel" quoted the rows "24 hours or more — free" and "under 12
+    hours — full fee", and not "12–24 hours — ¥50" between them; a table of things keeps to the rows asked."""
+    text = ("Cancellation fee, by how long before the lesson you cancel:\n\n| hours before the lesson | fee |\n|---|---|\n"
+            "| 24 hours or more | free |\n| 12–24 hours | ¥50 |\n| under 12 hours or no-show | full lesson fee |\n")
+    answer = ask("is there a fee if I cancel a lesson?", "en", [source(1, "Cancelling", text, ["rules"])])
+    first = answer.splitlines()[1]
+    assert "free" in first and "full lesson fee" in first and "¥50" in first
+    assert first.index("free") < first.index("¥50") < first.index("full lesson fee")  # in the table's order
+    things = ("## Pagoda\n\n| Layer | Adults a day |\n|---|---|\n| Vegetables | 300–500 g |\n| Fruit | 200–350 g |\n"
+              "| Salt | < 5 g |")
+    both = ask("How many grams of vegetables and salt a day?", "en", [source(1, "Guidelines", things, ["cn"])])
+    assert "Fruit" not in both  # rows named by things, not a scale: the one between is not asked

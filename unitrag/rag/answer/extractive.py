@@ -241,7 +241,30 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
                 chosen.append(taken)
                 seen.append(set(tokenize(taken.span.words)) or {taken.span.words})
                 used += _share(taken, lang)
-    return _steps_between(chosen, quotes, lang, 1 - used if asks_steps else 0)
+    return _steps_between(_rungs_between(chosen, quotes), quotes, lang, 1 - used if asks_steps else 0)
+
+
+#: At most this many rows of a table of ranges are quoted between two of its quoted rows (``_rungs_between``).
+MAX_RUNGS = 4
+
+
+def _rungs_between(chosen: list[Quote], quotes: Sequence[Quote]) -> list[Quote]:
+    """``chosen`` with the rows of a table of ranges that lie between two of its quoted rows: "取消课程要收费吗" quoted
+    "24 hours or more — free" and "under 12 hours — full lesson fee", and the reader never learnt of "12–24 hours —
+    ¥50" between them (a new team's driving school). Only when each of those rows says a range or a bound
+    (``row_ranges.covered``), as a scale's rungs do: the rows of a table of things are each their own answer."""
+    out = list(chosen)
+    ladders: dict[tuple[str, str], list[int]] = {}
+    for quote in chosen:
+        if quote.span.kind == "row" and covered(quote.span.label) is not None:
+            ladders.setdefault((quote.source.chunk_id, quote.span.context), []).append(quote.span.position)
+    for (chunk, context), positions in ladders.items():
+        low, high = min(positions), max(positions)
+        between = [q for q in quotes if q.span.kind == "row" and q.source.chunk_id == chunk and q.span.context == context
+                   and low < q.span.position < high and q not in out]
+        if len(between) <= MAX_RUNGS and all(covered(q.span.label) is not None for q in between):
+            out += between
+    return out
 
 
 def _share(quote: Quote, lang: str) -> float:
