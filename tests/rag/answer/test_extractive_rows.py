@@ -146,3 +146,14 @@ def test_the_rows_of_a_table_of_ranges_between_two_quoted_rows_are_quoted_too() 
               "| Salt | < 5 g |")
     both = ask("How many grams of vegetables and salt a day?", "en", [source(1, "Guidelines", things, ["cn"])])
     assert "Fruit" not in both  # rows named by things, not a scale: the one between is not asked
+
+
+def test_a_row_saying_just_what_a_quoted_row_says_of_the_question_is_another_answer() -> None:
+    """A new team's driving school: "how much is the automatic course?" quoted the VIP row ("manual or automatic",
+    ¥6,800) and not the Standard row ("automatic (C2)", ¥4,500), which says "automatic" as much; the manual row says
+    nothing asked."""
+    text = ("SafeRoute offers three course packages.\n\n| package | car | lessons | price |\n|---|---|---|---|\n"
+            "| Basic | manual (C1) | 20 hours | ¥3,800 |\n| Standard | automatic (C2) | 24 hours | ¥4,500 |\n"
+            "| VIP one-to-one | manual or automatic | 30 hours, pick-up from home | ¥6,800 |\n")
+    first = ask("how much is the automatic course?", "en", [source(1, "Course packages", text, ["prices"])]).splitlines()[1]
+    assert "¥4,500" in first and "¥6,800" in first and "¥3,800" not in first

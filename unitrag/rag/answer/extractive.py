@@ -222,8 +222,11 @@ def choose(quotes: Sequence[Quote], lang: str, asks_list: bool = False, focus_te
         terms = set(tokenize(words)) or {words}
         table = [(q, said) for q, said in zip(chosen, seen) if _same_table(quote, q)]
         asked = own if answer_lang(quote.source.lang or lang) == lang else bridge
+        # another answer to the same question: a row saying just what a quoted row says of it ("automatic" of the
+        # "automatic (C2)" row beside the "manual or automatic" one)
+        alike = any(terms & asked == said & asked for _, said in table) and bool(terms & asked)
         if table and quote not in siblings and (any(quote.relevance < SIBLING_ROW_FLOOR * q.relevance for q, _ in table)
-                      or asked and not (terms & asked) - set().union(*(said for _, said in table))):
+                      or asked and not alike and not (terms & asked) - set().union(*(said for _, said in table))):
             continue
         if chosen and used + _share(quote, lang) > 1:
             continue
