@@ -16,7 +16,6 @@ import duckdb
 import numpy as np
 
 from ..config import artifact_name_problem
-from ..content.errors import misspelled_file
 from ..errors import UserError
 from .arrow_numpy import numpy_view
 from .schema import SCHEMA_VERSION
@@ -69,6 +68,8 @@ def open_artifact(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """
     check_artifact_file(path)  # a FIFO or a device would hang DuckDB's open (a FIFO with no writer never opens)
     if not path.exists():
+        from ..content.errors import misspelled_file  # on this error only: the reader's start-up stays lean
+
         if (meant := misspelled_file(path)) is not None:
             raise UserError(f"artifact {path} not found: did you mean {meant}?")
         raise UserError(f"artifact {path} not found: run `unitrag build` first (or pass --kb/--out)")

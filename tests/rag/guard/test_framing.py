@@ -3,6 +3,7 @@ caution note), signs happening now always stop. Real content/guard.yaml rules an
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -425,3 +426,15 @@ def test_a_chinese_question_about_the_subject_reads_as_not_acute(question: str, 
     """guard32 dev (stop 60): each was stopped by the suicide rule's pattern, its framing unread."""
     framing = read_framing(normalize_question(question))
     assert kind in framing.kinds and framing.clearly_not_acute
+
+
+def test_a_figure_of_speech_is_prefiltered_on_the_text_as_blanked_so_far(monkeypatch) -> None:
+    """Blanking one figure leaves a run of spaces that a later figure's words may hold (an attacker of the prefilter
+    noted it): a later pattern is looked for in the text as it is then, not as it was."""
+    from unitrag.content.text.literal_prefilter import fold
+    from unitrag.rag.guard import framing as module
+
+    figures = (re.compile("kill", re.IGNORECASE), re.compile("a {6}b", re.IGNORECASE))
+    monkeypatch.setitem(module._COMPILED, module.FIGURE_OF_SPEECH, figures)
+    told, figurative, folded = module._without_figures("a kill b", fold("a kill b"))
+    assert figurative and told.strip() == "" and folded == fold(told)

@@ -146,25 +146,25 @@ def may_tell_warning(normalized_question: str) -> bool:
     return any(p.search(normalized_question) for p in _cues(WARNING, fold(normalized_question)))
 
 
-def _without_figures(text: str) -> tuple[str, bool]:
+def _without_figures(text: str, folded: str) -> tuple[str, bool, str]:
     """``text`` with each figure of speech (``FIGURE_OF_SPEECH``) blanked, for reading the signs it tells (a sign
-    said beside a figure still counts: "this deadline is killing me, and my chest has been crushing for 20 min"), and
-    whether it had one."""
-    found, folded = 0, fold(text)
+    said beside a figure still counts: "this deadline is killing me, and my chest has been crushing for 20 min"),
+    whether it had one, and the blanked text ``fold``-ed (``folded``: the text's, read again only once it changes)."""
+    found = 0
     for pattern in _COMPILED[FIGURE_OF_SPEECH]:
         if not prefilter_of(pattern.pattern, pattern.flags).may_match(folded):  # read on the text as blanked so far
             continue
         text, n = pattern.subn(lambda m: " " * len(m.group(0)), text)
         if n:
             found, folded = found + n, fold(text)
-    return text, found > 0
+    return text, found > 0, folded
 
 
 def read_framing(normalized_question: str) -> Framing:
     """The framing of a question (already ``lang.normalize_question``-ed): a few compiled regexes, microseconds."""
     # a sign's words inside a figure of speech are the figure's ("lmaooo I can't breathe", "my bank account is bleeding")
-    told, figurative = _without_figures(normalized_question)
-    folded, told_folded = fold(normalized_question), fold(told)  # what the cues' prefilters read (``_cues``)
+    folded = fold(normalized_question)  # what the cues' prefilters read (``_cues``)
+    told, figurative, told_folded = _without_figures(normalized_question, folded)
     sign_kinds = tuple(kind for kind in SIGN_KINDS
                        if any(_happening(p, told, told=True) for p in _cues(kind, told_folded)))
     sign = any(kind != FIRE for kind in sign_kinds)  # a fire is a sign only to a rule that tells fires (``Guard._agrees``)
